@@ -1,0 +1,212 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendCompact validates src as exactly one JSON value (surrounding
+// whitespace allowed) and appends it to dst with insignificant whitespace
+// removed and invalid UTF-8 inside strings replaced by \ufffd. Everything
+// else, numbers, key order, escapes and raw non-ASCII text, is kept byte for
+// byte: the text is never decoded into Go values. The result holds no raw
+// LF or CR, so it can always be framed as one line.
+//
+// Invalid input returns dst unchanged and a -32700 *Error.
+func AppendCompact(dst, src []byte) ([]byte, error) {
+	info, err := scan(src)
+	if err != nil {
+		return dst, &Error{Code: CodeParseError, Message: "Parse error", Cause: err}
+	}
+	v := src[info.start:info.end]
+	if !info.space && !info.badUTF8 {
+		return append(dst, v...), nil
+	}
+	return rewrite(dst, v, info.badUTF8), nil
+}
+
+// Compact is AppendCompact into a new slice.
+func Compact(src []byte) (json.RawMessage, error) {
+	out, err := AppendCompact(make([]byte, 0, len(src)), src)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// rewrite copies validated JSON text, dropping whitespace outside strings
+// and, when repair is set, replacing invalid UTF-8 with \ufffd.
+func rewrite(dst, v []byte, repair bool) []byte {
+	for i := 0; i < len(v); {
+		c := v[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '"':
+			end := skipString(v, i)
+			if repair {
+				dst = appendRepaired(dst, v[i:end])
+			} else {
+				dst = append(dst, v[i:end]...)
+			}
+			i = end
+		default:
+			dst = append(dst, c)
+			i++
+		}
+	}
+	return dst
+}
+
+// appendRepaired appends s with each invalid UTF-8 byte replaced by the
+// escape \ufffd.
+func appendRepaired(dst, s []byte) []byte {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[:size]...)
+		}
+		s = s[size:]
+	}
+	return dst
+}
+
+// Marshal encodes v as compact JSON without HTML escaping (encoding/json
+// escapes <, > and & by default, which would change pass-through text).
+// A json.RawMessage or []byte holding JSON text goes through AppendCompact.
+func Marshal(v any) (json.RawMessage, error) {
+	switch t := v.(type) {
+	case json.RawMessage:
+		return Compact(t)
+	case nil:
+		return json.RawMessage("null"), nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// AppendString appends s as a JSON string: ", \ and control characters are
+// escaped, invalid UTF-8 becomes \ufffd, and everything else, non-ASCII and
+// U+2028 included, is written raw. No HTML escaping.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, `\u00`...)
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendInt appends an integer id or token.
+func AppendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
+
+// The frame builders below append one complete message followed by LF.
+// Raw arguments (ids, params, results, data) must already be valid compact
+// JSON, as Decode and AppendCompact produce; a nil params is left out.
+
+// AppendRequest appends a request frame.
+func AppendRequest(dst []byte, id json.RawMessage, method string, params json.RawMessage) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	dst = append(dst, `,"method":`...)
+	dst = AppendString(dst, method)
+	if params != nil {
+		dst = append(dst, `,"params":`...)
+		dst = append(dst, params...)
+	}
+	return append(dst, "}\n"...)
+}
+
+// AppendNotification appends a notification frame.
+func AppendNotification(dst []byte, method string, params json.RawMessage) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
+	dst = AppendString(dst, method)
+	if params != nil {
+		dst = append(dst, `,"params":`...)
+		dst = append(dst, params...)
+	}
+	return append(dst, "}\n"...)
+}
+
+// AppendResponse appends a success response frame.
+func AppendResponse(dst []byte, id json.RawMessage, result json.RawMessage) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = appendID(dst, id)
+	dst = append(dst, `,"result":`...)
+	dst = append(dst, result...)
+	return append(dst, "}\n"...)
+}
+
+// AppendError appends an error response frame. A nil id is written as
+// null, for requests whose id could not be read.
+func AppendError(dst []byte, id json.RawMessage, e *Error) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = appendID(dst, id)
+	dst = append(dst, `,"error":`...)
+	dst = AppendErrorObject(dst, e)
+	return append(dst, "}\n"...)
+}
+
+// AppendErrorObject appends the JSON object {code, message, data?} of e.
+func AppendErrorObject(dst []byte, e *Error) []byte {
+	dst = append(dst, `{"code":`...)
+	dst = strconv.AppendInt(dst, e.Code, 10)
+	dst = append(dst, `,"message":`...)
+	dst = AppendString(dst, e.Message)
+	if len(e.Data) > 0 {
+		dst = append(dst, `,"data":`...)
+		dst = append(dst, e.Data...)
+	}
+	return append(dst, '}')
+}
+
+func appendID(dst []byte, id json.RawMessage) []byte {
+	if id == nil {
+		return append(dst, "null"...)
+	}
+	return append(dst, id...)
+}

@@ -1,0 +1,99 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"testing"
+	"unicode/utf8"
+)
+
+var longInteger = regexp.MustCompile(`[0-9]{65}`)
+
+// FuzzScan checks the scanner against encoding/json: both accept the same
+// texts, except that ours also refuses integer parts over 64 digits, and
+// AppendCompact yields the same bytes as json.Compact on valid UTF-8 and
+// the same value everywhere.
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,2,{"b":null}]}}`,
+		` [ 1 , -0.5e+3 , "x\"y\\u00e9" , true , false , null ] `,
+		"\"caf\xff\"", `{"a":}`, `01`, `"\u12"`, `1e`, "\"a\tb\"", `{"é":"😀"}`, "[\"\u2028\"]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		_, err := scan(in)
+		std := json.Valid(in)
+		if err == nil && !std {
+			t.Fatalf("scan accepted %q, which encoding/json refuses", in)
+		}
+		if err != nil && std && !longInteger.Match(in) {
+			t.Fatalf("scan refused %q (%v), which encoding/json accepts", in, err)
+		}
+		if err != nil {
+			return
+		}
+		got, err := Compact(in)
+		if err != nil {
+			t.Fatalf("Compact(%q) = %v after scan accepted it", in, err)
+		}
+		if bytes.ContainsAny(got, "\r\n") || !utf8.Valid(got) || !json.Valid(got) {
+			t.Fatalf("Compact(%q) = %q: not one valid UTF-8 line", in, got)
+		}
+		if utf8.Valid(in) {
+			var want bytes.Buffer
+			if err := json.Compact(&want, in); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want.Bytes()) {
+				t.Fatalf("Compact(%q) = %q, json.Compact gives %q", in, got, want.Bytes())
+			}
+		}
+		var a, b any
+		if json.Unmarshal(in, &a) == nil {
+			if err := json.Unmarshal(got, &b); err != nil || !reflect.DeepEqual(a, b) {
+				t.Fatalf("Compact(%q) = %q changes the value", in, got)
+			}
+		}
+	})
+}
+
+// FuzzDecode checks that Decode never panics, that a decoded message's raw
+// members are valid JSON, and that ids it accepts are echoable.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":"t"}}}`,
+		`{"jsonrpc":"2.0","id":"a","result":{}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.5}}`,
+		`[]`, `{"jsonrpc":"1.0","id":3}`, `{"id":9223372036854775808}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		m, err := Decode(in)
+		if err != nil {
+			if m.ID != nil && !ValidID(m.ID) {
+				t.Fatalf("Decode(%q) failed but kept invalid id %q", in, m.ID)
+			}
+			return
+		}
+		for _, raw := range [][]byte{m.ID, m.Params, m.Result, m.Error} {
+			if raw != nil && !json.Valid(raw) {
+				t.Fatalf("Decode(%q): member %q is not valid JSON", in, raw)
+			}
+		}
+		if m.ID != nil {
+			frame := AppendResponse(nil, m.ID, json.RawMessage(`{}`))
+			back, err := Decode(bytes.TrimSuffix(frame, []byte("\n")))
+			if err != nil || !bytes.Equal(back.ID, m.ID) {
+				t.Fatalf("id %q does not survive a round trip: %q, %v", m.ID, back.ID, err)
+			}
+		}
+		if m.Kind == KindRequest && m.Params != nil {
+			EachMember(m.Params, func(string, json.RawMessage) bool { return true })
+		}
+	})
+}

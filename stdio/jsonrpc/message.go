@@ -1,0 +1,262 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MaxIDBytes is the longest string id (decoded) accepted; the same bound
+// applies to progress tokens and to the requestId of cancellations.
+const MaxIDBytes = 256
+
+// Kind says what a message is.
+type Kind uint8
+
+// The kinds of JSON-RPC message. KindInvalid is a line that is valid JSON
+// but none of the three.
+const (
+	KindInvalid Kind = iota
+	KindRequest
+	KindNotification
+	KindResponse
+)
+
+// Message is one decoded JSON-RPC message. Its raw fields are sub-slices of
+// the decoded line, so whoever keeps one past the line's lifetime copies it.
+// Members other than these five are ignored.
+type Message struct {
+	Kind Kind
+	// ID is the raw id: a string of at most MaxIDBytes or an int64 integer
+	// literal, kept byte for byte. It is nil when absent or null.
+	ID json.RawMessage
+	// Method is the decoded method name of a request or notification.
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	// Error is the raw "error" member of a response; see DecodeError.
+	Error json.RawMessage
+	// Dirty reports that the line held insignificant whitespace or invalid
+	// UTF-8, so its raw members must go through AppendCompact before they
+	// are passed on as canonical text.
+	Dirty bool
+
+	hasResult, hasError, hasID, nullID bool
+	methodRaw                          json.RawMessage
+}
+
+// HasResult reports whether the message carried a "result" member.
+func (m *Message) HasResult() bool { return m.hasResult }
+
+// HasError reports whether the message carried an "error" member.
+func (m *Message) HasError() bool { return m.hasError }
+
+// Decode validates one line as a JSON-RPC message.
+//
+// On failure it returns an *Error: -32700 when the line is not exactly one
+// JSON value within the package's bounds, -32600 when it is not a valid
+// message. The returned Message is filled as far as the line allowed: its
+// Kind tells a malformed notification or response (which get no reply)
+// from a malformed request, and its ID is set when the id itself was valid,
+// so that a reply can echo it.
+func Decode(line []byte) (Message, error) {
+	var m Message
+	s := scanner{data: line}
+	s.skipSpace()
+	start := s.pos
+	if s.pos < len(line) && line[s.pos] == '{' {
+		s.msg = &m
+	}
+	if err := s.value(); err != nil {
+		return Message{}, &Error{Code: CodeParseError, Message: "Parse error", Cause: err}
+	}
+	end := s.pos
+	s.skipSpace()
+	if s.pos != len(line) {
+		return Message{}, &Error{Code: CodeParseError, Message: "Parse error",
+			Cause: s.fail("invalid character after top-level value")}
+	}
+	m.Dirty = s.space || (s.nonASCI && !utf8.Valid(line[start:end]))
+	switch line[start] {
+	case '{':
+	case '[':
+		return Message{}, Errorf(CodeInvalidRequest, "Batch requests are not supported")
+	default:
+		return Message{}, Errorf(CodeInvalidRequest, "Invalid Request: not a JSON object")
+	}
+	return m, m.classify(s.jsonrpc)
+}
+
+// classify decides the kind and checks the envelope.
+func (m *Message) classify(version json.RawMessage) error {
+	switch {
+	case m.Method != "" || m.methodRaw != nil:
+		m.Kind = KindNotification
+		if m.hasID {
+			m.Kind = KindRequest
+		}
+	case m.hasResult || m.hasError:
+		m.Kind = KindResponse
+	default:
+		m.Kind = KindInvalid
+	}
+	if m.hasID && !m.nullID {
+		if !ValidID(m.ID) {
+			m.ID = nil
+			return Errorf(CodeInvalidRequest, "Invalid Request: id must be a string of at most %d bytes or an int64 integer", MaxIDBytes)
+		}
+	} else {
+		m.ID = nil
+		if m.nullID && m.Kind == KindRequest {
+			return Errorf(CodeInvalidRequest, "Invalid Request: id must not be null")
+		}
+	}
+	if v, ok := StringValue(version); string(version) != `"2.0"` && (!ok || v != "2.0") {
+		return Errorf(CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
+	}
+	if m.methodRaw != nil {
+		name, ok := StringValue(m.methodRaw)
+		if !ok {
+			return Errorf(CodeInvalidRequest, "Invalid Request: method must be a string")
+		}
+		m.Method = name
+		m.methodRaw = nil
+	}
+	if m.Kind == KindInvalid {
+		return Errorf(CodeInvalidRequest, "Invalid Request: neither a request, a notification nor a response")
+	}
+	return nil
+}
+
+// member records one top-level member of the message object.
+func (s *scanner) member(key, value []byte) {
+	m := s.msg
+	inner := key[1 : len(key)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		name, ok := StringValue(key)
+		if !ok {
+			return
+		}
+		inner = []byte(name)
+	}
+	switch string(inner) { // compared without allocating
+	case "jsonrpc":
+		s.jsonrpc = value
+	case "id":
+		m.hasID = true
+		m.nullID = string(value) == "null"
+		m.ID = value
+	case "method":
+		m.methodRaw = value
+	case "params":
+		m.Params = value
+	case "result":
+		m.hasResult = true
+		m.Result = value
+	case "error":
+		m.hasError = true
+		m.Error = value
+	}
+}
+
+// StringValue decodes raw JSON text that must be a string. It reports false
+// for any other value.
+func StringValue(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// ValidID reports whether raw is a valid id (also used for progress tokens
+// and cancellation targets): a string of at most MaxIDBytes bytes once
+// decoded, in valid UTF-8, or an integer literal within int64 with no
+// fraction or exponent. 1 and "1" are different ids.
+func ValidID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	if raw[0] == '"' {
+		if len(raw)-2 <= MaxIDBytes && bytes.IndexByte(raw, '\\') < 0 {
+			return utf8.Valid(raw)
+		}
+		v, ok := StringValue(raw)
+		return ok && len(v) <= MaxIDBytes && utf8.ValidString(v)
+	}
+	_, ok := IntID(raw)
+	return ok
+}
+
+// IntID parses an integer id literal. It reports false for strings, numbers
+// with a fraction or exponent, and integers outside int64.
+func IntID(raw json.RawMessage) (int64, bool) {
+	if len(raw) == 0 || len(raw) > 20 {
+		return 0, false
+	}
+	for i, c := range raw {
+		if c == '-' && i == 0 {
+			continue
+		}
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return n, err == nil
+}
+
+// Member returns the value of the top-level member key of the JSON object
+// obj, which must already be valid JSON (as every raw field of a decoded
+// Message is). It reports false when obj is not an object or has no such
+// member; with duplicate keys the last one wins, as in encoding/json.
+func Member(obj json.RawMessage, key string) (json.RawMessage, bool) {
+	var found json.RawMessage
+	ok := false
+	EachMember(obj, func(k string, v json.RawMessage) bool {
+		if k == key {
+			found, ok = v, true
+		}
+		return true
+	})
+	return found, ok
+}
+
+// EachMember calls fn for each top-level member of the already-validated
+// JSON object obj, in order, until fn returns false. It does nothing when
+// obj is not an object.
+func EachMember(obj json.RawMessage, fn func(key string, value json.RawMessage) bool) {
+	i := skipSpaceAt(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i = skipSpaceAt(obj, i+1)
+	for i < len(obj) && obj[i] == '"' {
+		kEnd := skipString(obj, i)
+		key, _ := StringValue(obj[i:kEnd])
+		i = skipSpaceAt(obj, kEnd)
+		i = skipSpaceAt(obj, i+1) // ':'
+		vEnd := skipValue(obj, i)
+		if !fn(key, obj[i:vEnd]) {
+			return
+		}
+		i = skipSpaceAt(obj, vEnd)
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpaceAt(obj, i+1)
+		}
+	}
+}
+
+// IsObject reports whether the validated JSON text raw is an object.
+func IsObject(raw json.RawMessage) bool {
+	i := skipSpaceAt(raw, 0)
+	return i < len(raw) && raw[i] == '{'
+}

@@ -1,0 +1,157 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ReadBufferSize is the size of a Reader's buffer. Lines that fit in it are
+// returned without copying.
+const ReadBufferSize = 64 << 10
+
+// LineTooLongError reports a line longer than the Reader's limit. It is
+// returned once per over-long line, as soon as the line passes the limit
+// and before its LF has been read; the next ReadLine discards the rest of
+// that line and returns the line after it.
+type LineTooLongError struct {
+	Limit int
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("line exceeds the %d-byte limit", e.Limit)
+}
+
+// Reader reads newline-delimited lines with a size limit, in constant
+// memory: one ReadBufferSize buffer plus at most the limit.
+//
+// A line is the bytes up to and including its LF; the limit counts the
+// whole line, LF and CR included. One CR directly before the LF is
+// stripped, as is a UTF-8 byte order mark opening a line. Lines holding
+// only whitespace are skipped. At EOF a final unterminated line within the
+// limit is returned, then io.EOF.
+//
+// A Reader is not safe for concurrent use.
+type Reader struct {
+	br         *bufio.Reader
+	limit      int
+	long       []byte // accumulates lines that do not fit in br's buffer
+	discarding bool   // inside an over-long line already reported
+	err        error  // sticky read error
+}
+
+// NewReader returns a Reader over r that accepts lines of at most limit
+// bytes; limit must be positive.
+func NewReader(r io.Reader, limit int) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, ReadBufferSize), limit: limit}
+}
+
+// maxKeep bounds the capacity of the long-line buffer kept between lines,
+// so that one huge line does not pin memory for the Reader's lifetime.
+const maxKeep = 1 << 20
+
+// ReadLine returns the next non-blank line without its line ending. The
+// slice is valid until the next call. It returns a *LineTooLongError for
+// an over-long line, and the underlying read error (io.EOF at the end)
+// once no line is left.
+func (r *Reader) ReadLine() ([]byte, error) {
+	for {
+		line, err := r.readRaw()
+		if err != nil {
+			return nil, err
+		}
+		line = bytes.TrimPrefix(line, bom)
+		if !blank(line) {
+			return line, nil
+		}
+	}
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// readRaw returns the next line, blank or not, with its LF and one
+// preceding CR removed.
+func (r *Reader) readRaw() ([]byte, error) {
+	if cap(r.long) > maxKeep {
+		r.long = nil
+	}
+	r.long = r.long[:0]
+	total := 0
+	for {
+		if r.err != nil {
+			return r.finish(total)
+		}
+		frag, err := r.br.ReadSlice('\n')
+		total += len(frag)
+		switch {
+		case err == nil: // frag ends in LF
+			if r.discarding {
+				r.discarding = false
+				total = 0
+				continue
+			}
+			if total > r.limit {
+				r.long = r.long[:0]
+				return nil, &LineTooLongError{Limit: r.limit}
+			}
+			line := frag
+			if len(r.long) > 0 {
+				r.long = append(r.long, frag...)
+				line = r.long
+			}
+			line = line[:len(line)-1]
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1]
+			}
+			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if r.discarding {
+				continue
+			}
+			if total > r.limit {
+				r.long = r.long[:0]
+				r.discarding = true
+				return nil, &LineTooLongError{Limit: r.limit}
+			}
+			r.long = append(r.long, frag...)
+		default:
+			r.err = err
+			if !r.discarding && len(frag) > 0 {
+				r.long = append(r.long, frag...)
+			}
+		}
+	}
+}
+
+// finish handles the end of input: a final unterminated line within the
+// limit is returned once, then the read error.
+func (r *Reader) finish(total int) ([]byte, error) {
+	if r.discarding {
+		r.discarding = false
+		r.long = r.long[:0]
+		return nil, r.err
+	}
+	if len(r.long) == 0 {
+		return nil, r.err
+	}
+	line := r.long
+	r.long = r.long[:0]
+	if total > r.limit {
+		return nil, &LineTooLongError{Limit: r.limit}
+	}
+	if n := len(line); line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, nil
+}

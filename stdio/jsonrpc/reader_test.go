@@ -1,0 +1,178 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// readAll collects lines, writing "!" for each over-long line.
+func readAll(t testing.TB, r io.Reader, limit int) []string {
+	t.Helper()
+	lr := NewReader(r, limit)
+	var out []string
+	for {
+		line, err := lr.ReadLine()
+		var tooLong *LineTooLongError
+		switch {
+		case errors.As(err, &tooLong):
+			out = append(out, "!")
+		case err == io.EOF:
+			return out
+		case err != nil:
+			t.Fatalf("ReadLine: %v", err)
+		default:
+			out = append(out, string(line))
+		}
+	}
+}
+
+func TestReaderEdges(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"9 bytes + LF accepted", "123456789\nok\n", []string{"123456789", "ok"}},
+		{"10 + LF too long", "1234567890\nok\n", []string{"!", "ok"}},
+		{"10 at EOF accepted", "1234567890", []string{"1234567890"}},
+		{"11 at EOF too long", "12345678901", []string{"!"}},
+		{"CRLF", "a\r\nb\r\n", []string{"a", "b"}},
+		{"lone CR terminates nothing", "a\rb\n", []string{"a\rb"}},
+		{"only one CR stripped", "a\r\r\n", []string{"a\r"}},
+		{"blank lines skipped", "\n  \n\t\r\nx\n\n", []string{"x"}},
+		{"BOM stripped", "\xEF\xBB\xBFx\n", []string{"x"}},
+		{"empty", "", nil},
+		{"reported once, next served", "12345678901234567890\nab\n", []string{"!", "ab"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := readAll(t, strings.NewReader(tt.in), 10)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("lines of %q (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestReaderLongLines(t *testing.T) {
+	big := strings.Repeat("x", 3*ReadBufferSize+17)
+	in := big + "\n" + strings.Repeat("y", 5*ReadBufferSize) + "\nshort\n" + big
+	got := readAll(t, strings.NewReader(in), 4*ReadBufferSize)
+	want := []string{big, "!", "short", big}
+	if len(got) != len(want) {
+		t.Fatalf("got %d lines, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: %d bytes, want %d", i, len(got[i]), len(want[i]))
+		}
+	}
+}
+
+// An over-long line is reported before its LF arrives.
+func TestReaderReportsBeforeLF(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	go func() {
+		pw.Write(bytes.Repeat([]byte("z"), 4*ReadBufferSize))
+		// The rest of the line, and the next one, follow only after the
+		// reader has reported; a blocked write would otherwise deadlock.
+	}()
+	lr := NewReader(pr, ReadBufferSize)
+	_, err := lr.ReadLine()
+	var tooLong *LineTooLongError
+	if !errors.As(err, &tooLong) {
+		t.Fatalf("ReadLine = %v, want *LineTooLongError", err)
+	}
+	go func() {
+		pw.Write([]byte("zzz\nnext\n"))
+		pw.Close()
+	}()
+	line, err := lr.ReadLine()
+	if err != nil || string(line) != "next" {
+		t.Fatalf("ReadLine after drop = %q, %v; want next", line, err)
+	}
+}
+
+// zeros is an endless line with no LF.
+type zeros struct{ left int }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), z.left)
+	for i := range p[:n] {
+		p[i] = 'a'
+	}
+	z.left -= n
+	return n, nil
+}
+
+func TestReaderConstantMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := io.MultiReader(&zeros{left: 64 << 20}, strings.NewReader("\nnext\n"))
+	got := readAll(t, r, 1<<20)
+	runtime.ReadMemStats(&after)
+	if diff := cmp.Diff([]string{"!", "next"}, got); diff != "" {
+		t.Fatalf("lines (-want +got):\n%s", diff)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 16<<20 {
+		t.Errorf("reading a 64 MB line under a 1 MB limit allocated %d bytes, want < 16 MiB", grown)
+	}
+}
+
+// refLines is the reference the fuzzer compares the Reader with.
+func refLines(in []byte, limit int) []string {
+	var out []string
+	parts := bytes.SplitAfter(in, []byte("\n"))
+	for _, p := range parts {
+		if len(p) == 0 {
+			continue
+		}
+		if len(p) > limit {
+			out = append(out, "!")
+			continue
+		}
+		p = bytes.TrimSuffix(p, []byte("\n"))
+		p = bytes.TrimSuffix(p, []byte("\r"))
+		p = bytes.TrimPrefix(p, bom)
+		if blank(p) {
+			continue
+		}
+		out = append(out, string(p))
+	}
+	return out
+}
+
+// oneByte returns at most n bytes a read, exercising every chunk boundary.
+type chunked struct {
+	r io.Reader
+	n int
+}
+
+func (c chunked) Read(p []byte) (int, error) { return c.r.Read(p[:min(len(p), c.n)]) }
+
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{"a\nb\n", "a\r\n\r\n", "\xEF\xBB\xBF{}\n", "1234567890\n123", "  \n\t\nx", "\r\r\n\n"} {
+		f.Add([]byte(s), uint8(10), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, limit, chunk uint8) {
+		l := int(limit)%40 + 1
+		c := int(chunk)%7 + 1
+		got := readAll(t, chunked{bytes.NewReader(in), c}, l)
+		if diff := cmp.Diff(refLines(in, l), got); diff != "" {
+			t.Errorf("limit %d, input %q (-want +got):\n%s", l, in, diff)
+		}
+	})
+}

@@ -1,0 +1,433 @@
+package jsonrpc
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// Bounds of STDIO.md §2.
+const (
+	// MaxDepth is the deepest nesting of arrays and objects accepted, the
+	// same limit as encoding/json.
+	MaxDepth = 10000
+	// MaxIntegerDigits is the most digits a number literal's integer part
+	// may have (sign excluded). The check is one linear pass, so a
+	// 2,000,000-digit literal is refused without big-number conversion.
+	MaxIntegerDigits = 64
+)
+
+// syntaxError is a parse failure at an offset.
+type syntaxError struct {
+	msg string
+	off int
+}
+
+func (e *syntaxError) Error() string { return e.msg }
+
+var (
+	errUnexpectedEnd = errors.New("unexpected end of JSON input")
+)
+
+// scanner validates JSON text in one pass. It records what a later
+// rewrite needs: whether the text holds insignificant whitespace and
+// whether any string holds invalid UTF-8.
+type scanner struct {
+	data    []byte
+	pos     int
+	depth   int
+	space   bool // insignificant whitespace seen (inside the value)
+	nonASCI bool // a byte >= 0x80 seen inside a string
+
+	// msg, when set, receives the members of the top-level object.
+	msg     *Message
+	jsonrpc []byte
+}
+
+func (s *scanner) fail(msg string) error {
+	return &syntaxError{msg: msg, off: s.pos}
+}
+
+// skipSpace skips JSON whitespace and reports whether there was any.
+func (s *scanner) skipSpace() bool {
+	start := s.pos
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return s.pos != start
+		}
+	}
+	return s.pos != start
+}
+
+// innerSpace skips whitespace between tokens of a value, noting it.
+func (s *scanner) innerSpace() {
+	if s.skipSpace() {
+		s.space = true
+	}
+}
+
+// value validates one value starting at s.pos (no leading whitespace).
+func (s *scanner) value() error {
+	if s.pos >= len(s.data) {
+		return errUnexpectedEnd
+	}
+	switch c := s.data[s.pos]; c {
+	case '{':
+		return s.object()
+	case '[':
+		return s.array()
+	case '"':
+		return s.str()
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return s.number()
+		}
+		return s.fail("invalid character looking for beginning of value")
+	}
+}
+
+func (s *scanner) literal(lit string) error {
+	if len(s.data)-s.pos < len(lit) || string(s.data[s.pos:s.pos+len(lit)]) != lit {
+		return s.fail("invalid literal")
+	}
+	s.pos += len(lit)
+	return nil
+}
+
+func (s *scanner) enter() error {
+	s.depth++
+	if s.depth > MaxDepth {
+		return s.fail("exceeded max depth")
+	}
+	return nil
+}
+
+func (s *scanner) object() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.pos++ // '{'
+	s.innerSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		s.depth--
+		return nil
+	}
+	for {
+		if s.pos >= len(s.data) {
+			return errUnexpectedEnd
+		}
+		if s.data[s.pos] != '"' {
+			return s.fail("invalid character looking for beginning of object key string")
+		}
+		keyStart := s.pos
+		if err := s.str(); err != nil {
+			return err
+		}
+		keyEnd := s.pos
+		s.innerSpace()
+		if s.pos >= len(s.data) {
+			return errUnexpectedEnd
+		}
+		if s.data[s.pos] != ':' {
+			return s.fail("invalid character after object key")
+		}
+		s.pos++
+		s.innerSpace()
+		valStart := s.pos
+		if err := s.value(); err != nil {
+			return err
+		}
+		if s.msg != nil && s.depth == 1 {
+			s.member(s.data[keyStart:keyEnd], s.data[valStart:s.pos])
+		}
+		s.innerSpace()
+		if s.pos >= len(s.data) {
+			return errUnexpectedEnd
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+			s.innerSpace()
+		case '}':
+			s.pos++
+			s.depth--
+			return nil
+		default:
+			return s.fail("invalid character after object key:value pair")
+		}
+	}
+}
+
+func (s *scanner) array() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.pos++ // '['
+	s.innerSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		s.pos++
+		s.depth--
+		return nil
+	}
+	for {
+		if err := s.value(); err != nil {
+			return err
+		}
+		s.innerSpace()
+		if s.pos >= len(s.data) {
+			return errUnexpectedEnd
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+			s.innerSpace()
+		case ']':
+			s.pos++
+			s.depth--
+			return nil
+		default:
+			return s.fail("invalid character after array element")
+		}
+	}
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plainRun returns how many bytes from the start of b need no attention
+// inside a string: not '"', not '\\', not a control character and ASCII.
+// It works eight bytes at a time, which keeps long string payloads cheap.
+func plainRun(b []byte) int {
+	n := 0
+	for len(b)-n >= 8 {
+		x := binary.LittleEndian.Uint64(b[n:])
+		// Bytes < 0x20, == '"', == '\\' or >= 0x80 light their high bit.
+		lt := (x - lsb*0x20) & ^x
+		q := x ^ (lsb * '"')
+		q = (q - lsb) & ^q
+		bs := x ^ (lsb * '\\')
+		bs = (bs - lsb) & ^bs
+		m := (lt | q | bs | x) & msb
+		if m != 0 {
+			return n + bits.TrailingZeros64(m)/8
+		}
+		n += 8
+	}
+	for n < len(b) {
+		c := b[n]
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return n
+		}
+		n++
+	}
+	return n
+}
+
+func (s *scanner) str() error {
+	s.pos++ // opening quote
+	for {
+		s.pos += plainRun(s.data[s.pos:])
+		if s.pos >= len(s.data) {
+			return errUnexpectedEnd
+		}
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			s.pos++
+			return nil
+		case c == '\\':
+			if err := s.escape(); err != nil {
+				return err
+			}
+		case c < 0x20:
+			return s.fail("invalid character in string literal")
+		default: // >= 0x80: UTF-8 is checked, and repaired, by the encoder
+			s.nonASCI = true
+			s.pos++
+			for s.pos < len(s.data) && s.data[s.pos] >= 0x80 {
+				s.pos++
+			}
+		}
+	}
+}
+
+func (s *scanner) escape() error {
+	s.pos++ // backslash
+	if s.pos >= len(s.data) {
+		return errUnexpectedEnd
+	}
+	switch s.data[s.pos] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		s.pos++
+		return nil
+	case 'u':
+		if len(s.data)-s.pos < 5 {
+			return errUnexpectedEnd
+		}
+		for _, h := range s.data[s.pos+1 : s.pos+5] {
+			if !isHex(h) {
+				return s.fail("invalid character in \\u hexadecimal character escape")
+			}
+		}
+		s.pos += 5
+		return nil
+	default:
+		return s.fail("invalid character in string escape code")
+	}
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func (s *scanner) digits() int {
+	start := s.pos
+	for s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
+		s.pos++
+	}
+	return s.pos - start
+}
+
+func (s *scanner) number() error {
+	if s.data[s.pos] == '-' {
+		s.pos++
+	}
+	if s.pos >= len(s.data) {
+		return errUnexpectedEnd
+	}
+	switch c := s.data[s.pos]; {
+	case c == '0':
+		s.pos++
+	case c >= '1' && c <= '9':
+		if s.digits() > MaxIntegerDigits {
+			return s.fail("number literal has too many integer digits")
+		}
+	default:
+		return s.fail("invalid character in numeric literal")
+	}
+	if s.pos < len(s.data) && s.data[s.pos] == '.' {
+		s.pos++
+		if s.digits() == 0 {
+			return s.fail("invalid character after decimal point in numeric literal")
+		}
+	}
+	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
+		s.pos++
+		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
+			s.pos++
+		}
+		if s.digits() == 0 {
+			return s.fail("invalid character in exponent of numeric literal")
+		}
+	}
+	return nil
+}
+
+// scanInfo describes a validated JSON text.
+type scanInfo struct {
+	start, end int  // the value's bounds, surrounding whitespace excluded
+	space      bool // insignificant whitespace inside the value
+	badUTF8    bool // a string holds invalid UTF-8
+}
+
+// scan validates data as exactly one JSON value with optional surrounding
+// whitespace.
+func scan(data []byte) (scanInfo, error) {
+	s := scanner{data: data}
+	s.skipSpace()
+	info := scanInfo{start: s.pos}
+	if err := s.value(); err != nil {
+		return info, err
+	}
+	info.end = s.pos
+	s.skipSpace()
+	if s.pos != len(data) {
+		return info, s.fail("invalid character after top-level value")
+	}
+	info.space = s.space
+	info.badUTF8 = s.nonASCI && !utf8.Valid(data[info.start:info.end])
+	return info, nil
+}
+
+// skipValue returns the end of the value starting at data[i], which must be
+// the start of a value inside text that has already been validated. It does
+// no validation, so it is cheaper than scanning.
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				i = skipString(data, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	default: // number or literal: runs up to a delimiter
+		for i < len(data) {
+			switch data[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}
+
+// skipString returns the index just past the string starting at data[i].
+func skipString(data []byte, i int) int {
+	i++
+	for i < len(data) {
+		i += plainRun(data[i:])
+		if i >= len(data) {
+			return i
+		}
+		switch data[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return i
+}
+
+// skipSpaceAt returns the index of the first non-whitespace byte at or after i.
+func skipSpaceAt(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
