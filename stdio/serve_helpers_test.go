@@ -105,16 +105,36 @@ func (rt *testRuntime) open(key string) { close(rt.gate(key)) }
 // waitEvent waits for the next handler event with the given what.
 func (rt *testRuntime) waitEvent(tb testing.TB, what string) handlerEvent {
 	tb.Helper()
+	return rt.waitFor(tb, what, func(handlerEvent) bool { return true })
+}
+
+// waitFor waits for the next handler event with the given what that ok
+// accepts, skipping others.
+func (rt *testRuntime) waitFor(tb testing.TB, what string, ok func(handlerEvent) bool) handlerEvent {
+	tb.Helper()
 	timer := time.NewTimer(waitLimit)
 	defer timer.Stop()
 	for {
 		select {
 		case ev := <-rt.events:
-			if ev.what == what {
+			if ev.what == what && ok(ev) {
 				return ev
 			}
 		case <-timer.C:
-			tb.Fatalf("no handler %q event within %v", what, waitLimit)
+			tb.Fatalf("no matching handler %q event within %v", what, waitLimit)
+		}
+	}
+}
+
+// drainEvents returns the events not yet consumed.
+func (rt *testRuntime) drainEvents() []handlerEvent {
+	var evs []handlerEvent
+	for {
+		select {
+		case ev := <-rt.events:
+			evs = append(evs, ev)
+		default:
+			return evs
 		}
 	}
 }
