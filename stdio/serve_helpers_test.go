@@ -173,6 +173,11 @@ func (rt *testRuntime) Handle(ctx context.Context, req *Request) (json.RawMessag
 	if rt.handle != nil {
 		return rt.handle(ctx, req)
 	}
+	return rt.fixture(ctx, req)
+}
+
+// fixture dispatches a request to the fixture its method names.
+func (rt *testRuntime) fixture(ctx context.Context, req *Request) (json.RawMessage, error) {
 	var p fixtureParams
 	if req.Params != nil {
 		_ = json.Unmarshal(req.Params, &p)
