@@ -107,6 +107,7 @@ type Executor struct {
 	queue   list.List          // of *task, oldest first
 	live    map[*task]struct{} // admitted tasks that have not finished
 	closed  bool
+	closing chan struct{} // closed by Close
 	done    chan struct{} // closed when closed and running == 0
 
 	// submitHook lets tests make Submit fail unexpectedly, the Go analogue
@@ -150,6 +151,7 @@ func NewExecutor(cfg ExecutorConfig) (*Executor, error) {
 		timeout:        cfg.RequestTimeout,
 		log:            cfg.Logger,
 		live:           make(map[*task]struct{}),
+		closing:        make(chan struct{}),
 		done:           make(chan struct{}),
 	}
 	if e.maxConcurrency == 0 {
@@ -249,6 +251,7 @@ func (e *Executor) Close() error {
 		return nil
 	}
 	e.closed = true
+	close(e.closing)
 	var notify []*task
 	for t := range e.live {
 		if t.state == taskQueued {

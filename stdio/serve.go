@@ -152,8 +152,9 @@ func (cfg ServerConfig) normalize() (ServerConfig, error) {
 //     out or failed; all work is cancelled and nothing more is written;
 //   - ctx.Err() when ctx ends; all work is cancelled and nothing more is
 //     written;
-//   - [ErrExecutorClosed] when the Executor closes under it, after
-//     answering every pending request with -32603;
+//   - [ErrExecutorClosed] as soon as a supplied Executor closes, after
+//     answering every pending request with -32603, or at once if it was
+//     closed already;
 //   - an error before reading anything when cfg is invalid.
 //
 // Serve never closes in or out. When they accept deadlines
@@ -191,7 +192,13 @@ func Serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Ser
 		subs:       make(map[string]*subscription),
 		calls:      make(map[int64]chan peerResult),
 	}
-	if c.exec == nil {
+	if c.exec != nil {
+		select {
+		case <-c.exec.closing:
+			return ErrExecutorClosed
+		default:
+		}
+	} else {
 		c.exec, err = NewExecutor(ExecutorConfig{
 			MaxConcurrency: cfg.MaxConcurrency,
 			MaxQueue:       cfg.MaxQueue,
@@ -210,6 +217,12 @@ func Serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Ser
 		c.wdl = d
 	}
 	c.sess = rt.NewSession(peer{c})
+	if c.sess == nil {
+		if c.ownsExec {
+			_ = c.exec.Close()
+		}
+		return errors.New("stdio: Runtime.NewSession returned nil")
+	}
 	go c.readLoop()
 	go c.writeLoop()
 	err = c.run(ctx)
@@ -425,6 +438,8 @@ func (c *conn) run(ctx context.Context) error {
 			err = c.handleFrame(ctx, fr)
 		case <-c.wake:
 			err = c.handleInbox(ctx)
+		case <-c.exec.closing: // only a supplied Executor closes under Serve
+			err = c.executorClosed(ctx)
 		case <-ctx.Done():
 			err = ctx.Err()
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -178,12 +179,21 @@ func TestServeInjectedExecutor(t *testing.T) { // scenario 57
 			}
 		})
 	})
-	t.Run("closed before a request", func(t *testing.T) {
+	t.Run("closed while idle", func(t *testing.T) {
+		exec, _ := NewExecutor(ExecutorConfig{})
+		h := startServe(t, newRuntime(), ServerConfig{Executor: exec})
+		h.sendLine(req(1, "echo", `{}`))
+		h.next()
+		exec.Close()
+		if err := h.wait(); !errors.Is(err, ErrExecutorClosed) {
+			t.Errorf("Serve = %v, want ErrExecutorClosed without waiting for another request", err)
+		}
+	})
+	t.Run("closed before Serve", func(t *testing.T) {
 		exec, _ := NewExecutor(ExecutorConfig{})
 		exec.Close()
-		lines, err := serveString(t, newRuntime(), ServerConfig{Executor: exec}, req(1, "echo", `{}`)+"\n"+req(2, "echo", `{}`)+"\n")
-		if !errors.Is(err, ErrExecutorClosed) || !cmp.Equal(lines, []string{errorLine("1", -32603, "Request executor closed", "")}) {
-			t.Errorf("Serve = %v, %q", err, lines)
+		if err := Serve(context.Background(), newRuntime(), failingReader{t}, io.Discard, ServerConfig{Executor: exec}); !errors.Is(err, ErrExecutorClosed) {
+			t.Errorf("Serve = %v, want ErrExecutorClosed before reading anything", err)
 		}
 	})
 	t.Run("submit fails", func(t *testing.T) {
