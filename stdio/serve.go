@@ -823,45 +823,40 @@ func (c *conn) shutdown(cause error) {
 	idle := c.handlers.stop()
 	close(c.done)
 
-	grace := time.NewTimer(c.cfg.WriteTimeout)
-	defer grace.Stop()
-	expired := false
-	wait := func(ch <-chan struct{}, what string) {
-		if expired {
-			select {
-			case <-ch:
-			default:
-				c.log.Warn("stdio: Serve returns while a goroutine ignores its context", "goroutine", what)
-			}
-			return
-		}
+	// Goroutines that ignore their ctx are waited for at most WriteTimeout
+	// in all; the reader and the writer, unblocked by deadlines, get a bound
+	// of their own.
+	wait := func(ch <-chan struct{}, until time.Time, what string) {
+		t := time.NewTimer(time.Until(until))
+		defer t.Stop()
 		select {
 		case <-ch:
-		case <-grace.C:
-			expired = true
+		case <-t.C:
 			c.log.Warn("stdio: Serve returns while a goroutine ignores its context", "goroutine", what)
 		}
 	}
+	grace := time.Now().Add(c.cfg.WriteTimeout)
 	for _, s := range c.pumps {
-		wait(s.done, "subscription source")
+		wait(s.done, grace, "subscription source")
 	}
 	if c.ownsExec {
 		_ = c.exec.Close()
 	}
-	wait(idle, "request handler")
+	wait(idle, grace, "request handler")
 	if c.ownsExec {
-		wait(c.exec.Done(), "executor worker")
+		wait(c.exec.Done(), grace, "executor worker")
 	}
 
 	// The reader and the writer: with deadlines, unblock and await them;
 	// without, one blocked in Read or in a timed-out Write is left to
 	// return on its own (STDIO.md §1).
+	grace = time.Now().Add(c.cfg.WriteTimeout)
 	select {
 	case <-c.readerDone:
 	default:
 		if c.rdl != nil {
 			_ = c.rdl.SetReadDeadline(time.Unix(1, 0))
-			wait(c.readerDone, "input reader")
+			wait(c.readerDone, grace, "input reader")
 			_ = c.rdl.SetReadDeadline(time.Time{})
 		}
 	}
@@ -870,7 +865,7 @@ func (c *conn) shutdown(cause error) {
 		<-c.writerDone
 	case c.wdl != nil:
 		_ = c.wdl.SetWriteDeadline(time.Unix(1, 0))
-		wait(c.writerDone, "output writer")
+		wait(c.writerDone, grace, "output writer")
 	}
 	if c.wdl != nil {
 		_ = c.wdl.SetWriteDeadline(time.Time{})
