@@ -103,9 +103,9 @@ type Executor struct {
 	log            *slog.Logger
 
 	mu      sync.Mutex
-	running int                // worker goroutines, each running one job
-	queue   list.List          // of *task, oldest first
-	live    map[*task]struct{} // admitted tasks that have not finished
+	running int                    // worker goroutines, each running one job
+	queue   list.List              // of *execTask, oldest first
+	live    map[*execTask]struct{} // admitted tasks that have not finished
 	closed  bool
 	closing chan struct{} // closed by Close
 	done    chan struct{} // closed when closed and running == 0
@@ -115,17 +115,17 @@ type Executor struct {
 	submitHook func() error
 }
 
-type taskState uint8
+type execTaskState uint8
 
 const (
-	taskQueued taskState = iota
+	taskQueued execTaskState = iota
 	taskRunning
 	taskFinished
 )
 
-// task is an admitted job. Its fields after job are guarded by the
+// execTask is an admitted job. Its fields after job are guarded by the
 // Executor's mu.
-type task struct {
+type execTask struct {
 	job    Job
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -134,7 +134,7 @@ type task struct {
 	stopTimer context.CancelFunc
 	stopWatch func() bool
 
-	state   taskState
+	state   execTaskState
 	elem    *list.Element // in queue while taskQueued
 	aborted bool          // OnAbort called or cancelled: no (further) OnAbort
 }
@@ -150,7 +150,7 @@ func NewExecutor(cfg ExecutorConfig) (*Executor, error) {
 		maxQueue:       cfg.MaxQueue,
 		timeout:        cfg.RequestTimeout,
 		log:            cfg.Logger,
-		live:           make(map[*task]struct{}),
+		live:           make(map[*execTask]struct{}),
 		closing:        make(chan struct{}),
 		done:           make(chan struct{}),
 	}
@@ -167,12 +167,12 @@ func NewExecutor(cfg ExecutorConfig) (*Executor, error) {
 		e.timeout = defaultRequestTimeout
 	}
 	if e.log == nil {
-		e.log = defaultLogger()
+		e.log = stderrLogger()
 	}
 	return e, nil
 }
 
-func defaultLogger() *slog.Logger { return slog.New(slog.NewTextHandler(os.Stderr, nil)) }
+func stderrLogger() *slog.Logger { return slog.New(slog.NewTextHandler(os.Stderr, nil)) }
 
 // Limit returns how many jobs the Executor holds at most, running and
 // queued: MaxConcurrency + MaxQueue. It is the "limit" of capacity refusals.
@@ -212,7 +212,7 @@ func (e *Executor) Submit(ctx context.Context, job Job) (cancel func(cause error
 		e.mu.Unlock()
 		return nil, ErrCapacity
 	}
-	t := &task{job: job, stopTimer: func() {}}
+	t := &execTask{job: job, stopTimer: func() {}}
 	t.ctx, t.cancel = context.WithCancelCause(ctx)
 	timeout := job.Timeout
 	if timeout == 0 {
@@ -252,7 +252,7 @@ func (e *Executor) Close() error {
 	}
 	e.closed = true
 	close(e.closing)
-	var notify []*task
+	var notify []*execTask
 	for t := range e.live {
 		if t.state == taskQueued {
 			e.dropQueued(t)
@@ -280,7 +280,7 @@ func (e *Executor) Close() error {
 func (e *Executor) Done() <-chan struct{} { return e.done }
 
 // cancelTask is the cancel function Submit returns.
-func (e *Executor) cancelTask(t *task, cause error) {
+func (e *Executor) cancelTask(t *execTask, cause error) {
 	if cause == nil {
 		cause = context.Canceled
 	}
@@ -294,7 +294,7 @@ func (e *Executor) cancelTask(t *task, cause error) {
 }
 
 // dropQueued removes a queued task for good. e.mu is held.
-func (e *Executor) dropQueued(t *task) {
+func (e *Executor) dropQueued(t *execTask) {
 	e.queue.Remove(t.elem)
 	t.elem = nil
 	t.state = taskFinished
@@ -305,7 +305,7 @@ func (e *Executor) dropQueued(t *task) {
 
 // ctxDone runs (through context.AfterFunc) when a task's ctx ends before it
 // finished: it drops a queued task, and reports a deadline.
-func (e *Executor) ctxDone(t *task) {
+func (e *Executor) ctxDone(t *execTask) {
 	e.mu.Lock()
 	if t.state == taskFinished || t.aborted {
 		e.mu.Unlock()
@@ -325,7 +325,7 @@ func (e *Executor) ctxDone(t *task) {
 }
 
 // work runs t, then queued tasks, until the queue is empty.
-func (e *Executor) work(t *task) {
+func (e *Executor) work(t *execTask) {
 	for t != nil {
 		panicErr := e.run(t)
 		e.mu.Lock()
@@ -368,16 +368,16 @@ func (e *Executor) work(t *task) {
 }
 
 type abortNotice struct {
-	t     *task
+	t     *execTask
 	cause error
 }
 
 // dequeue takes the oldest queued task whose ctx is still live and marks it
 // running; tasks that expired in the queue are finished on the way, their
 // deadlines added to notify. It returns nil after Close. e.mu is held.
-func (e *Executor) dequeue(notify *[]abortNotice) *task {
+func (e *Executor) dequeue(notify *[]abortNotice) *execTask {
 	for !e.closed && e.queue.Len() > 0 {
-		t := e.queue.Front().Value.(*task)
+		t := e.queue.Front().Value.(*execTask)
 		if t.ctx.Err() == nil {
 			e.queue.Remove(t.elem)
 			t.elem = nil
@@ -394,7 +394,7 @@ func (e *Executor) dequeue(notify *[]abortNotice) *task {
 }
 
 // run calls t's Run, turning a panic into an error.
-func (e *Executor) run(t *task) (panicErr error) {
+func (e *Executor) run(t *execTask) (panicErr error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.log.Error("stdio: executor job panicked", "panic", r, "stack", string(debug.Stack()))

@@ -15,19 +15,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// recorder collects what jobs did, in order.
-type recorder struct {
+// jobRecorder collects what jobs did, in order.
+type jobRecorder struct {
 	mu     sync.Mutex
 	events []string
 }
 
-func (r *recorder) add(s string) {
+func (r *jobRecorder) add(s string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, s)
 }
 
-func (r *recorder) get() []string {
+func (r *jobRecorder) get() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.events...)
@@ -36,7 +36,7 @@ func (r *recorder) get() []string {
 func newTestExecutor(tb testing.TB, cfg ExecutorConfig) *Executor {
 	tb.Helper()
 	if cfg.Logger == nil {
-		cfg.Logger = discardLogger
+		cfg.Logger = quietLogger
 	}
 	e, err := NewExecutor(cfg)
 	if err != nil {
@@ -46,9 +46,9 @@ func newTestExecutor(tb testing.TB, cfg ExecutorConfig) *Executor {
 	return e
 }
 
-// job returns a Job that records its start, waits for gate (or its ctx
+// testJob returns a Job that records its start, waits for gate (or its ctx
 // when honour is set), and records how it ended; aborts are recorded too.
-func job(r *recorder, name string, gate <-chan struct{}, honour bool) Job {
+func testJob(r *jobRecorder, name string, gate <-chan struct{}, honour bool) Job {
 	return Job{
 		Run: func(ctx context.Context) {
 			r.add(name + " start")
@@ -74,15 +74,15 @@ func TestExecutorFIFOAndCapacity(t *testing.T) {
 		if e.Limit() != 3 {
 			t.Errorf("Limit = %d, want 3", e.Limit())
 		}
-		var r recorder
+		var r jobRecorder
 		gate := make(chan struct{})
 		ctx := context.Background()
 		for _, name := range []string{"a", "b", "c"} {
-			if _, err := e.Submit(ctx, job(&r, name, gate, false)); err != nil {
+			if _, err := e.Submit(ctx, testJob(&r, name, gate, false)); err != nil {
 				t.Fatalf("Submit(%s) = %v", name, err)
 			}
 		}
-		if _, err := e.Submit(ctx, job(&r, "d", gate, false)); !errors.Is(err, ErrCapacity) {
+		if _, err := e.Submit(ctx, testJob(&r, "d", gate, false)); !errors.Is(err, ErrCapacity) {
 			t.Errorf("Submit over capacity = %v, want ErrCapacity", err)
 		}
 		synctest.Wait()
@@ -108,13 +108,13 @@ func TestExecutorNoQueue(t *testing.T) {
 	}
 	gate := make(chan struct{})
 	defer close(gate)
-	var r recorder
+	var r jobRecorder
 	for range 2 {
-		if _, err := e.Submit(context.Background(), job(&r, "x", gate, false)); err != nil {
+		if _, err := e.Submit(context.Background(), testJob(&r, "x", gate, false)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.Submit(context.Background(), job(&r, "y", gate, false)); !errors.Is(err, ErrCapacity) {
+	if _, err := e.Submit(context.Background(), testJob(&r, "y", gate, false)); !errors.Is(err, ErrCapacity) {
 		t.Errorf("third Submit = %v, want ErrCapacity", err)
 	}
 }
@@ -135,10 +135,10 @@ func TestExecutorDefaultsAndConfig(t *testing.T) {
 func TestExecutorDeadlineQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1, RequestTimeout: time.Second})
-		var r recorder
+		var r jobRecorder
 		gate := make(chan struct{})
-		e.Submit(context.Background(), job(&r, "a", gate, false))
-		b := job(&r, "b", gate, true)
+		e.Submit(context.Background(), testJob(&r, "a", gate, false))
+		b := testJob(&r, "b", gate, true)
 		b.Timeout = 10 * time.Millisecond // counted from admission, queue time included
 		start := time.Now()
 		var abortedAt time.Duration
@@ -165,9 +165,9 @@ func TestExecutorDeadlineQueued(t *testing.T) {
 func TestExecutorDeadlineRunning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1, RequestTimeout: 10 * time.Millisecond})
-		var r recorder
+		var r jobRecorder
 		gate := make(chan struct{})
-		e.Submit(context.Background(), job(&r, "stubborn", gate, false))
+		e.Submit(context.Background(), testJob(&r, "stubborn", gate, false))
 		time.Sleep(time.Second)
 		synctest.Wait()
 		if got := e.Stats(); got != (ExecutorStats{Running: 1}) {
@@ -213,10 +213,10 @@ func TestExecutorDeadlineRunning(t *testing.T) {
 func TestExecutorCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1})
-		var r recorder
+		var r jobRecorder
 		gate := make(chan struct{})
-		cancelA, _ := e.Submit(context.Background(), job(&r, "a", gate, true))
-		cancelB, _ := e.Submit(context.Background(), job(&r, "b", gate, true))
+		cancelA, _ := e.Submit(context.Background(), testJob(&r, "a", gate, true))
+		cancelB, _ := e.Submit(context.Background(), testJob(&r, "b", gate, true))
 		synctest.Wait()
 		cancelB(errors.New("b cancelled"))
 		if got := e.Stats(); got != (ExecutorStats{Running: 1}) {
@@ -235,17 +235,17 @@ func TestExecutorCancel(t *testing.T) {
 
 func TestExecutorClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e, _ := NewExecutor(ExecutorConfig{MaxConcurrency: 1, Logger: discardLogger})
-		var r recorder
+		e, _ := NewExecutor(ExecutorConfig{MaxConcurrency: 1, Logger: quietLogger})
+		var r jobRecorder
 		gate := make(chan struct{})
-		e.Submit(context.Background(), job(&r, "running", gate, false))
-		e.Submit(context.Background(), job(&r, "queued", gate, false))
+		e.Submit(context.Background(), testJob(&r, "running", gate, false))
+		e.Submit(context.Background(), testJob(&r, "queued", gate, false))
 		synctest.Wait()
 		e.Close()
 		if got := e.Stats(); got != (ExecutorStats{Running: 1}) {
 			t.Errorf("Stats = %+v after Close", got)
 		}
-		if _, err := e.Submit(context.Background(), job(&r, "late", gate, false)); !errors.Is(err, ErrExecutorClosed) {
+		if _, err := e.Submit(context.Background(), testJob(&r, "late", gate, false)); !errors.Is(err, ErrExecutorClosed) {
 			t.Errorf("Submit after Close = %v", err)
 		}
 		select {
@@ -260,14 +260,14 @@ func TestExecutorClose(t *testing.T) {
 		}
 		got := r.get()
 		want := []string{"running start", "queued abort " + ErrExecutorClosed.Error(), "running abort " + ErrExecutorClosed.Error(), "running end"}
-		if diff := cmp.Diff(sortedCopy(want), sortedCopy(got)); diff != "" || got[len(got)-1] != "running end" {
+		if diff := cmp.Diff(sortedStrings(want), sortedStrings(got)); diff != "" || got[len(got)-1] != "running end" {
 			t.Errorf("events %q (-want +got):\n%s", got, diff)
 		}
 	})
 }
 
 func TestExecutorPanic(t *testing.T) {
-	var logs syncBuffer
+	var logs logBuffer
 	e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	aborted := make(chan error, 1)
 	e.Submit(context.Background(), Job{Run: func(context.Context) { panic("job exploded") }, OnAbort: func(err error) { aborted <- err }})
@@ -288,13 +288,13 @@ func TestExecutorSharedByConnections(t *testing.T) {
 	// One Executor serving two connections at once: its bounds are global,
 	// and the same id on two connections is two requests.
 	e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1, MaxQueue: 1})
-	rt1, rt2 := newRuntime(), newRuntime()
+	rt1, rt2 := newFakeRuntime(), newFakeRuntime()
 	h1 := startServe(t, rt1, ServerConfig{Executor: e})
 	h2 := startServe(t, rt2, ServerConfig{Executor: e})
-	h1.sendLine(req(1, "block", `{"gate":"a"}`))
+	h1.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 	rt1.waitEvent(t, "start")
-	h2.sendLine(req(1, "echo", `{"queued":true}`))
-	h2.sendLine(req(2, "echo", `{}`))
+	h2.sendLine(reqLine(1, "echo", `{"queued":true}`))
+	h2.sendLine(reqLine(2, "echo", `{}`))
 	if got := h2.next(); got != errorLine("2", -32603, "Execution capacity exhausted", `{"retryable":true,"limit":2}`) {
 		t.Errorf("second connection got %s", got)
 	}

@@ -87,10 +87,10 @@ func (p *ProgressReporter) Report(ctx context.Context, progress float64, total *
 	params := append(make([]byte, 0, 64+len(message)), `{"progressToken":`...)
 	params = append(params, p.token...)
 	params = append(params, `,"progress":`...)
-	params = appendFloat(params, progress)
+	params = appendJSONFloat(params, progress)
 	if total != nil {
 		params = append(params, `,"total":`...)
-		params = appendFloat(params, *total)
+		params = appendJSONFloat(params, *total)
 	}
 	if message != "" {
 		params = append(params, `,"message":`...)
@@ -114,8 +114,8 @@ func (p *ProgressReporter) close() {
 	p.closed.Store(true)
 }
 
-// appendFloat formats f as encoding/json does.
-func appendFloat(dst []byte, f float64) []byte {
+// appendJSONFloat formats f as encoding/json does.
+func appendJSONFloat(dst []byte, f float64) []byte {
 	abs := math.Abs(f)
 	format := byte('f')
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {

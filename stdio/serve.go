@@ -28,13 +28,13 @@ const (
 
 // Methods and keys that Serve itself understands.
 const (
-	methodInitialize   = "initialize"
-	methodListen       = "subscriptions/listen"
-	methodInitialized  = "notifications/initialized"
-	methodCancelled    = "notifications/cancelled"
-	methodAcknowledged = "notifications/subscriptions/acknowledged"
-	subscriptionIDKey  = "io.modelcontextprotocol/subscriptionId"
-	serverInfoKey      = "io.modelcontextprotocol/serverInfo"
+	initializeMethod   = "initialize"
+	listenMethod       = "subscriptions/listen"
+	initializedMethod  = "notifications/initialized"
+	cancelledMethod    = "notifications/cancelled"
+	acknowledgedMethod = "notifications/subscriptions/acknowledged"
+	metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+	metaServerInfo     = "io.modelcontextprotocol/serverInfo"
 )
 
 var (
@@ -126,7 +126,7 @@ func (cfg ServerConfig) normalize() (ServerConfig, error) {
 		cfg.RequestTimeout = defaultRequestTimeout
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = defaultLogger()
+		cfg.Logger = stderrLogger()
 	}
 	return cfg, nil
 }
@@ -174,13 +174,13 @@ func Serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Ser
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c := &conn{
+	c := &serveConn{
 		cfg:        cfg,
 		log:        cfg.Logger,
 		exec:       cfg.Executor,
 		in:         in,
 		out:        out,
-		lines:      make(chan lineEvent),
+		lines:      make(chan inputEvent),
 		frames:     make(chan *frameReq),
 		writeCh:    make(chan []byte),
 		writeRes:   make(chan error),
@@ -189,8 +189,8 @@ func Serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Ser
 		writerDone: make(chan struct{}),
 		wake:       make(chan struct{}, 1),
 		execs:      make(map[string]*execution),
-		subs:       make(map[string]*subscription),
-		calls:      make(map[int64]chan peerResult),
+		subs:       make(map[string]*serveStream),
+		calls:      make(map[int64]chan callResult),
 	}
 	if c.exec != nil {
 		select {
@@ -216,7 +216,7 @@ func Serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Ser
 	if d, ok := out.(writeDeadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
 		c.wdl = d
 	}
-	c.sess = rt.NewSession(peer{c})
+	c.sess = rt.NewSession(servePeer{c})
 	if c.sess == nil {
 		if c.ownsExec {
 			_ = c.exec.Close()
@@ -233,8 +233,8 @@ func Serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Ser
 type readDeadliner interface{ SetReadDeadline(time.Time) error }
 type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 
-// conn is the state of one Serve call.
-type conn struct {
+// serveConn is the state of one Serve call.
+type serveConn struct {
 	cfg      ServerConfig
 	log      *slog.Logger
 	exec     *Executor
@@ -245,35 +245,35 @@ type conn struct {
 	rdl      readDeadliner  // nil unless in supports deadlines
 	wdl      writeDeadliner // nil unless out supports deadlines
 
-	lines      chan lineEvent // reader → coordinator, unbuffered
-	frames     chan *frameReq // producers → coordinator, unbuffered
-	writeCh    chan []byte    // coordinator → writer
-	writeRes   chan error     // writer → coordinator
-	done       chan struct{}  // closed when the coordinator has stopped
-	readerDone chan struct{}  // closed when the reader returns
-	writerDone chan struct{}  // closed when the writer returns
-	stopCause  error          // why the coordinator stopped; set before done closes
-	wake       chan struct{}  // capacity 1: inbox has news
-	inboxMu    sync.Mutex     // guards inbox
-	inbox      []execAbort    // executor aborts, at most one per execution
-	callSeq    atomic.Int64   // ids of server-to-client requests
-	handlers   handlerTracker // Serve's jobs inside the executor
-	admitted   uint64         // admission counter, for ordering
+	lines      chan inputEvent // reader → coordinator, unbuffered
+	frames     chan *frameReq  // producers → coordinator, unbuffered
+	writeCh    chan []byte     // coordinator → writer
+	writeRes   chan error      // writer → coordinator
+	done       chan struct{}   // closed when the coordinator has stopped
+	readerDone chan struct{}   // closed when the reader returns
+	writerDone chan struct{}   // closed when the writer returns
+	stopCause  error           // why the coordinator stopped; set before done closes
+	wake       chan struct{}   // capacity 1: inbox has news
+	inboxMu    sync.Mutex      // guards inbox
+	inbox      []execAbort     // executor aborts, at most one per execution
+	callSeq    atomic.Int64    // ids of server-to-client requests
+	handlers   handlerTracker  // Serve's jobs inside the executor
+	admitted   uint64          // admission counter, for ordering
 
 	// Owned by the coordinator goroutine.
-	execs   map[string]*execution    // admitted requests by id key
-	subs    map[string]*subscription // open listen streams by id key
-	pumps   []*subscription          // every stream whose pump started
-	calls   map[int64]chan peerResult
+	execs   map[string]*execution   // admitted requests by id key
+	subs    map[string]*serveStream // open listen streams by id key
+	pumps   []*serveStream          // every stream whose pump started
+	calls   map[int64]chan callResult
 	version string // protocolVersion of the last initialize result
 	eof     bool
 	readErr error
 	writing bool // the writer holds a frame whose Write has not returned
 }
 
-// lineEvent is what the reader hands over: one decoded line, an over-long
+// inputEvent is what the reader hands over: one decoded line, an over-long
 // line, or the end of input.
-type lineEvent struct {
+type inputEvent struct {
 	msg       jsonrpc.Message
 	decodeErr *jsonrpc.Error
 	tooLong   bool
@@ -324,33 +324,33 @@ type frameReq struct {
 	kind    frameKind
 	frame   []byte
 	exec    *execution
-	sub     *subscription
+	sub     *serveStream
 	src     Source
 	version string
 	callID  int64
-	callRes chan peerResult
+	callRes chan callResult
 	done    chan error
 }
 
 var (
 	// errStopped: Serve stopped before the frame was handed over.
-	errStopped = errors.New("stdio: Serve has stopped")
+	errServeStopped = errors.New("stdio: Serve has stopped")
 	// errGone: the request or stream the frame belongs to has ended.
-	errGone = errors.New("stdio: the request or stream has ended")
+	errServeGone = errors.New("stdio: the request or stream has ended")
 )
 
 // readLoop is the input reader. It owns in and hands the coordinator one
 // line at a time, at most one decoded line ahead.
-func (c *conn) readLoop() {
+func (c *serveConn) readLoop() {
 	defer close(c.readerDone)
 	r := jsonrpc.NewReader(c.in, c.cfg.MaxLineBytes)
 	for {
 		line, err := r.ReadLine()
-		var ev lineEvent
+		var ev inputEvent
 		var tooLong *jsonrpc.LineTooLongError
 		switch {
 		case err == nil:
-			ev = decodeLine(line)
+			ev = decodeInput(line)
 		case errors.As(err, &tooLong):
 			ev.tooLong = true
 		default:
@@ -367,11 +367,11 @@ func (c *conn) readLoop() {
 	}
 }
 
-// decodeLine decodes a copy of line (the Reader reuses its buffer) and
+// decodeInput decodes a copy of line (the Reader reuses its buffer) and
 // compacts the raw members Serve passes on when the line was not canonical.
-func decodeLine(line []byte) lineEvent {
+func decodeInput(line []byte) inputEvent {
 	m, err := jsonrpc.Decode(bytes.Clone(line))
-	ev := lineEvent{msg: m}
+	ev := inputEvent{msg: m}
 	if err != nil && !errors.As(err, &ev.decodeErr) {
 		ev.decodeErr = &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error", Cause: err}
 	}
@@ -387,7 +387,7 @@ func decodeLine(line []byte) lineEvent {
 
 // writeLoop is the output writer: it performs the writes the coordinator
 // hands it, one at a time.
-func (c *conn) writeLoop() {
+func (c *serveConn) writeLoop() {
 	defer close(c.writerDone)
 	for {
 		select {
@@ -404,7 +404,7 @@ func (c *conn) writeLoop() {
 	}
 }
 
-func (c *conn) writeOnce(frame []byte) (err error) {
+func (c *serveConn) writeOnce(frame []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("stdio: output writer panicked: %v", r)
@@ -418,7 +418,7 @@ func (c *conn) writeOnce(frame []byte) (err error) {
 }
 
 // run is the coordinator loop.
-func (c *conn) run(ctx context.Context) error {
+func (c *serveConn) run(ctx context.Context) error {
 	lines := c.lines
 	for {
 		if c.eof && len(c.execs) == 0 {
@@ -451,7 +451,7 @@ func (c *conn) run(ctx context.Context) error {
 
 // writeFrame writes one frame, inline, bounded by WriteTimeout. A failure
 // is terminal: the error it returns ends the coordinator.
-func (c *conn) writeFrame(ctx context.Context, frame []byte) error {
+func (c *serveConn) writeFrame(ctx context.Context, frame []byte) error {
 	if c.wdl != nil {
 		_ = c.wdl.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
 	}
@@ -476,22 +476,22 @@ func (c *conn) writeFrame(ctx context.Context, frame []byte) error {
 	}
 }
 
-func (c *conn) writeError(ctx context.Context, id json.RawMessage, e *jsonrpc.Error) error {
+func (c *serveConn) writeError(ctx context.Context, id json.RawMessage, e *jsonrpc.Error) error {
 	return c.writeFrame(ctx, jsonrpc.AppendError(nil, id, e))
 }
 
-func internalError(message string) *jsonrpc.Error {
+func serveInternal(message string) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: message}
 }
 
-// capacityError is a retryable -32603 refusal (STDIO.md §4.2); the bridge
+// capacityRefusal is a retryable -32603 refusal (STDIO.md §4.2); the bridge
 // maps it to RESOURCE_EXHAUSTED.
-func capacityError(message string, limit int) *jsonrpc.Error {
+func capacityRefusal(message string, limit int) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: message,
 		Data: append(strconv.AppendInt([]byte(`{"retryable":true,"limit":`), int64(limit), 10), '}')}
 }
 
-func (c *conn) handleLine(ctx context.Context, ev lineEvent) error {
+func (c *serveConn) handleLine(ctx context.Context, ev inputEvent) error {
 	switch {
 	case ev.tooLong:
 		return c.writeError(ctx, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
@@ -522,7 +522,7 @@ func (c *conn) handleLine(ctx context.Context, ev lineEvent) error {
 
 // endOfInput stops reading: streams close without a terminal message, and
 // server-to-client requests can no longer be answered.
-func (c *conn) endOfInput(err error) {
+func (c *serveConn) endOfInput(err error) {
 	c.eof = true
 	if !errors.Is(err, io.EOF) {
 		c.readErr = err
@@ -533,9 +533,9 @@ func (c *conn) endOfInput(err error) {
 	c.failCalls()
 }
 
-// idKey identifies an id for duplicate detection and cancellation: equal
+// requestKey identifies an id for duplicate detection and cancellation: equal
 // strings match whatever their escapes, and 1 never matches "1".
-func idKey(id json.RawMessage) string {
+func requestKey(id json.RawMessage) string {
 	if s, ok := jsonrpc.StringValue(id); ok {
 		return "s" + s
 	}
@@ -546,8 +546,8 @@ func idKey(id json.RawMessage) string {
 }
 
 // admit hands a request to the Executor (STDIO.md §4.2).
-func (c *conn) admit(ctx context.Context, m *jsonrpc.Message) error {
-	key := idKey(m.ID)
+func (c *serveConn) admit(ctx context.Context, m *jsonrpc.Message) error {
+	key := requestKey(m.ID)
 	if c.execs[key] != nil || c.subs[key] != nil {
 		return c.writeError(ctx, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Duplicate in-flight request id"))
 	}
@@ -556,7 +556,7 @@ func (c *conn) admit(ctx context.Context, m *jsonrpc.Message) error {
 		return c.writeError(ctx, m.ID, terr)
 	}
 	c.admitted++
-	e := &execution{key: key, id: m.ID, method: m.Method, seq: c.admitted, listen: m.Method == methodListen}
+	e := &execution{key: key, id: m.ID, method: m.Method, seq: c.admitted, listen: m.Method == listenMethod}
 	e.req = &Request{ID: m.ID, Method: m.Method, Params: m.Params, Version: c.version}
 	if token != nil && !e.listen {
 		e.progress = &ProgressReporter{token: token, send: func(ctx context.Context, frame []byte) error {
@@ -565,7 +565,7 @@ func (c *conn) admit(ctx context.Context, m *jsonrpc.Message) error {
 		e.req.Progress = e.progress
 	}
 	e.req.Notify = func(ctx context.Context, method string, params json.RawMessage) error {
-		frame, err := notificationFrame(method, params)
+		frame, err := notifyFrame(method, params)
 		if err != nil {
 			return err
 		}
@@ -583,15 +583,15 @@ func (c *conn) admit(ctx context.Context, m *jsonrpc.Message) error {
 		c.execs[key] = e
 		return nil
 	case errors.Is(err, ErrCapacity):
-		return c.writeError(ctx, m.ID, capacityError("Execution capacity exhausted", c.exec.Limit()))
+		return c.writeError(ctx, m.ID, capacityRefusal("Execution capacity exhausted", c.exec.Limit()))
 	case errors.Is(err, ErrExecutorClosed):
-		if werr := c.writeError(ctx, m.ID, internalError("Request executor closed")); werr != nil {
+		if werr := c.writeError(ctx, m.ID, serveInternal("Request executor closed")); werr != nil {
 			return werr
 		}
 		return c.executorClosed(ctx)
 	default:
 		c.log.Error("stdio: the executor refused a request", "method", m.Method, "id", string(m.ID), "error", err)
-		return c.writeError(ctx, m.ID, internalError("Request executor unavailable"))
+		return c.writeError(ctx, m.ID, serveInternal("Request executor unavailable"))
 	}
 }
 
@@ -613,7 +613,7 @@ func progressToken(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	return tok, nil
 }
 
-func notificationFrame(method string, params json.RawMessage) ([]byte, error) {
+func notifyFrame(method string, params json.RawMessage) ([]byte, error) {
 	if params != nil {
 		var err error
 		if params, err = jsonrpc.Compact(params); err != nil {
@@ -625,7 +625,7 @@ func notificationFrame(method string, params json.RawMessage) ([]byte, error) {
 
 // finish ends an execution's life on the connection: its id is free again
 // and its reporter is closed. It does not cancel it.
-func (c *conn) finish(e *execution, cause error) {
+func (c *serveConn) finish(e *execution, cause error) {
 	e.live = false
 	e.cause = cause
 	if c.execs[e.key] == e {
@@ -635,10 +635,10 @@ func (c *conn) finish(e *execution, cause error) {
 }
 
 // notification handles a client notification inline.
-func (c *conn) notification(ctx context.Context, m *jsonrpc.Message) {
+func (c *serveConn) notification(ctx context.Context, m *jsonrpc.Message) {
 	switch m.Method {
-	case methodInitialized:
-	case methodCancelled:
+	case initializedMethod:
+	case cancelledMethod:
 		c.cancelled(m.Params)
 	default:
 		defer func() {
@@ -652,7 +652,7 @@ func (c *conn) notification(ctx context.Context, m *jsonrpc.Message) {
 
 // cancelled applies notifications/cancelled (STDIO.md §4.2). Malformed ones
 // and unknown or finished ids are ignored; nothing is ever written.
-func (c *conn) cancelled(params json.RawMessage) {
+func (c *serveConn) cancelled(params json.RawMessage) {
 	if !jsonrpc.IsObject(params) {
 		return
 	}
@@ -673,7 +673,7 @@ func (c *conn) cancelled(params json.RawMessage) {
 	if meta, ok := jsonrpc.Member(params, "_meta"); ok && !jsonrpc.IsObject(meta) {
 		return
 	}
-	key := idKey(rid)
+	key := requestKey(rid)
 	if e := c.execs[key]; e != nil {
 		c.finish(e, cause)
 		e.cancel(cause)
@@ -685,19 +685,19 @@ func (c *conn) cancelled(params json.RawMessage) {
 }
 
 // handleFrame writes, or refuses, what a producer handed over.
-func (c *conn) handleFrame(ctx context.Context, fr *frameReq) error {
+func (c *serveConn) handleFrame(ctx context.Context, fr *frameReq) error {
 	var err, reply error
 	switch fr.kind {
 	case frameProgress:
 		if !fr.exec.live {
-			reply = errGone
+			reply = errServeGone
 			break
 		}
 		err = c.writeFrame(ctx, fr.frame)
 		reply = err
 	case frameFinal:
 		if !fr.exec.live {
-			reply = errGone
+			reply = errServeGone
 			break
 		}
 		c.finish(fr.exec, nil)
@@ -710,14 +710,14 @@ func (c *conn) handleFrame(ctx context.Context, fr *frameReq) error {
 		err, reply = c.open(ctx, fr)
 	case frameEvent:
 		if !fr.sub.live {
-			reply = errGone
+			reply = errServeGone
 			break
 		}
 		err = c.writeFrame(ctx, fr.frame)
 		reply = err
 	case frameEnd:
 		if !fr.sub.live {
-			reply = errGone
+			reply = errServeGone
 			break
 		}
 		c.dropSub(fr.sub)
@@ -725,7 +725,7 @@ func (c *conn) handleFrame(ctx context.Context, fr *frameReq) error {
 		reply = err
 	case frameCall:
 		if c.eof {
-			reply = connectionClosed()
+			reply = peerClosed()
 			break
 		}
 		c.calls[fr.callID] = fr.callRes
@@ -745,7 +745,7 @@ func (c *conn) handleFrame(ctx context.Context, fr *frameReq) error {
 
 // handleInbox acts on what the Executor reported: deadlines, panics that
 // escaped Serve's own recovery, and its closing.
-func (c *conn) handleInbox(ctx context.Context) error {
+func (c *serveConn) handleInbox(ctx context.Context) error {
 	c.inboxMu.Lock()
 	events := c.inbox
 	c.inbox = nil
@@ -760,12 +760,12 @@ func (c *conn) handleInbox(ctx context.Context) error {
 			return c.executorClosed(ctx)
 		case errors.Is(ev.cause, context.DeadlineExceeded):
 			c.finish(e, ev.cause)
-			if err := c.writeError(ctx, e.id, internalError("Request execution timed out")); err != nil {
+			if err := c.writeError(ctx, e.id, serveInternal("Request execution timed out")); err != nil {
 				return err
 			}
 		default:
 			c.finish(e, ev.cause)
-			if err := c.writeError(ctx, e.id, internalError("Request worker failed")); err != nil {
+			if err := c.writeError(ctx, e.id, serveInternal("Request worker failed")); err != nil {
 				return err
 			}
 		}
@@ -776,7 +776,7 @@ func (c *conn) handleInbox(ctx context.Context) error {
 // post queues an Executor report for the coordinator without blocking:
 // OnAbort must not block, and the inbox holds at most one report per
 // execution.
-func (c *conn) post(e *execution, cause error) {
+func (c *serveConn) post(e *execution, cause error) {
 	c.inboxMu.Lock()
 	c.inbox = append(c.inbox, execAbort{e, cause})
 	c.inboxMu.Unlock()
@@ -788,7 +788,7 @@ func (c *conn) post(e *execution, cause error) {
 
 // executorClosed answers every pending request with -32603, in admission
 // order, and ends Serve with ErrExecutorClosed (STDIO.md §4.2).
-func (c *conn) executorClosed(ctx context.Context) error {
+func (c *serveConn) executorClosed(ctx context.Context) error {
 	pending := make([]*execution, 0, len(c.execs))
 	for _, e := range c.execs {
 		pending = append(pending, e)
@@ -796,7 +796,7 @@ func (c *conn) executorClosed(ctx context.Context) error {
 	slices.SortFunc(pending, func(a, b *execution) int { return int(a.seq - b.seq) })
 	for _, e := range pending {
 		c.finish(e, ErrExecutorClosed)
-		if err := c.writeError(ctx, e.id, internalError("Request executor closed")); err != nil {
+		if err := c.writeError(ctx, e.id, serveInternal("Request executor closed")); err != nil {
 			c.log.Error("stdio: answering requests after the executor closed", "error", err)
 			break
 		}
@@ -806,7 +806,7 @@ func (c *conn) executorClosed(ctx context.Context) error {
 
 // shutdown stops everything after the coordinator loop ended with cause
 // (nil after a clean EOF).
-func (c *conn) shutdown(cause error) {
+func (c *serveConn) shutdown(cause error) {
 	reason := cause
 	if reason == nil {
 		reason = io.EOF
@@ -926,13 +926,13 @@ func (h *handlerTracker) stop() <-chan struct{} {
 // send hands fr to the coordinator and waits for its verdict. Once the
 // coordinator has taken a frame it always answers, so only a frame that was
 // never handed over fails with errStopped.
-func (c *conn) send(fr *frameReq) error {
+func (c *serveConn) send(fr *frameReq) error {
 	return c.sendWithin(context.Background(), fr, 0)
 }
 
 // sendWithin is send for producers that may give up before their turn:
 // when ctx ends, or after limit (zero: no limit). Nothing is written then.
-func (c *conn) sendWithin(ctx context.Context, fr *frameReq, limit time.Duration) error {
+func (c *serveConn) sendWithin(ctx context.Context, fr *frameReq, limit time.Duration) error {
 	var expire <-chan time.Time
 	if limit > 0 {
 		t := time.NewTimer(limit)
@@ -949,7 +949,7 @@ func (c *conn) sendWithin(ctx context.Context, fr *frameReq, limit time.Duration
 	case <-expire:
 		return fmt.Errorf("stdio: output busy: frame not written within %v", limit)
 	case <-c.done:
-		return errStopped
+		return errServeStopped
 	}
 	if fr.done == nil {
 		return nil
@@ -958,7 +958,7 @@ func (c *conn) sendWithin(ctx context.Context, fr *frameReq, limit time.Duration
 }
 
 // runExec is the Run of every request's job, on an executor worker.
-func (c *conn) runExec(ctx context.Context, e *execution) {
+func (c *serveConn) runExec(ctx context.Context, e *execution) {
 	if !c.handlers.enter() {
 		return
 	}
@@ -981,7 +981,7 @@ func (c *conn) runExec(ctx context.Context, e *execution) {
 	_ = c.send(fr)
 }
 
-func (c *conn) callHandle(ctx context.Context, req *Request) (result json.RawMessage, panicked bool, err error) {
+func (c *serveConn) callHandle(ctx context.Context, req *Request) (result json.RawMessage, panicked bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: request handler panicked", "method", req.Method, "id", string(req.ID),
@@ -995,19 +995,19 @@ func (c *conn) callHandle(ctx context.Context, req *Request) (result json.RawMes
 
 // finalFrame builds an execution's response, and the protocol version to
 // record when it answers initialize.
-func (c *conn) finalFrame(e *execution, result json.RawMessage, panicked bool, err error) (frame []byte, version string) {
+func (c *serveConn) finalFrame(e *execution, result json.RawMessage, panicked bool, err error) (frame []byte, version string) {
 	switch {
 	case panicked:
-		return jsonrpc.AppendError(nil, e.id, internalError("Request worker failed")), ""
+		return jsonrpc.AppendError(nil, e.id, serveInternal("Request worker failed")), ""
 	case err != nil:
 		return jsonrpc.AppendError(nil, e.id, c.wireError(e, err)), ""
 	}
 	compact, cerr := jsonrpc.Compact(result)
 	if cerr != nil || !jsonrpc.IsObject(compact) {
 		c.log.Error("stdio: the handler returned an invalid result", "method", e.method, "id", string(e.id), "error", cerr)
-		return jsonrpc.AppendError(nil, e.id, internalError("Server produced an invalid result")), ""
+		return jsonrpc.AppendError(nil, e.id, serveInternal("Server produced an invalid result")), ""
 	}
-	if e.method == methodInitialize {
+	if e.method == initializeMethod {
 		if v, ok := jsonrpc.Member(compact, "protocolVersion"); ok {
 			version, _ = jsonrpc.StringValue(v)
 		}
@@ -1017,18 +1017,18 @@ func (c *conn) finalFrame(e *execution, result json.RawMessage, panicked bool, e
 
 // wireError is what a handler's error becomes on the wire: a *jsonrpc.Error
 // as it is, anything else -32603 without detail.
-func (c *conn) wireError(e *execution, err error) *jsonrpc.Error {
+func (c *serveConn) wireError(e *execution, err error) *jsonrpc.Error {
 	var re *jsonrpc.Error
 	if !errors.As(err, &re) {
 		c.log.Warn("stdio: request handler failed", "method", e.method, "id", string(e.id), "error", err)
-		return internalError("Internal error")
+		return serveInternal("Internal error")
 	}
 	out := &jsonrpc.Error{Code: re.Code, Message: re.Message}
 	if len(re.Data) > 0 {
 		data, derr := jsonrpc.Compact(re.Data)
 		if derr != nil {
 			c.log.Error("stdio: the handler returned invalid error data", "method", e.method, "id", string(e.id), "error", derr)
-			return internalError("Server produced an invalid result")
+			return serveInternal("Server produced an invalid result")
 		}
 		out.Data = data
 	}

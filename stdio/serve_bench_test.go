@@ -14,13 +14,13 @@ import (
 func BenchmarkServeEcho(b *testing.B) {
 	for _, inflight := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) {
-			rt := newRuntime()
+			rt := newFakeRuntime()
 			rt.handle = func(_ context.Context, req *Request) (json.RawMessage, error) { return req.Params, nil }
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			errc := make(chan error, 1)
 			go func() {
-				errc <- Serve(context.Background(), rt, inR, outW, ServerConfig{MaxConcurrency: 64, Logger: discardLogger})
+				errc <- Serve(context.Background(), rt, inR, outW, ServerConfig{MaxConcurrency: 64, Logger: quietLogger})
 				outW.Close()
 			}()
 			slots := make(chan struct{}, inflight)

@@ -19,9 +19,9 @@ import (
 
 func TestServeOutOfOrder(t *testing.T) { // scenario 53
 	synctest.Test(t, func(t *testing.T) {
-		h := startServe(t, newRuntime(), ServerConfig{})
-		h.sendLine(req(1, "sleep", `{"ms":200}`))
-		h.sendLine(req(2, "echo", `{"fast":true}`))
+		h := startServe(t, newFakeRuntime(), ServerConfig{})
+		h.sendLine(reqLine(1, "sleep", `{"ms":200}`))
+		h.sendLine(reqLine(2, "echo", `{"fast":true}`))
 		if got := h.next(); got != `{"jsonrpc":"2.0","id":2,"result":{"fast":true}}` {
 			t.Errorf("first response %s, want the fast one", got)
 		}
@@ -36,11 +36,11 @@ func TestServeOutOfOrder(t *testing.T) { // scenario 53
 }
 
 func TestServeCapacityRefusal(t *testing.T) { // scenario 54
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	h := startServe(t, rt, ServerConfig{MaxConcurrency: 1, MaxQueue: -1})
-	h.sendLine(req(1, "block", `{"gate":"a"}`))
+	h.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 	rt.waitEvent(t, "start")
-	h.sendLine(req(2, "echo", `{}`))
+	h.sendLine(reqLine(2, "echo", `{}`))
 	if got, want := h.next(), errorLine("2", -32603, "Execution capacity exhausted", `{"retryable":true,"limit":1}`); got != want {
 		t.Errorf("second request got %s, want %s", got, want)
 	}
@@ -55,13 +55,13 @@ func TestServeCapacityRefusal(t *testing.T) { // scenario 54
 }
 
 func TestServeCapacityLimitCountsQueue(t *testing.T) { // scenario 54, with a queue
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	h := startServe(t, rt, ServerConfig{MaxConcurrency: 1, MaxQueue: 2})
-	h.sendLine(req(1, "block", `{"gate":"a"}`))
+	h.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 	rt.waitEvent(t, "start")
-	h.sendLine(req(2, "echo", `{}`))
-	h.sendLine(req(3, "echo", `{}`))
-	h.sendLine(req(4, "echo", `{}`))
+	h.sendLine(reqLine(2, "echo", `{}`))
+	h.sendLine(reqLine(3, "echo", `{}`))
+	h.sendLine(reqLine(4, "echo", `{}`))
 	if got, want := h.next(), errorLine("4", -32603, "Execution capacity exhausted", `{"retryable":true,"limit":3}`); got != want {
 		t.Errorf("fourth request got %s, want %s", got, want)
 	}
@@ -77,10 +77,10 @@ func TestServeCapacityLimitCountsQueue(t *testing.T) { // scenario 54, with a qu
 
 func TestServeRequestTimeout(t *testing.T) { // scenario 55
 	synctest.Test(t, func(t *testing.T) {
-		rt := newRuntime()
+		rt := newFakeRuntime()
 		h := startServe(t, rt, ServerConfig{RequestTimeout: 20 * time.Millisecond})
 		start := time.Now()
-		h.sendLine(req(1, "nap", `{"ms":200}`)) // ignores its ctx
+		h.sendLine(reqLine(1, "nap", `{"ms":200}`)) // ignores its ctx
 		if got := h.next(); got != errorLine("1", -32603, "Request execution timed out", "") {
 			t.Errorf("got %s, want the timeout error", got)
 		}
@@ -99,8 +99,8 @@ func TestServeRequestTimeout(t *testing.T) { // scenario 55
 
 func TestServeRequestTimeoutHonoured(t *testing.T) { // scenario 55, with a handler that returns at once
 	synctest.Test(t, func(t *testing.T) {
-		h := startServe(t, newRuntime(), ServerConfig{RequestTimeout: 20 * time.Millisecond})
-		h.sendLine(req(1, "sleep", `{"ms":200}`)) // returns ctx.Err() at the deadline
+		h := startServe(t, newFakeRuntime(), ServerConfig{RequestTimeout: 20 * time.Millisecond})
+		h.sendLine(reqLine(1, "sleep", `{"ms":200}`)) // returns ctx.Err() at the deadline
 		if got := h.next(); got != errorLine("1", -32603, "Request execution timed out", "") {
 			t.Errorf("got %s, want the timeout error, not the handler's ctx error", got)
 		}
@@ -118,13 +118,13 @@ func TestServeSlotHeldUntilReturn(t *testing.T) { // scenario 56
 			t.Fatal(err)
 		}
 		defer exec.Close()
-		rt := newRuntime()
+		rt := newFakeRuntime()
 		h := startServe(t, rt, ServerConfig{Executor: exec, RequestTimeout: 20 * time.Millisecond})
-		h.sendLine(req(1, "ignore", `{"gate":"a"}`))
+		h.sendLine(reqLine(1, "ignore", `{"gate":"a"}`))
 		if got := h.next(); got != errorLine("1", -32603, "Request execution timed out", "") {
 			t.Fatalf("got %s, want the timeout error", got)
 		}
-		h.sendLine(req(1, "echo", `{"reused":true}`)) // the id is free at once...
+		h.sendLine(reqLine(1, "echo", `{"reused":true}`)) // the id is free at once...
 		synctest.Wait()
 		if got, want := exec.Stats(), (ExecutorStats{Running: 1, Queued: 1}); got != want {
 			t.Errorf("Stats = %+v, want %+v: the slot stays held", got, want) // ...the slot is not
@@ -148,7 +148,7 @@ func TestServeInjectedExecutor(t *testing.T) { // scenario 57
 	t.Run("usable after Serve", func(t *testing.T) {
 		exec, _ := NewExecutor(ExecutorConfig{})
 		defer exec.Close()
-		lines, err := serveString(t, newRuntime(), ServerConfig{Executor: exec}, req(1, "echo", `{}`)+"\n")
+		lines, err := serveString(t, newFakeRuntime(), ServerConfig{Executor: exec}, reqLine(1, "echo", `{}`)+"\n")
 		if err != nil || len(lines) != 1 {
 			t.Fatalf("Serve = %v, %q", err, lines)
 		}
@@ -161,9 +161,9 @@ func TestServeInjectedExecutor(t *testing.T) { // scenario 57
 	t.Run("closed mid-request after EOF", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			exec, _ := NewExecutor(ExecutorConfig{})
-			rt := newRuntime()
+			rt := newFakeRuntime()
 			h := startServe(t, rt, ServerConfig{Executor: exec})
-			h.sendLine(req(1, "block", `{"gate":"a"}`))
+			h.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 			rt.waitEvent(t, "start")
 			h.eof()
 			synctest.Wait() // Serve has seen EOF and is draining
@@ -181,8 +181,8 @@ func TestServeInjectedExecutor(t *testing.T) { // scenario 57
 	})
 	t.Run("closed while idle", func(t *testing.T) {
 		exec, _ := NewExecutor(ExecutorConfig{})
-		h := startServe(t, newRuntime(), ServerConfig{Executor: exec})
-		h.sendLine(req(1, "echo", `{}`))
+		h := startServe(t, newFakeRuntime(), ServerConfig{Executor: exec})
+		h.sendLine(reqLine(1, "echo", `{}`))
 		h.next()
 		exec.Close()
 		if err := h.wait(); !errors.Is(err, ErrExecutorClosed) {
@@ -192,7 +192,7 @@ func TestServeInjectedExecutor(t *testing.T) { // scenario 57
 	t.Run("closed before Serve", func(t *testing.T) {
 		exec, _ := NewExecutor(ExecutorConfig{})
 		exec.Close()
-		if err := Serve(context.Background(), newRuntime(), failingReader{t}, io.Discard, ServerConfig{Executor: exec}); !errors.Is(err, ErrExecutorClosed) {
+		if err := Serve(context.Background(), newFakeRuntime(), unreadInput{t}, io.Discard, ServerConfig{Executor: exec}); !errors.Is(err, ErrExecutorClosed) {
 			t.Errorf("Serve = %v, want ErrExecutorClosed before reading anything", err)
 		}
 	})
@@ -200,7 +200,7 @@ func TestServeInjectedExecutor(t *testing.T) { // scenario 57
 		exec, _ := NewExecutor(ExecutorConfig{})
 		defer exec.Close()
 		exec.submitHook = func() error { return errors.New("executor unreachable") }
-		lines, err := serveString(t, newRuntime(), ServerConfig{Executor: exec}, req(1, "echo", `{}`)+"\n")
+		lines, err := serveString(t, newFakeRuntime(), ServerConfig{Executor: exec}, reqLine(1, "echo", `{}`)+"\n")
 		if err != nil || !cmp.Equal(lines, []string{errorLine("1", -32603, "Request executor unavailable", "")}) {
 			t.Errorf("Serve = %v, %q; want -32603 and a clean exit", err, lines)
 		}
@@ -208,29 +208,29 @@ func TestServeInjectedExecutor(t *testing.T) { // scenario 57
 }
 
 func TestServeHandlerPanic(t *testing.T) { // scenario 58
-	h := startServe(t, newRuntime(), ServerConfig{})
-	h.sendLine(req(1, "panic", ""))
+	h := startServe(t, newFakeRuntime(), ServerConfig{})
+	h.sendLine(reqLine(1, "panic", ""))
 	got := h.next()
 	if got != errorLine("1", -32603, "Request worker failed", "") {
 		t.Errorf("panic got %s", got)
 	}
-	h.sendLine(req(2, "echo", `{"after":true}`))
+	h.sendLine(reqLine(2, "echo", `{"after":true}`))
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":2,"result":{"after":true}}` {
 		t.Errorf("next request got %s", got)
 	}
 	h.eof()
 	h.wait()
 	logs := h.logs.String()
-	if !strings.Contains(logs, "boom: secret detail") || !strings.Contains(logs, "goroutine ") || !strings.Contains(logs, "(*testRuntime).Handle") {
+	if !strings.Contains(logs, "boom: secret detail") || !strings.Contains(logs, "goroutine ") || !strings.Contains(logs, "(*fakeRuntime).Handle") {
 		t.Errorf("log lacks the panic and its stack:\n%s", logs)
 	}
 }
 
 func TestServeManyInFlight(t *testing.T) { // scenario 59
-	h := startServe(t, newRuntime(), ServerConfig{MaxConcurrency: 100})
+	h := startServe(t, newFakeRuntime(), ServerConfig{MaxConcurrency: 100})
 	payload := strings.Repeat("p", 3000) // frames longer than a pipe's atomic write
 	for i := range 100 {
-		h.sendLine(req(i, "sleep", fmt.Sprintf(`{"ms":%d,"text":%q}`, rand.IntN(30), payload)))
+		h.sendLine(reqLine(i, "sleep", fmt.Sprintf(`{"ms":%d,"text":%q}`, rand.IntN(30), payload)))
 	}
 	seen := map[string]int{}
 	for range 100 {
@@ -253,15 +253,15 @@ func TestServeManyInFlight(t *testing.T) { // scenario 59
 }
 
 func TestServeDuplicateID(t *testing.T) { // scenario 60
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	h := startServe(t, rt, ServerConfig{})
-	h.sendLine(req(7, "block", `{"gate":"a"}`))
+	h.sendLine(reqLine(7, "block", `{"gate":"a"}`))
 	rt.waitEvent(t, "start")
-	h.sendLine(req(7, "echo", `{}`))
+	h.sendLine(reqLine(7, "echo", `{}`))
 	if got := h.next(); got != errorLine("7", -32600, "Duplicate in-flight request id", "") {
 		t.Errorf("duplicate got %s", got)
 	}
-	h.sendLine(req("7", "echo", `{"string":true}`)) // "7" is another id
+	h.sendLine(reqLine("7", "echo", `{"string":true}`)) // "7" is another id
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":"7","result":{"string":true}}` {
 		t.Errorf(`id "7" got %s`, got)
 	}
@@ -276,13 +276,13 @@ func TestServeDuplicateID(t *testing.T) { // scenario 60
 }
 
 func TestServeContextCancelled(t *testing.T) { // scenario 61
-	rt := newRuntime()
-	src := newSource(`{"toolsListChanged":true}`)
+	rt := newFakeRuntime()
+	src := newFakeSource(`{"toolsListChanged":true}`)
 	rt.listen = func(context.Context, *Request) (Source, error) { return src, nil }
 	h := startServe(t, rt, ServerConfig{})
-	h.sendLine(req(1, "block", `{"gate":"never"}`))
+	h.sendLine(reqLine(1, "block", `{"gate":"never"}`))
 	rt.waitEvent(t, "start")
-	h.sendLine(req(2, "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`))
+	h.sendLine(reqLine(2, "subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`))
 	if w := h.nextMsg(); w.Method != "notifications/subscriptions/acknowledged" {
 		t.Fatalf("got %s, want the acknowledgement", w.line)
 	}
@@ -304,22 +304,22 @@ func TestServeContextCancelled(t *testing.T) { // scenario 61
 // Server: cancellation (scenarios 62-63).
 
 func TestServeCancellation(t *testing.T) { // scenario 62
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	synced := make(chan struct{}, 10)
 	rt.notify = func(context.Context, string, json.RawMessage) { synced <- struct{}{} }
 	h := startServe(t, rt, ServerConfig{})
 	// barrier waits until Serve has handled every earlier line: it handles
 	// notifications inline, in input order.
 	barrier := func() {
-		h.sendLine(notif("notifications/sync", `{}`))
+		h.sendLine(notifLine("notifications/sync", `{}`))
 		<-synced
 	}
 
-	h.sendLine(req(1, "block", `{"gate":"a"}`))
+	h.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 	rt.waitEvent(t, "start")
-	h.sendLine(notif("notifications/cancelled", `{"requestId":1,"reason":5}`))
-	h.sendLine(notif("notifications/cancelled", `{"requestId":1,"_meta":"x"}`))
-	h.sendLine(notif("notifications/cancelled", `{"requestId":"1"}`))
+	h.sendLine(notifLine("notifications/cancelled", `{"requestId":1,"reason":5}`))
+	h.sendLine(notifLine("notifications/cancelled", `{"requestId":1,"_meta":"x"}`))
+	h.sendLine(notifLine("notifications/cancelled", `{"requestId":"1"}`))
 	barrier()
 	rt.open("a")
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":1,"result":{"released":true}}` {
@@ -329,12 +329,12 @@ func TestServeCancellation(t *testing.T) { // scenario 62
 
 	// A valid cancellation frees the id at once, even from a handler that
 	// ignores its ctx, and nothing is ever written for that execution.
-	h.sendLine(req(2, "ignore", `{"gate":"b"}`))
+	h.sendLine(reqLine(2, "ignore", `{"gate":"b"}`))
 	rt.waitEvent(t, "start")
-	h.sendLine(req(3, "block", `{"gate":"c"}`))
+	h.sendLine(reqLine(3, "block", `{"gate":"c"}`))
 	rt.waitEvent(t, "start")
 	h.sendLine(cancelLine(2, "user gave up"))
-	h.sendLine(req(2, "echo", `{"again":true}`))
+	h.sendLine(reqLine(2, "echo", `{"again":true}`))
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":2,"result":{"again":true}}` {
 		t.Errorf("reused id got %s", got)
 	}
@@ -354,19 +354,19 @@ func TestServeCancellation(t *testing.T) { // scenario 62
 }
 
 func TestServeCancellationIgnoredOrQueued(t *testing.T) { // scenario 63
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	synced := make(chan struct{}, 10)
 	rt.notify = func(context.Context, string, json.RawMessage) { synced <- struct{}{} }
 	h := startServe(t, rt, ServerConfig{MaxConcurrency: 1})
 	h.sendLine(cancelLine(42, ""))
-	h.sendLine(notif("notifications/cancelled", `{"requestId":1.5}`))
-	h.sendLine(notif("notifications/cancelled", `{"requestId":null}`))
-	h.sendLine(notif("notifications/cancelled", `"junk"`))
-	h.sendLine(req(1, "block", `{"gate":"a"}`))
+	h.sendLine(notifLine("notifications/cancelled", `{"requestId":1.5}`))
+	h.sendLine(notifLine("notifications/cancelled", `{"requestId":null}`))
+	h.sendLine(notifLine("notifications/cancelled", `"junk"`))
+	h.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 	rt.waitEvent(t, "start")
-	h.sendLine(req(2, "echo", `{"queued":true}`))
+	h.sendLine(reqLine(2, "echo", `{"queued":true}`))
 	h.sendLine(cancelLine(2, ""))
-	h.sendLine(notif("notifications/sync", `{}`))
+	h.sendLine(notifLine("notifications/sync", `{}`))
 	<-synced
 	h.quiet()
 	rt.open("a")

@@ -14,8 +14,8 @@ import (
 // fuzzRuntime answers every request at once: panic and fail fail, a listen
 // streams its params as one event, anything else echoes its params after a
 // progress report and a request-scoped notification.
-func fuzzRuntime() *testRuntime {
-	rt := newRuntime()
+func fuzzRuntime() *fakeRuntime {
+	rt := newFakeRuntime()
 	rt.handle = func(ctx context.Context, req *Request) (json.RawMessage, error) {
 		switch req.Method {
 		case "panic":
@@ -53,24 +53,24 @@ func (s *oneEventSource) Next(context.Context) (string, json.RawMessage, error) 
 // notification, each written by one Write.
 func FuzzServe(f *testing.F) {
 	for _, s := range []string{
-		req(1, "echo", `{"a":[1,2,{"b":null}]}`) + "\n",
-		req("x", "echo", `{"_meta":{"progressToken":"t"}}`) + "\r\n" + req("x", "echo", `{}`),
-		req(2, "subscriptions/listen", `{"notifications":{"toolsListChanged":true},"_meta":{"k":1}}`) + "\n",
-		req(3, "panic", "") + "\n" + req(4, "fail", "") + "\n" + req(5, "echo", `[1]`) + "\n",
+		reqLine(1, "echo", `{"a":[1,2,{"b":null}]}`) + "\n",
+		reqLine("x", "echo", `{"_meta":{"progressToken":"t"}}`) + "\r\n" + reqLine("x", "echo", `{}`),
+		reqLine(2, "subscriptions/listen", `{"notifications":{"toolsListChanged":true},"_meta":{"k":1}}`) + "\n",
+		reqLine(3, "panic", "") + "\n" + reqLine(4, "fail", "") + "\n" + reqLine(5, "echo", `[1]`) + "\n",
 		`{not-json}` + "\n" + `[]` + "\n" + `{"jsonrpc":"1.0","id":3,"method":"ping"}` + "\n",
 		`{"jsonrpc":"2.0","id":9223372036854775808,"method":"x"}` + "\n" + `{"jsonrpc":"2.0","id":1e3,"method":"x"}`,
-		cancelLine(1, "r") + "\n" + notif("notifications/initialized", `{}`) + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}`,
-		"\xEF\xBB\xBF" + req(6, "echo", "{\"s\":\"caf\xff \u2028\"}") + "\n\n \t\n",
+		cancelLine(1, "r") + "\n" + notifLine("notifications/initialized", `{}`) + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}`,
+		"\xEF\xBB\xBF" + reqLine(6, "echo", "{\"s\":\"caf\xff \u2028\"}") + "\n\n \t\n",
 		`{"jsonrpc":"2.0","id":7,"method":"echo","params":{"n":` + strings.Repeat("9", 70) + `}}` + "\n",
 		strings.Repeat("[", 20) + strings.Repeat("]", 20) + "\n" + strings.Repeat("x", 5000) + "\n",
-		req(8, "echo", `{"_meta":{"progressToken":1.5}}`) + "\n",
+		reqLine(8, "echo", `{"_meta":{"progressToken":1.5}}`) + "\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var out bytes.Buffer
-		cw := &checkWriter{w: &out}
-		err := Serve(context.Background(), fuzzRuntime(), bytes.NewReader(in), cw, ServerConfig{MaxLineBytes: 4096, Logger: discardLogger})
+		cw := &frameWriter{w: &out}
+		err := Serve(context.Background(), fuzzRuntime(), bytes.NewReader(in), cw, ServerConfig{MaxLineBytes: 4096, Logger: quietLogger})
 		if err != nil {
 			t.Fatalf("Serve = %v", err)
 		}
@@ -79,7 +79,7 @@ func FuzzServe(f *testing.F) {
 			return
 		}
 		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-			parse(t, line)
+			parseOut(t, line)
 		}
 	})
 }

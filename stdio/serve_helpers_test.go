@@ -18,15 +18,15 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// waitLimit bounds every wait of a test for an event. It is generous: the
+// serveWait bounds every wait of a test for an event. It is generous: the
 // machine may be loaded, and under testing/synctest it only fires on a
 // deadlock.
-const waitLimit = 30 * time.Second
+const serveWait = 30 * time.Second
 
-// testRuntime is the Runtime (and Session) of the server tests. Requests are
+// fakeRuntime is the Runtime (and Session) of the server tests. Requests are
 // dispatched by method name to small fixtures; tests override handle,
 // listen or notify where they need to.
-type testRuntime struct {
+type fakeRuntime struct {
 	handle func(ctx context.Context, req *Request) (json.RawMessage, error)
 	listen func(ctx context.Context, req *Request) (Source, error)
 	notify func(ctx context.Context, method string, params json.RawMessage)
@@ -50,15 +50,15 @@ type handlerEvent struct {
 	err      error
 }
 
-func newRuntime() *testRuntime {
-	return &testRuntime{
+func newFakeRuntime() *fakeRuntime {
+	return &fakeRuntime{
 		events: make(chan handlerEvent, 10000),
 		gates:  make(map[string]chan struct{}),
 		info:   json.RawMessage(`{"name":"test-server","version":"1.0.0"}`),
 	}
 }
 
-func (rt *testRuntime) NewSession(p Peer) Session {
+func (rt *fakeRuntime) NewSession(p Peer) Session {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	rt.peer = p
@@ -66,21 +66,21 @@ func (rt *testRuntime) NewSession(p Peer) Session {
 	return rt
 }
 
-func (rt *testRuntime) Close() {
+func (rt *fakeRuntime) Close() {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	rt.closed++
 }
 
-func (rt *testRuntime) ServerInfo() json.RawMessage { return rt.info }
+func (rt *fakeRuntime) ServerInfo() json.RawMessage { return rt.info }
 
-func (rt *testRuntime) Notify(ctx context.Context, method string, params json.RawMessage) {
+func (rt *fakeRuntime) Notify(ctx context.Context, method string, params json.RawMessage) {
 	if rt.notify != nil {
 		rt.notify(ctx, method, params)
 	}
 }
 
-func (rt *testRuntime) Listen(ctx context.Context, req *Request) (Source, error) {
+func (rt *fakeRuntime) Listen(ctx context.Context, req *Request) (Source, error) {
 	if rt.listen != nil {
 		return rt.listen(ctx, req)
 	}
@@ -89,7 +89,7 @@ func (rt *testRuntime) Listen(ctx context.Context, req *Request) (Source, error)
 
 // gate returns the channel that "block" and "ignore" requests naming key
 // wait for; open releases them.
-func (rt *testRuntime) gate(key string) chan struct{} {
+func (rt *fakeRuntime) gate(key string) chan struct{} {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	g, ok := rt.gates[key]
@@ -100,19 +100,19 @@ func (rt *testRuntime) gate(key string) chan struct{} {
 	return g
 }
 
-func (rt *testRuntime) open(key string) { close(rt.gate(key)) }
+func (rt *fakeRuntime) open(key string) { close(rt.gate(key)) }
 
 // waitEvent waits for the next handler event with the given what.
-func (rt *testRuntime) waitEvent(tb testing.TB, what string) handlerEvent {
+func (rt *fakeRuntime) waitEvent(tb testing.TB, what string) handlerEvent {
 	tb.Helper()
 	return rt.waitFor(tb, what, func(handlerEvent) bool { return true })
 }
 
 // waitFor waits for the next handler event with the given what that ok
 // accepts, skipping others.
-func (rt *testRuntime) waitFor(tb testing.TB, what string, ok func(handlerEvent) bool) handlerEvent {
+func (rt *fakeRuntime) waitFor(tb testing.TB, what string, ok func(handlerEvent) bool) handlerEvent {
 	tb.Helper()
-	timer := time.NewTimer(waitLimit)
+	timer := time.NewTimer(serveWait)
 	defer timer.Stop()
 	for {
 		select {
@@ -121,13 +121,13 @@ func (rt *testRuntime) waitFor(tb testing.TB, what string, ok func(handlerEvent)
 				return ev
 			}
 		case <-timer.C:
-			tb.Fatalf("no matching handler %q event within %v", what, waitLimit)
+			tb.Fatalf("no matching handler %q event within %v", what, serveWait)
 		}
 	}
 }
 
 // drainEvents returns the events not yet consumed.
-func (rt *testRuntime) drainEvents() []handlerEvent {
+func (rt *fakeRuntime) drainEvents() []handlerEvent {
 	var evs []handlerEvent
 	for {
 		select {
@@ -141,7 +141,7 @@ func (rt *testRuntime) drainEvents() []handlerEvent {
 
 // event records what a handler did; past the buffer (fuzzing,
 // benchmarks) events are dropped.
-func (rt *testRuntime) event(ev handlerEvent) {
+func (rt *fakeRuntime) event(ev handlerEvent) {
 	select {
 	case rt.events <- ev:
 	default:
@@ -159,7 +159,7 @@ type fixtureParams struct {
 	Text    string    `json:"text"`
 }
 
-func (rt *testRuntime) Handle(ctx context.Context, req *Request) (json.RawMessage, error) {
+func (rt *fakeRuntime) Handle(ctx context.Context, req *Request) (json.RawMessage, error) {
 	n := rt.running.Add(1)
 	defer rt.running.Add(-1)
 	for {
@@ -177,7 +177,7 @@ func (rt *testRuntime) Handle(ctx context.Context, req *Request) (json.RawMessag
 }
 
 // fixture dispatches a request to the fixture its method names.
-func (rt *testRuntime) fixture(ctx context.Context, req *Request) (json.RawMessage, error) {
+func (rt *fakeRuntime) fixture(ctx context.Context, req *Request) (json.RawMessage, error) {
 	var p fixtureParams
 	if req.Params != nil {
 		_ = json.Unmarshal(req.Params, &p)
@@ -239,34 +239,34 @@ func (rt *testRuntime) fixture(ctx context.Context, req *Request) (json.RawMessa
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found")
 }
 
-// testSource is a Source fed by the test through events; closing events
+// fakeSource is a Source fed by the test through events; closing events
 // ends it normally.
-type testSource struct {
+type fakeSource struct {
 	accepted json.RawMessage
-	events   chan testEvent
+	events   chan fakeEvent
 	pulls    atomic.Int32
 	onPull   func(n int32) // optional, called at each pull
 	closed   chan error    // receives the Close reason; capacity 1
 	closes   atomic.Int32
 }
 
-type testEvent struct {
+type fakeEvent struct {
 	method string
 	params json.RawMessage
 	err    error
 }
 
-func newSource(accepted string) *testSource {
-	return &testSource{
+func newFakeSource(accepted string) *fakeSource {
+	return &fakeSource{
 		accepted: json.RawMessage(accepted),
-		events:   make(chan testEvent),
+		events:   make(chan fakeEvent),
 		closed:   make(chan error, 1),
 	}
 }
 
-func (s *testSource) Accepted() json.RawMessage { return s.accepted }
+func (s *fakeSource) Accepted() json.RawMessage { return s.accepted }
 
-func (s *testSource) Next(ctx context.Context) (string, json.RawMessage, error) {
+func (s *fakeSource) Next(ctx context.Context) (string, json.RawMessage, error) {
 	n := s.pulls.Add(1)
 	if s.onPull != nil {
 		s.onPull(n)
@@ -282,29 +282,29 @@ func (s *testSource) Next(ctx context.Context) (string, json.RawMessage, error) 
 	}
 }
 
-func (s *testSource) Close(reason error) {
+func (s *fakeSource) Close(reason error) {
 	if s.closes.Add(1) == 1 {
 		s.closed <- reason
 	}
 }
 
 // waitClosed returns the reason of the source's Close.
-func (s *testSource) waitClosed(tb testing.TB) error {
+func (s *fakeSource) waitClosed(tb testing.TB) error {
 	tb.Helper()
 	select {
 	case err := <-s.closed:
 		s.closed <- err // keep it for later checks
 		return err
-	case <-time.After(waitLimit):
-		tb.Fatalf("source not closed within %v", waitLimit)
+	case <-time.After(serveWait):
+		tb.Fatalf("source not closed within %v", serveWait)
 		return nil
 	}
 }
 
-// checkWriter sits between Serve and the output pipe. It checks that every
+// frameWriter sits between Serve and the output pipe. It checks that every
 // Write is exactly one frame (one LF, at the end) and that no two Writes
 // overlap, and it lets tests block or fail chosen writes.
-type checkWriter struct {
+type frameWriter struct {
 	w        io.Writer
 	inflight atomic.Int32
 	writes   atomic.Int64
@@ -314,9 +314,9 @@ type checkWriter struct {
 	problems []string
 }
 
-func (cw *checkWriter) setHook(f func(frame []byte) error) { cw.hook.Store(&f) }
+func (cw *frameWriter) setHook(f func(frame []byte) error) { cw.hook.Store(&f) }
 
-func (cw *checkWriter) Write(p []byte) (int, error) {
+func (cw *frameWriter) Write(p []byte) (int, error) {
 	if n := cw.inflight.Add(1); n != 1 {
 		cw.problem("%d Writes in flight at once", n)
 	}
@@ -333,13 +333,13 @@ func (cw *checkWriter) Write(p []byte) (int, error) {
 	return cw.w.Write(p)
 }
 
-func (cw *checkWriter) problem(format string, args ...any) {
+func (cw *frameWriter) problem(format string, args ...any) {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
 	cw.problems = append(cw.problems, fmt.Sprintf(format, args...))
 }
 
-func (cw *checkWriter) check(tb testing.TB) {
+func (cw *frameWriter) check(tb testing.TB) {
 	tb.Helper()
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
@@ -348,31 +348,31 @@ func (cw *checkWriter) check(tb testing.TB) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer for logs written from several goroutines.
-type syncBuffer struct {
+// logBuffer is a bytes.Buffer for logs written from several goroutines.
+type logBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *logBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *logBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
 
-// harness runs Serve over io.Pipe pairs: the test writes input lines and
+// serveHarness runs Serve over io.Pipe pairs: the test writes input lines and
 // reads output lines.
-type harness struct {
+type serveHarness struct {
 	tb     testing.TB
-	rt     *testRuntime
-	out    *checkWriter
-	logs   *syncBuffer
+	rt     *fakeRuntime
+	out    *frameWriter
+	logs   *logBuffer
 	in     *io.PipeWriter
 	inR    *io.PipeReader
 	lines  chan string
@@ -383,15 +383,15 @@ type harness struct {
 	returned bool
 }
 
-func startServe(tb testing.TB, rt *testRuntime, cfg ServerConfig) *harness {
+func startServe(tb testing.TB, rt *fakeRuntime, cfg ServerConfig) *serveHarness {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	h := &harness{
+	h := &serveHarness{
 		tb: tb, rt: rt, in: inW, inR: inR, cancel: cancel,
-		out:   &checkWriter{w: outW},
-		logs:  &syncBuffer{},
+		out:   &frameWriter{w: outW},
+		logs:  &logBuffer{},
 		lines: make(chan string, 10000),
 		errc:  make(chan error, 1),
 	}
@@ -427,7 +427,7 @@ func startServe(tb testing.TB, rt *testRuntime, cfg ServerConfig) *harness {
 }
 
 // send writes raw input, normally one line with its LF.
-func (h *harness) send(s string) {
+func (h *serveHarness) send(s string) {
 	h.tb.Helper()
 	if _, err := io.WriteString(h.in, s); err != nil {
 		h.tb.Fatalf("writing input: %v", err)
@@ -435,10 +435,10 @@ func (h *harness) send(s string) {
 }
 
 // sendLine writes one line and its LF.
-func (h *harness) sendLine(line string) { h.tb.Helper(); h.send(line + "\n") }
+func (h *serveHarness) sendLine(line string) { h.tb.Helper(); h.send(line + "\n") }
 
 // next returns the next output line.
-func (h *harness) next() string {
+func (h *serveHarness) next() string {
 	h.tb.Helper()
 	select {
 	case line, ok := <-h.lines:
@@ -446,36 +446,36 @@ func (h *harness) next() string {
 			h.tb.Fatalf("output ended; Serve returned %v", h.wait())
 		}
 		return line
-	case <-time.After(waitLimit):
-		h.tb.Fatalf("no output line within %v", waitLimit)
+	case <-time.After(serveWait):
+		h.tb.Fatalf("no output line within %v", serveWait)
 	}
 	return ""
 }
 
 // nextMsg returns the next output line, decoded and checked.
-func (h *harness) nextMsg() wire {
+func (h *serveHarness) nextMsg() outMsg {
 	h.tb.Helper()
-	return parse(h.tb, h.next())
+	return parseOut(h.tb, h.next())
 }
 
 // eof closes the input.
-func (h *harness) eof() { h.in.Close() }
+func (h *serveHarness) eof() { h.in.Close() }
 
 // wait returns Serve's result, waiting for it.
-func (h *harness) wait() error {
+func (h *serveHarness) wait() error {
 	if !h.returned {
 		select {
 		case h.err = <-h.errc:
 			h.returned = true
-		case <-time.After(waitLimit):
-			h.tb.Fatalf("Serve did not return within %v", waitLimit)
+		case <-time.After(serveWait):
+			h.tb.Fatalf("Serve did not return within %v", serveWait)
 		}
 	}
 	return h.err
 }
 
 // rest waits for Serve to return and returns the lines not yet read.
-func (h *harness) rest() []string {
+func (h *serveHarness) rest() []string {
 	h.tb.Helper()
 	h.wait()
 	var out []string
@@ -486,7 +486,7 @@ func (h *harness) rest() []string {
 }
 
 // quiet checks that no output line is waiting.
-func (h *harness) quiet() {
+func (h *serveHarness) quiet() {
 	h.tb.Helper()
 	select {
 	case line, ok := <-h.lines:
@@ -497,26 +497,26 @@ func (h *harness) quiet() {
 	}
 }
 
-// wire is one output message.
-type wire struct {
+// outMsg is one output message.
+type outMsg struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
 	Params  json.RawMessage `json:"params"`
 	Result  json.RawMessage `json:"result"`
-	Error   *wireError      `json:"error"`
+	Error   *outError       `json:"error"`
 	line    string
 }
 
-type wireError struct {
+type outError struct {
 	Code    int64           `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data"`
 }
 
-// parse decodes an output line and checks that it is one valid JSON-RPC
+// parseOut decodes an output line and checks that it is one valid JSON-RPC
 // response or notification.
-func parse(tb testing.TB, line string) wire {
+func parseOut(tb testing.TB, line string) outMsg {
 	tb.Helper()
 	m, err := jsonrpc.Decode([]byte(line))
 	if err != nil {
@@ -528,7 +528,7 @@ func parse(tb testing.TB, line string) wire {
 	if m.Kind == jsonrpc.KindResponse && m.HasResult() == m.HasError() {
 		tb.Fatalf("output %s has both or neither of result and error", line)
 	}
-	var w wire
+	var w outMsg
 	if err := json.Unmarshal([]byte(line), &w); err != nil {
 		tb.Fatalf("output %s: %v", line, err)
 	}
@@ -536,8 +536,8 @@ func parse(tb testing.TB, line string) wire {
 	return w
 }
 
-// req builds a request line; id is an int or a string.
-func req(id any, method, params string) string {
+// reqLine builds a request line; id is an int or a string.
+func reqLine(id any, method, params string) string {
 	var idText string
 	switch v := id.(type) {
 	case string:
@@ -552,16 +552,16 @@ func req(id any, method, params string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, idText, method, params)
 }
 
-func notif(method, params string) string {
+func notifLine(method, params string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, params)
 }
 
 func cancelLine(id any, reason string) string {
 	idb, _ := json.Marshal(id)
 	if reason == "" {
-		return notif("notifications/cancelled", fmt.Sprintf(`{"requestId":%s}`, idb))
+		return notifLine("notifications/cancelled", fmt.Sprintf(`{"requestId":%s}`, idb))
 	}
-	return notif("notifications/cancelled", fmt.Sprintf(`{"requestId":%s,"reason":%q}`, idb, reason))
+	return notifLine("notifications/cancelled", fmt.Sprintf(`{"requestId":%s,"reason":%q}`, idb, reason))
 }
 
 // errorLine is the exact frame of an error response.
@@ -573,13 +573,13 @@ func errorLine(id string, code int, message, data string) string {
 }
 
 // serveString runs Serve over a fixed input and returns its output lines.
-func serveString(tb testing.TB, rt *testRuntime, cfg ServerConfig, input string) ([]string, error) {
+func serveString(tb testing.TB, rt *fakeRuntime, cfg ServerConfig, input string) ([]string, error) {
 	tb.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	var out bytes.Buffer
-	cw := &checkWriter{w: &out}
+	cw := &frameWriter{w: &out}
 	err := Serve(context.Background(), rt, strings.NewReader(input), cw, cfg)
 	cw.check(tb)
 	s := out.String()

@@ -13,22 +13,22 @@ import (
 // server-to-client requests with Serve-owned ids, their responses, and
 // unsolicited notifications.
 
-// peer is the Peer that Serve gives to Runtime.NewSession.
-type peer struct{ c *conn }
+// servePeer is the Peer that Serve gives to Runtime.NewSession.
+type servePeer struct{ c *serveConn }
 
-// peerResult is the client's answer to a server-to-client request.
-type peerResult struct {
+// callResult is the client's answer to a server-to-client request.
+type callResult struct {
 	result json.RawMessage
 	err    error
 }
 
-// connectionClosed is the local error of Peer calls that can no longer be
+// peerClosed is the local error of Peer calls that can no longer be
 // answered. It never goes on the wire.
-func connectionClosed() *jsonrpc.Error {
+func peerClosed() *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Connection closed"}
 }
 
-func (p peer) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (p servePeer) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	c := p.c
 	if params != nil {
 		var err error
@@ -37,12 +37,12 @@ func (p peer) Call(ctx context.Context, method string, params json.RawMessage) (
 		}
 	}
 	id := c.callSeq.Add(1)
-	res := make(chan peerResult, 1) // the coordinator never blocks on it
+	res := make(chan callResult, 1) // the coordinator never blocks on it
 	fr := &frameReq{kind: frameCall, callID: id, callRes: res,
 		frame: jsonrpc.AppendRequest(nil, strconv.AppendInt(nil, id, 10), method, params)}
 	if err := c.sendWithin(ctx, fr, 0); err != nil {
-		if errors.Is(err, errStopped) {
-			return nil, connectionClosed()
+		if errors.Is(err, errServeStopped) {
+			return nil, peerClosed()
 		}
 		return nil, err
 	}
@@ -59,53 +59,53 @@ func (p peer) Call(ctx context.Context, method string, params json.RawMessage) (
 		case r := <-res:
 			return r.result, r.err
 		default:
-			return nil, connectionClosed()
+			return nil, peerClosed()
 		}
 	}
 }
 
-func (p peer) Notify(ctx context.Context, method string, params json.RawMessage) error {
-	frame, err := notificationFrame(method, params)
+func (p servePeer) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	frame, err := notifyFrame(method, params)
 	if err != nil {
 		return err
 	}
 	err = p.c.sendWithin(ctx, &frameReq{kind: frameNotify, frame: frame}, 0)
-	if errors.Is(err, errStopped) {
-		return connectionClosed()
+	if errors.Is(err, errServeStopped) {
+		return peerClosed()
 	}
 	return err
 }
 
 // response routes a client response to the server-to-client request it
 // answers; responses to unknown or abandoned ids are dropped (coordinator).
-func (c *conn) response(m *jsonrpc.Message) {
+func (c *serveConn) response(m *jsonrpc.Message) {
 	ch := c.takeCall(m.ID)
 	if ch == nil {
 		return
 	}
 	switch {
 	case m.HasResult() && !m.HasError():
-		ch <- peerResult{result: m.Result}
+		ch <- callResult{result: m.Result}
 	case m.HasError() && !m.HasResult():
 		if e, ok := jsonrpc.DecodeError(m.Error); ok {
-			ch <- peerResult{err: e}
+			ch <- callResult{err: e}
 			return
 		}
 		fallthrough
 	default:
-		ch <- peerResult{err: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "Invalid JSON-RPC response")}
+		ch <- callResult{err: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "Invalid JSON-RPC response")}
 	}
 }
 
 // badResponse fails the request that a malformed response line answers, if
 // its id is readable; such lines are never answered.
-func (c *conn) badResponse(m *jsonrpc.Message) {
+func (c *serveConn) badResponse(m *jsonrpc.Message) {
 	if ch := c.takeCall(m.ID); ch != nil {
-		ch <- peerResult{err: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "Invalid JSON-RPC response")}
+		ch <- callResult{err: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "Invalid JSON-RPC response")}
 	}
 }
 
-func (c *conn) takeCall(id json.RawMessage) chan peerResult {
+func (c *serveConn) takeCall(id json.RawMessage) chan callResult {
 	n, ok := jsonrpc.IntID(id)
 	if !ok {
 		return nil
@@ -117,9 +117,9 @@ func (c *conn) takeCall(id json.RawMessage) chan peerResult {
 
 // failCalls fails every pending server-to-client request: after input EOF,
 // or when Serve stops, no response can arrive (coordinator).
-func (c *conn) failCalls() {
+func (c *serveConn) failCalls() {
 	for id, ch := range c.calls {
-		ch <- peerResult{err: connectionClosed()}
+		ch <- callResult{err: peerClosed()}
 		delete(c.calls, id)
 	}
 }

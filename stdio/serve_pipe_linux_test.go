@@ -54,7 +54,7 @@ func TestServeOSPipeDeadlines(t *testing.T) {
 	const writeTimeout = 200 * time.Millisecond
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Serve(context.Background(), newRuntime(), inR, outW, ServerConfig{WriteTimeout: writeTimeout, Logger: discardLogger})
+		errc <- Serve(context.Background(), newFakeRuntime(), inR, outW, ServerConfig{WriteTimeout: writeTimeout, Logger: quietLogger})
 	}()
 	start := time.Now()
 	io.WriteString(inW, `{bad`+"\n")
@@ -63,8 +63,8 @@ func TestServeOSPipeDeadlines(t *testing.T) {
 		if !errors.Is(err, ErrWriteTimeout) {
 			t.Errorf("Serve = %v, want a write timeout", err)
 		}
-	case <-time.After(waitLimit):
-		t.Fatalf("Serve did not return within %v", waitLimit)
+	case <-time.After(serveWait):
+		t.Fatalf("Serve did not return within %v", serveWait)
 	}
 	if d := time.Since(start); d > writeTimeout+5*time.Second { // generous: real pipes on a loaded machine
 		t.Errorf("Serve returned after %v", d)

@@ -16,11 +16,11 @@ func TestServeProcessLongLine(t *testing.T) {
 		t.Skip("writes 64 MB through a pipe")
 	}
 	const limit = "1000000"
-	ping := req(2, "echo", `{"after":true}`) + "\n"
+	ping := reqLine(2, "echo", `{"after":true}`) + "\n"
 	wantPing := `{"jsonrpc":"2.0","id":2,"result":{"after":true}}` + "\n"
 
 	run := func(t *testing.T, long bool) int64 {
-		cmd := fixtureCmd(t, "serve", "STDIO_TEST_MAX_LINE="+limit)
+		cmd := serverFixtureCmd(t, "serve", "STDIO_TEST_MAX_LINE="+limit)
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +34,7 @@ func TestServeProcessLongLine(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		lines := readLines(stdout)
+		lines := procLines(stdout)
 		if long {
 			wrote := make(chan error, 1)
 			go func() {
@@ -48,7 +48,7 @@ func TestServeProcessLongLine(t *testing.T) {
 			// The refusal arrives while the line is still being written:
 			// no LF has been sent yet.
 			refusal := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Line exceeds the 1000000-byte limit"}}` + "\n"
-			if got := nextLine(t, lines, "refusal"); got != refusal {
+			if got := procLine(t, lines, "refusal"); got != refusal {
 				t.Fatalf("got %q, want the refusal %q", got, refusal)
 			}
 			if err := <-wrote; err != nil {
@@ -57,7 +57,7 @@ func TestServeProcessLongLine(t *testing.T) {
 			io.WriteString(stdin, "\n")
 		}
 		io.WriteString(stdin, ping)
-		if got := nextLine(t, lines, "response"); got != wantPing {
+		if got := procLine(t, lines, "response"); got != wantPing {
 			t.Errorf("got %q, want %q", got, wantPing)
 		}
 		stdin.Close()

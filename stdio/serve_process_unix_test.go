@@ -46,7 +46,7 @@ func serveFixture() int {
 	if n, err := strconv.Atoi(os.Getenv("STDIO_TEST_MAX_LINE")); err == nil {
 		cfg.MaxLineBytes = n
 	}
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	rt.handle = func(ctx context.Context, req *Request) (json.RawMessage, error) {
 		if req.Method != "noisy" {
 			return rt.fixture(ctx, req)
@@ -69,8 +69,8 @@ func serveFixture() int {
 	return 0
 }
 
-// fixtureCmd returns the test binary re-executed as the named fixture.
-func fixtureCmd(tb testing.TB, name string, env ...string) *exec.Cmd {
+// serverFixtureCmd returns the test binary re-executed as the named fixture.
+func serverFixtureCmd(tb testing.TB, name string, env ...string) *exec.Cmd {
 	tb.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -81,13 +81,13 @@ func fixtureCmd(tb testing.TB, name string, env ...string) *exec.Cmd {
 		// A race-enabled child would otherwise sleep 1 s on exit.
 		"GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	cmd.Env = append(cmd.Env, env...)
-	cmd.WaitDelay = waitLimit
+	cmd.WaitDelay = serveWait
 	return cmd
 }
 
 func TestServeProcessStdoutHygiene(t *testing.T) { // scenario 82
-	cmd := fixtureCmd(t, "serve")
-	cmd.Stdin = strings.NewReader(req(1, "noisy", "") + "\n")
+	cmd := serverFixtureCmd(t, "serve")
+	cmd.Stdin = strings.NewReader(reqLine(1, "noisy", "") + "\n")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -108,8 +108,8 @@ func TestServeProcessLocale(t *testing.T) { // scenario 86, in the C locale
 	params, _ := json.Marshal(map[string]string{"s": text})
 	for _, locale := range []string{"C", "en_US.UTF-8"} {
 		t.Run(locale, func(t *testing.T) {
-			cmd := fixtureCmd(t, "serve", "LANG="+locale, "LC_ALL="+locale)
-			cmd.Stdin = strings.NewReader(req(1, "echo", string(params)) + "\n")
+			cmd := serverFixtureCmd(t, "serve", "LANG="+locale, "LC_ALL="+locale)
+			cmd.Stdin = strings.NewReader(reqLine(1, "echo", string(params)) + "\n")
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
@@ -128,8 +128,8 @@ func TestServeProcessLocale(t *testing.T) { // scenario 86, in the C locale
 	}
 }
 
-// readLines reads r line by line into a channel, closed at EOF.
-func readLines(r io.Reader) <-chan string {
+// procLines reads r line by line into a channel, closed at EOF.
+func procLines(r io.Reader) <-chan string {
 	ch := make(chan string, 16)
 	go func() {
 		defer close(ch)
@@ -145,7 +145,7 @@ func readLines(r io.Reader) <-chan string {
 	return ch
 }
 
-func nextLine(tb testing.TB, ch <-chan string, what string) string {
+func procLine(tb testing.TB, ch <-chan string, what string) string {
 	tb.Helper()
 	select {
 	case line, ok := <-ch:
@@ -153,8 +153,8 @@ func nextLine(tb testing.TB, ch <-chan string, what string) string {
 			tb.Fatalf("%s: output ended", what)
 		}
 		return line
-	case <-time.After(waitLimit):
-		tb.Fatalf("%s: no line within %v", what, waitLimit)
+	case <-time.After(serveWait):
+		tb.Fatalf("%s: no line within %v", what, serveWait)
 	}
 	return ""
 }

@@ -24,7 +24,7 @@ func TestServeProgressOrdering(t *testing.T) { // scenario 90
 		for _, outcome := range []string{"complete", "error", "input_required"} {
 			t.Run(token+" "+outcome, func(t *testing.T) {
 				params := fmt.Sprintf(`{"steps":[0,0.5],"total":1,"outcome":%q,"_meta":{"progressToken":%s}}`, outcome, token)
-				lines, err := serveString(t, newRuntime(), ServerConfig{}, req(1, "progress", params)+"\n")
+				lines, err := serveString(t, newFakeRuntime(), ServerConfig{}, reqLine(1, "progress", params)+"\n")
 				if err != nil {
 					t.Fatalf("Serve = %v", err)
 				}
@@ -40,7 +40,7 @@ func TestServeProgressOrdering(t *testing.T) { // scenario 90
 		}
 	}
 	t.Run("no token", func(t *testing.T) {
-		lines, _ := serveString(t, newRuntime(), ServerConfig{}, req(1, "progress", `{"steps":[0,0.5]}`)+"\n")
+		lines, _ := serveString(t, newFakeRuntime(), ServerConfig{}, reqLine(1, "progress", `{"steps":[0,0.5]}`)+"\n")
 		if want := []string{`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","done":true}}`}; !cmp.Equal(want, lines) {
 			t.Errorf("frames %q, want only the final %q", lines, want)
 		}
@@ -48,9 +48,9 @@ func TestServeProgressOrdering(t *testing.T) { // scenario 90
 }
 
 func TestServeProgressConcurrent(t *testing.T) { // scenario 91
-	h := startServe(t, newRuntime(), ServerConfig{})
+	h := startServe(t, newFakeRuntime(), ServerConfig{})
 	for i := range 12 {
-		h.sendLine(req(i, "progress", fmt.Sprintf(`{"steps":[1,2],"_meta":{"progressToken":"t%d"}}`, i)))
+		h.sendLine(reqLine(i, "progress", fmt.Sprintf(`{"steps":[1,2],"_meta":{"progressToken":"t%d"}}`, i)))
 	}
 	seen := map[string][]string{}
 	for range 36 {
@@ -83,7 +83,7 @@ func TestServeProgressConcurrent(t *testing.T) { // scenario 91
 }
 
 func TestServeProgressAfterCancel(t *testing.T) { // scenario 92
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	reportErr := make(chan error, 1)
 	rt.handle = func(ctx context.Context, req *Request) (json.RawMessage, error) {
 		if err := req.Progress.Report(ctx, 0, nil, "started"); err != nil {
@@ -97,12 +97,12 @@ func TestServeProgressAfterCancel(t *testing.T) { // scenario 92
 	synced := make(chan struct{}, 1)
 	rt.notify = func(context.Context, string, json.RawMessage) { synced <- struct{}{} }
 	h := startServe(t, rt, ServerConfig{})
-	h.sendLine(req(1, "work", `{"_meta":{"progressToken":"p"}}`))
+	h.sendLine(reqLine(1, "work", `{"_meta":{"progressToken":"p"}}`))
 	if got := h.next(); got != `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":0,"message":"started"}}` {
 		t.Errorf("first frame %s", got)
 	}
 	h.sendLine(cancelLine(1, ""))
-	h.sendLine(notif("notifications/sync", `{}`))
+	h.sendLine(notifLine("notifications/sync", `{}`))
 	<-synced
 	rt.open("a")
 	if err := <-reportErr; err == nil {
@@ -139,7 +139,7 @@ func TestProgressReporterLimits(t *testing.T) {
 		{"smaller", 0, nil, ""},
 		{"NaN", math.NaN(), nil, ""},
 		{"infinite", math.Inf(1), nil, ""},
-		{"infinite total", 5, ptr(math.Inf(1)), ""},
+		{"infinite total", 5, ptrTo(math.Inf(1)), ""},
 		{"long message", 5, nil, strings.Repeat("m", 4097)},
 		{"invalid UTF-8", 5, nil, "\xff"},
 	} {
@@ -172,12 +172,12 @@ func TestProgressReporterLimits(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func ptrTo[T any](v T) *T { return &v }
 
 func TestAppendFloat(t *testing.T) {
 	for _, f := range []float64{0, 0.5, 1, -3, 1e-7, 1.5e-6, 123456789, 1e21, 1.7976931348623157e308, 5e-324} {
 		want, _ := json.Marshal(f)
-		if got := appendFloat(nil, f); string(got) != string(want) {
+		if got := appendJSONFloat(nil, f); string(got) != string(want) {
 			t.Errorf("appendFloat(%v) = %s, want %s", f, got, want)
 		}
 	}

@@ -14,9 +14,9 @@ import (
 // This file serves subscriptions/listen streams (STDIO.md §4.4): opening,
 // acknowledging, pumping one event at a time, and ending.
 
-// subscription is one open listen stream. Its pump goroutine is the only
+// serveStream is one open listen stream. Its pump goroutine is the only
 // caller of src.Next and, once started, of src.Close.
-type subscription struct {
+type serveStream struct {
 	key    string
 	id     json.RawMessage
 	src    Source
@@ -29,7 +29,7 @@ type subscription struct {
 // runListen is a listen's job: it opens the Source, hands it to the
 // coordinator with its acknowledgement, and returns, freeing the executor
 // slot.
-func (c *conn) runListen(ctx context.Context, e *execution) {
+func (c *serveConn) runListen(ctx context.Context, e *execution) {
 	src, panicked, err := c.callListen(ctx, e.req)
 	if ctx.Err() != nil {
 		if src != nil {
@@ -47,7 +47,7 @@ func (c *conn) runListen(ctx context.Context, e *execution) {
 			c.closeSource(src, err)
 			err = fmt.Errorf("stdio: Source.Accepted: %w", err)
 			c.log.Error("stdio: invalid listen acknowledgement", "id", string(e.id), "error", err)
-			frame := jsonrpc.AppendError(nil, e.id, internalError("Server produced an invalid result"))
+			frame := jsonrpc.AppendError(nil, e.id, serveInternal("Server produced an invalid result"))
 			_ = c.send(&frameReq{kind: frameFinal, exec: e, frame: frame})
 			return
 		}
@@ -57,13 +57,13 @@ func (c *conn) runListen(ctx context.Context, e *execution) {
 		_ = c.send(&frameReq{kind: frameFinal, exec: e, frame: frame})
 		return
 	}
-	if err := c.send(&frameReq{kind: frameOpen, exec: e, src: src, frame: ack}); errors.Is(err, errStopped) {
+	if err := c.send(&frameReq{kind: frameOpen, exec: e, src: src, frame: ack}); errors.Is(err, errServeStopped) {
 		// Never handed over; otherwise the coordinator owns src now.
 		c.closeSource(src, c.stopCause)
 	}
 }
 
-func (c *conn) callListen(ctx context.Context, req *Request) (src Source, panicked bool, err error) {
+func (c *serveConn) callListen(ctx context.Context, req *Request) (src Source, panicked bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: Session.Listen panicked", "id", string(req.ID), "panic", r, "stack", string(debug.Stack()))
@@ -75,7 +75,7 @@ func (c *conn) callListen(ctx context.Context, req *Request) (src Source, panick
 }
 
 // ackFrame builds notifications/subscriptions/acknowledged for listen id.
-func (c *conn) ackFrame(id json.RawMessage, src Source) (frame []byte, err error) {
+func (c *serveConn) ackFrame(id json.RawMessage, src Source) (frame []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: Source.Accepted panicked", "panic", r, "stack", string(debug.Stack()))
@@ -92,31 +92,31 @@ func (c *conn) ackFrame(id json.RawMessage, src Source) (frame []byte, err error
 		}
 	}
 	params := append([]byte(`{"notifications":`), accepted...)
-	params = append(params, `,"_meta":{"`+subscriptionIDKey+`":`...)
+	params = append(params, `,"_meta":{"`+metaSubscriptionID+`":`...)
 	params = append(params, id...)
 	params = append(params, "}}"...)
-	return jsonrpc.AppendNotification(nil, methodAcknowledged, params), nil
+	return jsonrpc.AppendNotification(nil, acknowledgedMethod, params), nil
 }
 
 // open takes over a listen's Source (coordinator). It returns the terminal
 // error, if any, and the producer's verdict.
-func (c *conn) open(ctx context.Context, fr *frameReq) (err, reply error) {
+func (c *serveConn) open(ctx context.Context, fr *frameReq) (err, reply error) {
 	e, src := fr.exec, fr.src
 	if !e.live { // cancelled, or past its deadline, while Listen ran
 		c.closeSource(src, e.cause)
-		return nil, errGone
+		return nil, errServeGone
 	}
 	c.finish(e, nil)
 	if c.eof { // a stream opening after EOF is closed, never acknowledged
 		c.closeSource(src, io.EOF)
-		return nil, errGone
+		return nil, errServeGone
 	}
 	if len(c.subs) >= c.cfg.MaxSubscriptions {
 		c.closeSource(src, ErrCapacity)
-		err = c.writeError(ctx, e.id, capacityError("Subscription capacity exhausted", c.cfg.MaxSubscriptions))
+		err = c.writeError(ctx, e.id, capacityRefusal("Subscription capacity exhausted", c.cfg.MaxSubscriptions))
 		return err, err
 	}
-	s := &subscription{key: e.key, id: e.id, src: src, done: make(chan struct{}), live: true}
+	s := &serveStream{key: e.key, id: e.id, src: src, done: make(chan struct{}), live: true}
 	c.subs[s.key] = s
 	// The acknowledgement goes out before the source is first pulled.
 	if err := c.writeFrame(ctx, fr.frame); err != nil {
@@ -131,7 +131,7 @@ func (c *conn) open(ctx context.Context, fr *frameReq) (err, reply error) {
 }
 
 // closeSub closes an open stream without a terminal message (coordinator).
-func (c *conn) closeSub(s *subscription, reason error) {
+func (c *serveConn) closeSub(s *serveStream, reason error) {
 	c.dropSub(s)
 	if s.cancel != nil {
 		s.cancel(reason) // the pump closes the source
@@ -141,7 +141,7 @@ func (c *conn) closeSub(s *subscription, reason error) {
 }
 
 // dropSub forgets a stream, freeing its id (coordinator).
-func (c *conn) dropSub(s *subscription) {
+func (c *serveConn) dropSub(s *serveStream) {
 	s.live = false
 	if c.subs[s.key] == s {
 		delete(c.subs, s.key)
@@ -150,7 +150,7 @@ func (c *conn) dropSub(s *subscription) {
 
 // pump moves a stream's events to the coordinator one at a time: it asks
 // for the next event only once the previous one has been written.
-func (c *conn) pump(ctx context.Context, s *subscription) {
+func (c *serveConn) pump(ctx context.Context, s *serveStream) {
 	defer func() {
 		s.cancel(nil) // release the context of a stream that ended itself
 		close(s.done)
@@ -183,7 +183,7 @@ func (c *conn) pump(ctx context.Context, s *subscription) {
 			switch {
 			case ctx.Err() != nil:
 				reason = context.Cause(ctx)
-			case errors.Is(err, errStopped):
+			case errors.Is(err, errServeStopped):
 				reason = c.stopCause
 			}
 			c.closeSource(s.src, reason)
@@ -192,7 +192,7 @@ func (c *conn) pump(ctx context.Context, s *subscription) {
 	}
 }
 
-func (c *conn) next(ctx context.Context, src Source) (method string, params json.RawMessage, err error) {
+func (c *serveConn) next(ctx context.Context, src Source) (method string, params json.RawMessage, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: Source.Next panicked", "panic", r, "stack", string(debug.Stack()))
@@ -222,7 +222,7 @@ func eventFrame(id json.RawMessage, method string, params json.RawMessage) ([]by
 	if !ok || !jsonrpc.IsObject(meta) {
 		meta = nil
 	}
-	meta, err := jsonrpc.SetMember(meta, subscriptionIDKey, id)
+	meta, err := jsonrpc.SetMember(meta, metaSubscriptionID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -234,20 +234,20 @@ func eventFrame(id json.RawMessage, method string, params json.RawMessage) ([]by
 
 // endFrame is a stream's terminal response: the complete result after a
 // normal end, -32603 after a failure (STDIO.md §4.4).
-func (c *conn) endFrame(id json.RawMessage, err error) []byte {
+func (c *serveConn) endFrame(id json.RawMessage, err error) []byte {
 	if !errors.Is(err, io.EOF) {
-		return jsonrpc.AppendError(nil, id, internalError("Subscription source failed"))
+		return jsonrpc.AppendError(nil, id, serveInternal("Subscription source failed"))
 	}
-	meta, _ := jsonrpc.SetMember(nil, subscriptionIDKey, id)
+	meta, _ := jsonrpc.SetMember(nil, metaSubscriptionID, id)
 	if info := c.serverInfo(); info != nil {
-		meta, _ = jsonrpc.SetMember(meta, serverInfoKey, info)
+		meta, _ = jsonrpc.SetMember(meta, metaServerInfo, info)
 	}
 	result := append([]byte(`{"resultType":"complete","_meta":`), meta...)
 	return jsonrpc.AppendResponse(nil, id, append(result, '}'))
 }
 
 // serverInfo returns the session's compact serverInfo, or nil.
-func (c *conn) serverInfo() (info json.RawMessage) {
+func (c *serveConn) serverInfo() (info json.RawMessage) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: Session.ServerInfo panicked", "panic", r, "stack", string(debug.Stack()))
@@ -267,7 +267,7 @@ func (c *conn) serverInfo() (info json.RawMessage) {
 }
 
 // closeSource calls src.Close, which is runtime code, safely.
-func (c *conn) closeSource(src Source, reason error) {
+func (c *serveConn) closeSource(src Source, reason error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: Source.Close panicked", "panic", r, "stack", string(debug.Stack()))

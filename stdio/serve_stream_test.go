@@ -18,8 +18,8 @@ import (
 
 func TestServeListen(t *testing.T) { // scenario 64
 	synctest.Test(t, func(t *testing.T) {
-		rt := newRuntime()
-		src := newSource(`{ "toolsListChanged" : true }`)
+		rt := newFakeRuntime()
+		src := newFakeSource(`{ "toolsListChanged" : true }`)
 		var listenReq *Request
 		rt.listen = func(_ context.Context, req *Request) (Source, error) {
 			listenReq = req
@@ -38,7 +38,7 @@ func TestServeListen(t *testing.T) { // scenario 64
 			}
 			return nil
 		})
-		h.sendLine(req("sub-1", "subscriptions/listen", `{"notifications":{"toolsListChanged":true,"promptsListChanged":true},"_meta":{"progressToken":"p"}}`))
+		h.sendLine(reqLine("sub-1", "subscriptions/listen", `{"notifications":{"toolsListChanged":true,"promptsListChanged":true},"_meta":{"progressToken":"p"}}`))
 		ack := `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"}}}`
 		if got := h.next(); got != ack {
 			t.Errorf("acknowledgement %s, want %s", got, ack)
@@ -47,7 +47,7 @@ func TestServeListen(t *testing.T) { // scenario 64
 			t.Error("subscriptions/listen got a progress reporter")
 		}
 
-		src.events <- testEvent{method: "notifications/tools/list_changed", params: json.RawMessage(`{"_meta":{"trace":"t1"},"x":1}`)}
+		src.events <- fakeEvent{method: "notifications/tools/list_changed", params: json.RawMessage(`{"_meta":{"trace":"t1"},"x":1}`)}
 		synctest.Wait() // the event's write is blocked
 		if n := src.pulls.Load(); n != 1 {
 			t.Errorf("source pulled %d times while its event was being written, want 1", n)
@@ -57,7 +57,7 @@ func TestServeListen(t *testing.T) { // scenario 64
 		if got := h.next(); got != want {
 			t.Errorf("event %s, want %s", got, want)
 		}
-		src.events <- testEvent{method: "notifications/resources/updated", params: json.RawMessage(`{"uri":"file:///a"}`)}
+		src.events <- fakeEvent{method: "notifications/resources/updated", params: json.RawMessage(`{"uri":"file:///a"}`)}
 		want = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///a","_meta":{"io.modelcontextprotocol/subscriptionId":"sub-1"}}}`
 		if got := h.next(); got != want {
 			t.Errorf("event %s, want %s", got, want)
@@ -67,7 +67,7 @@ func TestServeListen(t *testing.T) { // scenario 64
 		if reason := src.waitClosed(t); !errors.Is(reason, ErrCancelled) || !strings.HasSuffix(reason.Error(), "client done") {
 			t.Errorf("source closed with %v, want the client's reason", reason)
 		}
-		h.sendLine(req("sub-1", "echo", `{"reused":true}`))
+		h.sendLine(reqLine("sub-1", "echo", `{"reused":true}`))
 		if got := h.next(); got != `{"jsonrpc":"2.0","id":"sub-1","result":{"reused":true}}` {
 			t.Errorf("got %s, want the reused id answered and no final reply to the listen", got)
 		}
@@ -82,40 +82,40 @@ func TestServeListen(t *testing.T) { // scenario 64
 }
 
 func TestServeListenDuplicateID(t *testing.T) { // scenario 60, for an open stream
-	rt := newRuntime()
-	src := newSource(`{}`)
+	rt := newFakeRuntime()
+	src := newFakeSource(`{}`)
 	rt.listen = func(context.Context, *Request) (Source, error) { return src, nil }
 	h := startServe(t, rt, ServerConfig{})
-	h.sendLine(req(1, "subscriptions/listen", `{}`))
+	h.sendLine(reqLine(1, "subscriptions/listen", `{}`))
 	h.next()
-	h.sendLine(req(1, "echo", `{}`))
+	h.sendLine(reqLine(1, "echo", `{}`))
 	if got := h.next(); got != errorLine("1", -32600, "Duplicate in-flight request id", "") {
 		t.Errorf("got %s", got)
 	}
 }
 
 func TestServeSubscriptionCapacity(t *testing.T) { // scenario 65
-	rt := newRuntime()
-	sources := make(chan *testSource, 64)
+	rt := newFakeRuntime()
+	sources := make(chan *fakeSource, 64)
 	rt.listen = func(context.Context, *Request) (Source, error) {
-		s := newSource(`{}`)
+		s := newFakeSource(`{}`)
 		sources <- s
 		return s, nil
 	}
 	h := startServe(t, rt, ServerConfig{MaxSubscriptions: 32})
 	for i := 1; i <= 32; i++ {
-		h.sendLine(req(i, "subscriptions/listen", `{"notifications":{}}`))
+		h.sendLine(reqLine(i, "subscriptions/listen", `{"notifications":{}}`))
 	}
 	for range 32 {
 		if w := h.nextMsg(); w.Method != "notifications/subscriptions/acknowledged" {
 			t.Fatalf("got %s, want an acknowledgement", w.line)
 		}
 	}
-	var open []*testSource
+	var open []*fakeSource
 	for range 32 {
 		open = append(open, <-sources)
 	}
-	h.sendLine(req(33, "subscriptions/listen", `{"notifications":{}}`))
+	h.sendLine(reqLine(33, "subscriptions/listen", `{"notifications":{}}`))
 	if got, want := h.next(), errorLine("33", -32603, "Subscription capacity exhausted", `{"retryable":true,"limit":32}`); got != want {
 		t.Errorf("33rd listen got %s, want %s", got, want)
 	}
@@ -134,8 +134,8 @@ func TestServeSubscriptionCapacity(t *testing.T) { // scenario 65
 }
 
 func TestServeSourceEnds(t *testing.T) { // scenario 66
-	rt := newRuntime()
-	sources := map[string]*testSource{"5": newSource(`{}`), "6": newSource(`{}`), "7": newSource(`{}`)}
+	rt := newFakeRuntime()
+	sources := map[string]*fakeSource{"5": newFakeSource(`{}`), "6": newFakeSource(`{}`), "7": newFakeSource(`{}`)}
 	rt.listen = func(_ context.Context, req *Request) (Source, error) {
 		if string(req.ID) == "8" {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid filter")
@@ -144,7 +144,7 @@ func TestServeSourceEnds(t *testing.T) { // scenario 66
 	}
 	h := startServe(t, rt, ServerConfig{})
 	for _, id := range []int{5, 6, 7} {
-		h.sendLine(req(id, "subscriptions/listen", `{}`))
+		h.sendLine(reqLine(id, "subscriptions/listen", `{}`))
 		h.next()
 	}
 
@@ -158,7 +158,7 @@ func TestServeSourceEnds(t *testing.T) { // scenario 66
 	}
 
 	failure := errors.New("source broke")
-	sources["6"].events <- testEvent{err: failure}
+	sources["6"].events <- fakeEvent{err: failure}
 	if got := h.next(); got != errorLine("6", -32603, "Subscription source failed", "") {
 		t.Errorf("failure end %s", got)
 	}
@@ -166,16 +166,16 @@ func TestServeSourceEnds(t *testing.T) { // scenario 66
 		t.Errorf("failed source closed with %v", reason)
 	}
 
-	sources["7"].events <- testEvent{method: "notifications/tools/list_changed", params: json.RawMessage(`[1]`)}
+	sources["7"].events <- fakeEvent{method: "notifications/tools/list_changed", params: json.RawMessage(`[1]`)}
 	if got := h.next(); got != errorLine("7", -32603, "Subscription source failed", "") {
 		t.Errorf("non-object params end %s", got)
 	}
 
-	h.sendLine(req(8, "subscriptions/listen", `{"notifications":{"toolsListChanged":"yes"}}`))
+	h.sendLine(reqLine(8, "subscriptions/listen", `{"notifications":{"toolsListChanged":"yes"}}`))
 	if got := h.next(); got != errorLine("8", -32602, "Invalid filter", "") {
 		t.Errorf("refused listen %s", got)
 	}
-	h.sendLine(req(5, "echo", `{}`)) // the ended stream's id is free
+	h.sendLine(reqLine(5, "echo", `{}`)) // the ended stream's id is free
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":5,"result":{}}` {
 		t.Errorf("got %s", got)
 	}
@@ -187,8 +187,8 @@ func TestServeSourceEnds(t *testing.T) { // scenario 66
 
 func TestServeEOFWithStreams(t *testing.T) { // scenario 67
 	synctest.Test(t, func(t *testing.T) {
-		rt := newRuntime()
-		open, late := newSource(`{}`), newSource(`{}`)
+		rt := newFakeRuntime()
+		open, late := newFakeSource(`{}`), newFakeSource(`{}`)
 		rt.listen = func(_ context.Context, req *Request) (Source, error) {
 			if string(req.ID) == `"late"` {
 				<-rt.gate("late")
@@ -197,10 +197,10 @@ func TestServeEOFWithStreams(t *testing.T) { // scenario 67
 			return open, nil
 		}
 		h := startServe(t, rt, ServerConfig{})
-		h.sendLine(req(1, "subscriptions/listen", `{}`))
+		h.sendLine(reqLine(1, "subscriptions/listen", `{}`))
 		h.next()
-		h.sendLine(req(2, "block", `{"gate":"a"}`))
-		h.sendLine(req("late", "subscriptions/listen", `{}`))
+		h.sendLine(reqLine(2, "block", `{"gate":"a"}`))
+		h.sendLine(reqLine("late", "subscriptions/listen", `{}`))
 		synctest.Wait()
 		h.eof()
 		if reason := open.waitClosed(t); reason != io.EOF {
@@ -224,8 +224,8 @@ func TestServeEOFWithStreams(t *testing.T) { // scenario 67
 }
 
 func TestServeListenCancelledWhileOpening(t *testing.T) { // scenarios 62 and 64: cancel before the source is open
-	rt := newRuntime()
-	src := newSource(`{}`)
+	rt := newFakeRuntime()
+	src := newFakeSource(`{}`)
 	opening := make(chan struct{})
 	rt.listen = func(ctx context.Context, _ *Request) (Source, error) {
 		close(opening)
@@ -233,7 +233,7 @@ func TestServeListenCancelledWhileOpening(t *testing.T) { // scenarios 62 and 64
 		return src, nil
 	}
 	h := startServe(t, rt, ServerConfig{})
-	h.sendLine(req(1, "subscriptions/listen", `{}`))
+	h.sendLine(reqLine(1, "subscriptions/listen", `{}`))
 	<-opening
 	h.sendLine(cancelLine(1, "never mind"))
 	if reason := src.waitClosed(t); !errors.Is(reason, ErrCancelled) {
@@ -246,22 +246,22 @@ func TestServeListenCancelledWhileOpening(t *testing.T) { // scenarios 62 and 64
 }
 
 func TestServeManyStreamsInterleave(t *testing.T) { // §4.4: several streams, each in order
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	const streams, events = 8, 20
-	srcs := make(map[string]*testSource)
+	srcs := make(map[string]*fakeSource)
 	for i := range streams {
-		srcs[fmt.Sprint(i)] = newSource(`{}`)
+		srcs[fmt.Sprint(i)] = newFakeSource(`{}`)
 	}
 	rt.listen = func(_ context.Context, req *Request) (Source, error) { return srcs[string(req.ID)], nil }
 	h := startServe(t, rt, ServerConfig{})
 	for i := range streams {
-		h.sendLine(req(i, "subscriptions/listen", `{}`))
+		h.sendLine(reqLine(i, "subscriptions/listen", `{}`))
 		h.next()
 	}
 	for _, s := range srcs {
 		go func() {
 			for n := range events {
-				s.events <- testEvent{method: "notifications/resources/updated", params: json.RawMessage(fmt.Sprintf(`{"n":%d}`, n))}
+				s.events <- fakeEvent{method: "notifications/resources/updated", params: json.RawMessage(fmt.Sprintf(`{"n":%d}`, n))}
 			}
 			close(s.events)
 		}()
@@ -280,7 +280,7 @@ func TestServeManyStreamsInterleave(t *testing.T) { // §4.4: several streams, e
 			Meta map[string]json.RawMessage `json:"_meta"`
 		}
 		json.Unmarshal(w.Params, &p)
-		id := string(p.Meta[subscriptionIDKey])
+		id := string(p.Meta[metaSubscriptionID])
 		if p.N != next[id] {
 			t.Errorf("stream %s: event %d, want %d", id, p.N, next[id])
 		}

@@ -20,13 +20,13 @@ import (
 
 func TestServeEmptyInput(t *testing.T) { // scenario 48
 	for i := range 100 {
-		lines, err := serveString(t, newRuntime(), ServerConfig{}, "")
+		lines, err := serveString(t, newFakeRuntime(), ServerConfig{}, "")
 		if err != nil || len(lines) != 0 {
 			t.Fatalf("run %d: Serve(empty input) = %v with output %q, want nil and nothing", i, err, lines)
 		}
 	}
 	// Over a pipe closed at once, too.
-	h := startServe(t, newRuntime(), ServerConfig{})
+	h := startServe(t, newFakeRuntime(), ServerConfig{})
 	h.eof()
 	if rest := h.rest(); h.err != nil || len(rest) != 0 || h.out.writes.Load() != 0 {
 		t.Fatalf("Serve(closed pipe) = %v with %d writes %q, want nil and nothing", h.err, h.out.writes.Load(), rest)
@@ -34,14 +34,14 @@ func TestServeEmptyInput(t *testing.T) { // scenario 48
 }
 
 func TestServeCRLF(t *testing.T) { // scenario 49
-	input := req(1, "echo", `{"a":1}`) + "\r\n" + req(2, "echo", `{"b":"x"}`) + "\r\n"
-	lines, err := serveString(t, newRuntime(), ServerConfig{}, input)
+	input := reqLine(1, "echo", `{"a":1}`) + "\r\n" + reqLine(2, "echo", `{"b":"x"}`) + "\r\n"
+	lines, err := serveString(t, newFakeRuntime(), ServerConfig{}, input)
 	if err != nil {
 		t.Fatalf("Serve = %v", err)
 	}
 	got := map[string]string{}
 	for _, l := range lines {
-		w := parse(t, l)
+		w := parseOut(t, l)
 		got[string(w.ID)] = string(w.Result)
 	}
 	want := map[string]string{"1": `{"a":1}`, "2": `{"b":"x"}`}
@@ -57,9 +57,9 @@ func TestServeInvalidLines(t *testing.T) { // scenario 50
 		`[{"jsonrpc":"2.0","id":1,"method":"echo"}]`,
 		`42`,
 		`{"jsonrpc":"2.0","id":1,"method":"echo"} trailing`,
-		req(2, "echo", `{"ok":true}`),
+		reqLine(2, "echo", `{"ok":true}`),
 	}, "\n") + "\n"
-	lines, err := serveString(t, newRuntime(), ServerConfig{}, input)
+	lines, err := serveString(t, newFakeRuntime(), ServerConfig{}, input)
 	if err != nil {
 		t.Fatalf("Serve = %v", err)
 	}
@@ -71,7 +71,7 @@ func TestServeInvalidLines(t *testing.T) { // scenario 50
 		t.Fatalf("got %d lines %q, want %d", len(lines), lines, len(want)+1)
 	}
 	for i, w := range want {
-		got := parse(t, lines[i])
+		got := parseOut(t, lines[i])
 		if string(got.ID) != w.id || got.Error == nil || got.Error.Code != w.code {
 			t.Errorf("line %d = %s, want error %d with id %s", i, lines[i], w.code, w.id)
 		}
@@ -79,13 +79,13 @@ func TestServeInvalidLines(t *testing.T) { // scenario 50
 	if got := lines[0]; got != errorLine("null", -32700, "Parse error", "") {
 		t.Errorf("parse error frame = %s", got)
 	}
-	if last := parse(t, lines[len(want)]); string(last.ID) != "2" || string(last.Result) != `{"ok":true}` {
+	if last := parseOut(t, lines[len(want)]); string(last.ID) != "2" || string(last.Result) != `{"ok":true}` {
 		t.Errorf("the valid request after them got %s", last.line)
 	}
 }
 
 func TestServeSilentLines(t *testing.T) { // scenario 51
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	var notified []string
 	rt.notify = func(_ context.Context, method string, params json.RawMessage) {
 		notified = append(notified, method+" "+string(params))
@@ -100,7 +100,7 @@ func TestServeSilentLines(t *testing.T) { // scenario 51
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`,
 		`{"jsonrpc":"2.0","method":"notifications/roots/list_changed","params":{ "a" : 1 }}`,
-		req(7, "echo", `{"last":true}`), // no LF: at EOF
+		reqLine(7, "echo", `{"last":true}`), // no LF: at EOF
 	}, "\n")
 	lines, err := serveString(t, rt, ServerConfig{}, input)
 	if err != nil {
@@ -117,7 +117,7 @@ func TestServeSilentLines(t *testing.T) { // scenario 51
 func TestServeInvalidEnvelope(t *testing.T) { // scenario 52
 	input := `{"jsonrpc":"1.0","id":3,"method":"echo"}` + "\n" + `{"jsonrpc":"2.0","id":4,"method":5}` + "\n" +
 		`{"jsonrpc":"2.0","id":"x"}` + "\n"
-	lines, err := serveString(t, newRuntime(), ServerConfig{}, input)
+	lines, err := serveString(t, newFakeRuntime(), ServerConfig{}, input)
 	if err != nil {
 		t.Fatalf("Serve = %v", err)
 	}
@@ -125,7 +125,7 @@ func TestServeInvalidEnvelope(t *testing.T) { // scenario 52
 		t.Fatalf("got %q, want 3 lines", lines)
 	}
 	for i, id := range []string{"3", "4", `"x"`} {
-		w := parse(t, lines[i])
+		w := parseOut(t, lines[i])
 		if string(w.ID) != id || w.Error == nil || w.Error.Code != jsonrpc.CodeInvalidRequest {
 			t.Errorf("line %d = %s, want -32600 with id %s", i, lines[i], id)
 		}
@@ -151,7 +151,7 @@ func TestServeLineLimitEdges(t *testing.T) { // scenario 84
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lines, err := serveString(t, newRuntime(), ServerConfig{MaxLineBytes: 10}, tt.input)
+			lines, err := serveString(t, newFakeRuntime(), ServerConfig{MaxLineBytes: 10}, tt.input)
 			if err != nil {
 				t.Fatalf("Serve = %v", err)
 			}
@@ -171,17 +171,17 @@ func TestServeLineLimitEdges(t *testing.T) { // scenario 84
 
 func TestServeEncoding(t *testing.T) { // scenario 85
 	t.Run("non-ASCII raw", func(t *testing.T) {
-		lines, _ := serveString(t, newRuntime(), ServerConfig{}, req(1, "echo", `{"s":"😀 é \u00e9"}`)+"\n")
+		lines, _ := serveString(t, newFakeRuntime(), ServerConfig{}, reqLine(1, "echo", `{"s":"😀 é \u00e9"}`)+"\n")
 		if want := `{"jsonrpc":"2.0","id":1,"result":{"s":"😀 é \u00e9"}}`; len(lines) != 1 || lines[0] != want {
 			t.Errorf("output %q, want %q", lines, want)
 		}
 	})
 	t.Run("U+2028 keeps the frame", func(t *testing.T) {
-		lines, _ := serveString(t, newRuntime(), ServerConfig{}, req(1, "echo", "{\"s\":\"a\u2028b\u2029c\"}")+"\n")
+		lines, _ := serveString(t, newFakeRuntime(), ServerConfig{}, reqLine(1, "echo", "{\"s\":\"a\u2028b\u2029c\"}")+"\n")
 		if len(lines) != 1 {
 			t.Fatalf("output %q, want one line", lines)
 		}
-		w := parse(t, lines[0])
+		w := parseOut(t, lines[0])
 		var got struct{ S string }
 		if err := json.Unmarshal(w.Result, &got); err != nil || got.S != "a\u2028b\u2029c" {
 			t.Errorf("result %s = %q, %v", w.Result, got.S, err)
@@ -189,7 +189,7 @@ func TestServeEncoding(t *testing.T) { // scenario 85
 	})
 	t.Run("ASCII identical to encoding/json", func(t *testing.T) {
 		params := `{ "html" : "<a&b>" , "n" : 1.50 , "big" : 123456789012345678901234567890 , "esc" : "\"\\\/\t" , "arr" : [ 1 , { } ] }`
-		lines, _ := serveString(t, newRuntime(), ServerConfig{}, req(1, "echo", params)+"\n")
+		lines, _ := serveString(t, newFakeRuntime(), ServerConfig{}, reqLine(1, "echo", params)+"\n")
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
@@ -205,16 +205,16 @@ func TestServeEncoding(t *testing.T) { // scenario 85
 }
 
 func TestServeInputUTF8(t *testing.T) { // scenario 86 (in-process; see also TestServeProcessLocale)
-	input := req(1, "echo", `{"s":"héllo 日本 😀"}`) + "\n" +
-		req(2, "echo", "{\"s\":\"caf\xff\"}") + "\n" +
-		"\xEF\xBB\xBF" + req(3, "echo", `{"bom":true}`) + "\n"
-	lines, err := serveString(t, newRuntime(), ServerConfig{}, input)
+	input := reqLine(1, "echo", `{"s":"héllo 日本 😀"}`) + "\n" +
+		reqLine(2, "echo", "{\"s\":\"caf\xff\"}") + "\n" +
+		"\xEF\xBB\xBF" + reqLine(3, "echo", `{"bom":true}`) + "\n"
+	lines, err := serveString(t, newFakeRuntime(), ServerConfig{}, input)
 	if err != nil {
 		t.Fatalf("Serve = %v", err)
 	}
 	got := map[string]string{}
 	for _, l := range lines {
-		w := parse(t, l)
+		w := parseOut(t, l)
 		got[string(w.ID)] = string(w.Result)
 	}
 	want := map[string]string{"1": `{"s":"héllo 日本 😀"}`, "2": `{"s":"caf\ufffd"}`, "3": `{"bom":true}`}
@@ -224,21 +224,21 @@ func TestServeInputUTF8(t *testing.T) { // scenario 86 (in-process; see also Tes
 }
 
 func TestServeResultNewlines(t *testing.T) { // scenario 87
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	rt.handle = func(_ context.Context, req *Request) (json.RawMessage, error) {
 		if req.Method == "pretty" { // pretty-printed text from the runtime
 			return json.RawMessage("{\r\n  \"a\": [\n    1,\n    2\n  ]\n}\n"), nil
 		}
 		return json.Marshal(map[string]any{"content": []any{map[string]string{"type": "text", "text": "line1\nline2\r\nend"}}})
 	}
-	lines, err := serveString(t, rt, ServerConfig{}, req(1, "text", "")+"\n")
+	lines, err := serveString(t, rt, ServerConfig{}, reqLine(1, "text", "")+"\n")
 	if err != nil || len(lines) != 1 {
 		t.Fatalf("Serve = %v, %q", err, lines)
 	}
 	if want := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"line1\nline2\r\nend","type":"text"}]}}`; lines[0] != want {
 		t.Errorf("output %s, want %s", lines[0], want)
 	}
-	lines, _ = serveString(t, rt, ServerConfig{}, req(2, "pretty", "")+"\n")
+	lines, _ = serveString(t, rt, ServerConfig{}, reqLine(2, "pretty", "")+"\n")
 	if want := []string{`{"jsonrpc":"2.0","id":2,"result":{"a":[1,2]}}`}; !cmp.Equal(want, lines) {
 		t.Errorf("output %q, want %q", lines, want)
 	}
@@ -247,7 +247,7 @@ func TestServeResultNewlines(t *testing.T) { // scenario 87
 // Server: input bounds (scenarios 88-89).
 
 func TestServeHugeNumberAndLongID(t *testing.T) { // scenario 88
-	h := startServe(t, newRuntime(), ServerConfig{})
+	h := startServe(t, newFakeRuntime(), ServerConfig{})
 	huge := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"n":` + strings.Repeat("7", 1_500_000) + `}}`
 	// The bound is on the check itself, one linear pass (STDIO.md §2); the
 	// round trip through pipes below also measures the machine's load.
@@ -265,12 +265,12 @@ func TestServeHugeNumberAndLongID(t *testing.T) { // scenario 88
 	}
 	t.Logf("refused through Serve after %v", time.Since(start))
 	long := strings.Repeat("i", 300)
-	h.sendLine(req(long, "echo", `{}`))
+	h.sendLine(reqLine(long, "echo", `{}`))
 	got := h.next()
-	if w := parse(t, got); string(w.ID) != "null" || w.Error == nil || w.Error.Code != -32600 || strings.Contains(got, long) {
+	if w := parseOut(t, got); string(w.ID) != "null" || w.Error == nil || w.Error.Code != -32600 || strings.Contains(got, long) {
 		t.Errorf("300-character id got %s", got)
 	}
-	h.sendLine(req(3, "echo", `{"next":true}`))
+	h.sendLine(reqLine(3, "echo", `{"next":true}`))
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":3,"result":{"next":true}}` {
 		t.Errorf("next request got %s", got)
 	}
@@ -281,16 +281,16 @@ func TestServeHugeNumberAndLongID(t *testing.T) { // scenario 88
 }
 
 func TestServeIDBounds(t *testing.T) { // scenario 89
-	input := req(9223372036854775807, "echo", `{}`) + "\n" +
+	input := reqLine(9223372036854775807, "echo", `{}`) + "\n" +
 		`{"jsonrpc":"2.0","id":9223372036854775808,"method":"echo"}` + "\n" +
-		req(-9223372036854775808, "echo", `{}`) + "\n"
-	lines, err := serveString(t, newRuntime(), ServerConfig{}, input)
+		reqLine(-9223372036854775808, "echo", `{}`) + "\n"
+	lines, err := serveString(t, newFakeRuntime(), ServerConfig{}, input)
 	if err != nil {
 		t.Fatalf("Serve = %v", err)
 	}
 	var ids []string
 	for _, l := range lines {
-		w := parse(t, l)
+		w := parseOut(t, l)
 		if w.Error != nil {
 			ids = append(ids, fmt.Sprintf("%s:%d", w.ID, w.Error.Code))
 		} else {
@@ -298,18 +298,18 @@ func TestServeIDBounds(t *testing.T) { // scenario 89
 		}
 	}
 	want := []string{"null:-32600", "9223372036854775807", "-9223372036854775808"}
-	if !cmp.Equal(sortedCopy(want), sortedCopy(ids)) { // responses may come in any order
+	if !cmp.Equal(sortedStrings(want), sortedStrings(ids)) { // responses may come in any order
 		t.Errorf("ids %q, want %q", ids, want)
 	}
 
 	token := strings.Repeat("t", 257)
-	lines, _ = serveString(t, newRuntime(), ServerConfig{}, req(5, "echo", `{"_meta":{"progressToken":"`+token+`"}}`)+"\n")
+	lines, _ = serveString(t, newFakeRuntime(), ServerConfig{}, reqLine(5, "echo", `{"_meta":{"progressToken":"`+token+`"}}`)+"\n")
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], `{"jsonrpc":"2.0","id":5,"error":{"code":-32602,`) {
 		t.Errorf("257-byte progressToken got %q, want -32602 with id 5", lines)
 	}
 }
 
-func sortedCopy(s []string) []string {
+func sortedStrings(s []string) []string {
 	c := append([]string(nil), s...)
 	for i := range c {
 		for j := i + 1; j < len(c); j++ {
@@ -334,7 +334,7 @@ func TestServeHandlerOutcomes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.method, func(t *testing.T) {
-			lines, err := serveString(t, newRuntime(), ServerConfig{}, req(1, tt.method, `{}`)+"\n")
+			lines, err := serveString(t, newFakeRuntime(), ServerConfig{}, reqLine(1, tt.method, `{}`)+"\n")
 			if err != nil || len(lines) != 1 || lines[0] != tt.want {
 				t.Errorf("Serve = %v, %q; want %s", err, lines, tt.want)
 			}
@@ -343,20 +343,20 @@ func TestServeHandlerOutcomes(t *testing.T) {
 }
 
 func TestServeVersionFromInitialize(t *testing.T) {
-	h := startServe(t, newRuntime(), ServerConfig{})
-	h.sendLine(req(1, "version", ""))
+	h := startServe(t, newFakeRuntime(), ServerConfig{})
+	h.sendLine(reqLine(1, "version", ""))
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":1,"result":{"version":""}}` {
 		t.Errorf("before initialize: %s", got)
 	}
-	h.sendLine(req(2, "initialize", `{"protocolVersion":"2025-11-25"}`))
+	h.sendLine(reqLine(2, "initialize", `{"protocolVersion":"2025-11-25"}`))
 	h.next()
-	h.sendLine(req(3, "version", ""))
+	h.sendLine(reqLine(3, "version", ""))
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":3,"result":{"version":"2025-11-25"}}` {
 		t.Errorf("after initialize: %s", got)
 	}
-	h.sendLine(req(4, "initialize", `{"protocolVersion":"2025-06-18"}`))
+	h.sendLine(reqLine(4, "initialize", `{"protocolVersion":"2025-06-18"}`))
 	h.next()
-	h.sendLine(req(5, "version", ""))
+	h.sendLine(reqLine(5, "version", ""))
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":5,"result":{"version":"2025-06-18"}}` {
 		t.Errorf("after a second initialize: %s", got)
 	}
@@ -367,7 +367,7 @@ func TestServeVersionFromInitialize(t *testing.T) {
 }
 
 func TestServePeer(t *testing.T) {
-	rt := newRuntime()
+	rt := newFakeRuntime()
 	rt.handle = func(ctx context.Context, req *Request) (json.RawMessage, error) {
 		rt.mu.Lock()
 		p := rt.peer
@@ -393,7 +393,7 @@ func TestServePeer(t *testing.T) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found")
 	}
 	h := startServe(t, rt, ServerConfig{})
-	h.sendLine(req("a", "ask", ""))
+	h.sendLine(reqLine("a", "ask", ""))
 	if got := h.next(); got != `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"asking"}}` {
 		t.Errorf("request-scoped notification = %s", got)
 	}
@@ -406,7 +406,7 @@ func TestServePeer(t *testing.T) {
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":"a","result":{"roots":[{"uri":"file:///"}]}}` {
 		t.Errorf("response = %s", got)
 	}
-	h.sendLine(req("b", "ask", ""))
+	h.sendLine(reqLine("b", "ask", ""))
 	h.next()
 	if got := h.next(); got != `{"jsonrpc":"2.0","id":2,"method":"roots/list","params":{}}` {
 		t.Errorf("second server-to-client request = %s", got)
@@ -415,7 +415,7 @@ func TestServePeer(t *testing.T) {
 	if got := h.next(); got != errorLine(`"b"`, -32601, "No roots", "") {
 		t.Errorf("error passed back = %s", got)
 	}
-	h.sendLine(req("c", "tell", ""))
+	h.sendLine(reqLine("c", "tell", ""))
 	if got := h.next(); got != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` {
 		t.Errorf("unsolicited notification = %s", got)
 	}
@@ -423,7 +423,7 @@ func TestServePeer(t *testing.T) {
 		t.Errorf("tell response = %s", got)
 	}
 	// A call pending at EOF fails at once: no answer can come.
-	h.sendLine(req("d", "ask", ""))
+	h.sendLine(reqLine("d", "ask", ""))
 	h.next()
 	h.next()
 	h.eof()
@@ -438,10 +438,10 @@ func TestServePeer(t *testing.T) {
 	}
 }
 
-// failingReader fails the test if Serve reads it.
-type failingReader struct{ tb testing.TB }
+// unreadInput fails the test if Serve reads it.
+type unreadInput struct{ tb testing.TB }
 
-func (r failingReader) Read([]byte) (int, error) {
+func (r unreadInput) Read([]byte) (int, error) {
 	r.tb.Error("Serve read its input despite an invalid config")
 	return 0, io.EOF
 }
@@ -450,8 +450,8 @@ func TestServeInvalidConfig(t *testing.T) {
 	for _, cfg := range []ServerConfig{
 		{MaxLineBytes: -1}, {WriteTimeout: -time.Second}, {MaxSubscriptions: -1}, {MaxConcurrency: -1},
 	} {
-		rt := newRuntime()
-		err := Serve(context.Background(), rt, failingReader{t}, io.Discard, cfg)
+		rt := newFakeRuntime()
+		err := Serve(context.Background(), rt, unreadInput{t}, io.Discard, cfg)
 		var e *jsonrpc.Error
 		if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "negative") {
 			t.Errorf("Serve(%+v) = %v, want -32602 naming the field", cfg, err)
@@ -460,12 +460,12 @@ func TestServeInvalidConfig(t *testing.T) {
 			t.Errorf("Serve(%+v) made a session", cfg)
 		}
 	}
-	if err := Serve(context.Background(), nil, failingReader{t}, io.Discard, ServerConfig{}); err == nil {
+	if err := Serve(context.Background(), nil, unreadInput{t}, io.Discard, ServerConfig{}); err == nil {
 		t.Error("Serve(nil runtime) = nil")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := Serve(ctx, newRuntime(), failingReader{t}, io.Discard, ServerConfig{Logger: slog.New(slog.DiscardHandler)}); !errors.Is(err, context.Canceled) {
+	if err := Serve(ctx, newFakeRuntime(), unreadInput{t}, io.Discard, ServerConfig{Logger: slog.New(slog.DiscardHandler)}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Serve(cancelled ctx) = %v", err)
 	}
 }

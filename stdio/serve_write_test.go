@@ -19,12 +19,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// writerFunc adapts a function to io.Writer.
-type writerFunc func(p []byte) (int, error)
+// writeFunc adapts a function to io.Writer.
+type writeFunc func(p []byte) (int, error)
 
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+func (f writeFunc) Write(p []byte) (int, error) { return f(p) }
 
-var discardLogger = slog.New(slog.DiscardHandler)
+var quietLogger = slog.New(slog.DiscardHandler)
 
 // Server: write failures (STDIO.md §6, scenarios 76-81).
 
@@ -32,7 +32,7 @@ func TestServeWriteTimeout(t *testing.T) { // scenario 76
 	synctest.Test(t, func(t *testing.T) {
 		unblock := make(chan struct{})
 		var calls atomic.Int32
-		out := writerFunc(func(p []byte) (int, error) {
+		out := writeFunc(func(p []byte) (int, error) {
 			calls.Add(1)
 			<-unblock
 			return len(p), nil
@@ -40,10 +40,10 @@ func TestServeWriteTimeout(t *testing.T) { // scenario 76
 		inR, inW := io.Pipe()
 		errc := make(chan error, 1)
 		go func() {
-			errc <- Serve(context.Background(), newRuntime(), inR, out, ServerConfig{WriteTimeout: 30 * time.Millisecond, Logger: discardLogger})
+			errc <- Serve(context.Background(), newFakeRuntime(), inR, out, ServerConfig{WriteTimeout: 30 * time.Millisecond, Logger: quietLogger})
 		}()
 		start := time.Now()
-		io.WriteString(inW, req(1, "echo", `{}`)+"\n")
+		io.WriteString(inW, reqLine(1, "echo", `{}`)+"\n")
 		err := <-errc
 		if !errors.Is(err, ErrOutputFailed) || !errors.Is(err, ErrWriteTimeout) {
 			t.Errorf("Serve = %v, want ErrOutputFailed wrapping ErrWriteTimeout", err)
@@ -51,7 +51,7 @@ func TestServeWriteTimeout(t *testing.T) { // scenario 76
 		if d := time.Since(start); d != 30*time.Millisecond {
 			t.Errorf("Serve returned after %v, want 30ms", d)
 		}
-		io.WriteString(inW, req(2, "echo", `{}`)+"\n") // more input changes nothing
+		io.WriteString(inW, reqLine(2, "echo", `{}`)+"\n") // more input changes nothing
 		close(unblock)
 		synctest.Wait()
 		if n := calls.Load(); n != 1 {
@@ -64,7 +64,7 @@ func TestServeWriteTimeout(t *testing.T) { // scenario 76
 func TestServeWriteErrors(t *testing.T) { // scenario 77
 	tests := []struct {
 		name  string
-		write writerFunc
+		write writeFunc
 		is    error
 	}{
 		{"ENOSPC", func([]byte) (int, error) { return 0, syscall.ENOSPC }, syscall.ENOSPC},
@@ -75,9 +75,9 @@ func TestServeWriteErrors(t *testing.T) { // scenario 77
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int32
-			out := writerFunc(func(p []byte) (int, error) { calls.Add(1); return tt.write(p) })
-			input := req(1, "echo", `{}`) + "\n" + req(2, "echo", `{}`) + "\n"
-			err := Serve(context.Background(), newRuntime(), strings.NewReader(input), out, ServerConfig{Logger: discardLogger})
+			out := writeFunc(func(p []byte) (int, error) { calls.Add(1); return tt.write(p) })
+			input := reqLine(1, "echo", `{}`) + "\n" + reqLine(2, "echo", `{}`) + "\n"
+			err := Serve(context.Background(), newFakeRuntime(), strings.NewReader(input), out, ServerConfig{Logger: quietLogger})
 			if !errors.Is(err, ErrOutputFailed) || (tt.is != nil && !errors.Is(err, tt.is)) {
 				t.Errorf("Serve = %v, want ErrOutputFailed wrapping %v", err, tt.is)
 			}
@@ -91,13 +91,13 @@ func TestServeWriteErrors(t *testing.T) { // scenario 77
 func TestServeWriteTimeoutCancelsExecutorJobs(t *testing.T) { // scenario 78
 	synctest.Test(t, func(t *testing.T) {
 		exec, _ := NewExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 1})
-		rt := newRuntime()
+		rt := newFakeRuntime()
 		h := startServe(t, rt, ServerConfig{Executor: exec, WriteTimeout: 30 * time.Millisecond})
 		stuck := make(chan struct{})
 		t.Cleanup(func() { close(stuck) }) // runs before the harness's cleanup
-		h.sendLine(req(1, "block", `{"gate":"a"}`))
+		h.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 		rt.waitEvent(t, "start")
-		h.sendLine(req(2, "echo", `{}`))
+		h.sendLine(reqLine(2, "echo", `{}`))
 		synctest.Wait()
 		if got, want := exec.Stats(), (ExecutorStats{Running: 1, Queued: 1}); got != want {
 			t.Fatalf("Stats = %+v, want %+v", got, want)
@@ -131,8 +131,8 @@ func TestServeWriteTimeoutCancelsExecutorJobs(t *testing.T) { // scenario 78
 func TestServeAcknowledgementWriteFails(t *testing.T) { // scenario 79
 	t.Run("first acknowledgement", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			rt := newRuntime()
-			first, opening := newSource(`{}`), newSource(`{}`)
+			rt := newFakeRuntime()
+			first, opening := newFakeSource(`{}`), newFakeSource(`{}`)
 			rt.listen = func(_ context.Context, req *Request) (Source, error) {
 				if string(req.ID) == "2" {
 					<-rt.gate("opening")
@@ -147,9 +147,9 @@ func TestServeAcknowledgementWriteFails(t *testing.T) { // scenario 79
 				}
 				return nil
 			})
-			h.sendLine(req(2, "subscriptions/listen", `{}`)) // still opening when the failure comes
+			h.sendLine(reqLine(2, "subscriptions/listen", `{}`)) // still opening when the failure comes
 			synctest.Wait()
-			h.sendLine(req(1, "subscriptions/listen", `{}`))
+			h.sendLine(reqLine(1, "subscriptions/listen", `{}`))
 			if err := h.wait(); !errors.Is(err, ErrOutputFailed) {
 				t.Errorf("Serve = %v, want an output failure", err)
 			}
@@ -163,8 +163,8 @@ func TestServeAcknowledgementWriteFails(t *testing.T) { // scenario 79
 		})
 	})
 	t.Run("with a stream open", func(t *testing.T) {
-		rt := newRuntime()
-		a, b := newSource(`{}`), newSource(`{}`)
+		rt := newFakeRuntime()
+		a, b := newFakeSource(`{}`), newFakeSource(`{}`)
 		rt.listen = func(_ context.Context, req *Request) (Source, error) {
 			if string(req.ID) == `"a"` {
 				return a, nil
@@ -172,14 +172,14 @@ func TestServeAcknowledgementWriteFails(t *testing.T) { // scenario 79
 			return b, nil
 		}
 		h := startServe(t, rt, ServerConfig{})
-		h.sendLine(req("a", "subscriptions/listen", `{}`))
+		h.sendLine(reqLine("a", "subscriptions/listen", `{}`))
 		h.next()
 		h.out.setHook(func([]byte) error { return syscall.EPIPE })
-		h.sendLine(req("b", "subscriptions/listen", `{}`))
+		h.sendLine(reqLine("b", "subscriptions/listen", `{}`))
 		if err := h.wait(); !errors.Is(err, syscall.EPIPE) {
 			t.Errorf("Serve = %v, want EPIPE", err)
 		}
-		for name, s := range map[string]*testSource{"failed": b, "open": a} {
+		for name, s := range map[string]*fakeSource{"failed": b, "open": a} {
 			if reason := s.waitClosed(t); !errors.Is(reason, ErrOutputFailed) || !errors.Is(reason, syscall.EPIPE) {
 				t.Errorf("%s stream closed with %v, want the output failure", name, reason)
 			}
@@ -193,7 +193,7 @@ func TestServeWritesSerialised(t *testing.T) { // scenario 80
 		var mu sync.Mutex
 		var spans []span
 		var frames []string
-		h := startServe(t, newRuntime(), ServerConfig{})
+		h := startServe(t, newFakeRuntime(), ServerConfig{})
 		h.out.setHook(func(frame []byte) error {
 			start := time.Now()
 			time.Sleep(10 * time.Millisecond) // a slow device
@@ -203,7 +203,7 @@ func TestServeWritesSerialised(t *testing.T) { // scenario 80
 			mu.Unlock()
 			return nil
 		})
-		h.sendLine(req(1, "progress", `{"steps":[0,1],"_meta":{"progressToken":"tok"}}`))
+		h.sendLine(reqLine(1, "progress", `{"steps":[0,1],"_meta":{"progressToken":"tok"}}`))
 		for range 3 {
 			h.next()
 		}
@@ -229,12 +229,12 @@ func TestServeOutputBlockedFromStart(t *testing.T) { // scenario 81
 	synctest.Test(t, func(t *testing.T) {
 		stuck := make(chan struct{})
 		defer close(stuck)
-		out := writerFunc(func(p []byte) (int, error) { <-stuck; return len(p), nil })
+		out := writeFunc(func(p []byte) (int, error) { <-stuck; return len(p), nil })
 		inR, inW := io.Pipe()
 		defer inW.Close()
 		errc := make(chan error, 1)
 		go func() {
-			errc <- Serve(context.Background(), newRuntime(), inR, out, ServerConfig{WriteTimeout: 200 * time.Millisecond, Logger: discardLogger})
+			errc <- Serve(context.Background(), newFakeRuntime(), inR, out, ServerConfig{WriteTimeout: 200 * time.Millisecond, Logger: quietLogger})
 		}()
 		start := time.Now()
 		io.WriteString(inW, `{bad`+"\n")
@@ -258,8 +258,8 @@ func TestServeOSPipeCancel(t *testing.T) {
 	defer outW.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { errc <- Serve(ctx, newRuntime(), inR, outW, ServerConfig{Logger: discardLogger}) }()
-	io.WriteString(inW, req(1, "echo", `{}`)+"\n")
+	go func() { errc <- Serve(ctx, newFakeRuntime(), inR, outW, ServerConfig{Logger: quietLogger}) }()
+	io.WriteString(inW, reqLine(1, "echo", `{}`)+"\n")
 	if line, err := bufio.NewReader(outR).ReadString('\n'); err != nil || line != `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n" {
 		t.Fatalf("response %q, %v", line, err)
 	}
