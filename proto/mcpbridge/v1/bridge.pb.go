@@ -3505,8 +3505,8 @@ type CallToolStreamRequest struct {
 	// Default: unset, the bridge's configured capabilities. Eras: 2026.
 	ClientCapabilities *structpb.Struct `protobuf:"bytes,7,opt,name=client_capabilities,json=clientCapabilities,proto3" json:"client_capabilities,omitempty"`
 	// The lowest log level to deliver as `log` messages. A 2026 child gets it
-	// as `_meta["io.modelcontextprotocol/logLevel"]` and sends logs for this
-	// call only. A legacy child logs for its whole session at the level the
+	// as `_meta["io.modelcontextprotocol/logLevel"]` (so setting that key in
+	// meta as well is INVALID_ARGUMENT) and sends logs for this call only. A legacy child logs for its whole session at the level the
 	// bridge configured; the bridge filters those logs to this level and
 	// delivers them here only while this is the only call in flight on the
 	// child (otherwise they go to Subscribe streams that asked for logs).
