@@ -37,6 +37,7 @@ type fixtureServer struct {
 	answers   map[string][]chan json.RawMessage // server requests awaiting the client, by id, in order
 	listens   map[string]bool
 	unasked   int // responses to ids we never asked about
+	answered  int // responses to our requests
 	metaNotes int // notifications that carried _meta
 	lastMeta  json.RawMessage
 	lastLine  []byte
@@ -146,6 +147,7 @@ func (f *fixtureServer) handle(line []byte) {
 		if q := f.answers[string(id)]; len(q) > 0 {
 			ch = q[0]
 			f.answers[string(id)] = q[1:]
+			f.answered++
 		} else {
 			f.unasked++
 		}
@@ -414,7 +416,7 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 	case "stats":
 		f.mu.Lock()
 		s, _ := json.Marshal(map[string]any{"workers": f.workers.Load(), "cancelled": f.cancelled,
-			"listens": len(f.listens), "unasked": f.unasked, "metaNotes": f.metaNotes, "inits": f.inits})
+			"listens": len(f.listens), "unasked": f.unasked, "answered": f.answered, "metaNotes": f.metaNotes, "inits": f.inits})
 		f.mu.Unlock()
 		f.result(id, string(s))
 	case "awaitcancel": // wait until the cancellation of a.Message (an id) arrived
@@ -569,7 +571,7 @@ func fixtureConfig(tb testing.TB, env ...string) ClientConfig {
 }
 
 // startClient starts cfg and makes sure the child is gone when the test
-// ends: Close, a grace period, then SIGKILL to the group.
+// ends: Close, a grace period, SIGTERM, then SIGKILL to the group.
 func startClient(tb testing.TB, cfg ClientConfig) *Client {
 	tb.Helper()
 	c, err := Start(context.Background(), cfg)
@@ -582,12 +584,14 @@ func startClient(tb testing.TB, cfg ClientConfig) *Client {
 
 func stopClient(tb testing.TB, c *Client) {
 	c.Close()
-	select {
-	case <-c.Done():
-		return
-	case <-time.After(5 * time.Second):
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		select {
+		case <-c.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+		c.Signal(sig)
 	}
-	c.Signal(syscall.SIGKILL)
 	select {
 	case <-c.Done():
 	case <-time.After(10 * time.Second):
@@ -623,6 +627,7 @@ type fixtureStats struct {
 	Cancelled []string `json:"cancelled"`
 	Listens   int      `json:"listens"`
 	Unasked   int      `json:"unasked"`
+	Answered  int      `json:"answered"`
 	MetaNotes int      `json:"metaNotes"`
 	Inits     int      `json:"inits"`
 }
