@@ -101,7 +101,9 @@ func runMCPFixture() int {
 		}
 	}
 	if os.Getenv("FIXTURE_IGNORE_EOF") == "1" {
-		select {} // a server that ignores EOF: only a signal ends it
+		for { // a server that ignores EOF: only a signal ends it
+			time.Sleep(time.Hour) // (a bare select{} would be a runtime deadlock)
+		}
 	}
 	stop()
 	f.wg.Wait()
