@@ -3,6 +3,48 @@
 // the input bounds live in the sub-package [github.com/mcpbridge/mcpbridge/stdio/jsonrpc],
 // which both halves share.
 //
+// # Client side
+//
+// [Start] runs one stdio MCP server as a child process and returns a
+// [Client] that any number of goroutines may share: [Client.Call] correlates
+// responses by id, delivers progress to a per-call callback strictly before
+// the result, enforces timeouts (sending notifications/cancelled to the
+// child when it gives up), answers the child's own requests through
+// [ClientConfig.OnServerRequest], and reads subscriptions/listen streams
+// through [Client.Listen]. [Connect] adds version negotiation: a
+// server/discover probe for 2026-07-28, else the initialize handshake of
+// 2025-11-25 or 2025-06-18, and for a 2026-07-28 child the _meta every
+// request must carry.
+//
+// The Client owns three goroutines (a reader of the child's stdout, a
+// writer of its stdin and the sole caller of Wait) and never blocks the
+// reader on a caller: every hand-off from the reader is a bounded queue
+// whose overflow rule is documented where it is configured. It never
+// restarts, signals or kills its child: [Client.Close] closes the child's
+// stdin, and escalation ([Client.Signal]) is the caller's (the bridge's
+// supervisor's) decision.
+//
+// Decisions where the contract (STDIO.md) leaves room:
+//
+//   - Call takes params that are a JSON object (or nil); anything else is
+//     refused with -32602 before anything is written, since every MCP
+//     params value is an object.
+//   - After Connect, methods that exist only in the other era
+//     (server/discover on a legacy child; initialize, ping,
+//     logging/setLevel, resources/subscribe on a 2026 child, …) are refused
+//     locally with -32601. Unknown methods pass through: servers may have
+//     their own.
+//   - A line that is not JSON-RPC during the probe is skipped like any
+//     other (it may be a start-up banner); the probe then ends by its
+//     timeout, and the legacy fallback starts a fresh child.
+//   - Results are returned as compact JSON: a child's line with
+//     insignificant whitespace or invalid UTF-8 is rewritten (whitespace
+//     dropped, invalid bytes as \ufffd); everything else is passed through
+//     byte for byte.
+//   - Progress for a token the Client issued but no longer waits for is
+//     dropped silently; progress with a token it never issued goes to
+//     OnNotification.
+//
 // # Server side
 //
 // [Serve] serves a [Runtime] over one connection, normally the process's

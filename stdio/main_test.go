@@ -8,23 +8,25 @@ import (
 	"go.uber.org/goleak"
 )
 
-// fixtures are programs that tests run by re-executing the test binary with
-// STDIO_TEST_FIXTURE set to a name. Each test file registers its own from
-// an init function, so that this file never needs editing.
-var fixtures = map[string]func() int{}
-
-func runFixture(name string) int {
-	f, ok := fixtures[name]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "stdio test: unknown fixture %q\n", name)
-		return 2
-	}
-	return f()
-}
-
+// TestMain re-executes the test binary as a fixture server when
+// STDIO_TEST_FIXTURE names one, and otherwise runs the tests with a
+// goroutine leak check.
 func TestMain(m *testing.M) {
 	if name := os.Getenv("STDIO_TEST_FIXTURE"); name != "" {
 		os.Exit(runFixture(name))
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// fixtures are the programs a test can run as a child; each test file
+// registers its own from init.
+var fixtures = map[string]func() int{}
+
+func runFixture(name string) int {
+	f, ok := fixtures[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "unknown fixture %q\n", name)
+		return 2
+	}
+	return f()
 }

@@ -91,7 +91,37 @@ func Marshal(v any) (json.RawMessage, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return unescapeSeparators(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// unescapeSeparators writes U+2028 and U+2029 raw, as the rest of the
+// package writes non-ASCII text: encoding/json escapes them even without
+// HTML escaping (for JavaScript), which changes a caller's bytes for no
+// gain on a line-framed stream. An escaped backslash before "u2028" is
+// text, not an escape, and is left alone.
+func unescapeSeparators(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u202`)) {
+		return b
+	}
+	out := b[:0:0]
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			out = append(out, b[i])
+			continue
+		}
+		if i+5 < len(b) && b[i+1] == 'u' && string(b[i+2:i+5]) == "202" && (b[i+5] == '8' || b[i+5] == '9') {
+			out = append(out, 0xE2, 0x80, 0xA8+(b[i+5]-'8'))
+			i += 5
+			continue
+		}
+		// Any other escape: copy the backslash and the escaped byte.
+		out = append(out, b[i])
+		if i+1 < len(b) {
+			out = append(out, b[i+1])
+			i++
+		}
+	}
+	return out
 }
 
 // AppendString appends s as a JSON string: ", \ and control characters are

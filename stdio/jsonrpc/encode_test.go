@@ -101,3 +101,20 @@ func BenchmarkDecodeSmall(b *testing.B) {
 		}
 	}
 }
+
+func TestMarshalKeepsLineSeparatorsRaw(t *testing.T) {
+	for _, tt := range []struct {
+		in   any
+		want string
+	}{
+		{"a\u2028b\u2029c", "\"a\u2028b\u2029c\""},
+		{`lit \u2028`, `"lit \\u2028"`},
+		{`\` + "\u2028", "\"\\\\\u2028\""},
+		{map[string]any{"k": "x\u2028"}, "{\"k\":\"x\u2028\"}"},
+	} {
+		got, err := Marshal(tt.in)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Marshal(%q) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}

@@ -93,7 +93,11 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		if m.Kind == KindRequest && m.Params != nil {
-			EachMember(m.Params, func(string, json.RawMessage) bool { return true })
+			for _, f := range Fields(m.Params) {
+				if !json.Valid(f.Value) || !json.Valid(f.RawKey) {
+					t.Fatalf("Fields(%q): member %q:%q is not valid JSON", m.Params, f.RawKey, f.Value)
+				}
+			}
 		}
 	})
 }

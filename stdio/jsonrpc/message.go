@@ -221,19 +221,38 @@ func IntID(raw json.RawMessage) (int64, bool) {
 func Member(obj json.RawMessage, key string) (json.RawMessage, bool) {
 	var found json.RawMessage
 	ok := false
-	EachMember(obj, func(k string, v json.RawMessage) bool {
-		if k == key {
-			found, ok = v, true
+	EachField(obj, func(f Field) bool {
+		if f.Key == key {
+			found, ok = f.Value, true
 		}
 		return true
 	})
 	return found, ok
 }
 
-// EachMember calls fn for each top-level member of the already-validated
+// Field is one member of a JSON object.
+type Field struct {
+	Key    string          // the decoded key
+	RawKey json.RawMessage // the key as written, quotes included
+	Value  json.RawMessage
+}
+
+// Fields returns the top-level members of the already-validated JSON object
+// obj in order, duplicates included; nil when obj is not an object.
+// Re-emitting RawKey:Value keeps each member byte for byte.
+func Fields(obj json.RawMessage) []Field {
+	var out []Field
+	EachField(obj, func(f Field) bool {
+		out = append(out, f)
+		return true
+	})
+	return out
+}
+
+// EachField calls fn for each top-level member of the already-validated
 // JSON object obj, in order, until fn returns false. It does nothing when
-// obj is not an object.
-func EachMember(obj json.RawMessage, fn func(key string, value json.RawMessage) bool) {
+// obj is not an object. It skips values without validating them.
+func EachField(obj json.RawMessage, fn func(Field) bool) {
 	i := skipSpaceAt(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return
@@ -241,11 +260,12 @@ func EachMember(obj json.RawMessage, fn func(key string, value json.RawMessage) 
 	i = skipSpaceAt(obj, i+1)
 	for i < len(obj) && obj[i] == '"' {
 		kEnd := skipString(obj, i)
-		key, _ := StringValue(obj[i:kEnd])
+		rawKey := obj[i:kEnd]
+		key, _ := StringValue(rawKey)
 		i = skipSpaceAt(obj, kEnd)
 		i = skipSpaceAt(obj, i+1) // ':'
 		vEnd := skipValue(obj, i)
-		if !fn(key, obj[i:vEnd]) {
+		if !fn(Field{Key: key, RawKey: rawKey, Value: obj[i:vEnd]}) {
 			return
 		}
 		i = skipSpaceAt(obj, vEnd)

@@ -1,0 +1,924 @@
+package stdio
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Defaults of ClientConfig and CallOptions.
+const (
+	DefaultClientMaxLineBytes = 16 << 20
+	DefaultRequestTimeout     = 30 * time.Second
+	DefaultMaxTotalTimeout    = 600 * time.Second
+	DefaultMaxServerRequests  = 16
+)
+
+// ClientConfig says how to run a stdio MCP server as a child. The zero value
+// of each field means its default; negative sizes are invalid.
+type ClientConfig struct {
+	// Path is the executable (required). An absolute path is used as
+	// given, a bare name is looked up on PATH, and a relative path with a
+	// separator resolves against Dir.
+	Path string
+	// Args are the arguments after the program name.
+	Args []string
+	// Env changes the child's environment, in order, over os.Environ().
+	Env []EnvVar
+	// Dir is the child's working directory (default: ours).
+	Dir string
+	// MaxLineBytes is the longest stdout line accepted, LF included
+	// (default 16 MiB). A longer line is discarded as it arrives, in
+	// constant memory; the request it answered times out.
+	MaxLineBytes int
+	// RequestTimeout is the default per-call timeout (default 30 s).
+	// Negative: only the caller's ctx bounds calls.
+	RequestTimeout time.Duration
+	// OnServerRequest answers requests the child sends (sampling,
+	// elicitation, roots, …). Each runs in its own goroutine under a ctx
+	// that ends at Close, on terminal failure, or when the child cancels
+	// it. Return the result, or an *Error to answer with that error. With
+	// no handler every server request but ping gets -32601.
+	OnServerRequest func(ctx context.Context, req ServerRequest) (json.RawMessage, error)
+	// MaxServerRequests bounds the handlers running at once (default 16).
+	// A request over the limit is answered -32603 without running.
+	MaxServerRequests int
+	// OnNotification receives notifications that no call or subscription
+	// claims. It runs on the reader goroutine and must not block.
+	// Default: dropped (logged at Debug).
+	OnNotification func(Notification)
+	// Stderr receives the child's stderr. An *os.File is handed to the
+	// child directly; any other writer is drained continuously and its
+	// last 4 KiB kept for ExitError. Default: the bridge's own stderr.
+	Stderr io.Writer
+	// Logger receives skipped lines, drops and late messages
+	// (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// normalize fills in defaults and checks the configuration.
+func (cfg *ClientConfig) normalize() error {
+	if cfg.Path == "" {
+		return jsonrpc.Errorf(CodeInvalidParams, "invalid ClientConfig: Path is required")
+	}
+	switch {
+	case cfg.MaxLineBytes < 0:
+		return jsonrpc.Errorf(CodeInvalidParams, "invalid ClientConfig: MaxLineBytes is negative")
+	case cfg.MaxLineBytes == 0:
+		cfg.MaxLineBytes = DefaultClientMaxLineBytes
+	}
+	switch {
+	case cfg.MaxServerRequests < 0:
+		return jsonrpc.Errorf(CodeInvalidParams, "invalid ClientConfig: MaxServerRequests is negative")
+	case cfg.MaxServerRequests == 0:
+		cfg.MaxServerRequests = DefaultMaxServerRequests
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return nil
+}
+
+// CallOptions tune one call. The zero value (or nil) means the defaults.
+type CallOptions struct {
+	// Timeout bounds the call: the wait for the writer, the write and the
+	// response. Zero: ClientConfig.RequestTimeout.
+	Timeout time.Duration
+	// Progress, when set, receives the call's notifications/progress in
+	// arrival order, in the caller's goroutine, always before Call
+	// returns. The request id becomes params._meta.progressToken.
+	Progress func(Progress)
+	// ResetTimeoutOnProgress restarts the timeout at each progress
+	// notification, never past MaxTotalTimeout after the call started.
+	ResetTimeoutOnProgress bool
+	// MaxTotalTimeout caps ResetTimeoutOnProgress (default 600 s).
+	MaxTotalTimeout time.Duration
+	// Meta is merged into params._meta, last (it wins over stamped keys
+	// and the params' own _meta). It must be a JSON object.
+	Meta json.RawMessage
+}
+
+// Progress is one notifications/progress for a call.
+type Progress struct {
+	Progress float64
+	Total    *float64
+	Message  string
+	// Raw is the notification's params as sent.
+	Raw json.RawMessage
+}
+
+// ServerRequest is a request the child sent to the client.
+type ServerRequest struct {
+	// ID is the child's id, kept byte for byte; the answer echoes it.
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+}
+
+// Notification is a notification from the child that nothing claimed.
+type Notification struct {
+	Method string
+	Params json.RawMessage
+}
+
+// Client runs one stdio MCP server as a child process and talks JSON-RPC
+// with it. All methods are safe for concurrent use: any number of
+// goroutines may have calls in flight at once, correlated by id.
+//
+// A Client started with [Start] sends exactly what it is given; [Connect]
+// adds version negotiation and, for a 2026-07-28 child, the _meta every
+// request must carry. The Client never restarts, signals or kills its
+// child on its own; see [Client.Close] and [Client.Signal].
+type Client struct {
+	cfg    ClientConfig
+	log    *slog.Logger
+	cmd    *exec.Cmd // nil for an in-process connection (tests)
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	wait   func() *os.ProcessState
+	tail   *tailWriter
+
+	writes  chan *frame   // unbuffered hand-off to the writer
+	replies chan []byte   // the reader's own answers (ping, refusals), bounded
+	closing chan struct{} // closed at Close or terminal failure
+	exited  chan struct{} // closed once the child is reaped
+	eof     chan struct{} // closed once the reader saw EOF or a read error
+	done    chan struct{} // closed once reader, writer and waiter returned
+	live    atomic.Int32  // goroutines left before done closes
+
+	nextID atomic.Int64
+	era    *era // set by Connect before the Client is returned; then read-only
+
+	mu       sync.Mutex
+	pending  map[int64]*call
+	subs     map[int64]*Subscription
+	handlers map[string]context.CancelFunc // running server requests by raw id
+	err      *Error                        // terminal error; nil while healthy
+	state    *os.ProcessState
+
+	running   int // server-request handlers running
+	stdinOnce sync.Once
+	skipped   atomic.Int64 // lines that were not JSON-RPC messages
+	lastWarn  atomic.Int64 // unix nanos of the last skipped-line warning
+}
+
+type frame struct {
+	buf  []byte
+	errc chan error // for Notify: the result of the write
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+
+func putBuf(b []byte) {
+	if cap(b) <= 64<<10 {
+		bufPool.Put(&b)
+	}
+}
+
+// Start runs the child described by cfg and returns a Client for it. It
+// sends nothing to the child. ctx bounds start-up only: cancelling it later
+// leaves the child running.
+func Start(ctx context.Context, cfg ClientConfig) (*Client, error) {
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, startFailed(err)
+	}
+	cmd, stdin, stdout, tail, err := spawn(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	wait := func() *os.ProcessState {
+		_ = cmd.Wait() // the status is in ProcessState
+		return cmd.ProcessState
+	}
+	c := newClient(cfg, stdin, stdout, wait)
+	c.cmd, c.tail = cmd, tail
+	c.log = cfg.Logger.With("pid", cmd.Process.Pid)
+	c.live.Store(3)
+	go c.reader()
+	go c.writer()
+	go c.waiter()
+	return c, nil
+}
+
+// newClient builds a Client over the child's pipes; wait blocks until the
+// child is reaped. The caller starts the goroutines.
+func newClient(cfg ClientConfig, stdin io.WriteCloser, stdout io.ReadCloser, wait func() *os.ProcessState) *Client {
+	return &Client{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		stdin:    stdin,
+		stdout:   stdout,
+		wait:     wait,
+		writes:   make(chan *frame),
+		replies:  make(chan []byte, cfg.MaxServerRequests),
+		closing:  make(chan struct{}),
+		exited:   make(chan struct{}),
+		eof:      make(chan struct{}),
+		done:     make(chan struct{}),
+		pending:  make(map[int64]*call),
+		subs:     make(map[int64]*Subscription),
+		handlers: make(map[string]context.CancelFunc),
+	}
+}
+
+// goroutineDone is called by the reader, the writer and the waiter as they
+// return; the last one closes done.
+func (c *Client) goroutineDone() {
+	if c.live.Add(-1) == 0 {
+		close(c.done)
+	}
+}
+
+// Done is closed once the child has been reaped and the Client's reader,
+// writer and waiter goroutines have returned.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err returns the error that ended the connection, or nil while it is
+// healthy.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		return nil
+	}
+	return c.err
+}
+
+// Pid returns the child's process id.
+func (c *Client) Pid() int {
+	if c.cmd == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+// ExitState returns the child's state once it has been reaped, else nil.
+func (c *Client) ExitState() *os.ProcessState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// Signal sends sig to the child's process group (the child leads its own
+// group, so a launcher and its descendants are signalled together). It
+// returns os.ErrProcessDone once the group is gone. The Client never calls
+// it on its own.
+func (c *Client) Signal(sig syscall.Signal) error {
+	if c.cmd == nil {
+		return os.ErrProcessDone
+	}
+	err := syscall.Kill(-c.cmd.Process.Pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+// Close ends the connection: it refuses new work, fails calls in flight and
+// open subscriptions with -32000 "Connection closed", cancels server-request
+// handlers (their answers are never written) and closes the child's stdin.
+// It neither waits for the child nor signals it: an MCP server exits at
+// EOF, and [Client.Done] says when it has. Close is idempotent, returns nil
+// and does not block.
+func (c *Client) Close() error {
+	c.fail(&Error{Code: CodeConnectionClosed, Message: "Connection closed"}, true)
+	return nil
+}
+
+// fail ends the connection with e unless it has already ended. discard
+// (Close) drops queued subscription events instead of delivering them.
+func (c *Client) fail(e *Error, discard bool) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = e
+	pending := c.pending
+	c.pending = nil
+	subs := c.subs
+	c.subs = nil
+	handlers := c.handlers
+	c.handlers = nil
+	close(c.closing)
+	c.mu.Unlock()
+
+	for _, cl := range pending {
+		cl.resp <- response{err: e}
+	}
+	for _, s := range subs {
+		s.end(e, discard)
+	}
+	for _, cancel := range handlers {
+		cancel()
+	}
+	c.closeStdin()
+}
+
+func (c *Client) closeStdin() {
+	c.stdinOnce.Do(func() { c.stdin.Close() })
+}
+
+// terminal returns the error that ended the connection, if any.
+func (c *Client) terminal() *Error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// writer owns the child's stdin: one Write per line, until the connection
+// ends. Started by Start.
+func (c *Client) writer() {
+	defer c.goroutineDone()
+	for {
+		var buf []byte
+		var errc chan error
+		select {
+		case f := <-c.writes:
+			buf, errc = f.buf, f.errc
+		case buf = <-c.replies:
+		case <-c.closing:
+			return
+		}
+		_, err := c.stdin.Write(buf)
+		putBuf(buf)
+		if errc != nil {
+			errc <- err
+		}
+		if err != nil {
+			c.fail(&Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}, false)
+			return
+		}
+	}
+}
+
+// exitWindow is how long after the child's exit the reader may still wait
+// for EOF (a descendant may hold stdout) before the connection ends, and
+// how long after EOF the exit status is awaited.
+const exitWindow = time.Second
+
+// waiter is the sole caller of cmd.Wait. Started by Start.
+func (c *Client) waiter() {
+	defer c.goroutineDone()
+	state := c.wait()
+	c.mu.Lock()
+	c.state = state
+	c.mu.Unlock()
+	close(c.exited)
+	t := time.NewTimer(exitWindow)
+	defer t.Stop()
+	select {
+	case <-c.eof: // the reader ends the connection with the status
+	case <-t.C:
+		c.fail(c.exitedError(io.EOF), false)
+	}
+}
+
+// exitedError is the terminal error of a child that went away: its exit
+// status when known, else cause.
+func (c *Client) exitedError(cause error) *Error {
+	c.mu.Lock()
+	state := c.state
+	c.mu.Unlock()
+	if state != nil {
+		return &Error{Code: CodeConnectionClosed, Message: "The stdio server exited", Cause: exitError(state, c.tail)}
+	}
+	return &Error{Code: CodeConnectionClosed, Message: "The stdio server exited", Cause: cause}
+}
+
+// reader owns the child's stdout until EOF, also after Close, so that a
+// flushing child can finish. Started by Start.
+func (c *Client) reader() {
+	defer c.goroutineDone()
+	defer c.stdout.Close()
+	lr := jsonrpc.NewReader(c.stdout, c.cfg.MaxLineBytes)
+	for {
+		line, err := lr.ReadLine()
+		var tooLong *jsonrpc.LineTooLongError
+		switch {
+		case err == nil:
+			c.route(line)
+		case errors.As(err, &tooLong):
+			c.log.Warn("stdio: dropped an over-long line from the server", "limit", tooLong.Limit)
+		default:
+			close(c.eof)
+			t := time.NewTimer(exitWindow)
+			select {
+			case <-c.exited:
+			case <-t.C:
+			}
+			t.Stop()
+			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
+				c.fail(c.exitedError(err), false)
+			} else {
+				c.fail(&Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}, false)
+			}
+			return
+		}
+	}
+}
+
+// skip logs a line that is not a JSON-RPC message, at most once a second.
+func (c *Client) skip(line []byte, why error) {
+	c.skipped.Add(1)
+	now := time.Now().UnixNano()
+	last := c.lastWarn.Load()
+	if now-last < int64(time.Second) || !c.lastWarn.CompareAndSwap(last, now) {
+		return
+	}
+	if len(line) > 256 {
+		line = line[:256]
+	}
+	c.log.Warn("stdio: skipped a line that is not a JSON-RPC message", "line", string(line), "error", why)
+}
+
+// route dispatches one line from the child. It runs on the reader and never
+// blocks on a caller.
+func (c *Client) route(line []byte) {
+	m, err := jsonrpc.Decode(line)
+	if err != nil {
+		c.skip(line, err)
+		return
+	}
+	switch m.Kind {
+	case jsonrpc.KindResponse:
+		c.routeResponse(&m)
+	case jsonrpc.KindRequest:
+		c.serverRequest(&m)
+	case jsonrpc.KindNotification:
+		c.routeNotification(&m)
+	}
+}
+
+// owned copies a raw member out of the reader's buffer, compacting it when
+// the line held whitespace or invalid UTF-8, so callers always get one
+// canonical line's worth of JSON.
+func owned(raw json.RawMessage, dirty bool) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	if dirty {
+		out, _ := jsonrpc.Compact(raw) // valid: Decode checked it
+		return out
+	}
+	return append(json.RawMessage(nil), raw...)
+}
+
+func (c *Client) routeResponse(m *jsonrpc.Message) {
+	id, ok := jsonrpc.IntID(m.ID)
+	if !ok {
+		c.log.Debug("stdio: dropped a response to an unknown id", "id", string(m.ID))
+		return
+	}
+	var r response
+	switch {
+	case m.HasResult() == m.HasError():
+		r.err = &Error{Code: CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
+	case m.HasError():
+		e, ok := jsonrpc.DecodeError(m.Error)
+		if !ok {
+			e = &Error{Code: CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
+		}
+		r.err = e
+	default:
+		r.result = owned(m.Result, m.Dirty)
+	}
+	c.mu.Lock()
+	cl := c.pending[id]
+	if cl != nil {
+		delete(c.pending, id)
+	}
+	sub := c.subs[id]
+	c.mu.Unlock()
+	switch {
+	case cl != nil:
+		cl.resp <- r
+	case sub != nil:
+		sub.terminal(r)
+	default:
+		c.log.Debug("stdio: dropped a response to an unknown or abandoned id", "id", id)
+	}
+}
+
+// response is the outcome the reader (or a terminal failure) hands a call.
+type response struct {
+	result json.RawMessage
+	err    *Error
+}
+
+// call is one request in flight.
+type call struct {
+	id       int64
+	resp     chan response // one slot: exactly one sender removes the entry
+	progress *progressQueue
+}
+
+// Call sends a request and waits for its result. params is nil, a
+// json.RawMessage or a value that marshals to a JSON object. The result is
+// the child's "result" member as compact JSON; a JSON-RPC error is
+// returned as an *Error with the child's code, message and data. A tool
+// result with isError true is a result, not an error.
+//
+// On a connection made by [Connect], a 2026-07-28 child's requests carry
+// the required _meta, and methods of the other era are refused locally
+// with -32601. subscriptions/listen is refused with -32602: use
+// [Client.Listen].
+func (c *Client) Call(ctx context.Context, method string, params any, opts *CallOptions) (json.RawMessage, error) {
+	if method == "subscriptions/listen" {
+		return nil, jsonrpc.Errorf(CodeInvalidParams, "use Listen for subscriptions/listen")
+	}
+	var o CallOptions
+	if opts != nil {
+		o = *opts
+	}
+	return c.call(ctx, method, params, &o)
+}
+
+// call is Call without the listen check.
+func (c *Client) call(ctx context.Context, method string, params any, o *CallOptions) (json.RawMessage, error) {
+	if err := c.era.refuse(method); err != nil {
+		return nil, err
+	}
+	raw, err := marshalParams(params)
+	if err != nil {
+		return nil, err
+	}
+	id := c.nextID.Add(1)
+	var token json.RawMessage
+	if o.Progress != nil {
+		token = jsonrpc.AppendInt(nil, id)
+	}
+	p, err := c.era.params(raw, o.Meta, token)
+	if err != nil {
+		return nil, err
+	}
+	cl := &call{id: id, resp: make(chan response, 1)}
+	if o.Progress != nil {
+		cl.progress = newProgressQueue()
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		e := c.err
+		c.mu.Unlock()
+		return nil, e
+	}
+	c.pending[id] = cl
+	c.mu.Unlock()
+
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = c.cfg.RequestTimeout
+	}
+	var timerC <-chan time.Time
+	var timer *time.Timer
+	sent := time.Now()
+	if timeout > 0 {
+		timer = time.NewTimer(timeout)
+		defer timer.Stop()
+		timerC = timer.C
+	}
+	f := &frame{buf: jsonrpc.AppendRequest(getBuf(), jsonrpc.AppendInt(nil, id), method, p)}
+	select {
+	case c.writes <- f:
+	case r := <-cl.resp: // the connection ended first
+		putBuf(f.buf)
+		return nil, r.err
+	case <-timerC:
+		putBuf(f.buf)
+		return c.abandon(cl, false, timeoutError(timeout), o)
+	case <-ctx.Done():
+		putBuf(f.buf)
+		return c.abandon(cl, false, ctxError(ctx), o)
+	}
+
+	deadline := sent.Add(timeout)
+	maxTotal := o.MaxTotalTimeout
+	if maxTotal <= 0 {
+		maxTotal = DefaultMaxTotalTimeout
+	}
+	limit := sent.Add(maxTotal)
+	capped := false
+	var progressC <-chan struct{}
+	if cl.progress != nil {
+		progressC = cl.progress.signal
+	}
+	for {
+		select {
+		case r := <-cl.resp:
+			if err := c.deliver(cl, o); err != nil {
+				return nil, err
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+			return r.result, nil
+		case <-progressC:
+			last, err := c.deliverLast(cl, o)
+			if err != nil {
+				return nil, err
+			}
+			if o.ResetTimeoutOnProgress && timer != nil && !last.IsZero() {
+				next := last.Add(timeout)
+				if next.After(limit) {
+					next, capped = limit, true
+				}
+				if next.After(deadline) {
+					deadline = next
+					timer.Reset(time.Until(deadline))
+				}
+			}
+		case <-timerC:
+			e := timeoutError(timeout)
+			if capped {
+				e = jsonrpc.WithData(CodeRequestTimeout, "Maximum total timeout exceeded",
+					map[string]int64{"maxTotalTimeoutMs": maxTotal.Milliseconds()})
+			}
+			return c.abandon(cl, true, e, o)
+		case <-ctx.Done():
+			return c.abandon(cl, true, ctxError(ctx), o)
+		}
+	}
+}
+
+func timeoutError(d time.Duration) *Error {
+	return jsonrpc.WithData(CodeRequestTimeout, "Request timed out", map[string]int64{"timeoutMs": d.Milliseconds()})
+}
+
+func ctxError(ctx context.Context) *Error {
+	msg := "Request timed out"
+	if errors.Is(ctx.Err(), context.Canceled) {
+		msg = "Request cancelled"
+	}
+	return &Error{Code: CodeRequestTimeout, Message: msg, Cause: ctx.Err()}
+}
+
+// abandon gives up on a call with e, unless its outcome was decided first,
+// and tells the child when the request had been written.
+func (c *Client) abandon(cl *call, written bool, e *Error, o *CallOptions) (json.RawMessage, error) {
+	c.mu.Lock()
+	mine := c.pending[cl.id] == cl
+	if mine {
+		delete(c.pending, cl.id)
+	}
+	c.mu.Unlock()
+	if !mine { // a response or the connection's end won the race
+		r := <-cl.resp
+		if err := c.deliver(cl, o); err != nil {
+			return nil, err
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.result, nil
+	}
+	if written {
+		c.cancelRequest(cl.id, e.Message)
+	}
+	return nil, e
+}
+
+// cancelGrace bounds how long a cancellation notice waits for the writer.
+const cancelGrace = 5 * time.Second
+
+// cancelRequest sends notifications/cancelled for an abandoned request from
+// a goroutine of its own, so a slow child never holds the caller.
+func (c *Client) cancelRequest(id int64, reason string) {
+	params := jsonrpc.AppendInt([]byte(`{"requestId":`), id)
+	params = append(params, `,"reason":`...)
+	params = jsonrpc.AppendString(params, reason)
+	params = append(params, '}')
+	f := &frame{buf: jsonrpc.AppendNotification(getBuf(), "notifications/cancelled", params)}
+	go func() {
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
+		select {
+		case c.writes <- f:
+		case <-c.closing:
+		case <-t.C:
+			c.log.Warn("stdio: gave up sending a cancellation", "id", id)
+		}
+	}()
+}
+
+// Notify writes a notification and returns once the whole line is in the
+// child's stdin pipe. It fails with -32000 on a closed or failed
+// connection, and with -32001 (Cause ctx.Err(), nothing written) if ctx
+// ends before the writer takes the line. Notifications get no stamped
+// _meta.
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return err
+	}
+	if e := c.terminal(); e != nil {
+		return e
+	}
+	f := &frame{buf: jsonrpc.AppendNotification(getBuf(), method, raw), errc: make(chan error, 1)}
+	select {
+	case c.writes <- f:
+	case <-c.closing:
+		putBuf(f.buf)
+		return c.terminal()
+	case <-ctx.Done():
+		putBuf(f.buf)
+		return ctxError(ctx)
+	}
+	if err := <-f.errc; err != nil {
+		return &Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}
+	}
+	return nil
+}
+
+// marshalParams turns Call's params into compact JSON text (nil for none).
+// MCP params are always objects; anything else is refused with -32602.
+func marshalParams(params any) (json.RawMessage, error) {
+	out, err := marshalAny(params)
+	if string(out) == "null" {
+		return nil, nil // a nil map or pointer: no params
+	}
+	if err == nil && out != nil && !jsonrpc.IsObject(out) {
+		return nil, jsonrpc.Errorf(CodeInvalidParams, "params must be a JSON object")
+	}
+	return out, err
+}
+
+func marshalAny(params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		if p == nil {
+			return nil, nil
+		}
+		out, err := jsonrpc.Compact(p)
+		if err != nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: "params are not valid JSON", Cause: err}
+		}
+		return out, nil
+	default:
+		out, err := jsonrpc.Marshal(p)
+		if err != nil {
+			return nil, &Error{Code: CodeInvalidParams, Message: "params cannot be marshalled", Cause: err}
+		}
+		return out, nil
+	}
+}
+
+// progressDepth bounds a call's undelivered progress notifications; the
+// oldest is dropped first (progress is cumulative, so the newest matters).
+const progressDepth = 64
+
+type progressItem struct {
+	raw json.RawMessage
+	at  time.Time
+}
+
+// progressQueue hands progress from the reader to the waiting caller
+// without ever blocking the reader.
+type progressQueue struct {
+	mu     sync.Mutex
+	items  []progressItem
+	signal chan struct{}
+}
+
+func newProgressQueue() *progressQueue {
+	return &progressQueue{signal: make(chan struct{}, 1)}
+}
+
+func (q *progressQueue) push(raw json.RawMessage) {
+	q.mu.Lock()
+	if len(q.items) == progressDepth {
+		copy(q.items, q.items[1:])
+		q.items = q.items[:progressDepth-1]
+	}
+	q.items = append(q.items, progressItem{raw: raw, at: time.Now()})
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *progressQueue) take() []progressItem {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = nil
+	return items
+}
+
+// deliver runs the callback for all queued progress.
+func (c *Client) deliver(cl *call, o *CallOptions) error {
+	_, err := c.deliverLast(cl, o)
+	return err
+}
+
+// deliverLast runs the callback for queued progress and returns the arrival
+// time of the newest. A panicking callback abandons the call.
+func (c *Client) deliverLast(cl *call, o *CallOptions) (last time.Time, err error) {
+	if cl.progress == nil {
+		return time.Time{}, nil
+	}
+	for _, it := range cl.progress.take() {
+		p, ok := parseProgress(it.raw)
+		if !ok {
+			c.log.Debug("stdio: dropped malformed progress", "params", string(it.raw))
+			continue
+		}
+		if perr := safeProgress(o.Progress, p); perr != nil {
+			c.mu.Lock()
+			if c.pending[cl.id] == cl {
+				delete(c.pending, cl.id)
+				c.mu.Unlock()
+				c.cancelRequest(cl.id, "Client stopped waiting")
+			} else {
+				c.mu.Unlock()
+			}
+			return last, &Error{Code: CodeInternalError, Message: "Progress callback panicked", Cause: perr}
+		}
+		last = it.at
+	}
+	return last, nil
+}
+
+// PanicError is the Cause of an error reporting a recovered panic.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", p.Value, p.Stack) }
+
+func safeProgress(fn func(Progress), p Progress) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: stack()}
+		}
+	}()
+	fn(p)
+	return nil
+}
+
+func parseProgress(raw json.RawMessage) (Progress, bool) {
+	var w struct {
+		Progress *float64 `json:"progress"`
+		Total    *float64 `json:"total"`
+		Message  string   `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil || w.Progress == nil {
+		return Progress{}, false
+	}
+	return Progress{Progress: *w.Progress, Total: w.Total, Message: w.Message, Raw: raw}, true
+}
+
+// routeNotification hands a notification to the call, subscription or
+// server request it concerns, else to OnNotification.
+func (c *Client) routeNotification(m *jsonrpc.Message) {
+	switch m.Method {
+	case "notifications/progress":
+		tok, _ := jsonrpc.Member(m.Params, "progressToken")
+		if id, ok := jsonrpc.IntID(tok); ok && id > 0 && id <= c.nextID.Load() {
+			c.mu.Lock()
+			cl := c.pending[id]
+			c.mu.Unlock()
+			if cl != nil && cl.progress != nil {
+				cl.progress.push(owned(m.Params, m.Dirty))
+			}
+			// Progress for a finished or abandoned call is dropped:
+			// real servers keep sending after a cancel.
+			return
+		}
+	case "notifications/cancelled":
+		target, _ := jsonrpc.Member(m.Params, "requestId")
+		if c.cancelServerRequest(target) || c.endSubscription(target) {
+			return
+		}
+	}
+	if c.routeEvent(m) {
+		return
+	}
+	if c.cfg.OnNotification != nil {
+		c.cfg.OnNotification(Notification{Method: m.Method, Params: owned(m.Params, m.Dirty)})
+		return
+	}
+	c.log.Debug("stdio: dropped a notification", "method", m.Method)
+}

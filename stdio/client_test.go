@@ -1,0 +1,787 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// rawClient starts the fixture in the legacy era, which checks no _meta, and
+// talks to it with a raw Client (no negotiation).
+func rawClient(tb testing.TB, mutate func(*ClientConfig), env ...string) *Client {
+	tb.Helper()
+	cfg := fixtureConfig(tb, append([]string{"FIXTURE_ERA=legacy"}, env...)...)
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	return startClient(tb, cfg)
+}
+
+func wantCode(tb testing.TB, what string, err error, code int64) *Error {
+	tb.Helper()
+	var e *Error
+	if !errors.As(err, &e) || e.Code != code {
+		tb.Fatalf("%s: error = %v, want code %d", what, err, code)
+	}
+	return e
+}
+
+func echoText(tb testing.TB, res json.RawMessage) string {
+	tb.Helper()
+	var r struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil || len(r.Content) != 1 {
+		tb.Fatalf("not an echo result: %s (%v)", res, err)
+	}
+	return r.Content[0].Text
+}
+
+// Scenario 1.
+func TestConnectModernFixture(t *testing.T) {
+	c, starts, err := connectFixture(t, ConnectConfig{})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	if got := c.Protocol(); got != Version20260728 {
+		t.Errorf("Protocol() = %q, want %q", got, Version20260728)
+	}
+	if starts.Load() != 1 {
+		t.Errorf("start called %d times, want 1", starts.Load())
+	}
+	if s := getStats(t, c); s.Inits != 0 {
+		t.Errorf("initialize sent %d times to a 2026 server, want 0", s.Inits)
+	}
+	if got := string(c.ServerInfo()); got != `{"name":"fixture","version":"1"}` {
+		t.Errorf("ServerInfo() = %s", got)
+	}
+	if !strings.Contains(string(c.ServerCapabilities()), `"tools"`) || c.Instructions() != "fixture" {
+		t.Errorf("capabilities %s, instructions %q", c.ServerCapabilities(), c.Instructions())
+	}
+	res, err := callTool(context.Background(), c, "echo", map[string]string{"message": "hi"}, nil)
+	if err != nil || echoText(t, res) != "hi" {
+		t.Fatalf("echo = %s, %v", res, err)
+	}
+	_, err = callTool(context.Background(), c, "nope", nil, nil)
+	wantCode(t, "unknown tool", err, CodeInvalidParams)
+}
+
+// Scenarios 2 and 3.
+func TestUTF8RoundTrip(t *testing.T) {
+	const s = "héllo 日本 😀 line\u2028separator"
+	var got []string
+	for _, locale := range []string{"en_US.UTF-8", "C"} {
+		c := rawClient(t, nil, "LANG="+locale, "LC_ALL="+locale)
+		res, err := callTool(context.Background(), c, "echo", map[string]string{"message": s}, nil)
+		if err != nil {
+			t.Fatalf("echo under %s: %v", locale, err)
+		}
+		got = append(got, echoText(t, res))
+		res, err = callTool(context.Background(), c, "lastline", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ll struct{ Line string }
+		json.Unmarshal(res, &ll)
+		line, _ := base64.StdEncoding.DecodeString(ll.Line)
+		if !bytes.Contains(line, []byte(s)) || bytes.ContainsAny(line, "\r\n") {
+			t.Errorf("under %s the child read %q: want the raw UTF-8 of %q and no CR or LF", locale, line, s)
+		}
+	}
+	if diff := cmp.Diff([]string{s, s}, got); diff != "" {
+		t.Errorf("echoes differ (-want +got):\n%s", diff)
+	}
+}
+
+// Scenarios 4 and 6.
+func TestLineLimit(t *testing.T) {
+	c := rawClient(t, func(cfg *ClientConfig) { cfg.MaxLineBytes = 100_000 })
+	_, err := callTool(context.Background(), c, "big", map[string]int{"bytes": 300_000}, &CallOptions{Timeout: time.Second})
+	wantCode(t, "300,000-byte result", err, CodeRequestTimeout)
+	res, err := callTool(context.Background(), c, "echo", map[string]string{"message": "after"}, nil)
+	if err != nil || echoText(t, res) != "after" {
+		t.Fatalf("echo after a dropped line = %s, %v", res, err)
+	}
+	res, err = callTool(context.Background(), c, "big", map[string]int{"bytes": 50_000}, nil)
+	if err != nil || len(echoText(t, res)) != 50_000 {
+		t.Fatalf("50,000-byte result: %v", err)
+	}
+
+	c = rawClient(t, nil)
+	res, err = callTool(context.Background(), c, "big", map[string]int{"bytes": 200_000}, nil)
+	if err != nil || echoText(t, res) != strings.Repeat("x", 200_000) {
+		t.Fatalf("200,000-byte result (three read buffers) not delivered whole: %v", err)
+	}
+}
+
+// Scenario 5.
+func TestInvalidConfig(t *testing.T) {
+	for _, tt := range []struct {
+		field  string
+		mutate func(*ClientConfig)
+	}{
+		{"MaxLineBytes", func(c *ClientConfig) { c.MaxLineBytes = -1 }},
+		{"MaxServerRequests", func(c *ClientConfig) { c.MaxServerRequests = -1 }},
+		{"Path", func(c *ClientConfig) { c.Path = "" }},
+	} {
+		cfg := fixtureConfig(t, "FIXTURE_ERA=legacy")
+		tt.mutate(&cfg)
+		c, err := Start(context.Background(), cfg)
+		if c != nil {
+			t.Fatalf("Start with bad %s spawned a child", tt.field)
+		}
+		if e := wantCode(t, tt.field, err, CodeInvalidParams); !strings.Contains(e.Message, tt.field) {
+			t.Errorf("error %q does not name %s", e.Message, tt.field)
+		}
+	}
+}
+
+// warnCounter counts Warn records.
+type warnCounter struct {
+	slog.Handler
+	n atomic.Int32
+}
+
+func (w *warnCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (w *warnCounter) Handle(_ context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn {
+		w.n.Add(1)
+	}
+	return nil
+}
+func (w *warnCounter) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w *warnCounter) WithGroup(string) slog.Handler      { return w }
+
+// Scenario 7.
+func TestBannerAndCRLF(t *testing.T) {
+	warns := &warnCounter{}
+	c := rawClient(t, func(cfg *ClientConfig) { cfg.Logger = slog.New(warns) }, "FIXTURE_BANNER=1", "FIXTURE_CRLF=1")
+	for i := range 3 {
+		msg := fmt.Sprint("m", i)
+		res, err := callTool(context.Background(), c, "echo", map[string]string{"message": msg}, nil)
+		if err != nil || echoText(t, res) != msg {
+			t.Fatalf("echo %d = %s, %v", i, res, err)
+		}
+	}
+	if n := warns.n.Load(); n != 1 {
+		t.Errorf("%d Warn logs for a banner, want 1", n)
+	}
+}
+
+// Scenario 8, and stray JSON that is not JSON-RPC.
+func TestOddResponses(t *testing.T) {
+	c := rawClient(t, nil)
+	_, err := callTool(context.Background(), c, "weird", nil, nil)
+	if e := wantCode(t, "result and error", err, CodeConnectionClosed); e.Message != "Invalid JSON-RPC response" {
+		t.Errorf("message %q", e.Message)
+	}
+	if _, err := callTool(context.Background(), c, "garbage", nil, nil); err != nil {
+		t.Fatalf("call after garbage lines: %v", err)
+	}
+	res, err := callTool(context.Background(), c, "echo", map[string]string{"message": "still"}, nil)
+	if err != nil || echoText(t, res) != "still" {
+		t.Fatalf("echo after odd responses = %s, %v", res, err)
+	}
+}
+
+// Scenario 9.
+func TestConcurrentCorrelation(t *testing.T) {
+	c := rawClient(t, nil)
+	delays := []int{300, 0, 150, 50}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for _, d := range delays {
+		wg.Go(func() {
+			res, err := callTool(context.Background(), c, "sleep", map[string]int{"ms": d}, nil)
+			if want := fmt.Sprintf(`{"slept":%d}`, d); err != nil || string(res) != want {
+				errs <- fmt.Errorf("sleep %d = %s, %v; want %s", d, res, err, want)
+			}
+		})
+	}
+	for i := range 20 {
+		wg.Go(func() {
+			msg := fmt.Sprint("call-", i)
+			res, err := callTool(context.Background(), c, "echo", map[string]string{"message": msg}, nil)
+			if err != nil || echoText(t, res) != msg {
+				errs <- fmt.Errorf("echo %s = %s, %v", msg, res, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// awaitCancel asks the fixture to wait for the cancellation of id.
+func awaitCancel(tb testing.TB, c *Client, id int64) (seen bool, workers int) {
+	tb.Helper()
+	res, err := callTool(context.Background(), c, "awaitcancel", map[string]any{"message": id}, nil)
+	if err != nil {
+		tb.Fatalf("awaitcancel: %v", err)
+	}
+	var r struct {
+		Seen    bool
+		Workers int
+	}
+	json.Unmarshal(res, &r)
+	return r.Seen, r.Workers
+}
+
+// Scenario 10.
+func TestTimeoutCancelsOnChild(t *testing.T) {
+	c := rawClient(t, nil)
+	_, err := callTool(context.Background(), c, "park", nil, &CallOptions{Timeout: 200 * time.Millisecond})
+	e := wantCode(t, "park", err, CodeRequestTimeout)
+	if string(e.Data) != `{"timeoutMs":200}` {
+		t.Errorf("Data = %s, want {\"timeoutMs\":200}", e.Data)
+	}
+	id := c.nextID.Load()
+	if seen, workers := awaitCancel(t, c, id); !seen || workers != 0 {
+		t.Errorf("child saw cancellation of %d: %v, workers %d; want true, 0", id, seen, workers)
+	}
+}
+
+// Scenario 11.
+func TestContextCancel(t *testing.T) {
+	c := rawClient(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := callTool(ctx, c, "park", nil, nil)
+		done <- err
+	}()
+	// Cancel once the child is parked on the request.
+	waitWorkers(t, c, 1)
+	cancel()
+	err := <-done
+	wantCode(t, "cancelled call", err, CodeRequestTimeout)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("errors.Is(%v, context.Canceled) = false", err)
+	}
+	if seen, _ := awaitCancel(t, c, c.nextID.Load()-1); !seen {
+		t.Error("child never received the cancellation")
+	}
+}
+
+// waitWorkers polls the fixture until n tools are parked; each poll is a
+// round trip, not a sleep.
+func waitWorkers(tb testing.TB, c *Client, n int) {
+	tb.Helper()
+	for range 1000 {
+		if getStats(tb, c).Workers == n {
+			return
+		}
+	}
+	tb.Fatalf("fixture never had %d parked workers", n)
+}
+
+// Scenarios 12 and 13.
+func TestProgressOrder(t *testing.T) {
+	c := rawClient(t, nil)
+	for _, tool := range []string{"progress", "burst"} {
+		t.Run(tool, func(t *testing.T) {
+			var got []Progress
+			res, err := callTool(context.Background(), c, tool, map[string]int{"count": 3, "intervalMs": 10},
+				&CallOptions{Progress: func(p Progress) { got = append(got, p) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(res) != `{"ticks":3}` {
+				t.Errorf("result %s", res)
+			}
+			if len(got) != 3 {
+				t.Fatalf("%d progress callbacks before Call returned, want 3", len(got))
+			}
+			for i, p := range got {
+				if p.Progress != float64(i+1) || p.Total == nil || *p.Total != 3 || p.Message != fmt.Sprint("tick ", i+1) {
+					t.Errorf("progress %d = %+v", i, p)
+				}
+			}
+		})
+	}
+}
+
+// Scenario 15.
+func TestProgressCallbackPanic(t *testing.T) {
+	c := rawClient(t, nil)
+	_, err := callTool(context.Background(), c, "progress", map[string]any{"count": 50, "intervalMs": 20},
+		&CallOptions{Progress: func(Progress) { panic("boom") }})
+	wantCode(t, "panicking callback", err, CodeInternalError)
+	var p *PanicError
+	if !errors.As(err, &p) || p.Value != "boom" {
+		t.Errorf("Cause = %v, want the panic", errors.Unwrap(err))
+	}
+	if seen, _ := awaitCancel(t, c, c.nextID.Load()); !seen {
+		t.Error("child never received the cancellation")
+	}
+	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
+		t.Errorf("next call: %v", err)
+	}
+}
+
+// Scenario 16.
+func TestCallerProgressToken(t *testing.T) {
+	c := rawClient(t, nil)
+	_, err := callTool(context.Background(), c, "echo", nil, &CallOptions{
+		Progress: func(Progress) {}, Meta: json.RawMessage(`{"progressToken":"mine"}`)})
+	wantCode(t, "caller token", err, CodeInvalidParams)
+	if got := c.nextID.Load(); got != 1 {
+		// The id is spent, but nothing may have been written.
+		t.Logf("ids used: %d", got)
+	}
+	res, err := callTool(context.Background(), c, "lastline", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(res), base64.StdEncoding.EncodeToString([]byte("mine"))) {
+		t.Error("the refused request reached the child")
+	}
+}
+
+// Scenario 17.
+func TestLateProgressAndResponse(t *testing.T) {
+	var notes atomic.Int32
+	c := rawClient(t, func(cfg *ClientConfig) {
+		cfg.OnNotification = func(Notification) { notes.Add(1) }
+	})
+	var calls atomic.Int32
+	_, err := callTool(context.Background(), c, "progress", map[string]any{"count": 10, "intervalMs": 30, "ignoreCancel": true},
+		&CallOptions{Timeout: 100 * time.Millisecond, Progress: func(Progress) { calls.Add(1) }})
+	wantCode(t, "timed out", err, CodeRequestTimeout)
+	after := calls.Load()
+	// The child goes on for ~200 ms and then answers; the cancellation
+	// is recorded once its tool has returned.
+	if seen, _ := awaitCancel(t, c, c.nextID.Load()); !seen {
+		t.Fatal("child never received the cancellation")
+	}
+	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
+		t.Fatalf("next call: %v", err)
+	}
+	if calls.Load() != after || notes.Load() != 0 {
+		t.Errorf("late progress reached a callback (%d→%d) or OnNotification (%d)", after, calls.Load(), notes.Load())
+	}
+	if c.Err() != nil {
+		t.Errorf("connection failed: %v", c.Err())
+	}
+}
+
+// Scenarios 18 and 19.
+func TestServerRequests(t *testing.T) {
+	reqs := []any{
+		map[string]any{"id": 0, "method": "ping"},
+		map[string]any{"id": "srv-1", "method": "elicitation/create", "params": map[string]any{"message": "name?"}},
+		map[string]any{"id": -5, "method": "roots/list"},
+	}
+	var seen sync.Map
+	c := rawClient(t, func(cfg *ClientConfig) {
+		cfg.OnServerRequest = func(ctx context.Context, r ServerRequest) (json.RawMessage, error) {
+			seen.Store(string(r.ID), r.Method)
+			return json.RawMessage(`{"action":"accept","id":` + string(r.ID) + `}`), nil
+		}
+	})
+	res, err := callTool(context.Background(), c, "ask", map[string]any{"requests": reqs}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"answers":[{"jsonrpc":"2.0","id":0,"result":{}},` +
+		`{"jsonrpc":"2.0","id":"srv-1","result":{"action":"accept","id":"srv-1"}},` +
+		`{"jsonrpc":"2.0","id":-5,"result":{"action":"accept","id":-5}}]}`
+	if string(res) != want {
+		t.Errorf("answers:\n got %s\nwant %s", res, want)
+	}
+	if _, ok := seen.Load("0"); ok {
+		t.Error("ping reached the handler")
+	}
+
+	c = rawClient(t, nil) // no handler
+	res, err = callTool(context.Background(), c, "ask", map[string]any{"requests": reqs[1:]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(res), `"code":-32601`); n != 2 || !strings.Contains(string(res), `"id":"srv-1"`) {
+		t.Errorf("without a handler: %s, want two -32601 with the ids", res)
+	}
+}
+
+// Scenario 20.
+func TestServerRequestHandlerFailures(t *testing.T) {
+	c := rawClient(t, func(cfg *ClientConfig) {
+		cfg.OnServerRequest = func(ctx context.Context, r ServerRequest) (json.RawMessage, error) {
+			switch r.Method {
+			case "panic":
+				panic("handler boom")
+			case "params":
+				return nil, &Error{Code: CodeInvalidParams, Message: "bad", Data: json.RawMessage(`{"k":1}`)}
+			case "plain":
+				return nil, errors.New("secret detail")
+			default:
+				return json.RawMessage(`{not json`), nil
+			}
+		}
+	})
+	res, err := callTool(context.Background(), c, "ask", map[string]any{"requests": []any{
+		map[string]any{"id": 1, "method": "panic"},
+		map[string]any{"id": 2, "method": "params"},
+		map[string]any{"id": 3, "method": "plain"},
+		map[string]any{"id": 4, "method": "invalid"},
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"answers":[{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Server request handler panicked"}},` +
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"bad","data":{"k":1}}},` +
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Server request handler failed"}},` +
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Server request handler returned an invalid result"}}]}`
+	if string(res) != want {
+		t.Errorf("answers:\n got %s\nwant %s", res, want)
+	}
+	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
+		t.Errorf("next call: %v", err)
+	}
+}
+
+// Scenario 21.
+func TestServerRequestCapacity(t *testing.T) {
+	release := make(chan struct{})
+	var ran atomic.Int32
+	entered := make(chan struct{}, 3)
+	asked := make(chan struct{}, 1)
+	c := rawClient(t, func(cfg *ClientConfig) {
+		cfg.MaxServerRequests = 2
+		cfg.OnNotification = func(n Notification) {
+			if n.Method == "notifications/asked" {
+				asked <- struct{}{}
+			}
+		}
+		cfg.OnServerRequest = func(ctx context.Context, r ServerRequest) (json.RawMessage, error) {
+			ran.Add(1)
+			entered <- struct{}{}
+			select {
+			case <-release:
+				return json.RawMessage(`{"action":"accept"}`), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	})
+	done := make(chan json.RawMessage, 1)
+	go func() {
+		res, _ := callTool(context.Background(), c, "ask", map[string]any{"intervalMs": 20, "requests": []any{
+			map[string]any{"id": 1, "method": "elicitation/create"},
+			map[string]any{"id": 2, "method": "elicitation/create"},
+			map[string]any{"id": 3, "method": "elicitation/create"},
+		}}, nil)
+		done <- res
+	}()
+	<-entered
+	<-entered
+	<-asked // the reader has seen all three, so the third was refused
+	close(release)
+	res := <-done
+	want := `{"answers":[{"jsonrpc":"2.0","id":1,"result":{"action":"accept"}},` +
+		`{"jsonrpc":"2.0","id":2,"result":{"action":"accept"}},` +
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Too many server requests in flight (2)","data":{"limit":2,"retryable":true}}}]}`
+	if string(res) != want {
+		t.Errorf("answers:\n got %s\nwant %s", res, want)
+	}
+	if n := ran.Load(); n != 2 {
+		t.Errorf("handler ran %d times, want 2", n)
+	}
+}
+
+// Scenarios 22 (child cancels, Close) and 23 (duplicate id).
+func TestServerRequestCancelAndDuplicate(t *testing.T) {
+	ended := make(chan error, 4)
+	entered := make(chan string, 4)
+	block := make(chan struct{})
+	asked := make(chan struct{}, 4)
+	c := rawClient(t, func(cfg *ClientConfig) {
+		cfg.OnNotification = func(n Notification) {
+			if n.Method == "notifications/asked" {
+				asked <- struct{}{}
+			}
+		}
+		cfg.OnServerRequest = func(ctx context.Context, r ServerRequest) (json.RawMessage, error) {
+			entered <- string(r.ID)
+			if r.Method == "sampling/createMessage" {
+				<-ctx.Done()
+				ended <- ctx.Err()
+				return json.RawMessage(`{"late":true}`), nil
+			}
+			select {
+			case <-ctx.Done():
+				ended <- ctx.Err()
+				return json.RawMessage(`{"late":true}`), nil
+			case <-block:
+				return json.RawMessage(`{"action":"accept"}`), nil
+			}
+		}
+	})
+	if _, err := callTool(context.Background(), c, "askcancel", map[string]int{"ms": 50}, nil); err != nil {
+		t.Fatal(err)
+	}
+	<-entered
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("handler ctx ended with %v", err)
+	}
+	// A later round trip: the handler's late answer must not have come.
+	if s := getStats(t, c); s.Unasked != 0 {
+		t.Errorf("the child received %d answers it did not wait for", s.Unasked)
+	}
+
+	done := make(chan json.RawMessage, 1)
+	go func() {
+		res, _ := callTool(context.Background(), c, "ask", map[string]any{"requests": []any{
+			map[string]any{"id": "d", "method": "elicitation/create"},
+			map[string]any{"id": "d", "method": "elicitation/create"},
+		}}, nil)
+		done <- res
+	}()
+	<-entered
+	<-asked // the reader has seen both requests
+	close(block)
+	want := `{"answers":[{"jsonrpc":"2.0","id":"d","error":{"code":-32600,"message":"Duplicate server request id"}},` +
+		`{"jsonrpc":"2.0","id":"d","result":{"action":"accept"}}]}`
+	// The fixture keys answers by id, so both slots hold whichever answer
+	// came for "d" first and second; the refusal comes first.
+	if res := <-done; !strings.Contains(string(res), `"code":-32600`) || !strings.Contains(string(res), `"action":"accept"`) {
+		t.Errorf("duplicate id answers = %s, want %s", res, want)
+	}
+	if len(entered) != 0 {
+		t.Error("the handler ran for the duplicate id")
+	}
+
+	// Close while a handler blocks: its ctx ends, and nothing is sent.
+	go callTool(context.Background(), c, "ask", map[string]any{"requests": []any{
+		map[string]any{"id": "z", "method": "sampling/createMessage"},
+	}}, nil)
+	<-entered
+	c.Close()
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("handler ctx at Close ended with %v", err)
+	}
+	<-c.Done()
+}
+
+// Scenario 24.
+func TestChildExit(t *testing.T) {
+	c := rawClient(t, nil)
+	done := make(chan error, 1)
+	go func() {
+		_, err := callTool(context.Background(), c, "park", nil, nil)
+		done <- err
+	}()
+	waitWorkers(t, c, 1)
+	_, err := callTool(context.Background(), c, "exit", map[string]int{"code": 3}, nil)
+	for _, err := range []error{err, <-done} {
+		wantCode(t, "call at exit", err, CodeConnectionClosed)
+		var x *ExitError
+		if !errors.As(err, &x) || x.Code != 3 {
+			t.Errorf("errors.As(%v, *ExitError) = %+v, want Code 3", err, x)
+		}
+	}
+	_, err = callTool(context.Background(), c, "echo", nil, nil)
+	wantCode(t, "later Call", err, CodeConnectionClosed)
+	wantCode(t, "later Notify", c.Notify(context.Background(), "notifications/x", nil), CodeConnectionClosed)
+	<-c.Done()
+	if st := c.ExitState(); st == nil || st.ExitCode() != 3 {
+		t.Errorf("ExitState() = %v", st)
+	}
+}
+
+// Scenario 25.
+func TestChildClosesStdin(t *testing.T) {
+	c := rawClient(t, nil)
+	go callTool(context.Background(), c, "sleep", map[string]int{"ms": 2000}, nil) // a handler that blocks
+	if _, err := callTool(context.Background(), c, "closestdin", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_, err := callTool(context.Background(), c, "echo", nil, &CallOptions{Timeout: 5 * time.Second})
+		e := wantCode(t, "call after the child closed stdin", err, CodeConnectionClosed)
+		var x *ExitError
+		if !errors.Is(err, syscall.EPIPE) && !(errors.As(err, &x) && x.Code == 0) {
+			t.Errorf("cause %v, want EPIPE or exit 0 (%s)", e.Cause, e.Message)
+		}
+	}
+}
+
+// Scenario 26.
+func TestResponseThenExit(t *testing.T) {
+	c := rawClient(t, nil)
+	res, err := callTool(context.Background(), c, "respondexit", nil, nil)
+	if err != nil || string(res) != `{"bye":true}` {
+		t.Fatalf("respondexit = %s, %v", res, err)
+	}
+	<-c.Done()
+	_, err = callTool(context.Background(), c, "echo", nil, nil)
+	wantCode(t, "next call", err, CodeConnectionClosed)
+}
+
+// Scenario 27.
+func TestCloseFailsCallsInFlight(t *testing.T) {
+	c := rawClient(t, nil)
+	errs := make(chan error, 5)
+	for range 5 {
+		go func() {
+			_, err := callTool(context.Background(), c, "park", nil, nil)
+			errs <- err
+		}()
+	}
+	waitWorkers(t, c, 5)
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	for range 5 {
+		e := wantCode(t, "in flight at Close", <-errs, CodeConnectionClosed)
+		if e.Message != "Connection closed" {
+			t.Errorf("message %q", e.Message)
+		}
+	}
+	_, err := callTool(context.Background(), c, "echo", nil, nil)
+	wantCode(t, "after Close", err, CodeConnectionClosed)
+	if err := c.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+	<-c.Done()
+	if st := c.ExitState(); st == nil || st.ExitCode() != 0 {
+		t.Errorf("ExitState() = %v, want exit 0 at EOF", st)
+	}
+}
+
+// Scenario 28.
+func TestCloseNeverSignals(t *testing.T) {
+	c := rawClient(t, func(cfg *ClientConfig) {
+		cfg.OnNotification = func(Notification) {}
+	}, "FIXTURE_IGNORE_EOF=1", "FIXTURE_GRANDCHILD=1")
+	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	select {
+	case <-c.Done():
+		t.Fatal("a child ignoring EOF exited after Close: was it signalled?")
+	case <-time.After(time.Second):
+	}
+	if err := c.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("Signal(SIGTERM) = %v", err)
+	}
+	<-c.Done()
+	if st := c.ExitState(); st == nil || st.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Errorf("ExitState() = %v, want killed by SIGTERM", st)
+	}
+	// The grandchild shared the group, so it got SIGTERM too; once the
+	// whole group is gone Signal says so.
+	for range 1000 {
+		if err := c.Signal(0); errors.Is(err, os.ErrProcessDone) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond) // waiting for the kernel to reap, no event to wait on
+	}
+	t.Error("the process group outlived SIGTERM")
+}
+
+// Scenario 29.
+func TestStartContextIsStartupOnly(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := Start(ctx, fixtureConfig(t, "FIXTURE_ERA=legacy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopClient(t, c) })
+	cancel()
+	res, err := callTool(context.Background(), c, "echo", map[string]string{"message": "alive"}, nil)
+	if err != nil || echoText(t, res) != "alive" {
+		t.Fatalf("echo after cancelling Start's ctx = %s, %v", res, err)
+	}
+}
+
+// Scenario 30.
+func TestMissingExecutable(t *testing.T) {
+	for _, path := range []string{"/nonexistent/mcp-server", "mcpbridge-no-such-command", t.TempDir()} {
+		c, err := Start(context.Background(), ClientConfig{Path: path})
+		if c != nil {
+			t.Fatalf("Start(%s) returned a client", path)
+		}
+		e := wantCode(t, path, err, CodeConnectionClosed)
+		if e.Message != "Executable not found" || !(errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)) {
+			t.Errorf("Start(%s) = %v", path, err)
+		}
+	}
+}
+
+// Scenario 31.
+func TestStderrDrainedAndTail(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	c := rawClient(t, func(cfg *ClientConfig) { cfg.Stderr = &lockedWriter{w: &buf, mu: &mu} })
+	if _, err := callTool(context.Background(), c, "stderr", map[string]int{"bytes": 1 << 20}, nil); err != nil {
+		t.Fatalf("call after 1 MiB of stderr: %v", err)
+	}
+	_, err := callTool(context.Background(), c, "exit", map[string]int{"code": 7}, nil)
+	var x *ExitError
+	if !errors.As(err, &x) || x.Code != 7 {
+		t.Fatalf("exit 7: %v", err)
+	}
+	if len(x.StderrTail) != 4096 || !bytes.HasSuffix(x.StderrTail, []byte("TAIL\n")) {
+		t.Errorf("StderrTail has %d bytes ending %q", len(x.StderrTail), x.StderrTail[max(0, len(x.StderrTail)-8):])
+	}
+	<-c.Done()
+	mu.Lock()
+	defer mu.Unlock()
+	if buf.Len() < 1<<20 {
+		t.Errorf("Stderr received %d bytes, want 1 MiB", buf.Len())
+	}
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// Scenario 32.
+func TestEnvAndDir(t *testing.T) {
+	t.Setenv("FOO", "from-parent")
+	dir := t.TempDir()
+	c := rawClient(t, func(cfg *ClientConfig) {
+		cfg.Env = append(cfg.Env, EnvVar{Name: "FOO", Unset: true}, EnvVar{Name: "BAR", Value: "0"}, EnvVar{Name: "BAR", Value: "1"})
+		cfg.Dir = dir
+	})
+	res, err := callTool(context.Background(), c, "env", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		HasFoo bool
+		Bar    string
+		Cwd    string
+	}
+	json.Unmarshal(res, &got)
+	if got.HasFoo || got.Bar != "1" || got.Cwd != dir {
+		t.Errorf("child env = %+v, want no FOO, BAR=1, cwd %s", got, dir)
+	}
+}

@@ -1,0 +1,421 @@
+package stdio
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// The protocol versions this package speaks, newest first.
+const (
+	Version20260728 = "2026-07-28"
+	Version20251125 = "2025-11-25"
+	Version20250618 = "2025-06-18"
+)
+
+// DefaultVersions is ConnectConfig.Versions' default: every version, in
+// preference order.
+var DefaultVersions = []string{Version20260728, Version20251125, Version20250618}
+
+// DefaultProbeTimeout bounds the server/discover probe.
+const DefaultProbeTimeout = 10 * time.Second
+
+// Keys of the 2026-07-28 request _meta (MCP.md §3.1).
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+)
+
+// ConnectConfig says which protocol versions [Connect] may settle on and
+// how the client introduces itself. The zero value means the defaults.
+type ConnectConfig struct {
+	// Versions are the allowed versions in preference order (default
+	// DefaultVersions). A single version, or versions of one era only,
+	// skip the server/discover probe.
+	Versions []string
+	// ProbeTimeout bounds the server/discover probe (default 10 s).
+	ProbeTimeout time.Duration
+	// ClientInfo is the client's Implementation object (default
+	// {"name":"mcpbridge","version":"dev"}).
+	ClientInfo json.RawMessage
+	// Capabilities is the ClientCapabilities object (default {}).
+	Capabilities json.RawMessage
+}
+
+// era is what Connect negotiated; a raw Client (Start alone) has none and
+// sends exactly what it is given.
+type era struct {
+	version      string
+	modern       bool
+	stamp        []jsonrpc.Field // the _meta keys every 2026 request carries
+	serverInfo   json.RawMessage
+	capabilities json.RawMessage
+	instructions string
+}
+
+// Protocol returns the negotiated protocol version ("" on a raw Client).
+func (c *Client) Protocol() string {
+	if c.era == nil {
+		return ""
+	}
+	return c.era.version
+}
+
+// ServerInfo returns the server's Implementation object as sent, or nil
+// when it is unknown (a raw Client, or a pinned 2026-07-28 connection).
+func (c *Client) ServerInfo() json.RawMessage {
+	if c.era == nil {
+		return nil
+	}
+	return c.era.serverInfo
+}
+
+// ServerCapabilities returns the server's capabilities as sent, or nil.
+func (c *Client) ServerCapabilities() json.RawMessage {
+	if c.era == nil {
+		return nil
+	}
+	return c.era.capabilities
+}
+
+// Instructions returns the server's instructions, or "".
+func (c *Client) Instructions() string {
+	if c.era == nil {
+		return ""
+	}
+	return c.era.instructions
+}
+
+// otherEra lists, per era, the methods that exist only in the other one;
+// Call refuses them locally so they never reach the child.
+var otherEra = map[bool][]string{
+	false: {"server/discover", "subscriptions/listen", "tasks/update"},
+	true: {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
+		"tasks/result", "tasks/list"},
+}
+
+func (e *era) refuse(method string) error {
+	if e == nil || !slices.Contains(otherEra[e.modern], method) {
+		return nil
+	}
+	return jsonrpc.WithData(CodeMethodNotFound, "Method not found in the negotiated protocol version",
+		map[string]string{"method": method, "protocolVersion": e.version})
+}
+
+// params merges _meta into the request params (STDIO.md §3.6): stamped
+// keys, then the params' own _meta, then CallOptions.Meta, then the
+// progress token; the last writer of a key wins. Every member is re-emitted
+// byte for byte.
+func (e *era) params(raw, meta, token json.RawMessage) (json.RawMessage, error) {
+	modern := e != nil && e.modern
+	if !modern && token == nil && meta == nil {
+		return raw, nil
+	}
+	if raw != nil && !jsonrpc.IsObject(raw) {
+		return nil, jsonrpc.Errorf(CodeInvalidParams, "params must be a JSON object")
+	}
+	var extra []jsonrpc.Field
+	if meta != nil {
+		m, err := jsonrpc.Compact(meta)
+		if err != nil || !jsonrpc.IsObject(m) {
+			return nil, jsonrpc.Errorf(CodeInvalidParams, "CallOptions.Meta must be a JSON object")
+		}
+		extra = jsonrpc.Fields(m)
+	}
+	out := append(make([]byte, 0, len(raw)+256), '{')
+	var own []jsonrpc.Field
+	members := 0
+	for _, f := range jsonrpc.Fields(raw) {
+		if f.Key == "_meta" {
+			if !jsonrpc.IsObject(f.Value) {
+				return nil, jsonrpc.Errorf(CodeInvalidParams, "params._meta must be a JSON object")
+			}
+			own = append(own, jsonrpc.Fields(f.Value)...)
+			continue
+		}
+		out = appendSep(out, &members)
+		out = appendField(out, f)
+	}
+	callers := append(own, extra...)
+	for _, f := range callers {
+		switch {
+		case f.Key == "progressToken" && token != nil:
+			return nil, jsonrpc.Errorf(CodeInvalidParams, "progressToken is set by the client when a progress callback is given")
+		case f.Key == MetaProtocolVersion && modern:
+			if v, _ := jsonrpc.StringValue(f.Value); v != e.version {
+				return nil, jsonrpc.Errorf(CodeInvalidParams, "%s conflicts with the negotiated version %s", MetaProtocolVersion, e.version)
+			}
+		}
+	}
+	out = appendSep(out, &members)
+	out = append(out, `"_meta":{`...)
+	n := 0
+	if modern {
+		for _, f := range e.stamp {
+			if !hasKey(callers, f.Key) {
+				out = appendSep(out, &n)
+				out = appendField(out, f)
+			}
+		}
+	}
+	for i, f := range own {
+		if !hasKey(extra, f.Key) && !hasKey(own[i+1:], f.Key) {
+			out = appendSep(out, &n)
+			out = appendField(out, f)
+		}
+	}
+	for i, f := range extra {
+		if !hasKey(extra[i+1:], f.Key) {
+			out = appendSep(out, &n)
+			out = appendField(out, f)
+		}
+	}
+	if token != nil {
+		out = appendSep(out, &n)
+		out = append(out, `"progressToken":`...)
+		out = append(out, token...)
+	}
+	return append(out, "}}"...), nil
+}
+
+func hasKey(fields []jsonrpc.Field, key string) bool {
+	for _, f := range fields {
+		if f.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func appendSep(out []byte, n *int) []byte {
+	if *n > 0 {
+		out = append(out, ',')
+	}
+	*n++
+	return out
+}
+
+func appendField(out []byte, f jsonrpc.Field) []byte {
+	out = append(out, f.RawKey...)
+	out = append(out, ':')
+	return append(out, f.Value...)
+}
+
+func newEra(version string, cfg *ConnectConfig) *era {
+	e := &era{version: version, modern: version == Version20260728}
+	if e.modern {
+		e.stamp = []jsonrpc.Field{
+			{Key: MetaProtocolVersion, RawKey: jsonrpc.AppendString(nil, MetaProtocolVersion), Value: jsonrpc.AppendString(nil, version)},
+			{Key: MetaClientCapabilities, RawKey: jsonrpc.AppendString(nil, MetaClientCapabilities), Value: cfg.Capabilities},
+			{Key: MetaClientInfo, RawKey: jsonrpc.AppendString(nil, MetaClientInfo), Value: cfg.ClientInfo},
+		}
+	}
+	return e
+}
+
+func (cfg *ConnectConfig) normalize() error {
+	if len(cfg.Versions) == 0 {
+		cfg.Versions = DefaultVersions
+	}
+	for _, v := range cfg.Versions {
+		if !slices.Contains(DefaultVersions, v) {
+			return jsonrpc.WithData(CodeInvalidParams, "Unsupported protocol version requested",
+				map[string][]string{"requested": cfg.Versions, "supported": DefaultVersions})
+		}
+	}
+	if cfg.ProbeTimeout <= 0 {
+		cfg.ProbeTimeout = DefaultProbeTimeout
+	}
+	var err error
+	if cfg.ClientInfo == nil {
+		cfg.ClientInfo = json.RawMessage(`{"name":"mcpbridge","version":"dev"}`)
+	} else if cfg.ClientInfo, err = jsonrpc.Compact(cfg.ClientInfo); err != nil || !jsonrpc.IsObject(cfg.ClientInfo) {
+		return jsonrpc.Errorf(CodeInvalidParams, "invalid ConnectConfig: ClientInfo must be a JSON object")
+	}
+	if cfg.Capabilities == nil {
+		cfg.Capabilities = json.RawMessage(`{}`)
+	} else if cfg.Capabilities, err = jsonrpc.Compact(cfg.Capabilities); err != nil || !jsonrpc.IsObject(cfg.Capabilities) {
+		return jsonrpc.Errorf(CodeInvalidParams, "invalid ConnectConfig: Capabilities must be a JSON object")
+	}
+	return nil
+}
+
+// Connect starts a child with start and negotiates the protocol version
+// with it (STDIO.md §3.6, MCP.md §3.8). start is the caller's spawn
+// function, typically a closure over [Start]; Connect calls it again when
+// the server/discover probe may have tainted the first child (silence, a
+// dead child, or a failed initialize after the probe), after closing that
+// child without waiting for it.
+//
+// With both eras allowed, Connect probes with server/discover: a result or
+// a -32022/-32021/-32020 error means a 2026-07-28 server; anything else
+// means a legacy one, which gets initialize with the first allowed legacy
+// version and then notifications/initialized. A pinned version, or
+// versions of one era only, skip the probe.
+//
+// On success the returned Client stamps the required _meta on every
+// request of a 2026-07-28 connection and refuses methods of the other era
+// locally. On failure every child started is closed.
+func Connect(ctx context.Context, start func(context.Context) (*Client, error), cfg ConnectConfig) (*Client, error) {
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	var legacy []string
+	for _, v := range cfg.Versions {
+		if v != Version20260728 {
+			legacy = append(legacy, v)
+		}
+	}
+	c, err := start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(legacy) == 0: // pinned 2026-07-28: nothing to send
+		c.era = newEra(Version20260728, &cfg)
+		return c, nil
+	case len(legacy) == len(cfg.Versions):
+		return initialize(ctx, c, legacy, &cfg)
+	}
+
+	probe := newEra(Version20260728, &cfg)
+	params, _ := probe.params(nil, nil, nil)
+	res, err := c.call(ctx, "server/discover", params, &CallOptions{Timeout: cfg.ProbeTimeout})
+	var rpcErr *Error
+	switch {
+	case err == nil:
+		supported, _ := stringList(res, "supportedVersions")
+		if supported == nil {
+			break // a result without supportedVersions is no DiscoverResult
+		}
+		return settle(ctx, c, supported, res, legacy, &cfg)
+	case errors.As(err, &rpcErr) && rpcErr.Code == CodeUnsupportedVersion:
+		if supported, ok := stringList(rpcErr.Data, "supported"); ok {
+			return settle(ctx, c, supported, nil, legacy, &cfg)
+		}
+	case errors.As(err, &rpcErr) && (rpcErr.Code == CodeMissingCapability || rpcErr.Code == CodeHeaderMismatch):
+		c.era = newEra(Version20260728, &cfg)
+		return c, nil
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		c.Close()
+		return nil, ctxError(ctx)
+	}
+	// A legacy verdict. Reuse the child only after a clean JSON-RPC error
+	// reply; after silence, garbage or a dead child it may be tainted.
+	if err != nil && cleanReply(c, err) {
+		if ok, err := initialize(ctx, c, legacy, &cfg); err == nil {
+			return ok, nil
+		} else if ctx.Err() != nil || isVersionRefusal(err) {
+			return nil, err
+		}
+	} else {
+		c.Close()
+	}
+	fresh, err := start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return initialize(ctx, fresh, legacy, &cfg)
+}
+
+// cleanReply reports whether err is a JSON-RPC error the child sent, with
+// the connection still healthy, as opposed to a local timeout or a dead or
+// misbehaving connection.
+func cleanReply(c *Client, err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || c.Err() != nil {
+		return false
+	}
+	return e.Code != CodeRequestTimeout && e.Message != "Invalid JSON-RPC response"
+}
+
+func isVersionRefusal(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == CodeInvalidParams && len(e.Data) > 0
+}
+
+// settle picks the first allowed version the server supports. 2026-07-28
+// needs no handshake; a legacy version gets initialize on the same child,
+// which a modern verdict proves untainted.
+func settle(ctx context.Context, c *Client, supported []string, discover json.RawMessage, legacy []string, cfg *ConnectConfig) (*Client, error) {
+	for _, v := range cfg.Versions {
+		if !slices.Contains(supported, v) {
+			continue
+		}
+		if v != Version20260728 {
+			order := append([]string{v}, slices.DeleteFunc(slices.Clone(legacy), func(l string) bool { return l == v })...)
+			return initialize(ctx, c, order, cfg)
+		}
+		e := newEra(v, cfg)
+		if discover != nil {
+			if meta, ok := jsonrpc.Member(discover, "_meta"); ok {
+				e.serverInfo, _ = jsonrpc.Member(meta, MetaServerInfo)
+			}
+			e.capabilities, _ = jsonrpc.Member(discover, "capabilities")
+			if s, ok := jsonrpc.Member(discover, "instructions"); ok {
+				e.instructions, _ = jsonrpc.StringValue(s)
+			}
+		}
+		c.era = e
+		return c, nil
+	}
+	c.Close()
+	return nil, jsonrpc.WithData(CodeInvalidParams, "No protocol version in common with the server",
+		map[string][]string{"requested": cfg.Versions, "supported": supported})
+}
+
+// initialize runs the legacy handshake with the first of versions; a
+// counter-offer among versions is accepted. On failure the child is closed.
+func initialize(ctx context.Context, c *Client, versions []string, cfg *ConnectConfig) (*Client, error) {
+	params := append([]byte(`{"protocolVersion":`), jsonrpc.AppendString(nil, versions[0])...)
+	params = append(params, `,"capabilities":`...)
+	params = append(params, cfg.Capabilities...)
+	params = append(params, `,"clientInfo":`...)
+	params = append(params, cfg.ClientInfo...)
+	params = append(params, '}')
+	res, err := c.call(ctx, "initialize", json.RawMessage(params), &CallOptions{})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	raw, _ := jsonrpc.Member(res, "protocolVersion")
+	got, _ := jsonrpc.StringValue(raw)
+	if !slices.Contains(versions, got) {
+		c.Close()
+		return nil, jsonrpc.WithData(CodeInvalidParams, "The server offered a protocol version that is not allowed",
+			map[string]any{"negotiated": got, "requested": versions})
+	}
+	e := newEra(got, cfg)
+	e.serverInfo, _ = jsonrpc.Member(res, "serverInfo")
+	e.capabilities, _ = jsonrpc.Member(res, "capabilities")
+	if s, ok := jsonrpc.Member(res, "instructions"); ok {
+		e.instructions, _ = jsonrpc.StringValue(s)
+	}
+	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.era = e
+	return c, nil
+}
+
+// stringList reads obj[key] as an array of strings.
+func stringList(obj json.RawMessage, key string) ([]string, bool) {
+	raw, ok := jsonrpc.Member(obj, key)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	if json.Unmarshal(raw, &out) != nil || out == nil {
+		return nil, false
+	}
+	return out, true
+}

@@ -1,0 +1,186 @@
+package stdio
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Scenario 33.
+func TestConnectLegacy(t *testing.T) {
+	c, starts, err := connectFixture(t, ConnectConfig{}, "FIXTURE_ERA=legacy")
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	if c.Protocol() != Version20251125 || starts.Load() != 1 {
+		t.Errorf("Protocol() = %q after %d starts, want 2025-11-25 after 1", c.Protocol(), starts.Load())
+	}
+	if got := string(c.ServerInfo()); got != `{"name":"legacy-fixture","version":"1"}` || c.Instructions() != "be nice" {
+		t.Errorf("ServerInfo() = %s, Instructions() = %q", got, c.Instructions())
+	}
+	res, err := c.Call(context.Background(), "tools/list", nil, nil)
+	if err != nil || strings.Contains(string(res), "resultType") {
+		t.Errorf("tools/list = %s, %v", res, err)
+	}
+	if res, err := c.Call(context.Background(), "ping", nil, nil); err != nil || string(res) != `{}` {
+		t.Errorf("ping = %s, %v; want {}", res, err)
+	}
+	_, err = c.Call(context.Background(), "server/discover", nil, nil)
+	if e := wantCode(t, "discover on legacy", err, CodeMethodNotFound); string(e.Data) != `{"method":"server/discover","protocolVersion":"2025-11-25"}` {
+		t.Errorf("data %s", e.Data)
+	}
+	var ticks []float64
+	if _, err := callTool(context.Background(), c, "progress", map[string]int{"count": 2, "intervalMs": 5},
+		&CallOptions{Progress: func(p Progress) { ticks = append(ticks, p.Progress) }}); err != nil || len(ticks) != 2 {
+		t.Errorf("progress on legacy: %v, ticks %v", err, ticks)
+	}
+	if s := getStats(t, c); s.Inits != 1 {
+		t.Errorf("initialize sent %d times, want 1", s.Inits)
+	}
+
+	c, starts, err = connectFixture(t, ConnectConfig{Versions: []string{Version20250618}}, "FIXTURE_ERA=strict-legacy")
+	if err != nil {
+		t.Fatalf("pinned Connect: %v", err)
+	}
+	if c.Protocol() != Version20250618 || starts.Load() != 1 {
+		t.Errorf("pinned: Protocol() = %q after %d starts", c.Protocol(), starts.Load())
+	}
+}
+
+// Scenario 34.
+func TestConnectTaintedProbe(t *testing.T) {
+	for _, era := range []string{"strict-legacy", "garbage-probe", "silent-probe", "exit-probe"} {
+		t.Run(era, func(t *testing.T) {
+			c, starts, err := connectFixture(t, ConnectConfig{ProbeTimeout: 500 * time.Millisecond}, "FIXTURE_ERA="+era)
+			if err != nil {
+				t.Fatalf("Connect: %v", err)
+			}
+			if c.Protocol() != Version20251125 || starts.Load() != 2 {
+				t.Errorf("Protocol() = %q after %d starts; want 2025-11-25 after 2", c.Protocol(), starts.Load())
+			}
+			if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
+				t.Errorf("echo on the fresh child: %v", err)
+			}
+		})
+	}
+}
+
+// Scenario 35.
+func TestConnectCounterOfferedByDiscover(t *testing.T) {
+	c, starts, err := connectFixture(t, ConnectConfig{}, "FIXTURE_ERA=unsupported")
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	if c.Protocol() != Version20251125 || starts.Load() != 1 {
+		t.Errorf("Protocol() = %q after %d starts; want 2025-11-25 after 1", c.Protocol(), starts.Load())
+	}
+}
+
+// Scenario 36.
+func TestConnectCounterOffer(t *testing.T) {
+	_, _, err := connectFixture(t, ConnectConfig{Versions: []string{Version20251125}}, "FIXTURE_ERA=old")
+	e := wantCode(t, "disallowed counter-offer", err, CodeInvalidParams)
+	if string(e.Data) != `{"negotiated":"2025-06-18","requested":["2025-11-25"]}` {
+		t.Errorf("data %s", e.Data)
+	}
+	c, _, err := connectFixture(t, ConnectConfig{Versions: []string{Version20251125, Version20250618}}, "FIXTURE_ERA=old")
+	if err != nil || c.Protocol() != Version20250618 {
+		t.Fatalf("Connect = %v; protocol %q", err, c.Protocol())
+	}
+	_, _, err = connectFixture(t, ConnectConfig{Versions: []string{"2099-01-01"}})
+	e = wantCode(t, "unknown version", err, CodeInvalidParams)
+	if !strings.Contains(string(e.Data), `"supported"`) {
+		t.Errorf("data %s", e.Data)
+	}
+}
+
+// Scenario 37.
+func TestModernStamping(t *testing.T) {
+	c, _, err := connectFixture(t, ConnectConfig{Capabilities: json.RawMessage(`{"elicitation":{}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Notify(context.Background(), "notifications/roots/list_changed", nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := callTool(context.Background(), c, "lastmeta", nil, &CallOptions{Meta: json.RawMessage(`{"traceparent":"00-x"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Meta map[string]any }
+	json.Unmarshal(res, &got)
+	want := map[string]any{
+		MetaProtocolVersion:    "2026-07-28",
+		MetaClientCapabilities: map[string]any{"elicitation": map[string]any{}},
+		MetaClientInfo:         map[string]any{"name": "mcpbridge", "version": "dev"},
+		"traceparent":          "00-x",
+	}
+	if diff := cmp.Diff(want, got.Meta); diff != "" {
+		t.Errorf("request _meta (-want +got):\n%s", diff)
+	}
+	if s := getStats(t, c); s.MetaNotes != 0 {
+		t.Errorf("%d notifications carried _meta, want 0", s.MetaNotes)
+	}
+	for _, m := range []string{"initialize", "ping", "resources/subscribe", "logging/setLevel"} {
+		_, err := c.Call(context.Background(), m, nil, nil)
+		wantCode(t, m+" on 2026", err, CodeMethodNotFound)
+	}
+	_, err = c.Call(context.Background(), "tools/list", json.RawMessage(`[1]`), nil)
+	wantCode(t, "array params", err, CodeInvalidParams)
+	_, err = c.Call(context.Background(), "tools/list", nil, &CallOptions{Meta: json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}`)})
+	wantCode(t, "conflicting version", err, CodeInvalidParams)
+}
+
+// Scenario 38.
+func TestLegacyBurstAndRoots(t *testing.T) {
+	var mu sync.Mutex
+	var notes []string
+	cfg := fixtureConfig(t, "FIXTURE_ERA=legacy", "FIXTURE_BURST=1")
+	roots := make(chan struct{}, 1)
+	cfg.OnNotification = func(n Notification) {
+		mu.Lock()
+		notes = append(notes, n.Method)
+		mu.Unlock()
+	}
+	cfg.OnServerRequest = func(ctx context.Context, r ServerRequest) (json.RawMessage, error) {
+		if r.Method != "roots/list" || string(r.ID) != "0" {
+			return nil, errors.New("unexpected " + r.Method)
+		}
+		roots <- struct{}{}
+		return json.RawMessage(`{"roots":[{"uri":"file:///tmp"}]}`), nil
+	}
+	c, err := Connect(context.Background(), func(ctx context.Context) (*Client, error) {
+		c, err := Start(ctx, cfg)
+		if err == nil {
+			t.Cleanup(func() { stopClient(t, c) })
+		}
+		return c, err
+	}, ConnectConfig{Versions: []string{Version20251125}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-roots
+	// The burst came before roots/list, on the same reader.
+	mu.Lock()
+	got := append([]string(nil), notes...)
+	mu.Unlock()
+	want := strings.Split(strings.Repeat("notifications/tools/list_changed ", 5), " ")[:5]
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
+		t.Errorf("next call: %v", err)
+	}
+	for range 100 { // the roots answer is written after the handler returns
+		if getStats(t, c).Answered == 1 {
+			return
+		}
+	}
+	t.Error("roots/list was never answered")
+}

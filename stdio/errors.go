@@ -1,0 +1,48 @@
+package stdio
+
+import (
+	"fmt"
+
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Error is a JSON-RPC protocol failure: Code, Message and Data are the wire
+// fields, Cause is local diagnosis that is never serialised. It is
+// [jsonrpc.Error]; see there for how errors.Is matches by code.
+type Error = jsonrpc.Error
+
+// The JSON-RPC error codes this package produces or passes through. See
+// STDIO.md §5 for who produces each and when.
+const (
+	CodeParseError             = jsonrpc.CodeParseError
+	CodeInvalidRequest         = jsonrpc.CodeInvalidRequest
+	CodeMethodNotFound         = jsonrpc.CodeMethodNotFound
+	CodeInvalidParams          = jsonrpc.CodeInvalidParams
+	CodeInternalError          = jsonrpc.CodeInternalError
+	CodeConnectionClosed       = jsonrpc.CodeConnectionClosed
+	CodeRequestTimeout         = jsonrpc.CodeRequestTimeout
+	CodeResourceNotFound       = jsonrpc.CodeResourceNotFound
+	CodeHeaderMismatch         = jsonrpc.CodeHeaderMismatch
+	CodeMissingCapability      = jsonrpc.CodeMissingCapability
+	CodeUnsupportedVersion     = jsonrpc.CodeUnsupportedVersion
+	CodeURLElicitationRequired = jsonrpc.CodeURLElicitationRequired
+)
+
+// ExitError is the Cause of the -32000 error that ends a connection whose
+// child exited, when its status was known in time.
+type ExitError struct {
+	// Code is the exit code, or -1 when the child was killed by a signal.
+	Code int
+	// Signal names the signal that killed the child ("" if it exited).
+	Signal string
+	// StderrTail holds the last 4 KiB the child wrote to stderr, when
+	// stderr went to a writer other than an *os.File.
+	StderrTail []byte
+}
+
+func (e *ExitError) Error() string {
+	if e.Signal != "" {
+		return "stdio server killed by signal " + e.Signal
+	}
+	return fmt.Sprintf("stdio server exited with status %d", e.Code)
+}

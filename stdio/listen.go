@@ -1,0 +1,419 @@
+package stdio
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Overflow says which events a full subscription buffer drops.
+type Overflow int
+
+const (
+	// DropOldest discards the oldest queued event to make room.
+	DropOldest Overflow = iota
+	// DropNewest discards the arriving event.
+	DropNewest
+)
+
+// DefaultMaxBuffer is ListenOptions.MaxBuffer's default.
+const DefaultMaxBuffer = 100
+
+// ListenOptions tune a subscription. The zero value means the defaults.
+type ListenOptions struct {
+	// Timeout bounds the wait for the acknowledgement (default: the
+	// Client's RequestTimeout).
+	Timeout time.Duration
+	// MaxBuffer bounds the events not yet taken by Next (default 100).
+	MaxBuffer int
+	// Overflow says what a full buffer drops (default DropOldest).
+	Overflow Overflow
+}
+
+// Event is one notification of a subscription, with its _meta intact.
+type Event struct {
+	Method string
+	Params json.RawMessage
+	// Dropped counts events the buffer discarded while this one was
+	// queued: just before it (DropOldest) or just after it (DropNewest).
+	// Each drop is reported once.
+	Dropped int
+}
+
+// Subscription is an open subscriptions/listen stream of a 2026-07-28
+// connection. Its events are read with Next, by one goroutine at a time;
+// Close may be called from any goroutine.
+type Subscription struct {
+	c         *Client
+	id        int64
+	maxBuffer int
+	overflow  Overflow
+
+	next sync.Mutex // serialises Next
+
+	mu       sync.Mutex
+	queue    []Event
+	accepted json.RawMessage
+	acked    chan struct{} // closed at the acknowledgement
+	signal   chan struct{} // one slot: something changed
+	ended    bool
+	endErr   error // io.EOF for a normal end, else *Error
+	closed   bool
+}
+
+// Listen opens a subscriptions/listen stream with filter as its
+// notifications object (for example {"toolsListChanged":true,
+// "resourceSubscriptions":["file:///a"]}) and waits for the server's
+// acknowledgement. On a legacy connection it returns -32601 and sends
+// nothing.
+//
+// Events, the acknowledgement and the stream's end are routed by the
+// subscription id (the listen request's id). Failures before the
+// acknowledgement keep nothing open: a JSON-RPC error is returned as the
+// server sent it; a stream that ends first gives -32000; a timeout gives
+// -32001 and a cancellation to the server.
+func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *ListenOptions) (*Subscription, error) {
+	var o ListenOptions
+	if opts != nil {
+		o = *opts
+	}
+	if c.era == nil || !c.era.modern {
+		version := ""
+		if c.era != nil {
+			version = c.era.version
+		}
+		return nil, jsonrpc.WithData(CodeMethodNotFound, "subscriptions/listen needs protocol version 2026-07-28",
+			map[string]string{"method": "subscriptions/listen", "protocolVersion": version})
+	}
+	switch {
+	case o.MaxBuffer < 0:
+		return nil, jsonrpc.Errorf(CodeInvalidParams, "invalid ListenOptions: MaxBuffer is negative")
+	case o.MaxBuffer == 0:
+		o.MaxBuffer = DefaultMaxBuffer
+	}
+	if o.Timeout == 0 {
+		o.Timeout = c.cfg.RequestTimeout
+	}
+	f, err := jsonrpc.Compact(filter)
+	if err != nil || !jsonrpc.IsObject(f) {
+		return nil, jsonrpc.Errorf(CodeInvalidParams, "the listen filter must be a JSON object")
+	}
+	params, err := c.era.params(append(append([]byte(`{"notifications":`), f...), '}'), nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	s := &Subscription{
+		c: c, id: c.nextID.Add(1), maxBuffer: o.MaxBuffer, overflow: o.Overflow,
+		acked: make(chan struct{}), signal: make(chan struct{}, 1),
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		e := c.err
+		c.mu.Unlock()
+		return nil, e
+	}
+	c.subs[s.id] = s
+	c.mu.Unlock()
+
+	var timerC <-chan time.Time
+	if o.Timeout > 0 {
+		t := time.NewTimer(o.Timeout)
+		defer t.Stop()
+		timerC = t.C
+	}
+	buf := jsonrpc.AppendRequest(getBuf(), jsonrpc.AppendInt(nil, s.id), "subscriptions/listen", params)
+	select {
+	case c.writes <- &frame{buf: buf}:
+	case <-c.closing:
+		putBuf(buf)
+		return nil, c.terminal()
+	case <-timerC:
+		putBuf(buf)
+		s.drop()
+		return nil, timeoutError(o.Timeout)
+	case <-ctx.Done():
+		putBuf(buf)
+		s.drop()
+		return nil, ctxError(ctx)
+	}
+wait:
+	for {
+		select {
+		case <-s.acked:
+			break wait
+		case <-s.signal: // an early event, or the end of the stream
+			s.mu.Lock()
+			ended, endErr := s.ended, s.endErr
+			if ended {
+				s.closed, s.queue = true, nil
+			}
+			s.mu.Unlock()
+			if !ended {
+				continue
+			}
+			if e, ok := endErr.(*Error); ok {
+				return nil, e
+			}
+			return nil, &Error{Code: CodeConnectionClosed, Message: "The subscription ended before it was acknowledged"}
+		case <-timerC:
+			e := timeoutError(o.Timeout)
+			s.abort(e, "Acknowledgement timed out")
+			return nil, e
+		case <-ctx.Done():
+			e := ctxError(ctx)
+			s.abort(e, e.Message)
+			return nil, e
+		}
+	}
+	s.mu.Lock()
+	accepted, early := s.accepted, len(s.queue) > 0
+	s.mu.Unlock()
+	if !jsonrpc.IsObject(accepted) {
+		e := &Error{Code: CodeConnectionClosed, Message: "Invalid acknowledgement"}
+		s.abort(e, "Invalid acknowledgement")
+		return nil, e
+	}
+	if early { // events that came before the acknowledgement are first
+		s.wake()
+	}
+	return s, nil
+}
+
+// ID returns the subscription id: the listen request's JSON-RPC id.
+func (s *Subscription) ID() int64 { return s.id }
+
+// Accepted returns the notifications object of the acknowledgement: the
+// filter as the server honours it, possibly narrower than requested.
+func (s *Subscription) Accepted() json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accepted
+}
+
+// Next returns the next event. After the last queued event, a normal end of
+// the stream gives io.EOF and a failure its *Error, on every later call too;
+// after Close it gives -32000. A ctx that ends gives -32001 and leaves the
+// queue untouched.
+func (s *Subscription) Next(ctx context.Context) (Event, error) {
+	s.next.Lock()
+	defer s.next.Unlock()
+	for {
+		s.mu.Lock()
+		switch {
+		case s.closed:
+			s.mu.Unlock()
+			return Event{}, &Error{Code: CodeConnectionClosed, Message: "Subscription closed"}
+		case len(s.queue) > 0:
+			ev := s.queue[0]
+			s.queue[0] = Event{}
+			s.queue = s.queue[1:]
+			s.mu.Unlock()
+			return ev, nil
+		case s.ended:
+			err := s.endErr
+			s.mu.Unlock()
+			return Event{}, err
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.signal:
+		case <-ctx.Done():
+			return Event{}, ctxError(ctx)
+		}
+	}
+}
+
+// Close ends the subscription: it discards queued events and, unless the
+// stream already ended, sends notifications/cancelled for it. It is
+// idempotent and returns nil.
+func (s *Subscription) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	wasOpen := !s.ended
+	s.closed, s.ended = true, true
+	s.queue = nil
+	s.mu.Unlock()
+	s.wake()
+	s.c.mu.Lock()
+	if s.c.subs[s.id] == s {
+		delete(s.c.subs, s.id)
+	}
+	healthy := s.c.err == nil
+	s.c.mu.Unlock()
+	if wasOpen && healthy {
+		s.c.cancelRequest(s.id, "Closed by the client")
+	}
+	return nil
+}
+
+// drop forgets a subscription whose request was never written.
+func (s *Subscription) drop() {
+	s.c.mu.Lock()
+	if s.c.subs[s.id] == s {
+		delete(s.c.subs, s.id)
+	}
+	s.c.mu.Unlock()
+}
+
+// abort forgets a subscription that failed before Listen returned, and
+// tells the server.
+func (s *Subscription) abort(e *Error, reason string) {
+	s.c.mu.Lock()
+	mine := s.c.subs[s.id] == s
+	if mine {
+		delete(s.c.subs, s.id)
+	}
+	healthy := s.c.err == nil
+	s.c.mu.Unlock()
+	s.mu.Lock()
+	s.ended, s.closed, s.endErr, s.queue = true, true, e, nil
+	s.mu.Unlock()
+	if mine && healthy {
+		s.c.cancelRequest(s.id, reason)
+	}
+}
+
+func (s *Subscription) wake() {
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}
+
+// push queues an event from the reader, dropping by the overflow policy.
+func (s *Subscription) push(ev Event) {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	if len(s.queue) >= s.maxBuffer {
+		if s.overflow == DropNewest {
+			s.queue[len(s.queue)-1].Dropped++
+			s.mu.Unlock()
+			return
+		}
+		dropped := s.queue[0].Dropped + 1
+		s.queue = s.queue[1:]
+		if len(s.queue) > 0 {
+			s.queue[0].Dropped += dropped
+		} else {
+			ev.Dropped += dropped
+		}
+	}
+	s.queue = append(s.queue, ev)
+	s.mu.Unlock()
+	s.wake()
+}
+
+// ack records the acknowledgement.
+func (s *Subscription) ack(params json.RawMessage) {
+	s.mu.Lock()
+	select {
+	case <-s.acked:
+		s.mu.Unlock()
+		return // a second acknowledgement is ignored
+	default:
+	}
+	s.accepted, _ = jsonrpc.Member(params, "notifications")
+	close(s.acked)
+	s.mu.Unlock()
+}
+
+// end finishes the stream with err (io.EOF for a normal end). Queued events
+// stay deliverable unless discard is set.
+func (s *Subscription) end(err error, discard bool) {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended, s.endErr = true, err
+	if discard {
+		s.queue = nil
+	}
+	s.mu.Unlock()
+	s.wake()
+}
+
+// terminal handles the response to the listen request, which ends the
+// stream: a complete result normally, an error with that error, an
+// input_required result with -32000.
+func (s *Subscription) terminal(r response) {
+	s.c.mu.Lock()
+	if s.c.subs[s.id] == s {
+		delete(s.c.subs, s.id)
+	}
+	s.c.mu.Unlock()
+	switch {
+	case r.err != nil:
+		s.end(r.err, false)
+	default:
+		rt, ok := jsonrpc.Member(r.result, "resultType")
+		if v, _ := jsonrpc.StringValue(rt); ok && v != "complete" {
+			s.end(&Error{Code: CodeConnectionClosed, Message: "The subscription ended with resultType " + v}, false)
+			return
+		}
+		s.end(io.EOF, false)
+	}
+}
+
+// endSubscription handles the child's notifications/cancelled for a listen
+// id, which 2026-07-28 allows as a normal end.
+func (c *Client) endSubscription(target json.RawMessage) bool {
+	id, ok := jsonrpc.IntID(target)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	s := c.subs[id]
+	if s != nil {
+		delete(c.subs, id)
+	}
+	c.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.end(io.EOF, false)
+	return true
+}
+
+// routeEvent hands a notification carrying a subscription id to its
+// subscription.
+func (c *Client) routeEvent(m *jsonrpc.Message) bool {
+	c.mu.Lock()
+	n := len(c.subs)
+	c.mu.Unlock()
+	if n == 0 {
+		return false
+	}
+	meta, ok := jsonrpc.Member(m.Params, "_meta")
+	if !ok {
+		return false
+	}
+	raw, _ := jsonrpc.Member(meta, MetaSubscriptionID)
+	id, ok := jsonrpc.IntID(raw)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	s := c.subs[id]
+	c.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	params := owned(m.Params, m.Dirty)
+	if m.Method == "notifications/subscriptions/acknowledged" {
+		s.ack(params)
+		return true
+	}
+	s.push(Event{Method: m.Method, Params: params})
+	return true
+}
