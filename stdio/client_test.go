@@ -343,16 +343,23 @@ func TestCallerProgressToken(t *testing.T) {
 	_, err := callTool(context.Background(), c, "echo", nil, &CallOptions{
 		Progress: func(Progress) {}, Meta: json.RawMessage(`{"progressToken":"mine"}`)})
 	wantCode(t, "caller token", err, CodeInvalidParams)
-	if got := c.nextID.Load(); got != 1 {
-		// The id is spent, but nothing may have been written.
-		t.Logf("ids used: %d", got)
+	// The child's previous line, as it read it, is the lastline request's
+	// predecessor: the refused request must not be it.
+	if _, err := callTool(context.Background(), c, "echo", map[string]string{"message": "before"}, nil); err != nil {
+		t.Fatal(err)
 	}
+	_, err = callTool(context.Background(), c, "echo", nil, &CallOptions{
+		Progress: func(Progress) {}, Meta: json.RawMessage(`{"progressToken":"mine"}`)})
+	wantCode(t, "caller token", err, CodeInvalidParams)
 	res, err := callTool(context.Background(), c, "lastline", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(res), base64.StdEncoding.EncodeToString([]byte("mine"))) {
-		t.Error("the refused request reached the child")
+	var ll struct{ Line string }
+	json.Unmarshal(res, &ll)
+	line, _ := base64.StdEncoding.DecodeString(ll.Line)
+	if !bytes.Contains(line, []byte(`"before"`)) || bytes.Contains(line, []byte("mine")) {
+		t.Errorf("the child's last line before lastline was %s: the refused request reached it", line)
 	}
 }
 

@@ -32,7 +32,7 @@ type fixtureServer struct {
 	out       *os.File
 	wmu       sync.Mutex // serialises writes
 	mu        sync.Mutex // guards the fields below
-	inflight  map[string]*task
+	inflight  map[string]*fixtureTask
 	cancelled []string
 	answers   map[string][]chan json.RawMessage // server requests awaiting the client, by id, in order
 	listens   map[string]bool
@@ -50,8 +50,8 @@ type fixtureServer struct {
 	base      context.Context // cancelled at EOF: the fixture stops its tools
 }
 
-// task is a running tools/call.
-type task struct {
+// fixtureTask is a running tools/call.
+type fixtureTask struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -62,7 +62,7 @@ func runMCPFixture() int {
 		crlf:     os.Getenv("FIXTURE_CRLF") == "1",
 		in:       os.Stdin,
 		out:      os.Stdout,
-		inflight: map[string]*task{},
+		inflight: map[string]*fixtureTask{},
 		answers:  map[string][]chan json.RawMessage{},
 		listens:  map[string]bool{},
 		changed:  make(chan struct{}),
@@ -243,7 +243,7 @@ func (f *fixtureServer) request(id json.RawMessage, method string, params, prev 
 			f.closeIn.Store(true)
 		}
 		ctx, cancel := context.WithCancel(f.base)
-		t := &task{cancel: cancel, done: make(chan struct{})}
+		t := &fixtureTask{cancel: cancel, done: make(chan struct{})}
 		f.mu.Lock()
 		f.inflight[string(id)] = t
 		f.mu.Unlock()
