@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -270,13 +271,14 @@ func TestContextCancel(t *testing.T) {
 	}()
 	// Cancel once the child is parked on the request.
 	waitWorkers(t, c, 1)
+	id, _ := strconv.ParseInt(getStats(t, c).Parked[0], 10, 64)
 	cancel()
 	err := <-done
 	wantCode(t, "cancelled call", err, CodeRequestTimeout)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("errors.Is(%v, context.Canceled) = false", err)
 	}
-	if seen, _ := awaitCancel(t, c, c.nextID.Load()-1); !seen {
+	if seen, _ := awaitCancel(t, c, id); !seen {
 		t.Error("child never received the cancellation")
 	}
 }

@@ -46,6 +46,7 @@ type fixtureServer struct {
 	changed   chan struct{} // closed and replaced whenever cancelled grows
 	workers   atomic.Int32
 	closeIn   atomic.Bool
+	parked    []string // ids of every park call
 	wg        sync.WaitGroup
 	base      context.Context // cancelled at EOF: the fixture stops its tools
 }
@@ -101,7 +102,9 @@ func runMCPFixture() int {
 		}
 	}
 	if os.Getenv("FIXTURE_IGNORE_EOF") == "1" {
-		select {} // a server that ignores EOF: only a signal ends it
+		for { // a server that ignores EOF: only a signal ends it
+			time.Sleep(time.Hour) // (a bare select{} would be a runtime deadlock)
+		}
 	}
 	stop()
 	f.wg.Wait()
@@ -410,13 +413,16 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 		case <-ctx.Done():
 		}
 	case "park":
+		f.mu.Lock()
+		f.parked = append(f.parked, string(id))
+		f.mu.Unlock()
 		f.workers.Add(1)
 		<-ctx.Done()
 		f.workers.Add(-1)
 	case "stats":
 		f.mu.Lock()
 		s, _ := json.Marshal(map[string]any{"workers": f.workers.Load(), "cancelled": f.cancelled,
-			"listens": len(f.listens), "unasked": f.unasked, "answered": f.answered, "metaNotes": f.metaNotes, "inits": f.inits})
+			"listens": len(f.listens), "unasked": f.unasked, "answered": f.answered, "metaNotes": f.metaNotes, "inits": f.inits, "parked": f.parked})
 		f.mu.Unlock()
 		f.result(id, string(s))
 	case "awaitcancel": // wait until the cancellation of a.Message (an id) arrived
@@ -630,6 +636,7 @@ type fixtureStats struct {
 	Answered  int      `json:"answered"`
 	MetaNotes int      `json:"metaNotes"`
 	Inits     int      `json:"inits"`
+	Parked    []string `json:"parked"`
 }
 
 func getStats(tb testing.TB, c *Client) fixtureStats {
