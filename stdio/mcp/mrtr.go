@@ -200,7 +200,7 @@ func (s *Server) loadInputs(c *call) (*inputs, *jsonrpc.Error) {
 		if !ok || json.Unmarshal(plain, &st) != nil {
 			return nil, invalidParams("requestState failed its integrity check")
 		}
-		if time.Now().UnixMilli() > st.Expires {
+		if time.Now().UnixMilli() >= st.Expires {
 			return nil, invalidParams("requestState has expired")
 		}
 		maps.Copy(in.answers, st.Answers)
@@ -246,6 +246,9 @@ func stateBinding(method string, params json.RawMessage) []byte {
 	delete(v, "_meta")
 	delete(v, "inputResponses")
 	delete(v, "requestState")
+	if args, ok := v["arguments"].(map[string]any); ok && len(args) == 0 {
+		delete(v, "arguments") // no arguments and {} mean the same
+	}
 	canon, _ := json.Marshal(v)
 	sum := sha256.Sum256(canon)
 	return []byte("mcp requestState v1\n" + method + "\n" + hex.EncodeToString(sum[:]))
