@@ -78,6 +78,13 @@ func TestScenario69LegacyNegotiationProgressCancel(t *testing.T) {
 	}
 
 	p.send(request(4, "tools/call", `{"name":"park","arguments":{"id":4}}`))
+	// A cancellation that overtakes the handler's start means it never
+	// runs; wait until it does, to see its ctx end.
+	select {
+	case <-fixtureEvents.started:
+	case <-time.After(waitLimit):
+		t.Fatal("the park tool did not start")
+	}
 	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"user"}}`)
 	select {
 	case <-fixtureEvents.cancelled:

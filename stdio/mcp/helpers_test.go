@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -210,11 +209,10 @@ func newTestServer(tb testing.TB, cfg mcp.ServerConfig) *mcp.Server {
 
 var errBoom = errors.New("the tool broke")
 
-// fixtureState lets tests wait for what fixture tools did.
+// fixtureEvents lets tests wait for what the park tool did.
 var fixtureEvents = struct {
-	sync.Mutex
-	cancelled chan string
-}{cancelled: make(chan string, 100)}
+	started, cancelled chan string
+}{started: make(chan string, 100), cancelled: make(chan string, 100)}
 
 func addFixtures(srv *mcp.Server) {
 	obj := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)
@@ -252,6 +250,7 @@ func addFixtures(srv *mcp.Server) {
 		})
 	srv.AddTool(mcp.Tool{Name: "park", Description: "Waits for cancellation"},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+			fixtureEvents.started <- string(req.Params())
 			<-ctx.Done()
 			fixtureEvents.cancelled <- string(req.Params())
 			return nil, ctx.Err()
