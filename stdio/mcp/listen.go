@@ -193,7 +193,7 @@ func (ss *session) wants(ev event) bool {
 func (ss *session) startPump() {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.closed || ss.stop != nil {
+	if ss.closed || ss.stop != nil || ss.peer == nil {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -341,6 +341,9 @@ func (r *Request) Ask(ctx context.Context, questions map[string]InputRequest) (m
 	for _, key := range slices.Sorted(maps.Keys(questions)) {
 		q := questions[key]
 		if !c.modern {
+			if c.sess.peer == nil {
+				return nil, errors.New("mcp: Ask: the session has no Peer to reach the client")
+			}
 			res, err := c.sess.peer.Call(ctx, q.Method, eraParams(q, c.version))
 			if err != nil {
 				if ctx.Err() != nil {
