@@ -253,3 +253,24 @@ func TestAskLegacyMissingCapability(t *testing.T) {
 	}
 	p.eof()
 }
+
+// Cancelling a legacy tools/call while its question is pending ends Ask
+// with the handler's ctx: no response is written, and the client's late
+// answer is dropped.
+func TestAskLegacyCancelled(t *testing.T) {
+	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p.initialize("2025-11-25", `{"elicitation":{}}`)
+	p.send(request(1, "tools/call", `{"name":"elicit"}`))
+	ask := decode(t, p.next())
+	if ask.Method != "elicitation/create" {
+		t.Fatalf("got %+v, want elicitation/create", ask)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	p.send(`{"jsonrpc":"2.0","id":` + string(ask.ID) + `,"result":` + accept + `}`)
+	if got := p.call(request(2, "ping", "")); got != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Errorf("got %s, want only ping's reply", got)
+	}
+	if rest := p.eof(); len(rest) != 0 {
+		t.Errorf("after EOF: %q, want nothing", rest)
+	}
+}
