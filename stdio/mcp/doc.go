@@ -1,0 +1,99 @@
+// Package mcp is the MCP runtime of mcpbridge's stdio server: a Go
+// developer registers tools, resources, prompts and completions on a
+// [Server], hands it to [stdio.Serve], and has an MCP server on stdin and
+// stdout that speaks every protocol era at once (MCP.md, STDIO.md §4.5).
+//
+//	func main() {
+//		out, err := stdio.TakeStdout() // before anything can print
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		srv := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"}, mcp.ServerConfig{})
+//		srv.AddTool(mcp.Tool{
+//			Name:        "forecast",
+//			Description: "Tomorrow's forecast for a city",
+//			InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
+//		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+//			var args struct{ City string }
+//			if err := json.Unmarshal(req.Arguments, &args); err != nil {
+//				return nil, err // an isError result the model sees
+//			}
+//			return mcp.TextResult("Sunny in " + args.City), nil
+//		})
+//		if err := stdio.Serve(context.Background(), srv, os.Stdin, out, stdio.ServerConfig{}); err != nil {
+//			log.Fatal(err)
+//		}
+//	}
+//
+// # Eras
+//
+// [Server] implements [stdio.Runtime]. Which versions it serves is
+// [ServerConfig.Versions] (default all three, 2026-07-28 preferred).
+//
+//   - 2026-07-28 is stateless: every request carries its version,
+//     capabilities and identity in params._meta, validated in the order of
+//     MCP.md §3.1 (-32602 for a missing _meta or version, -32022 for an
+//     unsupported version, -32602 for missing capabilities, -32601 for an
+//     unknown or removed method, -32600 for a top-level
+//     elicitation/create, sampling/createMessage or roots/list, -32602 for
+//     bad params, a _meta key outside the grammar or an unknown logLevel,
+//     -32021 for an undeclared client capability). Every result carries
+//     resultType and _meta io.modelcontextprotocol/serverInfo; list, read
+//     and server/discover results carry ttlMs and cacheScope. Change
+//     notifications travel on subscriptions/listen streams.
+//   - 2025-11-25 and 2025-06-18 start with initialize, which echoes an
+//     enabled version or counter-offers the first; the session then keeps
+//     the client's capabilities, its logging/setLevel level and its
+//     resources/subscribe URIs, and gets list changes and resource updates
+//     as unsolicited notifications. Results carry none of the 2026 fields.
+//   - Both eras share one process: a request whose _meta names 2026-07-28
+//     is served statelessly even after initialize. A request with neither
+//     2026 _meta nor a session is -32602, except a bare ping ({}).
+//
+// # Handlers
+//
+// Each handler gets a ctx, which ends when the client cancels the request
+// or its deadline passes, and a request value embedding [Request]: the
+// method's own fields (a tool's Arguments as raw JSON, a prompt's
+// Arguments, a resource's URI and template Vars), the client's
+// capabilities, [Request.ReportProgress], [Request.Log] and
+// [Request.Logger] (notifications/message, sent only at or above the level
+// the client asked for: the request's _meta logLevel on 2026-07-28, the
+// session's logging/setLevel on 2025 connections, and nothing without one),
+// and [Request.Ask].
+//
+// # Asking the client
+//
+// [Request.Ask] (and its typed forms [Request.Elicit],
+// [Request.CreateMessage] and [Request.ListRoots]) is the one way to ask
+// the client for input, and it works in both eras. On a 2025 connection it
+// sends the server-to-client request through the connection's [stdio.Peer]
+// and returns the answer. On 2026-07-28 it returns the answer the client
+// sent in inputResponses (or an earlier round carried in requestState) or,
+// when there is none yet, [ErrInputRequired]: the handler returns that
+// error, the client gets {resultType:"input_required", inputRequests,
+// requestState}, and its retry runs the handler again from the top, where
+// Ask now finds the answer. Questions are named by keys that stay the same
+// across runs. requestState is sealed (AES-256-GCM) and bound to the method,
+// a digest of the params and an expiry, so a tampered or replayed one is
+// -32602. A question the client did not declare a capability for is a
+// [*MissingCapabilityError]: -32021 on 2026-07-28.
+//
+// # Errors
+//
+// A handler's *jsonrpc.Error (stdio.Error) is sent as it is. A tool's other
+// errors become isError results, which the model sees; a prompt's,
+// resource's or completion's become -32603 without detail. Unknown tools
+// and prompts are -32602 in every era (the 2025 tools page and 2026-07-28
+// agree); a missing resource is -32002 on 2025 connections and -32602 on
+// 2026-07-28, with data {"uri"}.
+//
+// # Lists
+//
+// tools/list, prompts/list, resources/list and resources/templates/list
+// are sorted by name, URI or URI template and paged by
+// [ServerConfig.PageSize], with signed cursors; an altered cursor, or one
+// from another list, is -32602. A kind of feature is advertised once one
+// is registered, and stays advertised; methods of kinds never registered
+// are -32601.
+package mcp

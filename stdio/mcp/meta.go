@@ -1,0 +1,205 @@
+package mcp
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// This file reads what a client says about itself: the _meta object of a
+// 2026-07-28 request (MCP.md §3.1), its key grammar, and client
+// capabilities in either era.
+
+// Keys of a 2026-07-28 request's _meta and of a result's _meta.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// ClientCapabilities is what a client declares it can do: in 2026-07-28
+// per request (_meta io.modelcontextprotocol/clientCapabilities), in the
+// 2025 revisions once, in initialize. A nil field means not declared.
+// It is also the shape of a -32021 error's requiredCapabilities.
+type ClientCapabilities struct {
+	Roots        *RootsCapability           `json:"roots,omitempty"`
+	Sampling     *SamplingCapability        `json:"sampling,omitempty"`
+	Elicitation  *ElicitationCapability     `json:"elicitation,omitempty"`
+	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
+}
+
+// RootsCapability declares roots/list support.
+type RootsCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"` // 2025 revisions only
+}
+
+// SamplingCapability declares sampling/createMessage support; Context and
+// Tools, when not nil, declare includeContext and tool use.
+type SamplingCapability struct {
+	Context json.RawMessage `json:"context,omitempty"`
+	Tools   json.RawMessage `json:"tools,omitempty"`
+}
+
+// ElicitationCapability declares elicitation/create support. Form and URL,
+// when not nil, declare the modes; an empty object (neither) means form
+// only (2025-11-25).
+type ElicitationCapability struct {
+	Form json.RawMessage `json:"form,omitempty"`
+	URL  json.RawMessage `json:"url,omitempty"`
+}
+
+// supportsElicitation reports whether the client takes elicitations of
+// mode ("" or "form" for a form, "url").
+func (c ClientCapabilities) supportsElicitation(mode string) bool {
+	e := c.Elicitation
+	switch {
+	case e == nil:
+		return false
+	case mode == "url":
+		return e.URL != nil
+	default:
+		return e.Form != nil || e.URL == nil
+	}
+}
+
+// parseCapabilities reads a ClientCapabilities object, raw being valid
+// JSON. A known member of the wrong type, or an extension id outside the
+// _meta key grammar with its mandatory prefix, is -32602.
+func parseCapabilities(raw json.RawMessage, where string) (ClientCapabilities, *jsonrpc.Error) {
+	var caps ClientCapabilities
+	if !jsonrpc.IsObject(raw) {
+		return caps, invalidParams("%s must be an object", where)
+	}
+	for _, f := range jsonrpc.Fields(raw) {
+		switch f.Key {
+		case "roots", "sampling", "elicitation", "experimental", "extensions":
+			if !jsonrpc.IsObject(f.Value) {
+				return caps, invalidParams("%s.%s must be an object", where, f.Key)
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &caps); err != nil {
+		return caps, invalidParams("%s is malformed", where)
+	}
+	for id, v := range caps.Extensions {
+		if !validMetaKey(id) || !strings.Contains(id, "/") || !jsonrpc.IsObject(v) {
+			return caps, invalidParams("%s.extensions has an invalid extension %q", where, id)
+		}
+	}
+	return caps, nil
+}
+
+// validMetaKey reports whether key follows the _meta key grammar of the
+// 2026-07-28 schema (MetaObject): an optional prefix of dot-separated
+// labels ending in "/" (each label starts with a letter and ends with a
+// letter or digit, hyphens inside), then a name that is empty or starts
+// and ends alphanumeric, with '-', '_' and '.' inside.
+func validMetaKey(key string) bool {
+	name := key
+	if i := strings.IndexByte(key, '/'); i >= 0 {
+		prefix := key[:i]
+		name = key[i+1:]
+		if prefix == "" {
+			return false
+		}
+		for label := range strings.SplitSeq(prefix, ".") {
+			if !validLabel(label) {
+				return false
+			}
+		}
+	}
+	if name == "" {
+		return true
+	}
+	if !isAlnum(name[0]) || !isAlnum(name[len(name)-1]) {
+		return false
+	}
+	for i := 1; i < len(name)-1; i++ {
+		if c := name[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func validLabel(l string) bool {
+	if l == "" || !isLetter(l[0]) || !isAlnum(l[len(l)-1]) {
+		return false
+	}
+	for i := 1; i < len(l)-1; i++ {
+		if c := l[i]; !isAlnum(c) && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
+
+// requestMeta is a validated 2026-07-28 request _meta.
+type requestMeta struct {
+	version    string
+	caps       ClientCapabilities
+	clientInfo json.RawMessage // nil when absent
+	logLevel   LoggingLevel    // "" when absent
+}
+
+// metaVersion returns params._meta and its protocolVersion member. ok is
+// false when params carries no _meta object with a protocolVersion key;
+// version is "" when that member is not a string.
+func metaVersion(params json.RawMessage) (meta json.RawMessage, version string, present bool) {
+	meta, ok := jsonrpc.Member(params, "_meta")
+	if !ok || !jsonrpc.IsObject(meta) {
+		return nil, "", false
+	}
+	raw, ok := jsonrpc.Member(meta, metaProtocolVersion)
+	if !ok {
+		return meta, "", false
+	}
+	version, _ = jsonrpc.StringValue(raw)
+	return meta, version, true
+}
+
+// checkCapabilities is step 3 of MCP.md §3.1: the _meta of a request
+// whose version is served must carry clientCapabilities, an object.
+func checkCapabilities(meta json.RawMessage) (ClientCapabilities, *jsonrpc.Error) {
+	raw, ok := jsonrpc.Member(meta, metaClientCapabilities)
+	if !ok {
+		return ClientCapabilities{}, invalidParams("_meta.%s is required", metaClientCapabilities)
+	}
+	return parseCapabilities(raw, "_meta."+metaClientCapabilities)
+}
+
+// checkMetaKeys is step 5 of MCP.md §3.1 for _meta itself: every key in
+// the grammar, clientInfo an Implementation, logLevel a known level.
+func checkMetaKeys(meta json.RawMessage, m *requestMeta) *jsonrpc.Error {
+	for _, f := range jsonrpc.Fields(meta) {
+		if !validMetaKey(f.Key) {
+			return invalidParams("_meta key %q is outside the key grammar", f.Key)
+		}
+		switch f.Key {
+		case metaClientInfo:
+			var info struct {
+				Name    *string `json:"name"`
+				Version *string `json:"version"`
+			}
+			if !jsonrpc.IsObject(f.Value) || json.Unmarshal(f.Value, &info) != nil || info.Name == nil || info.Version == nil {
+				return invalidParams("_meta.%s must be an Implementation with a name and a version", metaClientInfo)
+			}
+			m.clientInfo = f.Value
+		case metaLogLevel:
+			s, _ := jsonrpc.StringValue(f.Value)
+			level, ok := parseLevel(s)
+			if !ok {
+				return invalidParams("_meta.%s must be a logging level", metaLogLevel)
+			}
+			m.logLevel = level
+		}
+	}
+	return nil
+}

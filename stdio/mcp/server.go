@@ -1,0 +1,398 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Defaults of ServerConfig.
+const (
+	DefaultPageSize        = 100
+	DefaultRequestStateTTL = 10 * time.Minute
+)
+
+// DefaultVersions is ServerConfig.Versions' default: every version the
+// runtime serves, 2026-07-28 preferred.
+var DefaultVersions = []string{Version20260728, Version20251125, Version20250618}
+
+// ServerConfig configures a [Server]. Its zero value means the defaults,
+// filled in by [NewServer].
+type ServerConfig struct {
+	// Versions are the protocol versions served, in preference order
+	// (default DefaultVersions). 2026-07-28 enables the stateless era;
+	// 2025-11-25 and 2025-06-18 enable initialize. With only 2026-07-28,
+	// initialize is answered -32022; with only legacy versions,
+	// server/discover is.
+	Versions []string
+	// Instructions, if not empty, tells clients how to use the server; it
+	// goes in the initialize and server/discover results.
+	Instructions string
+	// PageSize is the most items one tools/list, prompts/list,
+	// resources/list or resources/templates/list page holds (default 100).
+	PageSize int
+	// CacheTTL and CacheScope are the ttlMs and cacheScope hints of
+	// 2026-07-28 list and read results (MCP.md §3.3): default 0 (stale at
+	// once) and "private". CacheScope may be "public" when no result
+	// depends on who asks. server/discover always says 0 and "private".
+	CacheTTL   time.Duration
+	CacheScope string
+	// RequestStateTTL is how long an input_required result's requestState
+	// stays valid (default 10 minutes).
+	RequestStateTTL time.Duration
+	// RequestStateKey, if set, is the secret that protects requestState
+	// and pagination cursors; servers that share it accept each other's
+	// (several processes behind one endpoint). Default: a random key per
+	// Server, so nothing survives a restart.
+	RequestStateKey []byte
+	// Logger receives what the runtime cannot send to the client, such as
+	// notifications that failed (default: slog text on os.Stderr). It must
+	// never write to the protocol output.
+	Logger *slog.Logger
+}
+
+// Server is an MCP server: a registry of tools, prompts, resources and
+// completions, and the [stdio.Runtime] that serves them in every enabled
+// protocol era. Serve it with [stdio.Serve]; one Server may serve any
+// number of connections at once.
+//
+// Registration and change notification are safe for concurrent use, at
+// any time: a change made while clients are connected is announced to them
+// (notifications/*/list_changed to legacy sessions, and to 2026-07-28
+// subscriptions/listen streams that asked for it).
+type Server struct {
+	info     json.RawMessage // the Implementation, compact
+	cfg      ServerConfig
+	versions []string // enabled, in preference order
+	modern   []string // the enabled 2026-07-28 versions
+	legacy   []string // the enabled 2025 versions
+	keys     keys
+	log      *slog.Logger
+
+	mu          sync.Mutex
+	tools       map[string]*toolEntry
+	prompts     map[string]*promptEntry
+	resources   map[string]*resourceEntry
+	templates   []*templateEntry
+	completions map[Reference]CompletionHandler
+	has         features // what has ever been registered: advertised capabilities
+	listeners   map[*listener]struct{}
+	sessions    map[*session]struct{}
+}
+
+// features says which server capabilities are advertised. A kind, once
+// registered, stays advertised: capabilities must not shrink under a
+// client that read them.
+type features struct {
+	tools, prompts, resources, completions bool
+}
+
+// NewServer returns a Server that introduces itself as info. It panics
+// when cfg is invalid (an unknown version in Versions, a negative size or
+// duration, a CacheScope other than "public" or "private"): that is a
+// programming error.
+func NewServer(info Implementation, cfg ServerConfig) *Server {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		panic(err)
+	}
+	raw, err := jsonrpc.Marshal(info)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: NewServer: %v", err))
+	}
+	s := &Server{
+		info:        raw,
+		cfg:         cfg,
+		versions:    cfg.Versions,
+		log:         cfg.Logger,
+		tools:       make(map[string]*toolEntry),
+		prompts:     make(map[string]*promptEntry),
+		resources:   make(map[string]*resourceEntry),
+		completions: make(map[Reference]CompletionHandler),
+		listeners:   make(map[*listener]struct{}),
+		sessions:    make(map[*session]struct{}),
+	}
+	for _, v := range cfg.Versions {
+		if v == Version20260728 {
+			s.modern = append(s.modern, v)
+		} else {
+			s.legacy = append(s.legacy, v)
+		}
+	}
+	secret := cfg.RequestStateKey
+	if secret == nil {
+		secret = make([]byte, 32)
+		rand.Read(secret) // never fails (crypto/rand)
+	}
+	s.keys = newKeys(secret)
+	return s
+}
+
+func (cfg ServerConfig) normalize() (ServerConfig, error) {
+	if len(cfg.Versions) == 0 {
+		cfg.Versions = DefaultVersions
+	}
+	seen := map[string]bool{}
+	for _, v := range cfg.Versions {
+		if !slices.Contains(DefaultVersions, v) || seen[v] {
+			return cfg, fmt.Errorf("mcp: invalid ServerConfig.Versions %q: want distinct versions among %q", cfg.Versions, DefaultVersions)
+		}
+		seen[v] = true
+	}
+	cfg.Versions = slices.Clone(cfg.Versions)
+	switch {
+	case cfg.PageSize < 0:
+		return cfg, errors.New("mcp: invalid ServerConfig: PageSize is negative")
+	case cfg.CacheTTL < 0:
+		return cfg, errors.New("mcp: invalid ServerConfig: CacheTTL is negative")
+	case cfg.RequestStateTTL < 0:
+		return cfg, errors.New("mcp: invalid ServerConfig: RequestStateTTL is negative")
+	case cfg.CacheScope != "" && cfg.CacheScope != "public" && cfg.CacheScope != "private":
+		return cfg, fmt.Errorf("mcp: invalid ServerConfig: CacheScope %q", cfg.CacheScope)
+	}
+	if cfg.PageSize == 0 {
+		cfg.PageSize = DefaultPageSize
+	}
+	if cfg.CacheScope == "" {
+		cfg.CacheScope = "private"
+	}
+	if cfg.RequestStateTTL == 0 {
+		cfg.RequestStateTTL = DefaultRequestStateTTL
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return cfg, nil
+}
+
+// features returns what is advertised now.
+func (s *Server) features() features {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.has
+}
+
+// NewSession implements [stdio.Runtime]: it starts the state of one
+// connection. A legacy session keeps what initialize declared, its log
+// level and its resource subscriptions; a 2026-07-28 client needs none of
+// it, since every request carries its own.
+func (s *Server) NewSession(peer stdio.Peer) stdio.Session {
+	ss := &session{srv: s, peer: peer, done: make(chan struct{})}
+	ss.queue.init()
+	s.mu.Lock()
+	s.sessions[ss] = struct{}{}
+	s.mu.Unlock()
+	return ss
+}
+
+// session is one connection: a stdio.Session.
+type session struct {
+	srv  *Server
+	peer stdio.Peer
+
+	mu         sync.Mutex
+	caps       ClientCapabilities // from the last initialize
+	clientInfo json.RawMessage
+	level      LoggingLevel        // from logging/setLevel; "" sends nothing
+	subs       map[string]struct{} // resources/subscribe URIs
+	active     bool                // initialize answered: unsolicited notifications may flow
+	closed     bool                // Close was called: no pump may start
+
+	// The pump sends legacy unsolicited notifications through the Peer. It
+	// starts at the first initialize; Close stops it and waits.
+	queue    eventQueue
+	pumpOnce sync.Once
+	stop     context.CancelFunc
+	done     chan struct{}
+}
+
+func (ss *session) legacyClient() (ClientCapabilities, json.RawMessage) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.caps, ss.clientInfo
+}
+
+// Handle implements [stdio.Session]: it classifies the request's era,
+// validates it and dispatches it.
+func (ss *session) Handle(ctx context.Context, sreq *stdio.Request) (json.RawMessage, error) {
+	c, bare, rerr := ss.classify(sreq)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if bare {
+		return json.RawMessage(`{}`), nil
+	}
+	h, rerr := ss.srv.route(c)
+	if rerr != nil {
+		return nil, rerr
+	}
+	r, err := h(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return ss.srv.finish(c, r)
+}
+
+// handler serves one method of a classified request.
+type handler func(ctx context.Context, c *call) (*reply, error)
+
+// route finds the handler of c's method, refusing methods whose server
+// capability is not advertised with -32601 (MCP.md §7).
+func (s *Server) route(c *call) (handler, *jsonrpc.Error) {
+	f := s.features()
+	var need bool
+	var h handler
+	switch c.method {
+	case "initialize":
+		need, h = true, s.initialize
+	case "ping":
+		need, h = true, func(context.Context, *call) (*reply, error) { return &reply{body: json.RawMessage(`{}`)}, nil }
+	case "server/discover":
+		need, h = true, s.discover
+	case "logging/setLevel":
+		need, h = true, s.setLevel
+	case "tools/list":
+		need, h = f.tools, s.listTools
+	case "tools/call":
+		need, h = f.tools, s.callTool
+	case "prompts/list":
+		need, h = f.prompts, s.listPrompts
+	case "prompts/get":
+		need, h = f.prompts, s.getPrompt
+	case "resources/list":
+		need, h = f.resources, s.listResources
+	case "resources/templates/list":
+		need, h = f.resources, s.listTemplates
+	case "resources/read":
+		need, h = f.resources, s.readResource
+	case "resources/subscribe":
+		need, h = f.resources, s.subscribe
+	case "resources/unsubscribe":
+		need, h = f.resources, s.unsubscribe
+	case "completion/complete":
+		need, h = f.completions, s.complete
+	}
+	if !need {
+		return nil, methodNotFound(c.method)
+	}
+	return h, nil
+}
+
+// reply is what a method handler produces: the body of its result, which
+// finish stamps for the request's era.
+type reply struct {
+	body json.RawMessage // a JSON object without _meta, resultType or cache hints
+	meta json.RawMessage // the result's own _meta, or nil
+	// cacheable results get ttlMs and cacheScope on 2026-07-28 (MCP.md
+	// §3.3); discover marks itself with fixed hints instead.
+	cacheable bool
+	discover  bool
+	// inputRequired makes the 2026-07-28 resultType "input_required".
+	inputRequired bool
+}
+
+// finish stamps a reply (MCP.md §3.3): on 2026-07-28 resultType first, the
+// body, the cache hints, and _meta with serverInfo; on legacy connections
+// the body and its own _meta only.
+func (s *Server) finish(c *call, r *reply) (json.RawMessage, error) {
+	body := r.body
+	if len(body) < 2 || body[0] != '{' {
+		return nil, errors.New("mcp: reply body is not a JSON object")
+	}
+	members := body[1 : len(body)-1]
+	out := make([]byte, 0, len(body)+len(s.info)+128)
+	out = append(out, '{')
+	sep := func() {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+	}
+	if c.modern {
+		if r.inputRequired {
+			out = append(out, `"resultType":"input_required"`...)
+		} else {
+			out = append(out, `"resultType":"complete"`...)
+		}
+	}
+	if len(members) > 0 {
+		sep()
+		out = append(out, members...)
+	}
+	meta := r.meta
+	if c.modern {
+		switch {
+		case r.discover:
+			sep()
+			out = append(out, `"ttlMs":0,"cacheScope":"private"`...)
+		case r.cacheable && !r.inputRequired:
+			sep()
+			out = append(out, `"ttlMs":`...)
+			out = jsonrpc.AppendInt(out, s.cfg.CacheTTL.Milliseconds())
+			out = append(out, `,"cacheScope":`...)
+			out = jsonrpc.AppendString(out, s.cfg.CacheScope)
+		}
+		var err error
+		if meta != nil && !jsonrpc.IsObject(meta) {
+			return nil, errors.New("mcp: a result's _meta is not a JSON object")
+		}
+		if meta, err = jsonrpc.SetMember(meta, metaServerInfo, s.info); err != nil {
+			return nil, err
+		}
+	}
+	if meta != nil {
+		sep()
+		out = append(out, `"_meta":`...)
+		out = append(out, meta...)
+	}
+	return append(out, '}'), nil
+}
+
+// marshalReply marshals v as a reply body.
+func marshalReply(v any) (*reply, error) {
+	body, err := jsonrpc.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{body: body}, nil
+}
+
+// Listen implements [stdio.Session] for subscriptions/listen (listen.go).
+func (ss *session) Listen(ctx context.Context, sreq *stdio.Request) (stdio.Source, error) {
+	return ss.listen(sreq)
+}
+
+// Notify implements [stdio.Session]. The client's notifications need no
+// action: cancellation is the transport's, and the runtime caches nothing
+// that notifications/roots/list_changed would invalidate.
+func (ss *session) Notify(context.Context, string, json.RawMessage) {}
+
+// ServerInfo implements [stdio.Session].
+func (ss *session) ServerInfo() json.RawMessage { return ss.srv.info }
+
+// Close implements [stdio.Session]: it forgets the connection and stops
+// its notification pump.
+func (ss *session) Close() {
+	s := ss.srv
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	s.mu.Unlock()
+	ss.mu.Lock()
+	stop := ss.stop
+	ss.active = false
+	ss.closed = true
+	ss.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-ss.done
+	}
+}

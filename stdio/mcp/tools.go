@@ -1,0 +1,222 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Tool describes a tool (MCP.md §8.2). Schemas are raw JSON, so any JSON
+// Schema 2020-12 keyword passes through untouched.
+type Tool struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema is the JSON Schema of the arguments, an object schema
+	// (default {"type":"object"}). The runtime does not validate
+	// arguments against it: that is the handler's job.
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema, if set, is the JSON Schema of the result's
+	// structuredContent.
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+	Meta         json.RawMessage  `json:"_meta,omitempty"`
+}
+
+// ToolAnnotations are hints about a tool's behaviour; clients must not
+// trust them for security.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// CallToolRequest is a tools/call request.
+type CallToolRequest struct {
+	Request
+	// Name is the tool's name.
+	Name string
+	// Arguments is the arguments object as sent; {} when absent.
+	Arguments json.RawMessage
+}
+
+// ToolHandler runs a tool. It returns the result, or an error:
+//
+//   - a *jsonrpc.Error (stdio.Error) is sent as that protocol error;
+//   - [ErrInputRequired] from [Request.Ask] (2026-07-28) becomes an
+//     input_required result, and the handler runs again on the retry;
+//   - a [*MissingCapabilityError] becomes -32021 (2026-07-28) or -32602;
+//   - any other error means the tool ran and failed: it is sent as an
+//     isError result whose text is the error's message, for the model to
+//     see (MCP.md §8.3). Return [ErrorResult] to choose the text.
+//
+// ctx ends when the client cancels the request or its deadline passes.
+type ToolHandler func(ctx context.Context, req *CallToolRequest) (*ToolResult, error)
+
+type toolEntry struct {
+	raw     json.RawMessage // the Tool, marshalled once
+	handler ToolHandler
+}
+
+// AddTool registers a tool, replacing one of the same name, and announces
+// the change to connected clients. It panics when the tool has no name,
+// when a schema is not valid JSON or InputSchema is not an object, or when
+// h is nil: those are programming errors.
+func (s *Server) AddTool(t Tool, h ToolHandler) {
+	if t.Name == "" || h == nil {
+		panic("mcp: AddTool needs a name and a handler")
+	}
+	if t.InputSchema == nil {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	var err error
+	if t.InputSchema, err = jsonrpc.Compact(t.InputSchema); err != nil || !jsonrpc.IsObject(t.InputSchema) {
+		panic(fmt.Sprintf("mcp: AddTool %q: InputSchema must be a JSON object", t.Name))
+	}
+	if t.OutputSchema != nil {
+		if t.OutputSchema, err = jsonrpc.Compact(t.OutputSchema); err != nil {
+			panic(fmt.Sprintf("mcp: AddTool %q: OutputSchema is not valid JSON", t.Name))
+		}
+	}
+	raw, err := jsonrpc.Marshal(t)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: AddTool %q: %v", t.Name, err))
+	}
+	s.mu.Lock()
+	s.tools[t.Name] = &toolEntry{raw: raw, handler: h}
+	s.has.tools = true
+	s.mu.Unlock()
+	s.broadcast(event{kind: eventTools})
+}
+
+// RemoveTools unregisters the named tools and, if any was registered,
+// announces the change.
+func (s *Server) RemoveTools(names ...string) {
+	if s.remove(names, func(n string) bool {
+		_, ok := s.tools[n]
+		delete(s.tools, n)
+		return ok
+	}) {
+		s.broadcast(event{kind: eventTools})
+	}
+}
+
+// remove runs del for each key under s.mu and reports whether any existed.
+func (s *Server) remove(keys []string, del func(string) bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	any := false
+	for _, k := range keys {
+		any = del(k) || any
+	}
+	return any
+}
+
+func (s *Server) listTools(_ context.Context, c *call) (*reply, error) {
+	s.mu.Lock()
+	names := slices.Sorted(maps.Keys(s.tools))
+	raws := make([]json.RawMessage, len(names))
+	for i, n := range names {
+		raws[i] = s.tools[n].raw
+	}
+	s.mu.Unlock()
+	start, end, next, err := paginate(s, "tools", c.params, names)
+	if err != nil {
+		return nil, err
+	}
+	return listReply("tools", raws[start:end], next)
+}
+
+// listReply builds {"<key>":[...],"nextCursor"?}, a cacheable reply.
+func listReply(key string, items []json.RawMessage, next string) (*reply, error) {
+	body := []byte(`{"` + key + `":[`)
+	for i, it := range items {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, it...)
+	}
+	body = append(body, ']')
+	if next != "" {
+		body = append(body, `,"nextCursor":`...)
+		body = jsonrpc.AppendString(body, next)
+	}
+	return &reply{body: append(body, '}'), cacheable: true}, nil
+}
+
+func (s *Server) callTool(ctx context.Context, c *call) (*reply, error) {
+	var p struct {
+		Name      *string         `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(c.params, &p) != nil || p.Name == nil {
+		return nil, invalidParams("tools/call needs a string name")
+	}
+	args := p.Arguments
+	if args == nil || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	} else if !jsonrpc.IsObject(args) {
+		return nil, invalidParams("arguments must be an object")
+	}
+	s.mu.Lock()
+	e := s.tools[*p.Name]
+	s.mu.Unlock()
+	if e == nil {
+		// -32602 in every era: the 2025 tools page and 2026-07-28 both
+		// make an unknown tool a protocol error, not an isError result.
+		return nil, jsonrpc.WithData(jsonrpc.CodeInvalidParams, "Unknown tool: "+*p.Name, map[string]string{"name": *p.Name})
+	}
+	base, err := s.newRequest(c)
+	if err != nil {
+		return nil, err
+	}
+	req := &CallToolRequest{Request: base, Name: *p.Name, Arguments: args}
+	res, herr := e.handler(ctx, req)
+	if herr != nil {
+		r, err, handled := s.settle(c, req.in, herr)
+		if handled {
+			return r, err
+		}
+		var rpc *jsonrpc.Error
+		if errors.As(herr, &rpc) || ctx.Err() != nil {
+			return nil, herr
+		}
+		res = ErrorResult(herr.Error())
+	}
+	if res == nil {
+		res = &ToolResult{}
+	}
+	return toolReply(res)
+}
+
+func toolReply(res *ToolResult) (*reply, error) {
+	content := res.Content
+	if content == nil {
+		content = []Content{}
+	}
+	var structured json.RawMessage
+	if res.StructuredContent != nil {
+		var err error
+		if structured, err = jsonrpc.Marshal(res.StructuredContent); err != nil {
+			return nil, fmt.Errorf("mcp: structuredContent: %w", err)
+		}
+	}
+	r, err := marshalReply(struct {
+		Content           []Content       `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+		IsError           bool            `json:"isError,omitempty"`
+	}{content, structured, res.IsError})
+	if err != nil {
+		return nil, err
+	}
+	r.meta = res.Meta
+	return r, nil
+}
