@@ -1,0 +1,149 @@
+package mcphttp
+
+import (
+	"encoding/json"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// metaLogLevel is the 2026 _meta key that opts a request into logs.
+const metaLogLevel = "io.modelcontextprotocol/logLevel"
+
+// removedIn2026 are the methods a Client connected at 2026-07-28 refuses
+// locally (package stdio's doc comment, "methods that exist only in the
+// other era"). Requests for them go to the verbatim child, so that the
+// server, not the Client, answers.
+var removedIn2026 = map[string]bool{
+	"initialize": true, "ping": true, "logging/setLevel": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"tasks/result": true, "tasks/list": true,
+}
+
+// meta returns params._meta when it is an object.
+func meta(params json.RawMessage) (json.RawMessage, bool) {
+	m, ok := jsonrpc.Member(params, "_meta")
+	if !ok || !jsonrpc.IsObject(m) {
+		return nil, false
+	}
+	return m, true
+}
+
+// metaString returns the string value of params._meta[key].
+func metaString(params json.RawMessage, key string) (string, bool) {
+	m, ok := meta(params)
+	if !ok {
+		return "", false
+	}
+	raw, ok := jsonrpc.Member(m, key)
+	if !ok {
+		return "", false
+	}
+	return jsonrpc.StringValue(raw)
+}
+
+func hasMeta(params json.RawMessage, key string) bool {
+	m, ok := meta(params)
+	if !ok {
+		return false
+	}
+	_, ok = jsonrpc.Member(m, key)
+	return ok
+}
+
+// hasModernVersion reports whether params carry a 2026-style protocol
+// version in _meta, whatever its value: such a request is stateless, even
+// an initialize.
+func hasModernVersion(params json.RawMessage) bool {
+	return hasMeta(params, stdio.MetaProtocolVersion)
+}
+
+// sharedCanCarry reports whether the connected Client would send the
+// request unchanged: its _meta already holds every key the Client stamps,
+// with the version it is connected at, and its method is not one it
+// refuses.
+func sharedCanCarry(method string, params json.RawMessage) bool {
+	if removedIn2026[method] {
+		return false
+	}
+	v, ok := metaString(params, stdio.MetaProtocolVersion)
+	return ok && v == stdio.Version20260728 &&
+		hasMeta(params, stdio.MetaClientCapabilities) && hasMeta(params, stdio.MetaClientInfo)
+}
+
+// splitProgressToken removes _meta.progressToken from params and returns
+// it: the Client mints its own token for a call with a Progress callback,
+// and the adapter puts the client's back on each notification.
+func splitProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage) {
+	m, ok := meta(params)
+	if !ok {
+		return params, nil
+	}
+	token, ok := jsonrpc.Member(m, "progressToken")
+	if !ok || !jsonrpc.ValidID(token) {
+		return params, nil // not a token the Client could stand in for
+	}
+	return setMember(params, "_meta", deleteMember(m, "progressToken")), clone(token)
+}
+
+// setMember returns a copy of the JSON object obj with key set to value:
+// replaced in place (every duplicate dropped but the last) or appended.
+// Every other member is kept byte for byte.
+func setMember(obj json.RawMessage, key string, value json.RawMessage) json.RawMessage {
+	fields := jsonrpc.Fields(obj)
+	out := append(make([]byte, 0, len(obj)+len(value)+len(key)+4), '{')
+	n, set := 0, false
+	for i, f := range fields {
+		if f.Key == key {
+			if set || hasLater(fields[i+1:], key) {
+				continue
+			}
+			f.Value, set = value, true
+		}
+		out = appendField(out, &n, f.RawKey, f.Value)
+	}
+	if !set {
+		out = appendField(out, &n, jsonrpc.AppendString(nil, key), value)
+	}
+	return append(out, '}')
+}
+
+// deleteMember returns a copy of obj without key.
+func deleteMember(obj json.RawMessage, key string) json.RawMessage {
+	out := append(make([]byte, 0, len(obj)), '{')
+	n := 0
+	for _, f := range jsonrpc.Fields(obj) {
+		if f.Key != key {
+			out = appendField(out, &n, f.RawKey, f.Value)
+		}
+	}
+	return append(out, '}')
+}
+
+// setMeta returns params with _meta[key] set to value.
+func setMeta(params json.RawMessage, key string, value json.RawMessage) json.RawMessage {
+	m, ok := meta(params)
+	if !ok {
+		m = json.RawMessage(`{}`)
+	}
+	return setMember(params, "_meta", setMember(m, key, value))
+}
+
+func hasLater(fields []jsonrpc.Field, key string) bool {
+	for _, f := range fields {
+		if f.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func appendField(out []byte, n *int, rawKey, value []byte) []byte {
+	if *n > 0 {
+		out = append(out, ',')
+	}
+	*n++
+	out = append(out, rawKey...)
+	out = append(out, ':')
+	return append(out, value...)
+}
