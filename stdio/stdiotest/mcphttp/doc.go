@@ -54,4 +54,11 @@
 //
 // A listen's own _meta cannot be forwarded: [stdio.Client.Listen] stamps the
 // _meta of the connection.
+//
+// # The conformance harness
+//
+// [Score] serves an argv through an Adapter on loopback, runs the
+// conformance CLI (the argv of [stdiotest.Conformance]) against it for one
+// requirements set, and counts every check of every scenario from the
+// checks.json files the CLI writes ([ParseResults]).
 package mcphttp
