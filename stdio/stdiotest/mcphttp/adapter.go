@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -89,6 +90,7 @@ type Adapter struct {
 	// starts (calls, child reapers); Close waits for it.
 	wg        sync.WaitGroup
 	closeOnce sync.Once
+	tokens    atomic.Int64 // the last progress token minted
 
 	mu       sync.Mutex
 	closing  bool

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -20,19 +21,27 @@ type backend struct {
 	client *stdio.Client // set before the backend is published
 
 	mu       sync.Mutex
-	inflight []*stream             // POST streams of requests in flight, oldest first
-	get      *stream               // a 2025 session's GET stream, if open
-	calls    map[string]*callEntry // requests in flight by the HTTP client's raw id
-	answers  map[string]chan reply // the child's requests awaiting the client, by raw id
+	inflight []*stream                // POST streams of requests in flight, oldest first
+	get      *stream                  // a 2025 session's GET stream, if open
+	calls    map[string]*callEntry    // requests in flight by the HTTP client's raw id
+	answers  map[string]chan reply    // the child's requests awaiting the client, by raw id
+	progress map[string]progressRoute // progress tokens of calls in flight, by the adapter's token
+}
+
+// progressRoute is where the progress of one call goes, under which token.
+type progressRoute struct {
+	st    *stream
+	token json.RawMessage // the client's
 }
 
 func newBackend(a *Adapter, name string, legacy bool) *backend {
 	return &backend{
-		a:       a,
-		name:    name,
-		legacy:  legacy,
-		calls:   make(map[string]*callEntry),
-		answers: make(map[string]chan reply),
+		a:        a,
+		name:     name,
+		legacy:   legacy,
+		calls:    make(map[string]*callEntry),
+		answers:  make(map[string]chan reply),
+		progress: make(map[string]progressRoute),
 	}
 }
 
@@ -109,6 +118,23 @@ func (b *backend) openGet() (*stream, bool) {
 	return b.get, true
 }
 
+// trackProgress routes the progress of a call to st until the returned
+// func runs. The child sees a token of the adapter's in place of the
+// client's, unique across every call, which the Client passes on untouched:
+// a string token is not one of its own.
+func (b *backend) trackProgress(params, token json.RawMessage, st *stream) (json.RawMessage, func()) {
+	mine := jsonrpc.AppendString(nil, "mcphttp-"+strconv.FormatInt(b.a.tokens.Add(1), 10))
+	key := string(mine)
+	b.mu.Lock()
+	b.progress[key] = progressRoute{st: st, token: token}
+	b.mu.Unlock()
+	return setMeta(params, "progressToken", mine), func() {
+		b.mu.Lock()
+		delete(b.progress, key)
+		b.mu.Unlock()
+	}
+}
+
 // track makes a call cancellable by its client id until the returned func
 // runs.
 func (b *backend) track(id json.RawMessage, cancel context.CancelFunc) func() {
@@ -158,21 +184,35 @@ func (b *backend) newest(logs bool) *stream {
 }
 
 // notification routes what the Client did not claim (OnNotification; it
-// runs on the Client's reader and must not block). Logs go to the newest
+// runs on the Client's reader and must not block), in the order the child
+// wrote it. Progress goes by token to its call's stream. Logs go to the newest
 // request in flight: in 2026 one that set a logLevel if any, else any, so
 // that a server which logs unasked is seen rather than hidden. The rest go
 // to a 2025 session's GET stream. Whatever has nowhere to go is dropped.
 func (b *backend) notification(n stdio.Notification) {
-	msg := jsonrpc.AppendNotification(nil, n.Method, n.Params)
+	params := n.Params
 	b.mu.Lock()
 	var target *stream
-	if n.Method == "notifications/message" {
+	switch n.Method {
+	case "notifications/progress":
+		tok, _ := jsonrpc.Member(params, "progressToken")
+		route, ok := b.progress[string(tok)]
+		if !ok {
+			b.mu.Unlock()
+			// A finished call's, or a token the client never gave:
+			// progress is only for requests in flight.
+			b.a.log.Debug("mcphttp: dropped progress for no call in flight", "child", b.name, "token", string(tok))
+			return
+		}
+		target, params = route.st, setMember(params, "progressToken", route.token)
+	case "notifications/message":
 		target = b.newest(!b.legacy)
 	}
 	if target == nil && b.legacy {
 		target = b.get
 	}
 	b.mu.Unlock()
+	msg := jsonrpc.AppendNotification(nil, n.Method, params)
 	if target == nil || !target.offer(trimLF(msg)) {
 		b.a.log.Debug("mcphttp: dropped a notification from the child", "child", b.name, "method", n.Method)
 	}
@@ -263,7 +303,9 @@ type outcome struct {
 
 // forward sends the request m to b's child and streams back what belongs
 // to it: its progress (under the client's token), the logs and requests the
-// backend routes to it, and its response under the client's id.
+// backend routes to it, and its response under the client's id. Everything
+// the child writes reaches the stream in the child's order, the response
+// last.
 //
 // In 2026 the call's ctx is the request's, so a client that goes away
 // cancels it. In 2025 it is the session's: disconnection is not
@@ -271,21 +313,16 @@ type outcome struct {
 // and its result is dropped.
 func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m *jsonrpc.Message, parent context.Context, modern bool) {
 	id := clone(m.ID)
-	params, token := splitProgressToken(m.Params)
+	params := m.Params
 	resp := newResponder(w, r, modern)
 	st := b.open(modern && hasMeta(params, metaLogLevel))
 	defer b.close(st)
 
 	ctx, cancel := context.WithCancel(parent)
 	untrack := b.track(id, cancel)
-	var opts stdio.CallOptions
-	if token != nil {
-		opts.Progress = func(p stdio.Progress) {
-			msg := jsonrpc.AppendNotification(nil, "notifications/progress", setMember(p.Raw, "progressToken", token))
-			if !st.offer(trimLF(msg)) {
-				a.log.Debug("mcphttp: dropped progress", "child", b.name)
-			}
-		}
+	untrackProgress := func() {}
+	if token, ok := progressToken(params); ok {
+		params, untrackProgress = b.trackProgress(params, clone(token), st)
 	}
 	done := make(chan outcome, 1)
 	a.wg.Add(1)
@@ -293,7 +330,8 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m 
 		defer a.wg.Done()
 		defer cancel()
 		defer untrack()
-		res, err := b.client.Call(ctx, m.Method, params, &opts)
+		defer untrackProgress()
+		res, err := b.client.Call(ctx, m.Method, params, nil)
 		done <- outcome{res, err, ctx.Err() != nil}
 	}()
 

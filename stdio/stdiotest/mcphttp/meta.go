@@ -71,19 +71,18 @@ func sharedCanCarry(method string, params json.RawMessage) bool {
 		hasMeta(params, stdio.MetaClientCapabilities) && hasMeta(params, stdio.MetaClientInfo)
 }
 
-// splitProgressToken removes _meta.progressToken from params and returns
-// it: the Client mints its own token for a call with a Progress callback,
-// and the adapter puts the client's back on each notification.
-func splitProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage) {
+// progressToken returns params._meta.progressToken when it is a valid
+// token (a string or an integer).
+func progressToken(params json.RawMessage) (json.RawMessage, bool) {
 	m, ok := meta(params)
 	if !ok {
-		return params, nil
+		return nil, false
 	}
 	token, ok := jsonrpc.Member(m, "progressToken")
 	if !ok || !jsonrpc.ValidID(token) {
-		return params, nil // not a token the Client could stand in for
+		return nil, false
 	}
-	return setMember(params, "_meta", deleteMember(m, "progressToken")), clone(token)
+	return token, true
 }
 
 // setMember returns a copy of the JSON object obj with key set to value:
