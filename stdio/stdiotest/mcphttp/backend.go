@@ -348,7 +348,7 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m 
 					drained = true
 				}
 			}
-			if out.cancelled {
+			if out.cancelled || a.ctx.Err() != nil {
 				// Cancelled by the client, its disconnection or Close: a
 				// cancelled request gets no response.
 				return

@@ -110,7 +110,7 @@ func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, m *jsonrpc.Mess
 			result, _ := jsonrpc.Marshal(map[string]any{"resultType": "complete", "_meta": subID})
 			resp.final(id, result, nil)
 			return
-		case ctx.Err() != nil:
+		case ctx.Err() != nil || a.ctx.Err() != nil:
 			return // the client left, or Close
 		default:
 			resp.final(id, nil, err)
