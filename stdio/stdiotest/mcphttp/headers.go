@@ -136,7 +136,13 @@ var (
 func decodeHeaderValue(v string) (string, error) {
 	const prefix, suffix = "=?base64?", "?="
 	if len(v) >= len(prefix)+len(suffix) && strings.HasPrefix(v, prefix) && strings.HasSuffix(v, suffix) {
-		b, err := base64.StdEncoding.Strict().DecodeString(v[len(prefix) : len(v)-len(suffix)])
+		enc := v[len(prefix) : len(v)-len(suffix)]
+		// The decoder skips CR and LF even in strict mode; a header
+		// value may not hold them.
+		if strings.ContainsFunc(enc, func(r rune) bool { return r == '\r' || r == '\n' }) {
+			return "", errBadBase64
+		}
+		b, err := base64.StdEncoding.Strict().DecodeString(enc)
 		if err != nil || !utf8.Valid(b) {
 			return "", errBadBase64
 		}
