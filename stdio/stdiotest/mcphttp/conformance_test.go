@@ -1,8 +1,13 @@
 package mcphttp
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
@@ -81,7 +86,7 @@ func TestGoSDKServerConformance(t *testing.T) {
 					t.Errorf("scenario %s: %d failed checks, want at most %d (%s)", s.Name, s.Failed, rule.max, rule.why)
 				}
 				for _, c := range s.Failures {
-					if rule.checks != nil && !slicesContains(rule.checks, c.ID) {
+					if rule.checks != nil && !slices.Contains(rule.checks, c.ID) {
 						t.Errorf("scenario %s: check %s failed (%s); only %v may (%s)", s.Name, c.ID, c.Message, rule.checks, rule.why)
 					}
 				}
@@ -90,11 +95,60 @@ func TestGoSDKServerConformance(t *testing.T) {
 	}
 }
 
-func slicesContains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
+func TestParseResults(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, checks string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "checks.json"), []byte(checks), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	return false
+	write("server-tools-list-2026-11-29T21-05-34-550Z", `[{"id":"a","status":"SUCCESS"},{"id":"b","status":"INFO"}]`)
+	write("server-server-stateless-2026-11-29T21-05-32-599Z", `[
+		{"id":"x","status":"SUCCESS","details":{}},
+		{"id":"y","status":"FAILURE","errorMessage":"Expected -32602"},
+		{"id":"z","status":"WARNING"},
+		{"id":"y","status":"FAILURE","errorMessage":"Expected 400"},
+		{"id":"s","status":"SKIPPED"}]`)
+	write("not-a-scenario", `[]`)
+
+	got, err := ParseResults(dir)
+	if err != nil {
+		t.Fatalf("ParseResults: %v", err)
+	}
+	want := Result{
+		Passed: 2,
+		Failed: 2,
+		Scenarios: []ScenarioResult{
+			{Name: "server-stateless", Passed: 1, Failed: 2, Warnings: 1, Other: 1, Failures: []Check{
+				{ID: "y", Status: "FAILURE", Message: "Expected -32602"},
+				{ID: "y", Status: "FAILURE", Message: "Expected 400"},
+			}},
+			{Name: "tools-list", Passed: 1, Other: 1},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParseResults mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"server-stateless: y", "server-stateless: y"}, got.FailedChecks()); diff != "" {
+		t.Errorf("FailedChecks mismatch (-want +got):\n%s", diff)
+	}
+
+	write("server-tools-list-2026-11-29T22-00-00-000Z", `[]`)
+	if _, err := ParseResults(dir); err == nil {
+		t.Errorf("ParseResults of a directory with two runs of tools-list: no error")
+	}
+}
+
+func TestCLITotal(t *testing.T) {
+	out := []byte("✓ tools-list: 2 passed, 0 failed\n\nTotal: 155 passed, 40 failed\n\nNot scored ...")
+	if p, f, ok := cliTotal(out); p != 155 || f != 40 || !ok {
+		t.Errorf("cliTotal = %d, %d, %v; want 155, 40, true", p, f, ok)
+	}
+	if _, _, ok := cliTotal([]byte("crashed")); ok {
+		t.Errorf("cliTotal of output without a Total line reported ok")
+	}
 }
