@@ -91,6 +91,7 @@ type Adapter struct {
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	tokens    atomic.Int64 // the last progress token minted
+	params    paramHeaders // x-mcp-header annotations learnt from tools/list
 
 	mu       sync.Mutex
 	closing  bool

@@ -307,3 +307,32 @@ func TestListen(t *testing.T) {
 		t.Errorf("cancellations the child got: %s, want %s (the listen)", raw(t, got, "result", "cancelled"), want)
 	}
 }
+
+// TestParamHeaders checks Mcp-Param-* headers once a tools/list has shown
+// the tool's x-mcp-header annotations, and not before.
+func TestParamHeaders(t *testing.T) {
+	_, url := serve(t, fixtureConfig(t))
+	callMirror := func(header map[string]string) int {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mirror","arguments":{"region":"eu"},"_meta":` + modernMeta + `}}`
+		status, _, _ := post(t, url, request{body: body, header: header})
+		return status
+	}
+	if status := callMirror(nil); status != http.StatusOK {
+		t.Errorf("before tools/list, a call without Mcp-Param-Region: status %d, want 200 (unchecked)", status)
+	}
+	call(t, url, request{body: `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":` + modernMeta + `}}`})
+	tests := []struct {
+		header map[string]string
+		want   int
+	}{
+		{nil, http.StatusBadRequest},
+		{map[string]string{"Mcp-Param-Region": "us"}, http.StatusBadRequest},
+		{map[string]string{"Mcp-Param-Region": "eu"}, http.StatusOK},
+		{map[string]string{"Mcp-Param-Region": "=?base64?ZXU=?="}, http.StatusOK},
+	}
+	for _, tt := range tests {
+		if status := callMirror(tt.header); status != tt.want {
+			t.Errorf("after tools/list, headers %v: status %d, want %d", tt.header, status, tt.want)
+		}
+	}
+}

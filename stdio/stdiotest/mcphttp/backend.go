@@ -353,6 +353,9 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m 
 				// cancelled request gets no response.
 				return
 			}
+			if modern && m.Method == "tools/list" && out.err == nil {
+				a.params.learn(out.result)
+			}
 			resp.final(id, out.result, out.err)
 			return
 		case <-r.Context().Done():

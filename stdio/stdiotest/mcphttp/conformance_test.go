@@ -41,8 +41,11 @@ func TestGoSDKServerConformance(t *testing.T) {
 		allowed      []allowedFailures
 	}{
 		{
+			// PEERS.md's reference is 155: it also lets the pending
+			// http-custom-header-server-validation fail 6 checks, which
+			// pass since the adapter checks Mcp-Param-* headers itself.
 			requirements: "2026-07-28",
-			minPassed:    155,
+			minPassed:    161,
 			allowed: []allowedFailures{
 				{
 					scenario: "server-stateless",
@@ -54,7 +57,6 @@ func TestGoSDKServerConformance(t *testing.T) {
 					max: 4,
 					why: "discover deviation: a discover without a 2026 version gets -32601 (404), not -32602 (400)",
 				},
-				{scenario: "http-custom-header-server-validation", why: "pending: x-mcp-header (Mcp-Param-*) validation"},
 				{scenario: "tasks-", prefix: true, why: "the unscored tasks extension"},
 			},
 		},

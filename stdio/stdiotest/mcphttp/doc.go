@@ -24,7 +24,9 @@
 //   - 2026-07-28, stateless: everything else. MCP-Protocol-Version must equal
 //     the body's _meta protocolVersion, and Mcp-Method and Mcp-Name must match
 //     the body (the =?base64?…?= form decoded), or the answer is 400 with
-//     -32020. Error responses map to HTTP status: -32601 to 404; -32602,
+//     -32020; so must the Mcp-Param-* headers of a tools/call, once a
+//     forwarded tools/list has shown the tool's x-mcp-header annotations.
+//     Error responses map to HTTP status: -32601 to 404; -32602,
 //     -32020, -32021 and -32022 to 400. Progress rides the request's SSE
 //     stream, subscriptions/listen streams their events with the client's id
 //     restored as the subscription id, and a client that closes its stream

@@ -25,6 +25,8 @@ import (
 //   - test/ask: sends sampling/createMessage and returns {"answer": the
 //     response it got}.
 //   - test/notify: sends notifications/resources/updated, then returns {}.
+//   - tools/list: one tool, mirror, whose argument region is mirrored
+//     into the header Mcp-Param-Region (x-mcp-header).
 //   - test/error: fails with params.code.
 //   - anything else: {"method", "id" (as seen), "params", "pid"}.
 //
@@ -152,6 +154,13 @@ func (f *fixture) handle(m fixtureMessage) {
 	case "test/notify":
 		f.notify("notifications/resources/updated", map[string]any{"uri": "test://x"})
 		f.result(m.ID, map[string]any{})
+	case "tools/list":
+		f.result(m.ID, map[string]any{"tools": []any{map[string]any{
+			"name": "mirror",
+			"inputSchema": map[string]any{"type": "object", "properties": map[string]any{
+				"region": map[string]any{"type": "string", "x-mcp-header": "Region"},
+			}},
+		}}})
 	case "test/error":
 		f.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": p.Code, "message": "fixture error"}})
 	default:

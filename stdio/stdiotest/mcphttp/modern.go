@@ -20,7 +20,11 @@ func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 		a.statelessNotification(w, r, m)
 		return
 	}
-	if err := checkHeaders(r.Header, m); err != nil {
+	err := checkHeaders(r.Header, m)
+	if err == nil && m.Method == "tools/call" {
+		err = a.params.check(r.Header, m.Params)
+	}
+	if err != nil {
 		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, err))
 		return
 	}
