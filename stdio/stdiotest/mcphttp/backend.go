@@ -63,11 +63,12 @@ type reply struct {
 type stream struct {
 	events   chan []byte   // encoded messages, bounded by streamBuffer
 	done     chan struct{} // closed when the handler stops writing
+	sse      bool          // the client accepts SSE, so messages can precede the response
 	logLevel bool          // 2026: the request set a logLevel
 }
 
-func newStream(logLevel bool) *stream {
-	return &stream{events: make(chan []byte, streamBuffer), done: make(chan struct{}), logLevel: logLevel}
+func newStream(sse, logLevel bool) *stream {
+	return &stream{events: make(chan []byte, streamBuffer), done: make(chan struct{}), sse: sse, logLevel: logLevel}
 }
 
 // offer queues msg without blocking. It reports false when the stream has
@@ -88,8 +89,8 @@ func (s *stream) offer(msg []byte) bool {
 }
 
 // open registers a request's stream as in flight.
-func (b *backend) open(logLevel bool) *stream {
-	st := newStream(logLevel)
+func (b *backend) open(sse, logLevel bool) *stream {
+	st := newStream(sse, logLevel)
 	b.mu.Lock()
 	b.inflight = append(b.inflight, st)
 	b.mu.Unlock()
@@ -114,7 +115,7 @@ func (b *backend) openGet() (*stream, bool) {
 	if b.get != nil {
 		return nil, false
 	}
-	b.get = newStream(false)
+	b.get = newStream(true, false)
 	return b.get, true
 }
 
@@ -167,20 +168,22 @@ func (b *backend) cancelCall(params json.RawMessage) {
 	}
 }
 
-// newest returns the newest in-flight stream, preferring one whose request
+// newest returns the newest in-flight stream that can carry messages other
+// than its response (its client accepts SSE), preferring one whose request
 // set a logLevel when logs is true. Called with b.mu held.
 func (b *backend) newest(logs bool) *stream {
-	if logs {
-		for i := len(b.inflight) - 1; i >= 0; i-- {
-			if b.inflight[i].logLevel {
-				return b.inflight[i]
-			}
+	var fallback *stream
+	for i := len(b.inflight) - 1; i >= 0; i-- {
+		st := b.inflight[i]
+		switch {
+		case !st.sse:
+		case !logs || st.logLevel:
+			return st
+		case fallback == nil:
+			fallback = st
 		}
 	}
-	if n := len(b.inflight); n > 0 {
-		return b.inflight[n-1]
-	}
-	return nil
+	return fallback
 }
 
 // notification routes what the Client did not claim (OnNotification; it
@@ -315,7 +318,7 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m 
 	id := clone(m.ID)
 	params := m.Params
 	resp := newResponder(w, r, modern)
-	st := b.open(modern && hasMeta(params, metaLogLevel))
+	st := b.open(resp.allowSSE, modern && hasMeta(params, metaLogLevel))
 	defer b.close(st)
 
 	ctx, cancel := context.WithCancel(parent)

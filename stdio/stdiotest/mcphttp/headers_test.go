@@ -117,9 +117,6 @@ func TestSetMember(t *testing.T) {
 			t.Errorf("setMember(%s, %q, %s) = %s, want %s", tt.obj, tt.key, tt.value, got, tt.want)
 		}
 	}
-	if got := string(deleteMember(json.RawMessage(`{"a":1,"b":2,"a":3}`), "a")); got != `{"b":2}` {
-		t.Errorf("deleteMember = %s, want {\"b\":2}", got)
-	}
 	if got := string(setMeta(json.RawMessage(`{"x":1}`), "k", json.RawMessage(`"v"`))); got != `{"x":1,"_meta":{"k":"v"}}` {
 		t.Errorf("setMeta without _meta = %s", got)
 	}

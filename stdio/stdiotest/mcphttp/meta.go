@@ -107,18 +107,6 @@ func setMember(obj json.RawMessage, key string, value json.RawMessage) json.RawM
 	return append(out, '}')
 }
 
-// deleteMember returns a copy of obj without key.
-func deleteMember(obj json.RawMessage, key string) json.RawMessage {
-	out := append(make([]byte, 0, len(obj)), '{')
-	n := 0
-	for _, f := range jsonrpc.Fields(obj) {
-		if f.Key != key {
-			out = appendField(out, &n, f.RawKey, f.Value)
-		}
-	}
-	return append(out, '}')
-}
-
 // setMeta returns params with _meta[key] set to value.
 func setMeta(params json.RawMessage, key string, value json.RawMessage) json.RawMessage {
 	m, ok := meta(params)
