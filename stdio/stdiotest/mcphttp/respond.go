@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -42,13 +43,24 @@ func acceptsSSE(h http.Header) bool {
 	return false
 }
 
-// startSSE sends the headers of an SSE response.
-func startSSE(w http.ResponseWriter, rc *http.ResponseController) error {
+// retryMs is the reconnection delay a 2025 SSE stream advises (the 2025-11-25
+// transport's SHOULD). The adapter keeps no events to replay, so a client
+// that reconnects gets a fresh stream; the hint only paces it.
+const retryMs = 1000
+
+// startSSE sends the headers of an SSE response and, for a 2025 stream, the
+// retry field.
+func startSSE(w http.ResponseWriter, rc *http.ResponseController, legacy bool) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	if legacy {
+		if _, err := fmt.Fprintf(w, "retry: %d\n\n", retryMs); err != nil {
+			return err
+		}
+	}
 	return rc.Flush()
 }
 
@@ -72,7 +84,7 @@ func (r *responder) event(msg []byte) {
 	}
 	if !r.sse {
 		r.sse = true
-		if startSSE(r.w, r.rc) != nil {
+		if startSSE(r.w, r.rc, !r.modern) != nil {
 			r.failed = true
 			return
 		}

@@ -159,7 +159,7 @@ func (s *session) listen(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.b.close(st)
 	rc := http.NewResponseController(w)
-	if startSSE(w, rc) != nil {
+	if startSSE(w, rc, true) != nil {
 		return
 	}
 	for {
