@@ -20,7 +20,10 @@
 //     unique and the adapter restores. A request's progress goes, by its
 //     token, to its own POST stream; the child's requests (sampling,
 //     elicitation, roots) and its logs go to the newest POST in flight; other
-//     notifications go to the session's GET stream. DELETE ends the session.
+//     notifications go to the session's GET stream. A client that leaves
+//     does not cancel its request (the 2025 rule); notifications/cancelled
+//     does. Streams advise a retry delay but replay nothing. DELETE ends the
+//     session.
 //   - 2026-07-28, stateless: everything else. MCP-Protocol-Version must equal
 //     the body's _meta protocolVersion, and Mcp-Method and Mcp-Name must match
 //     the body (the =?base64?…?= form decoded), or the answer is 400 with
