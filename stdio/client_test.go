@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -270,13 +271,14 @@ func TestContextCancel(t *testing.T) {
 	}()
 	// Cancel once the child is parked on the request.
 	waitWorkers(t, c, 1)
+	id, _ := strconv.ParseInt(getStats(t, c).Parked[0], 10, 64)
 	cancel()
 	err := <-done
 	wantCode(t, "cancelled call", err, CodeRequestTimeout)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("errors.Is(%v, context.Canceled) = false", err)
 	}
-	if seen, _ := awaitCancel(t, c, c.nextID.Load()-1); !seen {
+	if seen, _ := awaitCancel(t, c, id); !seen {
 		t.Error("child never received the cancellation")
 	}
 }
@@ -343,16 +345,23 @@ func TestCallerProgressToken(t *testing.T) {
 	_, err := callTool(context.Background(), c, "echo", nil, &CallOptions{
 		Progress: func(Progress) {}, Meta: json.RawMessage(`{"progressToken":"mine"}`)})
 	wantCode(t, "caller token", err, CodeInvalidParams)
-	if got := c.nextID.Load(); got != 1 {
-		// The id is spent, but nothing may have been written.
-		t.Logf("ids used: %d", got)
+	// The child's previous line, as it read it, is the lastline request's
+	// predecessor: the refused request must not be it.
+	if _, err := callTool(context.Background(), c, "echo", map[string]string{"message": "before"}, nil); err != nil {
+		t.Fatal(err)
 	}
+	_, err = callTool(context.Background(), c, "echo", nil, &CallOptions{
+		Progress: func(Progress) {}, Meta: json.RawMessage(`{"progressToken":"mine"}`)})
+	wantCode(t, "caller token", err, CodeInvalidParams)
 	res, err := callTool(context.Background(), c, "lastline", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(res), base64.StdEncoding.EncodeToString([]byte("mine"))) {
-		t.Error("the refused request reached the child")
+	var ll struct{ Line string }
+	json.Unmarshal(res, &ll)
+	line, _ := base64.StdEncoding.DecodeString(ll.Line)
+	if !bytes.Contains(line, []byte(`"before"`)) || bytes.Contains(line, []byte("mine")) {
+		t.Errorf("the child's last line before lastline was %s: the refused request reached it", line)
 	}
 }
 

@@ -43,6 +43,35 @@
 //     dropped silently; progress with a token it never issued goes to
 //     OnNotification.
 //
+// # Server side
+//
+// [Serve] serves a [Runtime] over one connection, normally the process's
+// stdin and the descriptor [TakeStdout] reserves:
+//
+//	out, err := stdio.TakeStdout() // first thing in main
+//	if err != nil { ... }
+//	err = stdio.Serve(ctx, runtime, os.Stdin, out, stdio.ServerConfig{})
+//
+// The pieces fit as follows.
+//
+//   - [Serve] is the transport. Its coordinator owns framing and the
+//     connection's state (requests and streams by id, the negotiated
+//     version), serialises every write (one frame per Write, one at a time,
+//     each within WriteTimeout) and never waits on a handler.
+//   - [Executor] is the execution policy: bounded concurrency, a bounded
+//     FIFO queue, a deadline per request counted from admission, and
+//     cancellation. It is transport-neutral and may be shared.
+//   - [Runtime], [Session], [Request], [Peer], [Source] and
+//     [ProgressReporter] are the seam to the MCP runtime (package
+//     stdio/mcp), which owns everything MCP: dialects, validation, result
+//     stamping, tools, resources and prompts. The seam passes raw JSON.
+//
+// Bounds, all configurable in [ServerConfig] or [ExecutorConfig]: an input
+// line is at most 2,000,000 bytes; 32 requests run and 256 wait; 32
+// listen streams are open, each with one event in flight; one frame is
+// written at a time, within 5 s. Excess is refused with -32603 and
+// {"retryable":true,"limit":N}; nothing queues without a bound.
+//
 // The JSON-RPC message model, framing, line limits and encoder shared by
 // both halves are in package [github.com/mcpbridge/mcpbridge/stdio/jsonrpc].
 package stdio

@@ -32,7 +32,7 @@ type fixtureServer struct {
 	out       *os.File
 	wmu       sync.Mutex // serialises writes
 	mu        sync.Mutex // guards the fields below
-	inflight  map[string]*task
+	inflight  map[string]*fixtureTask
 	cancelled []string
 	answers   map[string][]chan json.RawMessage // server requests awaiting the client, by id, in order
 	listens   map[string]bool
@@ -46,12 +46,13 @@ type fixtureServer struct {
 	changed   chan struct{} // closed and replaced whenever cancelled grows
 	workers   atomic.Int32
 	closeIn   atomic.Bool
+	parked    []string // ids of every park call
 	wg        sync.WaitGroup
 	base      context.Context // cancelled at EOF: the fixture stops its tools
 }
 
-// task is a running tools/call.
-type task struct {
+// fixtureTask is a running tools/call.
+type fixtureTask struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -62,7 +63,7 @@ func runMCPFixture() int {
 		crlf:     os.Getenv("FIXTURE_CRLF") == "1",
 		in:       os.Stdin,
 		out:      os.Stdout,
-		inflight: map[string]*task{},
+		inflight: map[string]*fixtureTask{},
 		answers:  map[string][]chan json.RawMessage{},
 		listens:  map[string]bool{},
 		changed:  make(chan struct{}),
@@ -101,7 +102,9 @@ func runMCPFixture() int {
 		}
 	}
 	if os.Getenv("FIXTURE_IGNORE_EOF") == "1" {
-		select {} // a server that ignores EOF: only a signal ends it
+		for { // a server that ignores EOF: only a signal ends it
+			time.Sleep(time.Hour) // (a bare select{} would be a runtime deadlock)
+		}
 	}
 	stop()
 	f.wg.Wait()
@@ -243,7 +246,7 @@ func (f *fixtureServer) request(id json.RawMessage, method string, params, prev 
 			f.closeIn.Store(true)
 		}
 		ctx, cancel := context.WithCancel(f.base)
-		t := &task{cancel: cancel, done: make(chan struct{})}
+		t := &fixtureTask{cancel: cancel, done: make(chan struct{})}
 		f.mu.Lock()
 		f.inflight[string(id)] = t
 		f.mu.Unlock()
@@ -410,13 +413,16 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 		case <-ctx.Done():
 		}
 	case "park":
+		f.mu.Lock()
+		f.parked = append(f.parked, string(id))
+		f.mu.Unlock()
 		f.workers.Add(1)
 		<-ctx.Done()
 		f.workers.Add(-1)
 	case "stats":
 		f.mu.Lock()
 		s, _ := json.Marshal(map[string]any{"workers": f.workers.Load(), "cancelled": f.cancelled,
-			"listens": len(f.listens), "unasked": f.unasked, "answered": f.answered, "metaNotes": f.metaNotes, "inits": f.inits})
+			"listens": len(f.listens), "unasked": f.unasked, "answered": f.answered, "metaNotes": f.metaNotes, "inits": f.inits, "parked": f.parked})
 		f.mu.Unlock()
 		f.result(id, string(s))
 	case "awaitcancel": // wait until the cancellation of a.Message (an id) arrived
@@ -630,6 +636,7 @@ type fixtureStats struct {
 	Answered  int      `json:"answered"`
 	MetaNotes int      `json:"metaNotes"`
 	Inits     int      `json:"inits"`
+	Parked    []string `json:"parked"`
 }
 
 func getStats(tb testing.TB, c *Client) fixtureStats {

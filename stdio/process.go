@@ -137,7 +137,7 @@ func spawn(cfg *ClientConfig) (cmd *exec.Cmd, stdin, stdout *os.File, tail *tail
 	cmd.Dir = cfg.Dir
 	cmd.Env = childEnv(os.Environ(), cfg.Env)
 	cmd.WaitDelay = waitDelay
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	switch w := cfg.Stderr.(type) {
 	case nil:
 		cmd.Stderr = os.Stderr

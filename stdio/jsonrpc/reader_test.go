@@ -176,3 +176,29 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestReaderLongLineAllocation bounds what reading lines near a 1 MB limit
+// allocates: the long-line buffer doubles up to the limit instead of
+// growing by a quarter per 64 KiB fragment.
+func TestReaderLongLineAllocation(t *testing.T) {
+	const limit = 1_000_000
+	in := strings.Repeat("x", limit-1) + "\n" + strings.Repeat("y", 64<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := NewReader(strings.NewReader(in), limit)
+	line, err := r.ReadLine()
+	if err != nil || len(line) != limit-1 {
+		t.Fatalf("ReadLine = %d bytes, %v", len(line), err)
+	}
+	var tooLong *LineTooLongError
+	if _, err := r.ReadLine(); !errors.As(err, &tooLong) {
+		t.Fatalf("ReadLine = %v, want LineTooLongError", err)
+	}
+	if _, err := r.ReadLine(); err != io.EOF {
+		t.Fatalf("ReadLine = %v, want io.EOF", err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2*limit+4*ReadBufferSize {
+		t.Errorf("reading allocated %d bytes, want at most about twice the %d-byte limit", got, limit)
+	}
+}
