@@ -207,7 +207,10 @@ func (b *backend) notification(n stdio.Notification) {
 			b.a.log.Debug("mcphttp: dropped progress for no call in flight", "child", b.name, "token", string(tok))
 			return
 		}
-		target, params = route.st, setMember(params, "progressToken", route.token)
+		target = route.st
+		if p, err := jsonrpc.SetMember(params, "progressToken", route.token); err == nil {
+			params = p
+		}
 	case "notifications/message":
 		target = b.newest(!b.legacy)
 	}

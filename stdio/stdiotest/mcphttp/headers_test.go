@@ -102,23 +102,20 @@ func TestAcceptsSSE(t *testing.T) {
 	}
 }
 
-func TestSetMember(t *testing.T) {
+func TestSetMeta(t *testing.T) {
 	tests := []struct {
-		obj, key, value, want string
+		params, want string
 	}{
-		{`{"a":1,"b":2}`, "a", `"x"`, `{"a":"x","b":2}`},
-		{`{"a":1}`, "c", `3`, `{"a":1,"c":3}`},
-		{`{}`, "c", `3`, `{"c":3}`},
-		{`{"a":1,"b":2,"a":3}`, "a", `0`, `{"b":2,"a":0}`},
-		{`{"a" : 1.50, "b":{"c":[1, 2]}}`, "d", `true`, `{"a":1.50,"b":{"c":[1, 2]},"d":true}`},
+		{`{"x":1}`, `{"x":1,"_meta":{"k":"v"}}`},
+		{`{"_meta":{"a":1,"k":0},"x":[1, 2]}`, `{"_meta":{"a":1,"k":"v"},"x":[1, 2]}`},
+		{`{"_meta":"odd"}`, `{"_meta":{"k":"v"}}`},
+		{``, `{"_meta":{"k":"v"}}`},
+		{`[1]`, `[1]`},
 	}
 	for _, tt := range tests {
-		if got := string(setMember(json.RawMessage(tt.obj), tt.key, json.RawMessage(tt.value))); got != tt.want {
-			t.Errorf("setMember(%s, %q, %s) = %s, want %s", tt.obj, tt.key, tt.value, got, tt.want)
+		if got := string(setMeta(json.RawMessage(tt.params), "k", json.RawMessage(`"v"`))); got != tt.want {
+			t.Errorf("setMeta(%s) = %s, want %s", tt.params, got, tt.want)
 		}
-	}
-	if got := string(setMeta(json.RawMessage(`{"x":1}`), "k", json.RawMessage(`"v"`))); got != `{"x":1,"_meta":{"k":"v"}}` {
-		t.Errorf("setMeta without _meta = %s", got)
 	}
 }
 

@@ -85,52 +85,17 @@ func progressToken(params json.RawMessage) (json.RawMessage, bool) {
 	return token, true
 }
 
-// setMember returns a copy of the JSON object obj with key set to value:
-// replaced in place (every duplicate dropped but the last) or appended.
-// Every other member is kept byte for byte.
-func setMember(obj json.RawMessage, key string, value json.RawMessage) json.RawMessage {
-	fields := jsonrpc.Fields(obj)
-	out := append(make([]byte, 0, len(obj)+len(value)+len(key)+4), '{')
-	n, set := 0, false
-	for i, f := range fields {
-		if f.Key == key {
-			if set || hasLater(fields[i+1:], key) {
-				continue
-			}
-			f.Value, set = value, true
-		}
-		out = appendField(out, &n, f.RawKey, f.Value)
-	}
-	if !set {
-		out = appendField(out, &n, jsonrpc.AppendString(nil, key), value)
-	}
-	return append(out, '}')
-}
-
-// setMeta returns params with _meta[key] set to value.
+// setMeta returns params with _meta[key] set to value, every other member
+// kept byte for byte; params that are not an object come back unchanged.
 func setMeta(params json.RawMessage, key string, value json.RawMessage) json.RawMessage {
-	m, ok := meta(params)
-	if !ok {
-		m = json.RawMessage(`{}`)
+	m, _ := meta(params) // nil, taken as {}, when there is none
+	m, err := jsonrpc.SetMember(m, key, value)
+	if err != nil {
+		return params
 	}
-	return setMember(params, "_meta", setMember(m, key, value))
-}
-
-func hasLater(fields []jsonrpc.Field, key string) bool {
-	for _, f := range fields {
-		if f.Key == key {
-			return true
-		}
+	out, err := jsonrpc.SetMember(params, "_meta", m)
+	if err != nil {
+		return params
 	}
-	return false
-}
-
-func appendField(out []byte, n *int, rawKey, value []byte) []byte {
-	if *n > 0 {
-		out = append(out, ',')
-	}
-	*n++
-	out = append(out, rawKey...)
-	out = append(out, ':')
-	return append(out, value...)
+	return out
 }
