@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -152,6 +153,18 @@ func Score(tb testing.TB, argv []string, requirements, outDir string) Result {
 		tb.Fatalf("reading the conformance results: %v\nCLI output:\n%s", err, out.Bytes())
 	}
 	res.Scenarios, res.Passed, res.Failed = parsed.Scenarios, parsed.Passed, parsed.Failed
+	for i := range res.Scenarios {
+		for j, c := range res.Scenarios[i].Failures {
+			if c.ID != ScenarioFailedCheck {
+				continue
+			}
+			// The CLI said why on its output.
+			why := regexp.MustCompile(`(?m)^Failed to run scenario ` + regexp.QuoteMeta(res.Scenarios[i].Name) + `: (.*)$`).FindSubmatch(out.Bytes())
+			if why != nil {
+				res.Scenarios[i].Failures[j].Message = string(why[1])
+			}
+		}
+	}
 	if passed, failed, ok := cliTotal(out.Bytes()); !ok || passed != res.Passed || failed != res.Failed {
 		tb.Errorf("checks.json files count %d passed, %d failed; the CLI's Total line says %d, %d (found: %v)\n%s",
 			res.Passed, res.Failed, passed, failed, ok, out.Bytes())
@@ -162,6 +175,11 @@ func Score(tb testing.TB, argv []string, requirements, outDir string) Result {
 // scenarioDir matches the directory the CLI writes a scenario's results
 // to: server-<scenario>-<UTC timestamp with - for : and .>.
 var scenarioDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$`)
+
+// ScenarioFailedCheck is the id of the failure ParseResults records for a
+// scenario that failed to run: the CLI made its directory but wrote no
+// checks.json (and counted one failure).
+const ScenarioFailedCheck = "scenario-failed-to-run"
 
 // ParseResults counts the checks of every <dir>/server-<scenario>-*/checks.json.
 // Only Scenarios, Passed and Failed of the Result are set. A scenario found
@@ -184,12 +202,18 @@ func ParseResults(dir string) (Result, error) {
 		}
 		seen[name] = true
 		data, err := os.ReadFile(filepath.Join(dir, e.Name(), "checks.json"))
-		if err != nil {
-			return Result{}, err
-		}
 		var checks []Check
-		if err := json.Unmarshal(data, &checks); err != nil {
-			return Result{}, fmt.Errorf("%s: %v", filepath.Join(e.Name(), "checks.json"), err)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// The CLI makes the directory, then writes nothing when the
+			// scenario throws; it counts that as one failure.
+			checks = []Check{{ID: ScenarioFailedCheck, Status: "FAILURE", Message: "the scenario failed to run and wrote no checks.json"}}
+		case err != nil:
+			return Result{}, err
+		default:
+			if err := json.Unmarshal(data, &checks); err != nil {
+				return Result{}, fmt.Errorf("%s: %v", filepath.Join(e.Name(), "checks.json"), err)
+			}
 		}
 		s := ScenarioResult{Name: name}
 		for _, c := range checks {

@@ -118,6 +118,9 @@ func TestParseResults(t *testing.T) {
 		{"id":"y","status":"FAILURE","errorMessage":"Expected 400"},
 		{"id":"s","status":"SKIPPED"}]`)
 	write("not-a-scenario", `[]`)
+	if err := os.MkdirAll(filepath.Join(dir, "server-crashed-2026-11-29T21-05-35-000Z"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	got, err := ParseResults(dir)
 	if err != nil {
@@ -125,8 +128,11 @@ func TestParseResults(t *testing.T) {
 	}
 	want := Result{
 		Passed: 2,
-		Failed: 2,
+		Failed: 3,
 		Scenarios: []ScenarioResult{
+			{Name: "crashed", Failed: 1, Failures: []Check{
+				{ID: ScenarioFailedCheck, Status: "FAILURE", Message: "the scenario failed to run and wrote no checks.json"},
+			}},
 			{Name: "server-stateless", Passed: 1, Failed: 2, Warnings: 1, Other: 1, Failures: []Check{
 				{ID: "y", Status: "FAILURE", Message: "Expected -32602"},
 				{ID: "y", Status: "FAILURE", Message: "Expected 400"},
@@ -137,7 +143,7 @@ func TestParseResults(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ParseResults mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"server-stateless: y", "server-stateless: y"}, got.FailedChecks()); diff != "" {
+	if diff := cmp.Diff([]string{"crashed: " + ScenarioFailedCheck, "server-stateless: y", "server-stateless: y"}, got.FailedChecks()); diff != "" {
 		t.Errorf("FailedChecks mismatch (-want +got):\n%s", diff)
 	}
 
