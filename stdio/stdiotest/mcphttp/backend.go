@@ -1,0 +1,374 @@
+package mcphttp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// backend is one child, its Client, and the HTTP streams its unsolicited
+// messages may go to.
+type backend struct {
+	a      *Adapter
+	name   string
+	legacy bool          // a 2025 session's child
+	client *stdio.Client // set before the backend is published
+
+	mu       sync.Mutex
+	inflight []*stream                // POST streams of requests in flight, oldest first
+	get      *stream                  // a 2025 session's GET stream, if open
+	calls    map[string]*callEntry    // requests in flight by the HTTP client's raw id
+	answers  map[string]chan reply    // the child's requests awaiting the client, by raw id
+	progress map[string]progressRoute // progress tokens of calls in flight, by the adapter's token
+}
+
+// progressRoute is where the progress of one call goes, under which token.
+type progressRoute struct {
+	st    *stream
+	token json.RawMessage // the client's
+}
+
+func newBackend(a *Adapter, name string, legacy bool) *backend {
+	return &backend{
+		a:        a,
+		name:     name,
+		legacy:   legacy,
+		calls:    make(map[string]*callEntry),
+		answers:  make(map[string]chan reply),
+		progress: make(map[string]progressRoute),
+	}
+}
+
+// callEntry lets a client's notifications/cancelled reach a call. A nil
+// cancel marks an id two calls share: a cancel for it is ambiguous and
+// dropped.
+type callEntry struct {
+	cancel context.CancelFunc
+}
+
+// reply is the client's response to one of the child's requests.
+type reply struct {
+	result json.RawMessage
+	err    *jsonrpc.Error
+}
+
+// stream is an HTTP response that messages are routed to. Only its
+// handler writes to the response; everyone else offers it messages.
+type stream struct {
+	events   chan []byte   // encoded messages, bounded by streamBuffer
+	done     chan struct{} // closed when the handler stops writing
+	sse      bool          // the client accepts SSE, so messages can precede the response
+	logLevel bool          // 2026: the request set a logLevel
+}
+
+func newStream(sse, logLevel bool) *stream {
+	return &stream{events: make(chan []byte, streamBuffer), done: make(chan struct{}), sse: sse, logLevel: logLevel}
+}
+
+// offer queues msg without blocking. It reports false when the stream has
+// ended or its buffer is full; a full buffer means a client that stopped
+// reading, and its message is dropped.
+func (s *stream) offer(msg []byte) bool {
+	select {
+	case <-s.done:
+		return false
+	default:
+	}
+	select {
+	case s.events <- msg:
+		return true
+	default:
+		return false
+	}
+}
+
+// open registers a request's stream as in flight.
+func (b *backend) open(sse, logLevel bool) *stream {
+	st := newStream(sse, logLevel)
+	b.mu.Lock()
+	b.inflight = append(b.inflight, st)
+	b.mu.Unlock()
+	return st
+}
+
+// close ends a stream opened by open or openGet.
+func (b *backend) close(st *stream) {
+	b.mu.Lock()
+	b.inflight = slices.DeleteFunc(b.inflight, func(s *stream) bool { return s == st })
+	if b.get == st {
+		b.get = nil
+	}
+	b.mu.Unlock()
+	close(st.done)
+}
+
+// openGet registers a session's GET stream; there is at most one.
+func (b *backend) openGet() (*stream, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.get != nil {
+		return nil, false
+	}
+	b.get = newStream(true, false)
+	return b.get, true
+}
+
+// trackProgress routes the progress of a call to st until the returned
+// func runs. The child sees a token of the adapter's in place of the
+// client's, unique across every call, which the Client passes on untouched:
+// a string token is not one of its own.
+func (b *backend) trackProgress(params, token json.RawMessage, st *stream) (json.RawMessage, func()) {
+	mine := jsonrpc.AppendString(nil, "mcphttp-"+strconv.FormatInt(b.a.tokens.Add(1), 10))
+	key := string(mine)
+	b.mu.Lock()
+	b.progress[key] = progressRoute{st: st, token: token}
+	b.mu.Unlock()
+	return setMeta(params, "progressToken", mine), func() {
+		b.mu.Lock()
+		delete(b.progress, key)
+		b.mu.Unlock()
+	}
+}
+
+// track makes a call cancellable by its client id until the returned func
+// runs.
+func (b *backend) track(id json.RawMessage, cancel context.CancelFunc) func() {
+	key := string(id)
+	e := &callEntry{cancel: cancel}
+	b.mu.Lock()
+	if _, dup := b.calls[key]; dup {
+		e = &callEntry{}
+	}
+	b.calls[key] = e
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		if b.calls[key] == e {
+			delete(b.calls, key)
+		}
+		b.mu.Unlock()
+	}
+}
+
+// cancelCall handles the client's notifications/cancelled: the call's ctx
+// ends, and the Client tells the child under the child's own id.
+func (b *backend) cancelCall(params json.RawMessage) {
+	id, _ := jsonrpc.Member(params, "requestId")
+	b.mu.Lock()
+	e := b.calls[string(id)]
+	b.mu.Unlock()
+	if e != nil && e.cancel != nil {
+		e.cancel()
+	}
+}
+
+// newest returns the newest in-flight stream that can carry messages other
+// than its response (its client accepts SSE), preferring one whose request
+// set a logLevel when logs is true. Called with b.mu held.
+func (b *backend) newest(logs bool) *stream {
+	var fallback *stream
+	for i := len(b.inflight) - 1; i >= 0; i-- {
+		st := b.inflight[i]
+		switch {
+		case !st.sse:
+		case !logs || st.logLevel:
+			return st
+		case fallback == nil:
+			fallback = st
+		}
+	}
+	return fallback
+}
+
+// notification routes what the Client did not claim (OnNotification; it
+// runs on the Client's reader and must not block), in the order the child
+// wrote it. Progress goes by token to its call's stream. Logs go to the newest
+// request in flight: in 2026 one that set a logLevel if any, else any, so
+// that a server which logs unasked is seen rather than hidden. The rest go
+// to a 2025 session's GET stream. Whatever has nowhere to go is dropped.
+func (b *backend) notification(n stdio.Notification) {
+	params := n.Params
+	b.mu.Lock()
+	var target *stream
+	switch n.Method {
+	case "notifications/progress":
+		tok, _ := jsonrpc.Member(params, "progressToken")
+		route, ok := b.progress[string(tok)]
+		if !ok {
+			b.mu.Unlock()
+			// A finished call's, or a token the client never gave:
+			// progress is only for requests in flight.
+			b.a.log.Debug("mcphttp: dropped progress for no call in flight", "child", b.name, "token", string(tok))
+			return
+		}
+		target = route.st
+		if p, err := jsonrpc.SetMember(params, "progressToken", route.token); err == nil {
+			params = p
+		}
+	case "notifications/message":
+		target = b.newest(!b.legacy)
+	}
+	if target == nil && b.legacy {
+		target = b.get
+	}
+	b.mu.Unlock()
+	msg := jsonrpc.AppendNotification(nil, n.Method, params)
+	if target == nil || !target.offer(trimLF(msg)) {
+		b.a.log.Debug("mcphttp: dropped a notification from the child", "child", b.name, "method", n.Method)
+	}
+}
+
+// serverRequest carries a request of the child's to the client
+// (OnServerRequest; it runs in a goroutine of the Client's). In a 2025
+// session it goes to the newest POST in flight, else to the GET stream, and
+// the client's answer (a POSTed response with the same id) is returned. A
+// 2026 child may send no requests at all: it is shown on the newest stream,
+// so that the client sees the violation, and refused with -32601.
+func (b *backend) serverRequest(ctx context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
+	msg := trimLF(jsonrpc.AppendRequest(nil, req.ID, req.Method, req.Params))
+	key := string(req.ID)
+	ch := make(chan reply, 1)
+	b.mu.Lock()
+	target := b.newest(false)
+	if b.legacy {
+		if target == nil {
+			target = b.get
+		}
+		b.answers[key] = ch
+	}
+	b.mu.Unlock()
+	if !b.legacy {
+		if target != nil {
+			target.offer(msg)
+		}
+		return nil, jsonrpc.Errorf(stdio.CodeMethodNotFound, "Method not found: a 2026-07-28 server sends no requests (%s)", req.Method)
+	}
+	defer func() {
+		b.mu.Lock()
+		if b.answers[key] == ch {
+			delete(b.answers, key)
+		}
+		b.mu.Unlock()
+	}()
+	if target == nil || !target.offer(msg) {
+		return nil, jsonrpc.Errorf(stdio.CodeInternalError, "No client stream is open to carry %s", req.Method)
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.result, nil
+	case <-target.done:
+		return nil, jsonrpc.Errorf(stdio.CodeInternalError, "The client's stream closed before it answered %s", req.Method)
+	case <-ctx.Done():
+		return nil, ctx.Err() // cancelled by the child or closed: nothing is written
+	}
+}
+
+// answer hands the client's response to the child's request with its id. A
+// response to an unknown id is ignored.
+func (b *backend) answer(m *jsonrpc.Message) {
+	r := reply{}
+	switch {
+	case m.HasError():
+		e, ok := jsonrpc.DecodeError(m.Error)
+		if !ok {
+			e = jsonrpc.Errorf(stdio.CodeInternalError, "The client sent an invalid error")
+		}
+		r.err = e
+	default:
+		res, err := jsonrpc.Compact(m.Result)
+		if err != nil {
+			r.err = jsonrpc.Errorf(stdio.CodeInternalError, "The client sent an invalid result")
+		}
+		r.result = res
+	}
+	b.mu.Lock()
+	ch := b.answers[string(m.ID)]
+	delete(b.answers, string(m.ID))
+	b.mu.Unlock()
+	if ch != nil {
+		ch <- r
+	}
+}
+
+// outcome is what a call returned. cancelled records that its ctx had
+// ended by then.
+type outcome struct {
+	result    json.RawMessage
+	err       error
+	cancelled bool
+}
+
+// forward sends the request m to b's child and streams back what belongs
+// to it: its progress (under the client's token), the logs and requests the
+// backend routes to it, and its response under the client's id. Everything
+// the child writes reaches the stream in the child's order, the response
+// last.
+//
+// In 2026 the call's ctx is the request's, so a client that goes away
+// cancels it. In 2025 it is the session's: disconnection is not
+// cancellation there (only notifications/cancelled is), so the call runs on
+// and its result is dropped.
+func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m *jsonrpc.Message, parent context.Context, modern bool) {
+	id := clone(m.ID)
+	params := m.Params
+	resp := newResponder(w, r, modern)
+	st := b.open(resp.allowSSE, modern && hasMeta(params, metaLogLevel))
+	defer b.close(st)
+
+	ctx, cancel := context.WithCancel(parent)
+	untrack := b.track(id, cancel)
+	untrackProgress := func() {}
+	if token, ok := progressToken(params); ok {
+		params, untrackProgress = b.trackProgress(params, clone(token), st)
+	}
+	done := make(chan outcome, 1)
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		defer cancel()
+		defer untrack()
+		defer untrackProgress()
+		res, err := b.client.Call(ctx, m.Method, params, nil)
+		done <- outcome{res, err, ctx.Err() != nil}
+	}()
+
+	for {
+		select {
+		case msg := <-st.events:
+			resp.event(msg)
+		case out := <-done:
+			for drained := false; !drained; {
+				select {
+				case msg := <-st.events:
+					resp.event(msg)
+				default:
+					drained = true
+				}
+			}
+			if out.cancelled || a.ctx.Err() != nil {
+				// Cancelled by the client, its disconnection or Close: a
+				// cancelled request gets no response.
+				return
+			}
+			if modern && m.Method == "tools/list" && out.err == nil {
+				a.params.learn(out.result)
+			}
+			resp.final(id, out.result, out.err)
+			return
+		case <-r.Context().Done():
+			if modern {
+				<-done // the call's ctx ended too; it returns at once
+			}
+			return
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package mcphttp
+
+import (
+	"encoding/base64"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// checkOrigin enforces the transport's DNS-rebinding rule for a loopback
+// server: the Host, and the Origin when there is one, must name localhost,
+// 127.0.0.1 or [::1] (any port).
+func checkOrigin(r *http.Request) error {
+	if !loopbackHost(r.Host) {
+		return jsonrpc.Errorf(stdio.CodeInvalidRequest, "Forbidden: Host %q is not a loopback name", r.Host)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !loopbackHost(u.Host) {
+			return jsonrpc.Errorf(stdio.CodeInvalidRequest, "Forbidden: Origin %q is not a loopback origin", o)
+		}
+	}
+	return nil
+}
+
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	} else {
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+// nameParam is the body field that Mcp-Name mirrors, per method.
+var nameParam = map[string]string{
+	"tools/call":     "name",
+	"prompts/get":    "name",
+	"resources/read": "uri",
+}
+
+// checkHeaders validates the headers a 2026-07-28 request mirrors from its
+// body (Streamable HTTP, "Server Validation"). It returns a -32020 error on
+// the first disagreement:
+//
+//   - MCP-Protocol-Version must equal _meta's protocolVersion. A body
+//     without one is left for the server to reject: the -32602 it owes such
+//     a request is part of what is being scored.
+//   - Mcp-Method must equal the method (values are case-sensitive).
+//   - Mcp-Name must equal params.name (tools/call, prompts/get) or
+//     params.uri (resources/read), and is required when the body has one.
+//
+// Values are compared after trimming optional whitespace, and Mcp-Name after
+// decoding the =?base64?…?= form.
+func checkHeaders(h http.Header, m *jsonrpc.Message) error {
+	if v, ok := metaString(m.Params, stdio.MetaProtocolVersion); ok {
+		got, present := header(h, "MCP-Protocol-Version")
+		switch {
+		case !present:
+			return mismatch("missing MCP-Protocol-Version header")
+		case got != v:
+			return mismatch("MCP-Protocol-Version header %q does not match _meta protocolVersion %q", got, v)
+		}
+	}
+	got, present := header(h, "Mcp-Method")
+	switch {
+	case !present:
+		return mismatch("missing Mcp-Method header")
+	case got != m.Method:
+		return mismatch("Mcp-Method header %q does not match method %q", got, m.Method)
+	}
+	field, ok := nameParam[m.Method]
+	if !ok {
+		return nil
+	}
+	var want string
+	raw, inBody := jsonrpc.Member(m.Params, field)
+	if inBody {
+		if want, inBody = jsonrpc.StringValue(raw); !inBody {
+			return nil // not a string: the server rejects the params
+		}
+	}
+	got, present = header(h, "Mcp-Name")
+	switch {
+	case !present && !inBody:
+		return nil
+	case !present:
+		return mismatch("missing Mcp-Name header for params.%s", field)
+	}
+	name, err := decodeHeaderValue(got)
+	switch {
+	case err != nil:
+		return mismatch("Mcp-Name header: %v", err)
+	case !inBody:
+		return mismatch("Mcp-Name header %q but no params.%s", name, field)
+	case name != want:
+		return mismatch("Mcp-Name header %q does not match params.%s %q", name, field, want)
+	}
+	return nil
+}
+
+func mismatch(format string, args ...any) error {
+	return jsonrpc.Errorf(stdio.CodeHeaderMismatch, "Header mismatch: "+format, args...)
+}
+
+// header returns a header's value with optional whitespace trimmed
+// (RFC 9110 §5.5); repeated fields are joined as a list would be.
+func header(h http.Header, name string) (string, bool) {
+	vs := h.Values(name)
+	if len(vs) == 0 {
+		return "", false
+	}
+	return strings.Trim(strings.Join(vs, ","), " \t"), true
+}
+
+// Errors of decodeHeaderValue.
+var (
+	errBadBase64 = errors.New("invalid =?base64?…?= value")
+	errBadChars  = errors.New("value has characters outside visible ASCII, space and tab")
+)
+
+// decodeHeaderValue decodes a mirrored header value: a value wrapped as
+// =?base64?…?= (markers case-sensitive) is standard Base64, padded, of UTF-8
+// text; any other value is literal and must be visible ASCII, space or tab.
+func decodeHeaderValue(v string) (string, error) {
+	const prefix, suffix = "=?base64?", "?="
+	if len(v) >= len(prefix)+len(suffix) && strings.HasPrefix(v, prefix) && strings.HasSuffix(v, suffix) {
+		enc := v[len(prefix) : len(v)-len(suffix)]
+		// The decoder skips CR and LF even in strict mode; a header
+		// value may not hold them.
+		if strings.ContainsFunc(enc, func(r rune) bool { return r == '\r' || r == '\n' }) {
+			return "", errBadBase64
+		}
+		b, err := base64.StdEncoding.Strict().DecodeString(enc)
+		if err != nil || !utf8.Valid(b) {
+			return "", errBadBase64
+		}
+		return string(b), nil
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 || c > 0x7e) && c != '\t' {
+			return "", errBadChars
+		}
+	}
+	return v, nil
+}

@@ -1,0 +1,124 @@
+package mcphttp
+
+import (
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// stateless handles a message outside any session: the 2026-07-28 era.
+func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	switch m.Kind {
+	case jsonrpc.KindResponse:
+		writeJSON(w, http.StatusBadRequest, errorFrame(nil, jsonrpc.Errorf(stdio.CodeInvalidRequest,
+			"Invalid Request: a response outside a session (2026-07-28 clients send none)")))
+		return
+	case jsonrpc.KindNotification:
+		a.statelessNotification(w, r, m)
+		return
+	}
+	err := checkHeaders(r.Header, m)
+	if err == nil && m.Method == "tools/call" {
+		err = a.params.check(r.Header, m.Params)
+	}
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, err))
+		return
+	}
+	if m.Method == "subscriptions/listen" {
+		a.listen(w, r, m)
+		return
+	}
+	b, err := a.modernBackend(sharedCanCarry(m.Method, m.Params))
+	if err != nil {
+		newResponder(w, r, true).final(m.ID, nil, err)
+		return
+	}
+	ctx, cancel := a.mergeCtx(r)
+	defer cancel()
+	a.forward(w, r, b, m, ctx, true)
+}
+
+// statelessNotification accepts a notification outside a session. 2026
+// defines none over HTTP, where closing a stream is the cancellation, but a
+// notifications/cancelled naming a request in flight still cancels it; any
+// other notification reaches the shared child verbatim.
+func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	if m.Method == "notifications/cancelled" {
+		a.mu.Lock()
+		children := []*backend{a.shared, a.verbatim}
+		a.mu.Unlock()
+		for _, b := range children {
+			if b != nil {
+				b.cancelCall(m.Params)
+			}
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	b, err := a.modernBackend(true)
+	if err == nil {
+		err = b.client.Notify(r.Context(), m.Method, m.Params)
+	}
+	if err != nil {
+		writeJSON(w, http.StatusOK, errorFrame(nil, err))
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// listen serves subscriptions/listen on the shared child: the
+// acknowledgement, each event, then the end of the stream, all with the
+// client's request id as the subscription id. A client that closes the
+// stream ends the subscription (notifications/cancelled to the child).
+//
+// The Client sends the listen with the connection's _meta and the filter
+// alone, and keeps of the child's acknowledgement and final result only the
+// accepted filter and the fact of the end; the adapter rebuilds both.
+func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	id := clone(m.ID)
+	resp := newResponder(w, r, true)
+	b, err := a.modernBackend(true)
+	if err != nil {
+		resp.final(id, nil, err)
+		return
+	}
+	filter, ok := jsonrpc.Member(m.Params, "notifications")
+	if !ok || !jsonrpc.IsObject(filter) {
+		filter = []byte(`{}`)
+	}
+	ctx, cancel := a.mergeCtx(r)
+	defer cancel()
+	sub, err := b.client.Listen(ctx, filter, nil)
+	if err != nil {
+		if ctx.Err() == nil {
+			resp.final(id, nil, err)
+		}
+		return
+	}
+	defer sub.Close()
+	subID := map[string]any{stdio.MetaSubscriptionID: id}
+	ack := map[string]any{"notifications": sub.Accepted(), "_meta": subID}
+	params, _ := jsonrpc.Marshal(ack)
+	resp.event(trimLF(jsonrpc.AppendNotification(nil, "notifications/subscriptions/acknowledged", params)))
+	for !resp.failed {
+		ev, err := sub.Next(ctx)
+		switch {
+		case err == nil:
+			params := setMeta(ev.Params, stdio.MetaSubscriptionID, id)
+			resp.event(trimLF(jsonrpc.AppendNotification(nil, ev.Method, params)))
+		case errors.Is(err, io.EOF):
+			result, _ := jsonrpc.Marshal(map[string]any{"resultType": "complete", "_meta": subID})
+			resp.final(id, result, nil)
+			return
+		case ctx.Err() != nil || a.ctx.Err() != nil:
+			return // the client left, or Close
+		default:
+			resp.final(id, nil, err)
+			return
+		}
+	}
+}

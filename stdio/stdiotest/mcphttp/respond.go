@@ -1,0 +1,167 @@
+package mcphttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// responder writes one POST's answer: application/json for an error that
+// nothing preceded, else an SSE stream (when the client accepts one) whose
+// last event is the response. The first message decides, as the Go SDK's
+// own HTTP server does; only the handler goroutine uses it.
+type responder struct {
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	modern   bool // 2026: errors get their HTTP status
+	allowSSE bool
+	sse      bool // the SSE stream has started
+	failed   bool // a write failed: the client is gone
+}
+
+func newResponder(w http.ResponseWriter, r *http.Request, modern bool) *responder {
+	return &responder{w: w, rc: http.NewResponseController(w), modern: modern, allowSSE: acceptsSSE(r.Header)}
+}
+
+// acceptsSSE reports whether the Accept header admits text/event-stream.
+func acceptsSSE(h http.Header) bool {
+	for _, v := range h.Values("Accept") {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "text/event-stream", "text/*", "*/*":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// retryMs is the reconnection delay a 2025 SSE stream advises (the 2025-11-25
+// transport's SHOULD). The adapter keeps no events to replay, so a client
+// that reconnects gets a fresh stream; the hint only paces it.
+const retryMs = 1000
+
+// startSSE sends the headers of an SSE response and, for a 2025 stream, the
+// retry field.
+func startSSE(w http.ResponseWriter, rc *http.ResponseController, legacy bool) error {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if legacy {
+		if _, err := fmt.Fprintf(w, "retry: %d\n\n", retryMs); err != nil {
+			return err
+		}
+	}
+	return rc.Flush()
+}
+
+// writeEvent writes one message as an SSE event and flushes it.
+func writeEvent(w http.ResponseWriter, rc *http.ResponseController, msg []byte) error {
+	buf := make([]byte, 0, len(msg)+24)
+	buf = append(buf, "event: message\ndata: "...)
+	buf = append(buf, msg...)
+	buf = append(buf, "\n\n"...)
+	if _, err := w.Write(buf); err != nil {
+		return err
+	}
+	return rc.Flush()
+}
+
+// event sends a message that precedes the response. Without SSE it cannot
+// be delivered and is dropped.
+func (r *responder) event(msg []byte) {
+	if r.failed || !r.allowSSE {
+		return
+	}
+	if !r.sse {
+		r.sse = true
+		if startSSE(r.w, r.rc, !r.modern) != nil {
+			r.failed = true
+			return
+		}
+	}
+	if writeEvent(r.w, r.rc, msg) != nil {
+		r.failed = true
+	}
+}
+
+// final sends the response to id: result, or err when it is not nil.
+func (r *responder) final(id, result json.RawMessage, err error) {
+	if r.failed {
+		return
+	}
+	if err == nil {
+		r.finalFrame(trimLF(jsonrpc.AppendResponse(nil, id, result)), 0)
+		return
+	}
+	e := asError(err)
+	r.finalFrame(errorFrame(id, e), e.Code)
+}
+
+// finalFrame sends an encoded response; code is its error code, 0 for a
+// result.
+func (r *responder) finalFrame(msg []byte, code int64) {
+	if r.sse || (r.allowSSE && code == 0) {
+		r.event(msg)
+		return
+	}
+	status := http.StatusOK
+	if r.modern {
+		status = statusOf(code)
+	}
+	writeJSON(r.w, status, msg)
+}
+
+// statusOf maps a 2026 error code to its HTTP status (the 2026-07-28
+// Streamable HTTP transport): an unknown method is 404, a request the server
+// refuses as malformed, mismatched or unsupported is 400, and any other
+// JSON-RPC error travels in a 200.
+func statusOf(code int64) int {
+	switch code {
+	case stdio.CodeMethodNotFound:
+		return http.StatusNotFound
+	case stdio.CodeInvalidParams, stdio.CodeHeaderMismatch, stdio.CodeMissingCapability, stdio.CodeUnsupportedVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// asError returns err as a JSON-RPC error; any other error becomes -32603.
+func asError(err error) *jsonrpc.Error {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) {
+		return jsonrpc.Errorf(stdio.CodeInternalError, "Internal error")
+	}
+	return e
+}
+
+// errorFrame encodes an error response without the error's local Cause.
+func errorFrame(id json.RawMessage, err error) []byte {
+	e := asError(err)
+	return trimLF(jsonrpc.AppendError(nil, id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
+}
+
+// writeJSON writes one JSON-RPC message as the whole response.
+func writeJSON(w http.ResponseWriter, status int, msg []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(msg)
+}
+
+func trimLF(b []byte) []byte { return bytes.TrimSuffix(b, []byte("\n")) }
+
+func clone(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), raw...)
+}

@@ -1,0 +1,177 @@
+package mcphttp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// session is a 2025 Streamable HTTP session: one child, started by the
+// initialize that opened the session, until DELETE, the child's exit or
+// Close.
+type session struct {
+	a       *Adapter
+	id      string
+	version string // the protocolVersion the child's initialize result named
+	b       *backend
+	// ctx ends with the session; its calls run under it, not under the
+	// request that sent them.
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// initialize opens a session: a fresh child gets the client's initialize
+// verbatim, and a successful result names the session.
+func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	id := clone(m.ID)
+	resp := newResponder(w, r, false)
+	if !a.reserveSession() {
+		writeJSON(w, http.StatusServiceUnavailable, errorFrame(id, jsonrpc.Errorf(stdio.CodeInternalError, "Too many sessions (%d)", a.cfg.MaxSessions)))
+		return
+	}
+	sid := newSessionID()
+	b, err := a.startBackend("session "+sid, true, false)
+	if err != nil {
+		a.releaseSession()
+		resp.final(id, nil, err)
+		return
+	}
+	ctx, cancel := a.mergeCtx(r)
+	res, err := b.client.Call(ctx, m.Method, m.Params, nil)
+	cancel()
+	if err != nil {
+		a.stop(b)
+		a.releaseSession()
+		resp.final(id, nil, err)
+		return
+	}
+	s := &session{a: a, id: sid, b: b}
+	if raw, ok := jsonrpc.Member(res, "protocolVersion"); ok {
+		s.version, _ = jsonrpc.StringValue(raw)
+	}
+	s.ctx, s.cancel = context.WithCancel(a.ctx)
+	a.mu.Lock()
+	if a.closing {
+		a.mu.Unlock()
+		s.cancel()
+		a.stop(b)
+		return
+	}
+	a.sessions[sid] = s
+	a.mu.Unlock()
+	w.Header().Set("Mcp-Session-Id", sid)
+	resp.final(id, res, nil)
+}
+
+func newSessionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (a *Adapter) reserveSession() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.reserved >= a.cfg.MaxSessions {
+		return false
+	}
+	a.reserved++
+	return true
+}
+
+func (a *Adapter) releaseSession() {
+	a.mu.Lock()
+	a.reserved--
+	a.mu.Unlock()
+}
+
+// session returns the live session named sid, or nil. A session whose
+// child has gone is ended here, so the client hears 404 and starts anew.
+func (a *Adapter) session(sid string) *session {
+	a.mu.Lock()
+	s := a.sessions[sid]
+	a.mu.Unlock()
+	if s != nil && s.b.client.Err() != nil {
+		a.endSession(s)
+		return nil
+	}
+	return s
+}
+
+// endSession forgets a session, ends its streams and calls, and stops its
+// child. Only the first of concurrent calls does anything.
+func (a *Adapter) endSession(s *session) {
+	a.mu.Lock()
+	mine := a.sessions[s.id] == s
+	if mine {
+		delete(a.sessions, s.id)
+		a.reserved--
+	}
+	a.mu.Unlock()
+	if mine {
+		s.cancel()
+		a.stop(s.b)
+	}
+}
+
+// post handles a message that names this session.
+func (s *session) post(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+	if v, ok := header(r.Header, "MCP-Protocol-Version"); ok && s.version != "" && v != s.version {
+		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, jsonrpc.Errorf(stdio.CodeInvalidRequest,
+			"Bad Request: MCP-Protocol-Version %q is not the session's %q", v, s.version)))
+		return
+	}
+	switch m.Kind {
+	case jsonrpc.KindRequest:
+		s.a.forward(w, r, s.b, m, s.ctx, false)
+	case jsonrpc.KindResponse:
+		s.b.answer(m)
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		if m.Method == "notifications/cancelled" {
+			// The client names its own id; the Client cancels under
+			// the child's.
+			s.b.cancelCall(m.Params)
+		} else if err := s.b.client.Notify(r.Context(), m.Method, m.Params); err != nil {
+			writeJSON(w, http.StatusOK, errorFrame(nil, err))
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// listen serves the session's GET stream, which carries what belongs to no
+// request: the child's requests and logs while no POST is in flight, and
+// every other notification. There is one at a time.
+func (s *session) listen(w http.ResponseWriter, r *http.Request) {
+	if !acceptsSSE(r.Header) {
+		http.Error(w, "the GET stream is text/event-stream", http.StatusNotAcceptable)
+		return
+	}
+	st, ok := s.b.openGet()
+	if !ok {
+		http.Error(w, "the session's GET stream is already open", http.StatusConflict)
+		return
+	}
+	defer s.b.close(st)
+	rc := http.NewResponseController(w)
+	if startSSE(w, rc, true) != nil {
+		return
+	}
+	for {
+		select {
+		case msg := <-st.events:
+			if writeEvent(w, rc, msg) != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
