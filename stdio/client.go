@@ -252,6 +252,13 @@ func (c *Client) goroutineDone() {
 // writer and waiter goroutines have returned.
 func (c *Client) Done() <-chan struct{} { return c.done }
 
+// Closed is closed once the connection has ended: Close was called, or the
+// child exited, closed its output or could not be written to. [Client.Err]
+// then says why. It comes before Done, which also waits for the child to
+// be reaped (a descendant holding the child's stdout can delay that
+// indefinitely); a supervisor restarts on Closed and escalates until Done.
+func (c *Client) Closed() <-chan struct{} { return c.closing }
+
 // Err returns the error that ended the connection, or nil while it is
 // healthy.
 func (c *Client) Err() error {

@@ -1,0 +1,152 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+)
+
+// Defaults of Config and ServerConfig.
+const (
+	DefaultMaxMessageBytes = 16 << 20
+	DefaultDeadline        = 30 * time.Second
+	DefaultMaxDeadline     = 10 * time.Minute
+	DefaultGrace           = 5 * time.Second
+	DefaultMaxRestarts     = 5
+)
+
+// Config configures a Service. The zero value of each field means its
+// default.
+type Config struct {
+	// Servers are the fronted servers; at least one. Names must be unique;
+	// one server may have an empty name.
+	Servers []ServerConfig
+	// MaxMessageBytes is the one size limit (default 16 MiB): the child's
+	// stdout lines and the gRPC messages in both directions. Use
+	// [Service.ServerOptions] to apply it to the grpc.Server.
+	MaxMessageBytes int
+	// DefaultDeadline bounds calls that arrive without a gRPC deadline
+	// (default 30 s); Subscribe and Connect are exempt.
+	DefaultDeadline time.Duration
+	// MaxDeadline cuts longer gRPC deadlines (default 10 min).
+	MaxDeadline time.Duration
+	// Logger receives the bridge's structured log, children's stderr
+	// included (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// ServerConfig says how to run one fronted stdio MCP server.
+type ServerConfig struct {
+	// Name is what the `server` field and the `mcp-server` metadata key
+	// select; it may be empty when the bridge fronts one server.
+	Name string
+	// Command is the executable and Args its arguments; no shell is
+	// involved. Env changes the environment; Dir is the working directory.
+	Command string
+	Args    []string
+	Env     []stdio.EnvVar
+	Dir     string
+	// Versions are the allowed protocol versions in preference order
+	// (default: auto, every version stdio speaks). One version pins it.
+	Versions []string
+	// Grace is how long a stopping child gets after its stdin closes, and
+	// again after SIGTERM (default 5 s).
+	Grace time.Duration
+	// MaxRestarts is the crash-loop limit: consecutive failed starts or
+	// crashes, without a healthy minute in between, after which the
+	// server is not restarted (default 5).
+	MaxRestarts int
+	// ClientInfo and Capabilities are what the bridge declares to the child
+	// (defaults: {"name":"mcpbridge","version":...} and {}).
+	ClientInfo   json.RawMessage
+	Capabilities json.RawMessage
+
+	maxLineBytes int
+}
+
+func (c *Config) normalize() error {
+	if len(c.Servers) == 0 {
+		return fmt.Errorf("bridge: no servers configured")
+	}
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if c.DefaultDeadline <= 0 {
+		c.DefaultDeadline = DefaultDeadline
+	}
+	if c.MaxDeadline <= 0 {
+		c.MaxDeadline = DefaultMaxDeadline
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	seen := map[string]bool{}
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		if s.Command == "" {
+			return fmt.Errorf("bridge: server %q has no command", s.Name)
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("bridge: server name %q is used twice", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Grace <= 0 {
+			s.Grace = DefaultGrace
+		}
+		if s.MaxRestarts <= 0 {
+			s.MaxRestarts = DefaultMaxRestarts
+		}
+		s.maxLineBytes = c.MaxMessageBytes
+	}
+	return nil
+}
+
+// client is the stdio configuration of one child.
+func (s *ServerConfig) client(log *slog.Logger) stdio.ClientConfig {
+	return stdio.ClientConfig{
+		Path: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir,
+		MaxLineBytes: s.maxLineBytes,
+		Stderr:       &stderrLog{log: log},
+		Logger:       log,
+	}
+}
+
+func (s *ServerConfig) connect() stdio.ConnectConfig {
+	return stdio.ConnectConfig{Versions: s.Versions, ClientInfo: s.ClientInfo, Capabilities: s.Capabilities}
+}
+
+// stderrLog writes a child's stderr into the structured log, one record per
+// line. exec.Cmd's copier goroutine is its only writer.
+type stderrLog struct {
+	log  *slog.Logger
+	part []byte
+}
+
+var _ io.Writer = (*stderrLog)(nil)
+
+// maxStderrLine bounds one logged stderr line; longer ones are split.
+const maxStderrLine = 4 << 10
+
+func (w *stderrLog) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := 0
+		for i < len(p) && p[i] != '\n' {
+			i++
+		}
+		w.part = append(w.part, p[:i]...)
+		if i < len(p) || len(w.part) >= maxStderrLine {
+			w.log.Info("mcpbridge: server stderr", "line", string(w.part))
+			w.part = w.part[:0]
+		}
+		if i < len(p) {
+			i++
+		}
+		p = p[i:]
+	}
+	return n, nil
+}

@@ -1,0 +1,144 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// errorDomain is google.rpc.ErrorInfo.domain for every error the bridge
+// returns.
+const errorDomain = "mcpbridge"
+
+// ErrorInfo reasons, documented in bridge.proto.
+const (
+	reasonChildError       = "CHILD_ERROR"
+	reasonChildUnavailable = "CHILD_UNAVAILABLE"
+	reasonTimeout          = "TIMEOUT"
+	reasonCapacity         = "CAPACITY"
+	reasonInvalidInput     = "INVALID_INPUT"
+	reasonUnknownServer    = "UNKNOWN_SERVER"
+)
+
+// callError is an error on its way to the gRPC edge: the JSON-RPC error,
+// where it happened, and what the status needs beyond the code.
+type callError struct {
+	rpc        *jsonrpc.Error
+	server     string
+	method     string
+	reason     string        // "" derives it from the code
+	retryAfter time.Duration // > 0 adds RetryInfo (UNAVAILABLE while restarting)
+}
+
+func (e *callError) Error() string { return e.rpc.Error() }
+func (e *callError) Unwrap() error { return e.rpc }
+
+// invalidInput is bad input from a gRPC client, refused before it reaches a
+// child.
+func invalidInput(server, method, format string, args ...any) error {
+	return &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...), server: server, method: method, reason: reasonInvalidInput}
+}
+
+// toStatus turns any error from a call into the gRPC status a client sees.
+// It is the one place where errors leave the bridge: JSON-RPC codes map as
+// DESIGN.md says, the original error travels in the details as
+// mcpbridge.v1.JsonRpcError with a google.rpc.ErrorInfo, and nothing else
+// (no causes, stacks or paths) is exposed.
+func toStatus(server, method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err // already a deliberate status
+	}
+	var ce *callError
+	if !errors.As(err, &ce) {
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) {
+			switch {
+			case errors.Is(err, context.Canceled):
+				return status.Error(codes.Canceled, "the call was cancelled")
+			case errors.Is(err, context.DeadlineExceeded):
+				return status.Error(codes.DeadlineExceeded, "the call's deadline passed")
+			}
+			rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
+		}
+		ce = &callError{rpc: rpc, server: server, method: method}
+	}
+	if ce.server == "" {
+		ce.server = server
+	}
+	if ce.method == "" {
+		ce.method = method
+	}
+	code, reason := grpcCode(ce.rpc)
+	if ce.reason != "" {
+		reason = ce.reason
+	}
+	st := status.New(code, ce.rpc.Message)
+	details := []protoadapt.MessageV1{
+		&mcpbridgev1.JsonRpcError{Code: ce.rpc.Code, Message: ce.rpc.Message, DataJson: string(ce.rpc.Data)},
+		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain, Metadata: map[string]string{
+			"server": ce.server, "method": ce.method, "code": strconv.FormatInt(ce.rpc.Code, 10),
+		}},
+	}
+	if ce.retryAfter > 0 && code == codes.Unavailable {
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(ce.retryAfter)})
+	}
+	if withDetails, err := st.WithDetails(details...); err == nil {
+		st = withDetails
+	}
+	return st.Err()
+}
+
+// grpcCode maps a JSON-RPC error to a gRPC code and an ErrorInfo reason
+// (DESIGN.md, Errors).
+func grpcCode(e *jsonrpc.Error) (codes.Code, string) {
+	switch e.Code {
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams:
+		return codes.InvalidArgument, reasonChildError
+	case jsonrpc.CodeMethodNotFound:
+		return codes.Unimplemented, reasonChildError
+	case jsonrpc.CodeInternalError:
+		if retryable(e.Data) {
+			return codes.ResourceExhausted, reasonCapacity
+		}
+		return codes.Internal, reasonChildError
+	case jsonrpc.CodeConnectionClosed:
+		return codes.Unavailable, reasonChildUnavailable
+	case jsonrpc.CodeRequestTimeout:
+		if errors.Is(e.Cause, context.Canceled) {
+			return codes.Canceled, reasonTimeout
+		}
+		return codes.DeadlineExceeded, reasonTimeout
+	case jsonrpc.CodeResourceNotFound:
+		return codes.NotFound, reasonChildError
+	case jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingCapability, jsonrpc.CodeUnsupportedVersion, jsonrpc.CodeURLElicitationRequired:
+		return codes.FailedPrecondition, reasonChildError
+	default:
+		return codes.Unknown, reasonChildError
+	}
+}
+
+// retryable reports a capacity refusal: -32603 whose data says
+// {"retryable":true}.
+func retryable(data json.RawMessage) bool {
+	if len(data) == 0 {
+		return false
+	}
+	var d struct {
+		Retryable bool `json:"retryable"`
+	}
+	return json.Unmarshal(data, &d) == nil && d.Retryable
+}

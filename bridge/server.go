@@ -1,0 +1,49 @@
+package bridge
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+)
+
+// NewGRPCServer returns a grpc.Server serving s: BridgeService, health and
+// reflection (v1 and v1alpha, so grpcurl works without proto files), the
+// message size limit, a recovery interceptor that turns a handler panic
+// into INTERNAL without a stack trace, and one log line per finished call
+// (no payloads), health and reflection excepted. opts come last and may
+// override.
+func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
+	log := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
+		s.cfg.Logger.Log(ctx, slog.Level(lvl), msg, fields...)
+	})
+	logged := selector.MatchFunc(func(_ context.Context, c interceptors.CallMeta) bool {
+		return c.Service == "mcpbridge.v1.BridgeService"
+	})
+	rec := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
+		s.cfg.Logger.ErrorContext(ctx, "mcpbridge: handler panicked", "panic", p)
+		return status.Error(codes.Internal, "internal error")
+	})
+	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
+	all := append(s.ServerOptions(),
+		grpc.ChainUnaryInterceptor(
+			recovery.UnaryServerInterceptor(rec),
+			selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(log, logOpts...), logged),
+		),
+		grpc.ChainStreamInterceptor(
+			recovery.StreamServerInterceptor(rec),
+			selector.StreamServerInterceptor(logging.StreamServerInterceptor(log, logOpts...), logged),
+		),
+	)
+	gs := grpc.NewServer(append(all, opts...)...)
+	s.Register(gs)
+	reflection.Register(gs)
+	return gs
+}
