@@ -40,6 +40,9 @@ type Service struct {
 	servers map[string]*supervisor
 	health  *health.Server
 
+	healthMu sync.Mutex
+	ready    map[string]bool // per server, for the overall health status
+
 	closeOnce sync.Once
 }
 
@@ -48,7 +51,7 @@ func New(cfg Config) (*Service, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	s := &Service{cfg: cfg, servers: map[string]*supervisor{}, health: health.NewServer()}
+	s := &Service{cfg: cfg, servers: map[string]*supervisor{}, health: health.NewServer(), ready: map[string]bool{}}
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	for _, sc := range cfg.Servers {
@@ -59,22 +62,20 @@ func New(cfg Config) (*Service, error) {
 }
 
 // setHealth records one server's health; the overall status is SERVING
-// while every server is.
+// while every server is. Supervisors call it with their own lock held, so
+// it takes no supervisor lock.
 func (s *Service) setHealth(name string, serving bool) {
+	s.healthMu.Lock()
+	defer s.healthMu.Unlock()
+	s.ready[name] = serving
 	st := healthpb.HealthCheckResponse_NOT_SERVING
 	if serving {
 		st = healthpb.HealthCheckResponse_SERVING
 	}
 	s.health.SetServingStatus(HealthService+"/"+name, st)
 	all := healthpb.HealthCheckResponse_SERVING
-	for _, sup := range s.servers {
-		sup.mu.Lock()
-		ready := sup.state == mcpbridgev1.ChildState_CHILD_STATE_READY
-		sup.mu.Unlock()
-		if sup.name == name {
-			ready = serving
-		}
-		if !ready {
+	for n := range s.servers {
+		if !s.ready[n] {
 			all = healthpb.HealthCheckResponse_NOT_SERVING
 		}
 	}
