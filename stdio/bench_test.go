@@ -26,7 +26,7 @@ import (
 // least 80% of the raw loop's requests/s at the same number of requests in
 // flight. Reproduce the README figures with
 //
-//	go test -run '^$' -bench . -benchtime 3s -count 3 -benchmem ./stdio/
+//	go test -run '^$' -bench 'RoundTrip|Throughput|LargeResponse|RawPipe' -benchtime 3s -count 5 -benchmem ./stdio/
 //
 // Nothing here asserts on timing (STDIO.md §7, STYLE.md Tests).
 
