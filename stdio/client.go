@@ -107,6 +107,13 @@ type CallOptions struct {
 	ResetTimeoutOnProgress bool
 	// MaxTotalTimeout caps ResetTimeoutOnProgress (default 600 s).
 	MaxTotalTimeout time.Duration
+	// Log, when set, receives the child's log messages
+	// (notifications/message) that arrive while this is the only call in
+	// flight, in arrival order interleaved with progress, in the caller's
+	// goroutine, before Call returns. MCP links a log message to no request
+	// (MCP.md §4.5), so while other calls are in flight logs go to
+	// ClientConfig.OnNotification instead.
+	Log func(Notification)
 	// Meta is merged into params._meta, last (it wins over stamped keys
 	// and the params' own _meta). It must be a JSON object.
 	Meta json.RawMessage
@@ -352,24 +359,61 @@ func (c *Client) terminal() *Error {
 	return c.err
 }
 
-// writer owns the child's stdin: one Write per line, until the connection
-// ends. Started by Start.
+// writeBatch bounds how many bytes of frames already waiting the writer
+// joins into one Write.
+const writeBatch = 64 << 10
+
+// writer owns the child's stdin until the connection ends. It takes one
+// frame, then whatever other frames are already waiting (up to
+// writeBatch bytes), and writes them with one Write: a frame is never
+// split, and under load one system call carries many lines. Started by
+// Start.
 func (c *Client) writer() {
 	defer c.goroutineDone()
+	batch := make([]byte, 0, writeBatch)
+	var waiting []chan error
 	for {
-		var buf []byte
-		var errc chan error
+		var f *frame
 		select {
-		case f := <-c.writes:
-			buf, errc = f.buf, f.errc
-		case buf = <-c.replies:
+		case f = <-c.writes:
+		case buf := <-c.replies:
+			f = &frame{buf: buf}
 		case <-c.closing:
 			return
 		}
-		_, err := c.stdin.Write(buf)
-		putBuf(buf)
-		if errc != nil {
-			errc <- err
+		out := f.buf
+		waiting = append(waiting[:0], f.errc)
+		batch = batch[:0]
+	more:
+		for len(out) < writeBatch {
+			var next *frame
+			select {
+			case next = <-c.writes:
+			case buf := <-c.replies:
+				next = &frame{buf: buf}
+			default:
+				break more
+			}
+			if len(batch) == 0 {
+				batch = append(batch, out...)
+				putBuf(f.buf)
+			}
+			batch = append(batch, next.buf...)
+			putBuf(next.buf)
+			waiting = append(waiting, next.errc)
+			out = batch
+		}
+		_, err := c.stdin.Write(out)
+		if len(batch) == 0 {
+			putBuf(f.buf)
+		}
+		for _, errc := range waiting {
+			if errc != nil {
+				errc <- err
+			}
+		}
+		if cap(batch) > 2*writeBatch { // a huge frame joined a batch
+			batch = make([]byte, 0, writeBatch)
 		}
 		if err != nil {
 			c.fail(&Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}, false)
@@ -536,7 +580,8 @@ type response struct {
 type call struct {
 	id       int64
 	resp     chan response // one slot: exactly one sender removes the entry
-	progress *progressQueue
+	progress *progressQueue // progress and attributed logs, in arrival order
+	logs     bool           // the call takes log messages
 }
 
 // Call sends a request and waits for its result. params is nil, a
@@ -578,8 +623,8 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{id: id, resp: make(chan response, 1)}
-	if o.Progress != nil {
+	cl := &call{id: id, resp: make(chan response, 1), logs: o.Log != nil}
+	if o.Progress != nil || o.Log != nil {
 		cl.progress = newProgressQueue()
 	}
 	c.mu.Lock()
@@ -797,6 +842,7 @@ const progressDepth = 64
 type progressItem struct {
 	raw json.RawMessage
 	at  time.Time
+	log bool // a notifications/message, not progress
 }
 
 // progressQueue hands progress from the reader to the waiting caller
@@ -811,13 +857,13 @@ func newProgressQueue() *progressQueue {
 	return &progressQueue{signal: make(chan struct{}, 1)}
 }
 
-func (q *progressQueue) push(raw json.RawMessage) {
+func (q *progressQueue) push(raw json.RawMessage, log bool) {
 	q.mu.Lock()
 	if len(q.items) == progressDepth {
 		copy(q.items, q.items[1:])
 		q.items = q.items[:progressDepth-1]
 	}
-	q.items = append(q.items, progressItem{raw: raw, at: time.Now()})
+	q.items = append(q.items, progressItem{raw: raw, at: time.Now(), log: log})
 	q.mu.Unlock()
 	select {
 	case q.signal <- struct{}{}:
@@ -846,25 +892,39 @@ func (c *Client) deliverLast(cl *call, o *CallOptions) (last time.Time, err erro
 		return time.Time{}, nil
 	}
 	for _, it := range cl.progress.take() {
+		if it.log {
+			if perr := safeCallback(func() { o.Log(Notification{Method: "notifications/message", Params: it.raw}) }); perr != nil {
+				return last, c.callbackPanicked(cl, "Log callback panicked", perr)
+			}
+			continue
+		}
+		if o.Progress == nil {
+			continue
+		}
 		p, ok := parseProgress(it.raw)
 		if !ok {
 			c.log.Debug("stdio: dropped malformed progress", "params", string(it.raw))
 			continue
 		}
-		if perr := safeProgress(o.Progress, p); perr != nil {
-			c.mu.Lock()
-			if c.pending[cl.id] == cl {
-				delete(c.pending, cl.id)
-				c.mu.Unlock()
-				c.cancelRequest(cl.id, "Client stopped waiting")
-			} else {
-				c.mu.Unlock()
-			}
-			return last, &Error{Code: CodeInternalError, Message: "Progress callback panicked", Cause: perr}
+		if perr := safeCallback(func() { o.Progress(p) }); perr != nil {
+			return last, c.callbackPanicked(cl, "Progress callback panicked", perr)
 		}
 		last = it.at
 	}
 	return last, nil
+}
+
+// callbackPanicked abandons a call whose progress or log callback panicked.
+func (c *Client) callbackPanicked(cl *call, msg string, perr error) *Error {
+	c.mu.Lock()
+	if c.pending[cl.id] == cl {
+		delete(c.pending, cl.id)
+		c.mu.Unlock()
+		c.cancelRequest(cl.id, "Client stopped waiting")
+	} else {
+		c.mu.Unlock()
+	}
+	return &Error{Code: CodeInternalError, Message: msg, Cause: perr}
 }
 
 // PanicError is the Cause of an error reporting a recovered panic.
@@ -875,13 +935,13 @@ type PanicError struct {
 
 func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", p.Value, p.Stack) }
 
-func safeProgress(fn func(Progress), p Progress) (err error) {
+func safeCallback(fn func()) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &PanicError{Value: v, Stack: stack()}
 		}
 	}()
-	fn(p)
+	fn()
 	return nil
 }
 
@@ -908,10 +968,23 @@ func (c *Client) routeNotification(m *jsonrpc.Message) {
 			cl := c.pending[id]
 			c.mu.Unlock()
 			if cl != nil && cl.progress != nil {
-				cl.progress.push(owned(m.Params, m.Dirty))
+				cl.progress.push(owned(m.Params, m.Dirty), false)
 			}
 			// Progress for a finished or abandoned call is dropped:
 			// real servers keep sending after a cancel.
+			return
+		}
+	case "notifications/message":
+		c.mu.Lock()
+		var only *call
+		if len(c.pending) == 1 {
+			for _, cl := range c.pending {
+				only = cl
+			}
+		}
+		c.mu.Unlock()
+		if only != nil && only.logs {
+			only.progress.push(owned(m.Params, m.Dirty), true)
 			return
 		}
 	case "notifications/cancelled":

@@ -794,3 +794,55 @@ func TestEnvAndDir(t *testing.T) {
 		t.Errorf("child env = %+v, want no FOO, BAR=1, cwd %s", got, dir)
 	}
 }
+
+// Log messages are attributed to the only call in flight, in order with its
+// progress; with another call in flight they go to OnNotification.
+func TestLogAttribution(t *testing.T) {
+	var notes atomic.Int32
+	c := rawClient(t, func(cfg *ClientConfig) {
+		cfg.OnNotification = func(n Notification) {
+			if n.Method == "notifications/message" {
+				notes.Add(1)
+			}
+		}
+	})
+	var got []string
+	opts := &CallOptions{
+		Progress: func(p Progress) { got = append(got, fmt.Sprint("progress ", p.Progress)) },
+		Log: func(n Notification) {
+			var m struct{ Data string }
+			json.Unmarshal(n.Params, &m)
+			got = append(got, m.Data)
+		},
+	}
+	if _, err := callTool(context.Background(), c, "logs", nil, opts); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"progress 1", "log 1", "progress 2", "log 2"}, got); diff != "" {
+		t.Errorf("callbacks (-want +got):\n%s", diff)
+	}
+	if notes.Load() != 0 {
+		t.Errorf("%d logs went to OnNotification while one call was in flight", notes.Load())
+	}
+
+	// With a parked call beside it, logs cannot be attributed.
+	ctx, cancel := context.WithCancel(context.Background())
+	parked := make(chan struct{})
+	go func() {
+		defer close(parked)
+		callTool(ctx, c, "park", nil, nil)
+	}()
+	waitWorkers(t, c, 1)
+	got = nil
+	if _, err := callTool(context.Background(), c, "logs", nil, opts); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-parked
+	if diff := cmp.Diff([]string{"progress 1", "progress 2"}, got); diff != "" {
+		t.Errorf("callbacks with another call in flight (-want +got):\n%s", diff)
+	}
+	if notes.Load() != 2 {
+		t.Errorf("%d logs reached OnNotification, want 2", notes.Load())
+	}
+}

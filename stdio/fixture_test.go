@@ -460,6 +460,16 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 			f.write(progress(i, a.Count))
 		}
 		f.result(id, fmt.Sprintf(`{"ticks":%d}`, a.Count))
+	case "logs": // progress and log messages interleaved, in one Write
+		var b []byte
+		for i := 1; i <= 2; i++ {
+			b = append(b, progress(i, 2)...)
+			b = jsonrpc.AppendNotification(b, "notifications/message", json.RawMessage(fmt.Sprintf(`{"level":"info","data":"log %d"}`, i)))
+		}
+		if a.Ms > 0 { // let a concurrent call start first
+			time.Sleep(time.Duration(a.Ms) * time.Millisecond)
+		}
+		f.write(jsonrpc.AppendResponse(b, id, json.RawMessage(`{"ticks":2}`)))
 	case "burst": // three progress frames and the result in one Write
 		var b []byte
 		for i := 1; i <= 3; i++ {

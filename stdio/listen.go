@@ -32,6 +32,9 @@ type ListenOptions struct {
 	MaxBuffer int
 	// Overflow says what a full buffer drops (default DropOldest).
 	Overflow Overflow
+	// Meta is merged into the listen request's params._meta, after the
+	// stamped keys (as CallOptions.Meta is). It must be a JSON object.
+	Meta json.RawMessage
 }
 
 // Event is one notification of a subscription, with its _meta intact.
@@ -102,7 +105,7 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 	if err != nil || !jsonrpc.IsObject(f) {
 		return nil, jsonrpc.Errorf(CodeInvalidParams, "the listen filter must be a JSON object")
 	}
-	params, err := c.era.params(append(append([]byte(`{"notifications":`), f...), '}'), nil, nil)
+	params, err := c.era.params(append(append([]byte(`{"notifications":`), f...), '}'), o.Meta, nil)
 	if err != nil {
 		return nil, err
 	}
