@@ -579,7 +579,7 @@ type response struct {
 // call is one request in flight.
 type call struct {
 	id       int64
-	resp     chan response // one slot: exactly one sender removes the entry
+	resp     chan response  // one slot: exactly one sender removes the entry
 	progress *progressQueue // progress and attributed logs, in arrival order
 	logs     bool           // the call takes log messages
 }
