@@ -19,9 +19,12 @@ import (
 
 // demoConfig is what the flags of `mcpbridge demo` set.
 type demoConfig struct {
-	// tick is the period of the timer that changes demo://counter; 0
-	// stops it.
+	// tick is the period of the timer that changes demo://counter (and,
+	// with conformance, test://watched-resource); 0 stops it.
 	tick time.Duration
+	// conformance adds the test_* fixtures of the MCP conformance suite
+	// (demo_conformance.go).
+	conformance bool
 	// requestTimeout is each request's deadline (stdio.ServerConfig).
 	requestTimeout time.Duration
 }
@@ -29,7 +32,8 @@ type demoConfig struct {
 // runDemo is `mcpbridge demo`, the built-in stdio MCP demo server: every
 // protocol era the runtime serves (2026-07-28, 2025-11-25, 2025-06-18) on
 // stdin and stdout, until stdin ends or SIGINT or SIGTERM arrives. Its
-// content is in demo_content.go.
+// content is in demo_content.go; -conformance adds the conformance suite's
+// fixtures (demo_conformance.go).
 func runDemo(args []string) error {
 	// First, before anything can print: from here on only stdio.Serve
 	// writes to the protocol output, and a stray write to os.Stdout lands
@@ -47,6 +51,7 @@ func runDemo(args []string) error {
 	}
 	var cfg demoConfig
 	fs.DurationVar(&cfg.tick, "tick", 3*time.Second, "how often demo://counter changes and its subscribers are notified (0: never)")
+	fs.BoolVar(&cfg.conformance, "conformance", false, "also serve the test_* tools, resources and prompts the official MCP conformance suite calls")
 	fs.DurationVar(&cfg.requestTimeout, "request-timeout", 5*time.Minute, "the deadline of each request, counted from its arrival (negative: none)")
 	logLevel := fs.String("log-level", "info", "stderr log level: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -81,7 +86,7 @@ func runDemo(args []string) error {
 		wg.Wait()
 	}()
 
-	log.Info("mcpbridge demo: serving MCP on stdin and stdout", "tick", cfg.tick)
+	log.Info("mcpbridge demo: serving MCP on stdin and stdout", "conformance", cfg.conformance, "tick", cfg.tick)
 	err = stdio.Serve(ctx, d.srv, os.Stdin, out, stdio.ServerConfig{
 		RequestTimeout: cfg.requestTimeout,
 		Logger:         log,
@@ -119,7 +124,16 @@ Prompts:
   greet(name, style)    with completion of both arguments
 `
 
-const demoUsage = "usage: mcpbridge demo [flags]\n\n" + demoAbout + "\nFlags:\n"
+const demoUsage = "usage: mcpbridge demo [flags]\n\n" + demoAbout + `
+With -conformance it also serves the fixtures of the official MCP conformance
+suite (@modelcontextprotocol/conformance): tools test_simple_text ...
+test_input_required_result_capabilities, json_schema_2020_12_tool; resources
+test://static-text, test://static-binary, test://template/{id}/data,
+test://watched-resource (changes every -tick); prompts test_simple_prompt ...
+test_input_required_result_prompt.
+
+Flags:
+`
 
 // demoVersion is the version the demo introduces itself with: the module's
 // version when built from a tagged module, else "dev".

@@ -36,12 +36,16 @@ type demo struct {
 	tick atomic.Int64 // ticks so far: the content of demo://counter
 }
 
-// newDemo builds the demo server with its content.
+// newDemo builds the demo server with its content and, with
+// cfg.conformance, the conformance fixtures.
 func newDemo(cfg demoConfig, log *slog.Logger) *demo {
 	d := &demo{cfg: cfg, log: log, srv: newDemoServer(log)}
 	d.addTools()
 	d.addResources()
 	d.addPrompts()
+	if cfg.conformance {
+		d.addConformance()
+	}
 	return d
 }
 
@@ -60,6 +64,9 @@ func (d *demo) tickLoop(ctx context.Context) {
 		case <-t.C:
 			d.tick.Add(1)
 			d.srv.ResourceUpdated(counterURI)
+			if d.cfg.conformance {
+				d.srv.ResourceUpdated(watchedURI)
+			}
 		}
 	}
 }
