@@ -88,8 +88,10 @@ func (r *relay) hook(cfg stdio.ClientConfig) stdio.ClientConfig {
 	return cfg
 }
 
-// attach records the child's Client once stdio.Start returned it; until
-// then (and until negotiation set its era) the relay asks nobody.
+// attach records the child's Client once stdio.Connect negotiated it.
+// Until then the relay asks nobody: the Client's era is written by
+// Connect without synchronisation, so its Protocol may not be read
+// before Connect returned (the atomic store publishes it).
 func (r *relay) attach(c *stdio.Client) { r.client.Store(c) }
 
 // enter counts a call in flight on the child, for the rule that a lone
@@ -136,7 +138,7 @@ func methodNotFound(method string) *jsonrpc.Error {
 func (r *relay) onServerRequest(ctx context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
 	c := r.client.Load()
 	switch {
-	case c == nil || c.Protocol() == "":
+	case c == nil:
 		return nil, methodNotFound(req.Method) // still negotiating: nobody to ask yet
 	case c.Protocol() == stdio.Version20260728:
 		r.log.Warn("mcpbridge: a 2026-07-28 server sent a request; answering -32601", "method", req.Method)

@@ -167,7 +167,6 @@ func (s *supervisor) start() (*child, error) {
 		c, err := stdio.Start(ctx, r.hook(s.cfg.client(s.log)))
 		if err == nil {
 			started = append(started, c)
-			r.attach(c)
 			relays[c] = r
 		}
 		return c, err
@@ -186,6 +185,7 @@ func (s *supervisor) start() (*child, error) {
 	if err != nil {
 		return nil, err
 	}
+	relays[c].attach(c) // only now: Connect sets the era unsynchronised
 	return &child{client: c, startedAt: time.Now(), relay: relays[c]}, nil
 }
 
