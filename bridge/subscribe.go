@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -62,7 +61,7 @@ func (s *Service) listen(ctx context.Context, sup *supervisor, c *child, req *mc
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return status.FromContextError(ctx.Err()).Err()
+			return toStatus(sup.name, method, ctx.Err())
 		}
 		return s.childError(sup, method, err)
 	}
@@ -75,7 +74,7 @@ func (s *Service) listen(ctx context.Context, sup *supervisor, c *child, req *mc
 		ev, err := sub.Next(ctx)
 		switch {
 		case ctx.Err() != nil:
-			return status.FromContextError(ctx.Err()).Err()
+			return toStatus(sup.name, method, ctx.Err())
 		case errors.Is(err, io.EOF):
 			return nil // the child ended the listen
 		case err != nil:
@@ -333,47 +332,54 @@ func (q *dropRing[T]) take() []ringItem[T] {
 }
 
 // legacySub is one Subscribe stream on a legacy child: the kinds it gets
-// and its bounded queue of events.
+// and its bounded queue of events. notify only filters, on the stdio
+// reader; the stream's handler converts what it sends, so that events the
+// ring drops cost nothing.
 type legacySub struct {
 	tools, prompts, resources bool
 	level                     mcpbridgev1.LoggingLevel // 0: no logs
-	events                    *dropRing[*mcpbridgev1.SubscribeResponse]
+	events                    *dropRing[stdio.Notification]
 
 	mu   sync.Mutex
 	uris []string // acknowledged resource subscriptions
 }
 
 func (l *legacySub) notify(n stdio.Notification) {
-	var msg *mcpbridgev1.SubscribeResponse
+	keep := false
 	switch n.Method {
 	case "notifications/tools/list_changed":
-		if l.tools {
-			msg = subscribeEvent(n.Method, n.Params)
-		}
+		keep = l.tools
 	case "notifications/prompts/list_changed":
-		if l.prompts {
-			msg = subscribeEvent(n.Method, n.Params)
-		}
+		keep = l.prompts
 	case "notifications/resources/list_changed":
-		if l.resources {
-			msg = subscribeEvent(n.Method, n.Params)
-		}
+		keep = l.resources
 	case "notifications/resources/updated":
-		msg = subscribeEvent(n.Method, n.Params)
-		if msg != nil && !l.wants(msg.GetResourceUpdated().GetUri()) {
-			msg = nil
-		}
+		raw, _ := jsonrpc.Member(n.Params, "uri")
+		uri, ok := jsonrpc.StringValue(raw)
+		keep = ok && l.wants(uri)
 	case "notifications/message":
-		if l.level == 0 {
-			return
-		}
-		if m, ok := eventLog(n.Params); ok && m.Level >= l.level {
-			msg = &mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Log{Log: m}}
+		if l.level != 0 {
+			raw, _ := jsonrpc.Member(n.Params, "level")
+			name, _ := jsonrpc.StringValue(raw)
+			keep = logRank(name) >= l.level
 		}
 	}
-	if msg != nil {
-		l.events.push(msg)
+	if keep {
+		l.events.push(n)
 	}
+}
+
+// message converts a queued notification for the stream; nil if it
+// cannot be carried.
+func (l *legacySub) message(n stdio.Notification) *mcpbridgev1.SubscribeResponse {
+	if n.Method == "notifications/message" {
+		m, ok := eventLog(n.Params)
+		if !ok {
+			return nil
+		}
+		return &mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Log{Log: m}}
+	}
+	return subscribeEvent(n.Method, n.Params)
 }
 
 func (l *legacySub) wants(uri string) bool {
@@ -405,7 +411,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, sup *supervisor, c *child
 		prompts:   req.GetPromptsListChanged() && capability(caps, "prompts", "listChanged"),
 		resources: req.GetResourcesListChanged() && capability(caps, "resources", "listChanged"),
 		level:     req.GetLogLevel(),
-		events:    newDropRing[*mcpbridgev1.SubscribeResponse](subscribeBuffer),
+		events:    newDropRing[stdio.Notification](subscribeBuffer),
 	}
 	ack := &mcpbridgev1.SubscriptionAcknowledged{
 		ToolsListChanged: sub.tools, PromptsListChanged: sub.prompts, ResourcesListChanged: sub.resources,
@@ -433,7 +439,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, sup *supervisor, c *child
 				sub.add(uri)
 				ack.ResourceSubscriptions = append(ack.ResourceSubscriptions, uri)
 			case ctx.Err() != nil:
-				return status.FromContextError(ctx.Err()).Err()
+				return toStatus(sup.name, method, ctx.Err())
 			case errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed:
 				return s.childError(sup, method, err)
 			default: // the child refused this URI: it is left out of the acknowledgement
@@ -451,16 +457,23 @@ func (s *Service) subscribeLegacy(ctx context.Context, sup *supervisor, c *child
 		})
 		defer reg.Close()
 	}
+	dropped := 0 // discarded events not yet reported
 	for {
 		select {
 		case <-ctx.Done():
-			return status.FromContextError(ctx.Err()).Err()
+			return toStatus(sup.name, method, ctx.Err())
 		case <-c.client.Closed():
 			return s.childError(sup, method, c.client.Err())
 		case <-sub.events.signal:
 			for _, it := range sub.events.take() {
-				it.v.Dropped = uint32(it.dropped)
-				if err := send(it.v); err != nil {
+				dropped += it.dropped
+				msg := sub.message(it.v)
+				if msg == nil {
+					continue // carried over to the next event
+				}
+				msg.Dropped = uint32(dropped)
+				dropped = 0
+				if err := send(msg); err != nil {
 					return err
 				}
 			}
