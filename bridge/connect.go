@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/status"
 
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -106,7 +105,7 @@ func (s *Service) Connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 			t.handle(r.msg.GetMessageJson())
 		case <-ctx.Done():
 			t.abort()
-			return status.FromContextError(ctx.Err()).Err()
+			return toStatus(sup.name, method, ctx.Err())
 		case <-c.client.Closed():
 			t.abort()
 			return s.childError(sup, method, c.client.Err())
@@ -318,6 +317,9 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 			return
 		}
 		run = func(ctx context.Context, call *tunnelCall) { t.subscription(ctx, call, id, method, uri) }
+	case t.legacy && method == "subscriptions/listen":
+		t.fail(id, methodNotFound(method)) // as the child would; Call refuses it as -32602
+		return
 	case !t.legacy && method == "subscriptions/listen":
 		run = func(ctx context.Context, call *tunnelCall) { t.listen(ctx, call, id, params) }
 	default:
@@ -759,7 +761,7 @@ func (t *tunnel) halfClose(ctx context.Context, sup *supervisor) error {
 	select {
 	case <-waited:
 	case <-ctx.Done():
-		err = status.FromContextError(ctx.Err()).Err()
+		err = toStatus(sup.name, "Connect", ctx.Err())
 	case <-t.c.client.Closed():
 		err = t.s.childError(sup, "Connect", t.c.client.Err())
 	case <-t.dead:
