@@ -373,3 +373,92 @@ func TestConnectServerField(t *testing.T) {
 	_, err = st.Recv()
 	wantCode(t, "Connect to an unknown server", err, codes.InvalidArgument)
 }
+
+// TestConnectLegacyTunnelState checks what a legacy tunnel keeps to
+// itself: initialize answered from the negotiated state, its own log
+// level, its own resource subscriptions (released at its end), and no
+// subscriptions/listen.
+func TestConnectLegacyTunnelState(t *testing.T) {
+	t.Parallel()
+	b := startStreamsBridge(t, streamsFixtureServer(t, "", "legacy"))
+	ctx := testCtx(t)
+	tun := b.connect(ctx, t, "")
+	tun.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	want := `{"protocolVersion":"2025-11-25","capabilities":` + fixtureCaps + `,"serverInfo":{"name":"streams-fixture","version":"1.0.0"},"instructions":"fixture"}`
+	if m, _ := tun.response("0", nil); string(m.Result) != want {
+		t.Errorf("initialize = %s, want %s", m.Result, want)
+	}
+	tun.send(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{}}}`)
+	if m, text := tun.response("1", nil); !strings.Contains(string(m.Error), "-32601") {
+		t.Errorf("subscriptions/listen on a legacy child = %s, want -32601", text)
+	}
+	tun.send(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"error"}}`)
+	tun.response("2", nil)
+	tun.send(`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"file:///t"}}`)
+	tun.response("3", nil)
+	for _, n := range []string{
+		`{"method":"notifications/message","params":{"level":"info","data":"too low"}}`,
+		`{"method":"notifications/resources/updated","params":{"uri":"file:///other"}}`,
+		`{"method":"notifications/message","params":{"level":"error","data":"shown"}}`,
+		`{"method":"notifications/resources/updated","params":{"uri":"file:///t"}}`,
+	} {
+		b.callTool(ctx, t, "", "notify", n)
+	}
+	var got []string
+	for len(got) < 2 {
+		m, text := tun.recv()
+		if m.Kind == jsonrpc.KindNotification {
+			got = append(got, text)
+		}
+	}
+	wantNotes := []string{
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"shown"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///t"}}`,
+	}
+	if diff := cmp.Diff(wantNotes, got); diff != "" {
+		t.Errorf("notifications in the tunnel (-want +got):\n%s", diff)
+	}
+	if _, err := tun.closeAndDrain(); err != nil {
+		t.Fatalf("tunnel end = %v", err)
+	}
+	// The tunnel's subscription was released before its stream ended.
+	if got, want := toolText(t, b.callTool(ctx, t, "", "counts", "")), `{"subscribe":{"file:///t":1},"unsubscribe":{"file:///t":1}}`; got != want {
+		t.Errorf("counts after the tunnel ended = %s, want %s", got, want)
+	}
+}
+
+// TestConnectServerRequestCancelled forwards the child's cancellation of a
+// request it sent into the tunnel, under the minted id.
+func TestConnectServerRequestCancelled(t *testing.T) {
+	t.Parallel()
+	b := startStreamsBridge(t, streamsFixtureServer(t, "", "legacy"))
+	ctx := testCtx(t)
+	tun := b.connect(ctx, t, "")
+	tun.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"method":"elicitation/create","params":{"message":"m"}}}}`)
+	var asked string
+	for asked == "" {
+		if m, _ := tun.recv(); m.Kind == jsonrpc.KindRequest {
+			asked = string(m.ID)
+		}
+	}
+	b.callTool(ctx, t, "", "cancelasks", "")
+	// The cancellation and the call's result may come in either order.
+	var result, text string
+	for asked != "" || result == "" {
+		m, line := tun.recv()
+		switch {
+		case m.Method == "notifications/cancelled":
+			if id, _ := jsonrpc.Member(m.Params, "requestId"); string(id) == asked {
+				asked = ""
+			}
+		case m.Kind == jsonrpc.KindResponse && string(m.ID) == "1":
+			result, text = string(m.Result), line
+		}
+	}
+	if !strings.Contains(result, "cancelled") {
+		t.Errorf("ask = %s", text)
+	}
+	if _, err := tun.closeAndDrain(); err != nil {
+		t.Errorf("tunnel end = %v", err)
+	}
+}

@@ -17,8 +17,8 @@ import (
 )
 
 // answerServerRequests reads server_request messages from an opted-in
-// Subscribe stream and answers each with answer(method, params) until
-// ctx ends; it returns the methods it saw.
+// Subscribe stream until it ends and answers each with answer(sr), under
+// ctx; it returns the methods it saw.
 func answerServerRequests(ctx context.Context, tb testing.TB, b *streamsBridge, st grpc.ServerStreamingClient[mcpbridgev1.SubscribeResponse], answer func(sr *mcpbridgev1.ServerRequest) string) <-chan []string {
 	seen := make(chan []string, 1)
 	go func() {
@@ -63,7 +63,7 @@ func TestServerRequestsServerEverything(t *testing.T) {
 	ctx := testCtx(t)
 	sctx, stop := context.WithCancel(ctx)
 	st, _ := b.subscribe(sctx, t, &mcpbridgev1.SubscribeRequest{ServerRequests: true})
-	seen := answerServerRequests(sctx, t, b, st, func(sr *mcpbridgev1.ServerRequest) string {
+	seen := answerServerRequests(ctx, t, b, st, func(sr *mcpbridgev1.ServerRequest) string {
 		if sr.GetServer() != "" || sr.GetExpireTime() == nil || sr.GetChildRequestIdJson() == "" {
 			t.Errorf("server_request = %v: want server, expire_time and child_request_id_json set", sr)
 		}

@@ -26,6 +26,8 @@ import (
 //     with _meta.seq, then notifications/tools/list_changed.
 //   - ask {method, params}: sends that request to the client under a
 //     string id and returns the client's response object as text.
+//   - cancelasks: cancels every pending ask (notifications/cancelled),
+//     which then returns {"result":{"cancelled":true}}.
 //   - counts: resources/subscribe and unsubscribe calls per URI, as text.
 //   - progress {steps}: steps notifications/progress on the request's
 //     token, then the result.
@@ -245,6 +247,16 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 		} else {
 			f.text(id, `{"result":`+string(m.Result)+`}`)
 		}
+	case "cancelasks":
+		f.mu.Lock()
+		for qid, ch := range f.asked {
+			raw := jsonrpc.AppendString(nil, qid)
+			f.write(jsonrpc.AppendNotification(nil, "notifications/cancelled", json.RawMessage(`{"requestId":`+string(raw)+`}`)))
+			ch <- jsonrpc.AppendResponse(nil, raw, json.RawMessage(`{"cancelled":true}`))
+			delete(f.asked, qid)
+		}
+		f.mu.Unlock()
+		f.text(id, "ok")
 	case "counts":
 		f.mu.Lock()
 		out, _ := json.Marshal(map[string]map[string]int{"subscribe": f.subs, "unsubscribe": f.unsubs})

@@ -285,7 +285,7 @@ func TestSubscribeDropsOldest(t *testing.T) {
 	b := startStreamsBridge(t, streamsFixtureServer(t, "", "legacy"))
 	ctx := testCtx(t)
 	st, _ := b.subscribe(ctx, t, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///f"}})
-	const n = 100000
+	const n = 30000
 	b.callTool(ctx, t, "", "flood", fmt.Sprintf(`{"n":%d,"uri":"file:///f"}`, n))
 	got, dropped, last := 0, 0, -1
 	for {
@@ -336,4 +336,17 @@ func TestDropRing(t *testing.T) {
 	if strings.Join(got, "") == "" {
 		t.Error("nothing taken")
 	}
+}
+
+// TestSubscribeLegacyChildExits ends a legacy Subscribe stream with
+// UNAVAILABLE when the child exits.
+func TestSubscribeLegacyChildExits(t *testing.T) {
+	t.Parallel()
+	b := startStreamsBridge(t, streamsFixtureServer(t, "", "legacy"))
+	ctx := testCtx(t)
+	st, _ := b.subscribe(ctx, t, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///x"}})
+	_, err := b.client.Call(ctx, &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: `{"name":"exit"}`})
+	wantCode(t, "Call(exit)", err, codes.Unavailable)
+	_, err = st.Recv()
+	wantCode(t, "Recv after the child exited", err, codes.Unavailable)
 }
