@@ -223,12 +223,16 @@ func (t *tunnel) write(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReques
 }
 
 // push queues a frame that must be delivered, waiting for room; it
-// reports false once the writer is gone.
+// reports false once the writer is gone or the tunnel is being aborted
+// (then nobody will read the frame, and the writer may be stuck in Send
+// to a client that stopped reading).
 func (t *tunnel) push(frame []byte) bool {
 	select {
 	case t.out <- frame:
 		return true
 	case <-t.dead:
+		return false
+	case <-t.ctx.Done():
 		return false
 	}
 }
