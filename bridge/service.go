@@ -164,6 +164,7 @@ func (s *Service) call(ctx context.Context, server, method string, params json.R
 	if opts == nil {
 		opts = s.callOptions(ctx)
 	}
+	defer c.relay.enter()()
 	res, err := c.client.Call(ctx, method, params, opts)
 	if err != nil {
 		return nil, c, s.childError(sup, method, err)
@@ -225,7 +226,10 @@ func (s *Service) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpb
 		method = "server/discover"
 	}
 	start := time.Now()
-	if _, err := c.client.Call(ctx, method, nil, s.callOptions(ctx)); err != nil {
+	leave := c.relay.enter()
+	_, err = c.client.Call(ctx, method, nil, s.callOptions(ctx))
+	leave()
+	if err != nil {
 		return nil, s.childError(sup, method, err)
 	}
 	rtt := time.Since(start)

@@ -25,6 +25,7 @@ const (
 type child struct {
 	client    *stdio.Client
 	startedAt time.Time
+	relay     *relay // its server requests, notifications and streams (serverreq.go)
 }
 
 // supervisor owns the children of one fronted server: it starts and
@@ -160,10 +161,13 @@ func (s *supervisor) start() (*child, error) {
 		}
 	}()
 	var started []*stdio.Client
+	relays := map[*stdio.Client]*relay{}
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
-		c, err := stdio.Start(ctx, s.cfg.client(s.log))
+		r := newRelay(s.name, &s.cfg, s.log)
+		c, err := stdio.Start(ctx, r.hook(s.cfg.client(s.log)))
 		if err == nil {
 			started = append(started, c)
+			relays[c] = r
 		}
 		return c, err
 	}
@@ -181,7 +185,8 @@ func (s *supervisor) start() (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &child{client: c, startedAt: time.Now()}, nil
+	relays[c].attach(c) // only now: Connect sets the era unsynchronised
+	return &child{client: c, startedAt: time.Now(), relay: relays[c]}, nil
 }
 
 // escalate stops a child as MCP asks (MCP.md §6): close its stdin, wait the
