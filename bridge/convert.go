@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -97,27 +99,44 @@ func members(raw json.RawMessage, what string, fn func(key string, v json.RawMes
 
 // elements calls fn for each element of the JSON array raw.
 func elements(raw json.RawMessage, fn func(i int, v json.RawMessage) error) error {
-	if len(raw) == 0 || raw[0] != '[' {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
 		return errors.New("not a JSON array")
 	}
-	var els []json.RawMessage
-	if err := json.Unmarshal(raw, &els); err != nil {
-		return err
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return nil
 	}
-	for i, v := range els {
-		if err := fn(i, v); err != nil {
-			return fmt.Errorf("[%d]: %w", i, err)
+	for n := 0; ; n++ {
+		start := skipSpace(raw, i)
+		end, err := skipValue(raw, start)
+		if err != nil {
+			return err
+		}
+		if err := fn(n, raw[start:end]); err != nil {
+			return fmt.Errorf("[%d]: %w", n, err)
+		}
+		i = skipSpace(raw, end)
+		switch {
+		case i < len(raw) && raw[i] == ',':
+			i++
+		case i < len(raw) && raw[i] == ']':
+			return nil
+		default:
+			return errBadJSON
 		}
 	}
-	return nil
 }
 
 func jsonString(v json.RawMessage) (string, error) {
-	s, ok := jsonrpc.StringValue(v)
-	if !ok {
+	if len(v) == 0 || v[0] != '"' {
 		return "", errors.New("not a JSON string")
 	}
-	return s, nil
+	str, end, err := parseString(v, 0)
+	if err == nil && end != len(v) {
+		err = errBadJSON
+	}
+	return str, err
 }
 
 func jsonBool(v json.RawMessage) (bool, error) {
@@ -164,23 +183,24 @@ func jsonStrings(v json.RawMessage) ([]string, error) {
 
 // jsonStruct converts a JSON object to a Struct.
 func jsonStruct(v json.RawMessage) (*structpb.Struct, error) {
-	if !jsonrpc.IsObject(v) {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' {
 		return nil, errors.New("not a JSON object")
 	}
-	s := &structpb.Struct{}
-	if err := s.UnmarshalJSON(v); err != nil {
-		return nil, err
+	st, end, err := parseObject(v, i, 0)
+	if err == nil && skipSpace(v, end) != len(v) {
+		err = errBadJSON
 	}
-	return s, nil
+	return st, err
 }
 
 // jsonValue converts any JSON value to a Value.
 func jsonValue(v json.RawMessage) (*structpb.Value, error) {
-	val := &structpb.Value{}
-	if err := val.UnmarshalJSON(v); err != nil {
-		return nil, err
+	val, end, err := parseValue(v, 0, 0)
+	if err == nil && skipSpace(v, end) != len(v) {
+		err = errBadJSON
 	}
-	return val, nil
+	return val, err
 }
 
 // jsonBase64 decodes MCP's base64 (standard alphabet; missing padding is
@@ -822,6 +842,302 @@ func decodeLog(params json.RawMessage) *mcpbridgev1.LogMessage {
 
 func progressOf(p stdio.Progress) *mcpbridgev1.Progress {
 	return &mcpbridgev1.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message}
+}
+
+// ---- JSON text to Struct and Value ----
+//
+// The stdio Client hands over results it has validated, so this parser
+// need not report where JSON goes wrong; it still never panics on bad
+// input. It is what protojson does for Struct and Value (numbers become
+// doubles; one outside the float64 range is an error), at a fraction of the
+// cost: results are decoded on every typed call. With duplicate keys the
+// last one wins, as jsonrpc.Member has it.
+
+var errBadJSON = errors.New("malformed JSON")
+
+// maxJSONDepth bounds nesting, so that a deep result cannot exhaust the
+// stack.
+const maxJSONDepth = 10000
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value that starts at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return i, errBadJSON
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				j, err := skipString(b, i)
+				if err != nil {
+					return j, err
+				}
+				i = j
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, nil
+				}
+			}
+			i++
+		}
+		return i, errBadJSON
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return i, errBadJSON
+	}
+	return j, nil
+}
+
+// skipString returns the end of the JSON string that starts at b[i].
+func skipString(b []byte, i int) (int, error) {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, nil
+		}
+	}
+	return i, errBadJSON
+}
+
+// parseString decodes the JSON string that starts at b[i].
+func parseString(b []byte, i int) (string, int, error) {
+	start := i + 1
+	j := start
+	for j < len(b) && b[j] != '"' && b[j] != '\\' {
+		j++
+	}
+	if j < len(b) && b[j] == '"' { // no escapes: the common case
+		return string(b[start:j]), j + 1, nil
+	}
+	out := append(make([]byte, 0, j-start+16), b[start:j]...)
+	for j < len(b) {
+		c := b[j]
+		switch {
+		case c == '"':
+			return string(out), j + 1, nil
+		case c != '\\':
+			out = append(out, c)
+			j++
+			continue
+		}
+		if j+1 >= len(b) {
+			break
+		}
+		switch e := b[j+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(b, j+2)
+			if !ok {
+				return "", j, errBadJSON
+			}
+			j += 6
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(b, j+2); ok && j+1 < len(b) && b[j] == '\\' && b[j+1] == 'u' {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						out = utf8.AppendRune(out, d)
+						j += 6
+						continue
+					}
+				}
+				r = utf8.RuneError // a lone surrogate, as encoding/json has it
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			return "", j, errBadJSON
+		}
+		j += 2
+	}
+	return "", j, errBadJSON
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// parseValue decodes the JSON value that starts at b[i] (after any space).
+func parseValue(b []byte, i, depth int) (*structpb.Value, int, error) {
+	i = skipSpace(b, i)
+	if i >= len(b) || depth > maxJSONDepth {
+		return nil, i, errBadJSON
+	}
+	switch c := b[i]; c {
+	case '{':
+		st, j, err := parseObject(b, i, depth+1)
+		return structpb.NewStructValue(st), j, err
+	case '[':
+		list := &structpb.ListValue{}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return structpb.NewListValue(list), i + 1, nil
+		}
+		for {
+			v, j, err := parseValue(b, i, depth+1)
+			if err != nil {
+				return nil, j, err
+			}
+			list.Values = append(list.Values, v)
+			i = skipSpace(b, j)
+			switch {
+			case i < len(b) && b[i] == ',':
+				i++
+			case i < len(b) && b[i] == ']':
+				return structpb.NewListValue(list), i + 1, nil
+			default:
+				return nil, i, errBadJSON
+			}
+		}
+	case '"':
+		str, j, err := parseString(b, i)
+		return structpb.NewStringValue(str), j, err
+	case 't', 'f', 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if lit[0] == c && len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+				switch c {
+				case 't':
+					return structpb.NewBoolValue(true), i + 4, nil
+				case 'f':
+					return structpb.NewBoolValue(false), i + 5, nil
+				}
+				return structpb.NewNullValue(), i + 4, nil
+			}
+		}
+		return nil, i, errBadJSON
+	}
+	j, err := skipValue(b, i)
+	if err != nil || !isJSONNumber(b[i:j]) {
+		return nil, j, errBadJSON
+	}
+	f, err := strconv.ParseFloat(string(b[i:j]), 64)
+	if err != nil {
+		return nil, j, fmt.Errorf("the number %s does not fit a double", b[i:j])
+	}
+	return structpb.NewNumberValue(f), j, nil
+}
+
+// isJSONNumber reports whether tok is a JSON number (RFC 8259 §6), which
+// strconv.ParseFloat alone does not check (it takes "Inf", "0x1p3", "+1").
+func isJSONNumber(tok []byte) bool {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(tok) && tok[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(tok) && tok[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
+		i++
+		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(tok)
+}
+
+// parseObject decodes the JSON object that starts at b[i].
+func parseObject(b []byte, i, depth int) (*structpb.Struct, int, error) {
+	st := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return st, i + 1, nil
+	}
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return nil, i, errBadJSON
+		}
+		key, j, err := parseString(b, i)
+		if err != nil {
+			return nil, j, err
+		}
+		i = skipSpace(b, j)
+		if i >= len(b) || b[i] != ':' {
+			return nil, i, errBadJSON
+		}
+		v, j, err := parseValue(b, i+1, depth)
+		if err != nil {
+			return nil, j, err
+		}
+		st.Fields[key] = v
+		i = skipSpace(b, j)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i++
+		case i < len(b) && b[i] == '}':
+			return st, i + 1, nil
+		default:
+			return nil, i, errBadJSON
+		}
+	}
 }
 
 // ---- writing requests ----
