@@ -1490,3 +1490,39 @@ func completeParams(req *mcpbridgev1.CompleteRequest) (json.RawMessage, error) {
 	}
 	return o.bytes(), nil
 }
+
+// rawStreamParams checks CallStream's params_json, which travels byte for
+// byte: a JSON object or empty, whose `_meta` (if any) is an object without
+// the progressToken the bridge mints, and without a logLevel when
+// log_level puts one there. extra is the _meta the bridge adds (the stdio
+// Client merges it without re-encoding the params).
+func rawStreamParams(text string, level mcpbridgev1.LoggingLevel, r eraRules) (params, extra json.RawMessage, err error) {
+	if text != "" {
+		p, err := jsonrpc.Compact([]byte(text))
+		if err != nil || !jsonrpc.IsObject(p) {
+			return nil, nil, errors.New("params_json must be a JSON object")
+		}
+		params = p
+	}
+	var own json.RawMessage
+	if m, ok := jsonrpc.Member(params, "_meta"); ok {
+		if !jsonrpc.IsObject(m) {
+			return nil, nil, errors.New("params_json._meta must be a JSON object")
+		}
+		own = m
+	}
+	if _, ok := jsonrpc.Member(own, metaProgressToken); ok {
+		return nil, nil, errors.New("params_json._meta.progressToken is set by the bridge")
+	}
+	var meta requestMeta
+	if err := logLevelMeta(&meta, level, r); err != nil {
+		return nil, nil, err
+	}
+	for _, m := range meta.extra {
+		if _, ok := jsonrpc.Member(own, m.key); ok {
+			return nil, nil, errors.New("params_json._meta." + m.key + " is set by the bridge when log_level is set")
+		}
+		extra, _ = jsonrpc.SetMember(extra, m.key, m.value)
+	}
+	return params, extra, nil
+}
