@@ -35,6 +35,7 @@ const typedChildEraEnv = "TYPED_CHILD_ERA"
 //   - odd: content blocks of an unknown type and of a known type with bad
 //     base64, annotations, _meta, a non-object structuredContent (2026) and
 //     an integer above 2^53.
+//   - badshape: a result whose content is not an array.
 //   - slow: reports progress "started <id>" if asked, then never answers;
 //     it ends only when cancelled.
 //   - cancellations: waits until at least arguments.atLeast (default 1)
@@ -152,7 +153,7 @@ func (f *typedChild) handle(m fixtureMessage) {
 		f.mu.Unlock()
 	case "tools/list":
 		tools := []map[string]any{}
-		for _, name := range []string{"echo", "odd", "slow", "cancellations", "logs"} {
+		for _, name := range []string{"echo", "odd", "badshape", "slow", "cancellations", "logs"} {
 			tools = append(tools, map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}})
 		}
 		f.reply(m.ID, map[string]any{"tools": tools})
@@ -212,6 +213,8 @@ func (f *typedChild) call(m fixtureMessage, seen int) {
 			"structuredContent": structured,
 			"_meta":             map[string]any{"a/b": 1, "seen": seen},
 		})
+	case "badshape":
+		f.reply(m.ID, map[string]any{"content": "not an array"})
 	case "slow":
 		done := make(chan struct{})
 		f.mu.Lock()

@@ -259,6 +259,13 @@ func TestTypedGoSDK(t *testing.T) {
 				}
 			}
 
+			// A missing resource: -32602 on 2026-07-28 (MCP.md §3.6); this
+			// server sends the same on 2025-11-25.
+			_, err = h.bc.ReadResource(ctx, &mcpbridgev1.ReadResourceRequest{Server: server, Uri: "test://no-such-resource"})
+			if rpc, _ := statusDetails(t, err, codes.InvalidArgument); rpc.GetCode() != -32602 {
+				t.Errorf("missing resource: JsonRpcError = %v, want -32602", rpc)
+			}
+
 			// An unknown tool is a protocol error (-32602) from this
 			// server in both eras: INVALID_ARGUMENT with the child's error
 			// in the details.
@@ -740,6 +747,17 @@ func TestTypedOddResult(t *testing.T) {
 			raw, err := h.bc.Call(ctx, &mcpbridgev1.CallRequest{Server: server, Method: "tools/call", ParamsJson: `{"name":"odd"}`})
 			if err != nil || !strings.Contains(raw.GetResultJson(), `"big":9007199254740993`) {
 				t.Errorf("Call(odd) = %v, %v; want the integer exact", raw, err)
+			}
+
+			// A result the typed response cannot hold is INTERNAL, with
+			// the reason in the details; Call still returns it.
+			_, err = h.bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: server, Name: "badshape"})
+			rpc, info := statusDetails(t, err, codes.Internal)
+			if rpc.GetCode() != -32603 || !strings.Contains(rpc.GetDataJson(), "result.content") || info.GetMetadata()["method"] != "tools/call" {
+				t.Errorf("CallTool(badshape): %v, %v; want -32603 naming result.content", rpc, info)
+			}
+			if raw, err := h.bc.Call(ctx, &mcpbridgev1.CallRequest{Server: server, Method: "tools/call", ParamsJson: `{"name":"badshape"}`}); err != nil || !strings.Contains(raw.GetResultJson(), `"content":"not an array"`) {
+				t.Errorf("Call(badshape) = %v, %v", raw, err)
 			}
 		})
 	}
