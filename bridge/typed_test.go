@@ -420,7 +420,7 @@ func TestTypedServerEverything(t *testing.T) {
 
 // MRTR on a 2026-07-28 child (the Go SDK server): input_required with
 // input_requests, then a retry with input_responses, and a round trip of
-// request_state.
+// request_state, for tools/call (unary and streamed) and prompts/get.
 func TestTypedMRTR(t *testing.T) {
 	t.Parallel()
 	h := startTypedBridge(t, goSDKServer(t, "go"))
@@ -457,6 +457,19 @@ func TestTypedMRTR(t *testing.T) {
 	if err != nil || !slices.Equal(texts(second.GetContent()), []string{"state-ok: requestState received and confirmation accepted"}) {
 		t.Errorf("retry with request_state = %v, %v", second, err)
 	}
+	// prompts/get has MRTR too.
+	prompt, err := h.bc.GetPrompt(ctx, &mcpbridgev1.GetPromptRequest{Name: "test_input_required_result_prompt", ClientCapabilities: caps})
+	if err != nil || prompt.GetInputRequired().GetInputRequests().GetFields()["user_context"] == nil || len(prompt.GetMessages()) != 0 {
+		t.Fatalf("GetPrompt = %v, %v; want input_required asking user_context", prompt, err)
+	}
+	prompt, err = h.bc.GetPrompt(ctx, &mcpbridgev1.GetPromptRequest{Name: "test_input_required_result_prompt", ClientCapabilities: caps,
+		InputResponses: mustStruct(t, map[string]any{"user_context": map[string]any{"action": "accept", "content": map[string]any{"context": "tests"}}})})
+	wantPrompt := &mcpbridgev1.GetPromptResponse{Description: "A prompt with elicited context", Meta: serverInfoMeta(t),
+		Messages: []*mcpbridgev1.PromptMessage{{Role: mcpbridgev1.Role_ROLE_USER, Content: text("Context: tests")}}}
+	if diff := cmp.Diff(wantPrompt, prompt, protocmp.Transform()); err != nil || diff != "" {
+		t.Errorf("GetPrompt retry = %v (-want +got):\n%s", err, diff)
+	}
+
 	// The same tool over CallToolStream: input_required is the result.
 	stream, err := h.bc.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Name: "test_input_required_result_request_state", ClientCapabilities: caps})
 	if err != nil {
@@ -468,8 +481,8 @@ func TestTypedMRTR(t *testing.T) {
 	}
 }
 
-// seenCalls reads the "typed-child" fixture's count of tools/call requests
-// from an echo: the number of "seen" entries is what a test compares.
+// echoParams calls the "typed-child" fixture's echo tool with req and
+// returns the params the child received.
 func echoParams(tb testing.TB, h *typedHarness, ctx context.Context, server string, req *mcpbridgev1.CallToolRequest) map[string]any {
 	tb.Helper()
 	req.Server, req.Name = server, "echo"
