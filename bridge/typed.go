@@ -50,7 +50,8 @@ func (t *target) badResult(method string, err error) error {
 	return toStatus(t.name, method, &callError{rpc: e, server: t.name, method: method})
 }
 
-// call sends one request to the target's child.
+// callTarget sends one request to the target's child, mapping a failure
+// to its status.
 func (s *Service) callTarget(ctx context.Context, t *target, method string, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
 	if opts == nil {
 		opts = s.callOptions(ctx)
