@@ -54,10 +54,14 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, servers: map[string]*supervisor{}, health: health.NewServer(), ready: map[string]bool{}}
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	// A supervisor may report its health (setHealth ranges over s.servers)
+	// before the loop has added the others: healthMu keeps it waiting.
+	s.healthMu.Lock()
 	for _, sc := range cfg.Servers {
 		name := sc.Name
 		s.servers[name] = newSupervisor(name, sc, cfg.Logger, func(serving bool) { s.setHealth(name, serving) })
 	}
+	s.healthMu.Unlock()
 	return s, nil
 }
 
