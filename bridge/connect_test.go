@@ -58,7 +58,7 @@ func TestConnectMatchesDirect(t *testing.T) {
 				srv.Capabilities = json.RawMessage(tc.caps)
 			}
 			b := startStreamsBridge(t, srv)
-			direct := directClient(t, argv, tc.caps)
+			direct := directPeer(t, argv, tc.caps)
 			ctx := testCtx(t)
 
 			tun := b.connect(ctx, t, "")

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"google.golang.org/protobuf/types/known/structpb"
 	"log/slog"
 	"strings"
 	"testing"
@@ -269,5 +270,53 @@ func TestServerRequestRouting(t *testing.T) {
 	}
 	if r.calls != 0 {
 		t.Errorf("calls after every stream closed = %d, want 0", r.calls)
+	}
+}
+
+// TestServerRequestOnCallToolStream shows a call that opted in with
+// server_requests being offered the request its own tool makes: it is the
+// only call in flight, so it alone is asked, and its answer reaches the
+// child before the result ends the stream.
+func TestServerRequestOnCallToolStream(t *testing.T) {
+	t.Parallel()
+	srv := peerServer("", stdiotest.ServerEverything(t))
+	srv.Capabilities = json.RawMessage(everythingCaps)
+	b := startStreamsBridge(t, srv)
+	ctx := testCtx(t)
+	args, _ := structpb.NewStruct(map[string]any{})
+	stream, err := b.client.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Name: "trigger-elicitation-request", Arguments: args, ServerRequests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("Recv: %v (asked %d times)", err, asked)
+		}
+		if sr := msg.GetServerRequest(); sr != nil {
+			asked++
+			if sr.GetMethod() != "elicitation/create" {
+				t.Fatalf("server_request method %q", sr.GetMethod())
+			}
+			if _, err := b.client.RespondToServerRequest(ctx, &mcpbridgev1.RespondToServerRequestRequest{
+				Id: sr.GetId(), Outcome: &mcpbridgev1.RespondToServerRequestRequest_ResultJson{ResultJson: `{"action":"accept","content":{"name":"Grace Hopper","check":true,"integer":3}}`},
+			}); err != nil {
+				t.Fatalf("RespondToServerRequest: %v", err)
+			}
+			continue
+		}
+		res := msg.GetResult()
+		if res == nil {
+			continue // progress or logs
+		}
+		var text strings.Builder
+		for _, c := range res.GetContent() {
+			text.WriteString(c.GetText().GetText())
+		}
+		if asked != 1 || !strings.Contains(text.String(), "Grace Hopper") {
+			t.Errorf("result %q after %d server requests; want the answer in it after exactly 1", text.String(), asked)
+		}
+		return
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -237,39 +235,15 @@ func (c *tunnelConn) closeAndDrain() ([]string, error) {
 	}
 }
 
-// directClient connects a stdio.Client straight to a peer, for comparing
+// directPeer connects a stdio.Client straight to a peer, for comparing
 // results with the bridge's.
-func directClient(tb testing.TB, argv []string, caps string) *stdio.Client {
+func directPeer(tb testing.TB, argv []string, caps string) *stdio.Client {
 	tb.Helper()
-	ctx := testCtx(tb)
-	cfg := stdio.ConnectConfig{}
+	sc := ServerConfig{Command: argv[0], Args: argv[1:]}
 	if caps != "" {
-		cfg.Capabilities = json.RawMessage(caps)
+		sc.Capabilities = json.RawMessage(caps)
 	}
-	c, err := stdio.Connect(ctx, func(ctx context.Context) (*stdio.Client, error) {
-		return stdio.Start(ctx, stdio.ClientConfig{Path: argv[0], Args: argv[1:], Stderr: io.Discard, Logger: slog.New(slog.DiscardHandler)})
-	}, cfg)
-	if err != nil {
-		tb.Fatalf("stdio.Connect(%s): %v", strings.Join(argv, " "), err)
-	}
-	tb.Cleanup(func() { stopClient(c) })
-	return c
-}
-
-// stopClient stops a child as the supervisor does, faster.
-func stopClient(c *stdio.Client) {
-	c.Close()
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		t := time.NewTimer(time.Second)
-		select {
-		case <-c.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		c.Signal(sig)
-	}
-	<-c.Done()
+	return directClient(tb, sc)
 }
 
 var (

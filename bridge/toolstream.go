@@ -24,8 +24,8 @@ import (
 
 // streamEvents sends the messages of one stream. Progress and log events
 // come from the stdio Client's callbacks in the handler's goroutine;
-// server_request offers (legacy children, serverreq.go) will come from
-// other goroutines, so every Send is serialised by mu. A failed Send ends
+// server_request offers (legacy children, serverreq.go) come from the
+// registration's goroutine, so every Send is serialised by mu. A failed Send ends
 // the call: the stream is gone, and cancel makes the stdio Client tell the
 // child.
 type streamEvents[T any] struct {
@@ -146,11 +146,12 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 		return t.invalid(method, err)
 	}
 	ev := &streamEvents[mcpbridgev1.CallToolStreamResponse]{stream: stream, wrap: toolStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
-	// Hook for server_request (serverreq.go): when req.GetServerRequests()
-	// is set and the child is legacy, register ev here as an opted-in
-	// stream of t.c, offering each request with ev.send(*ServerRequest),
-	// and unregister it before this handler returns.
-	res, err := s.callTarget(ctx, t, method, params, ev.options(s.callOptions(ctx)))
+	// The stream counts as the call in flight and, when it opted in, is
+	// offered the requests a legacy child sends meanwhile (serverreq.go);
+	// it leaves the routing before the result is sent.
+	reg := t.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	res, err := s.callCounted(ctx, t, method, params, ev.options(s.callOptions(ctx)))
+	reg.Close()
 	if err != nil {
 		return ev.finish(err)
 	}
@@ -179,10 +180,11 @@ func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.Ser
 		return t.invalid(method, err)
 	}
 	ev := &streamEvents[mcpbridgev1.CallStreamResponse]{stream: stream, wrap: callStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
-	// Hook for server_request (serverreq.go): as in CallToolStream.
 	opts := ev.options(s.callOptions(ctx))
 	opts.Meta = extra
-	res, err := s.callTarget(ctx, t, method, params, opts)
+	reg := t.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	res, err := s.callCounted(ctx, t, method, params, opts)
+	reg.Close()
 	if err != nil {
 		return ev.finish(err)
 	}

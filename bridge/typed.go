@@ -53,6 +53,13 @@ func (t *target) badResult(method string, err error) error {
 // callTarget sends one request to the target's child, mapping a failure
 // to its status.
 func (s *Service) callTarget(ctx context.Context, t *target, method string, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
+	defer t.c.relay.enter()() // the call is in flight for server-request routing
+	return s.callCounted(ctx, t, method, params, opts)
+}
+
+// callCounted is callTarget for a caller that already counts the call in
+// flight (a stream registered with the child's relay).
+func (s *Service) callCounted(ctx context.Context, t *target, method string, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
 	if opts == nil {
 		opts = s.callOptions(ctx)
 	}

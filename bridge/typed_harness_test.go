@@ -111,7 +111,7 @@ func directClient(tb testing.TB, sc ServerConfig) *stdio.Client {
 			started = append(started, c)
 		}
 		return c, err
-	}, stdio.ConnectConfig{Versions: sc.Versions})
+	}, stdio.ConnectConfig{Versions: sc.Versions, Capabilities: sc.Capabilities})
 	tb.Cleanup(func() {
 		for _, c := range started {
 			stopDirect(c)
