@@ -108,11 +108,13 @@ type CallOptions struct {
 	// MaxTotalTimeout caps ResetTimeoutOnProgress (default 600 s).
 	MaxTotalTimeout time.Duration
 	// Log, when set, receives the child's log messages
-	// (notifications/message) that arrive while this is the only call in
-	// flight, in arrival order interleaved with progress, in the caller's
-	// goroutine, before Call returns. MCP links a log message to no request
-	// (MCP.md §4.5), so while other calls are in flight logs go to
-	// ClientConfig.OnNotification instead.
+	// (notifications/message) that can be told to belong to this call, in
+	// arrival order interleaved with progress, in the caller's goroutine,
+	// before Call returns. MCP links a log message to no request (MCP.md
+	// §4.5): on a 2026-07-28 connection, where servers log only for
+	// requests that set a log level, a log belongs to the one call in
+	// flight that takes logs; on other connections, to the call in flight
+	// when it is the only one. Other logs go to ClientConfig.OnNotification.
 	Log func(Notification)
 	// Meta is merged into params._meta, last (it wins over stamped keys
 	// and the params' own _meta). It must be a JSON object.
@@ -170,7 +172,7 @@ type Client struct {
 	live    atomic.Int32  // goroutines left before done closes
 
 	nextID atomic.Int64
-	era    *era // set by Connect before the Client is returned; then read-only
+	era    atomic.Pointer[era] // set once by Connect; nil on a raw Client
 
 	mu       sync.Mutex
 	pending  map[int64]*call
@@ -621,7 +623,8 @@ func (c *Client) Call(ctx context.Context, method string, params any, opts *Call
 
 // call is Call without the listen check.
 func (c *Client) call(ctx context.Context, method string, params any, o *CallOptions) (json.RawMessage, error) {
-	if err := c.era.refuse(method); err != nil {
+	e := c.era.Load()
+	if err := e.refuse(method); err != nil {
 		return nil, err
 	}
 	raw, err := marshalParams(params)
@@ -633,7 +636,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 	if o.Progress != nil {
 		token = jsonrpc.AppendInt(nil, id)
 	}
-	p, err := c.era.params(raw, o.Meta, token)
+	p, err := e.params(raw, o.Meta, token)
 	if err != nil {
 		return nil, err
 	}
@@ -956,8 +959,17 @@ func newProgressQueue() *progressQueue {
 func (q *progressQueue) push(raw json.RawMessage, log bool) {
 	q.mu.Lock()
 	if len(q.items) == progressDepth {
-		copy(q.items, q.items[1:])
-		q.items = q.items[:progressDepth-1]
+		// Progress is cumulative, so an older one loses nothing the newer
+		// one does not say; a log message is dropped only when the queue
+		// holds nothing else.
+		drop := 0
+		for i, it := range q.items {
+			if !it.log {
+				drop = i
+				break
+			}
+		}
+		q.items = append(q.items[:drop], q.items[drop+1:]...)
 	}
 	q.items = append(q.items, progressItem{raw: raw, at: time.Now(), log: log})
 	q.mu.Unlock()
@@ -1053,6 +1065,35 @@ func parseProgress(raw json.RawMessage) (Progress, bool) {
 	return Progress{Progress: *w.Progress, Total: w.Total, Message: w.Message, Raw: raw}, true
 }
 
+// logTaker returns the call a log message belongs to, if one can be told
+// (MCP.md §4.5): on a 2026-07-28 connection, where a server logs only for
+// requests that set a log level, the one call in flight that takes logs;
+// otherwise the call in flight when it is the only one and takes logs.
+func (c *Client) logTaker() *call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var taker *call
+	if e := c.era.Load(); e != nil && e.modern {
+		for _, cl := range c.pending {
+			if cl.logs {
+				if taker != nil {
+					return nil
+				}
+				taker = cl
+			}
+		}
+		return taker
+	}
+	if len(c.pending) == 1 {
+		for _, cl := range c.pending {
+			if cl.logs {
+				taker = cl
+			}
+		}
+	}
+	return taker
+}
+
 // routeNotification hands a notification to the call, subscription or
 // server request it concerns, else to OnNotification.
 func (c *Client) routeNotification(m *jsonrpc.Message) {
@@ -1071,16 +1112,8 @@ func (c *Client) routeNotification(m *jsonrpc.Message) {
 			return
 		}
 	case "notifications/message":
-		c.mu.Lock()
-		var only *call
-		if len(c.pending) == 1 {
-			for _, cl := range c.pending {
-				only = cl
-			}
-		}
-		c.mu.Unlock()
-		if only != nil && only.logs {
-			only.progress.push(owned(m.Params, m.Dirty), true)
+		if cl := c.logTaker(); cl != nil {
+			cl.progress.push(owned(m.Params, m.Dirty), true)
 			return
 		}
 	case "notifications/cancelled":

@@ -62,35 +62,39 @@ type era struct {
 
 // Protocol returns the negotiated protocol version ("" on a raw Client).
 func (c *Client) Protocol() string {
-	if c.era == nil {
+	e := c.era.Load()
+	if e == nil {
 		return ""
 	}
-	return c.era.version
+	return e.version
 }
 
 // ServerInfo returns the server's Implementation object as sent, or nil
 // when it is unknown (a raw Client, or a pinned 2026-07-28 connection).
 func (c *Client) ServerInfo() json.RawMessage {
-	if c.era == nil {
+	e := c.era.Load()
+	if e == nil {
 		return nil
 	}
-	return c.era.serverInfo
+	return e.serverInfo
 }
 
 // ServerCapabilities returns the server's capabilities as sent, or nil.
 func (c *Client) ServerCapabilities() json.RawMessage {
-	if c.era == nil {
+	e := c.era.Load()
+	if e == nil {
 		return nil
 	}
-	return c.era.capabilities
+	return e.capabilities
 }
 
 // Instructions returns the server's instructions, or "".
 func (c *Client) Instructions() string {
-	if c.era == nil {
+	e := c.era.Load()
+	if e == nil {
 		return ""
 	}
-	return c.era.instructions
+	return e.instructions
 }
 
 // otherEra lists, per era, the methods that exist only in the other one;
@@ -279,7 +283,7 @@ func Connect(ctx context.Context, start func(context.Context) (*Client, error), 
 	}
 	switch {
 	case len(legacy) == 0: // pinned 2026-07-28: nothing to send
-		c.era = newEra(Version20260728, &cfg)
+		c.era.Store(newEra(Version20260728, &cfg))
 		return c, nil
 	case len(legacy) == len(cfg.Versions):
 		return initialize(ctx, c, legacy, &cfg)
@@ -301,7 +305,7 @@ func Connect(ctx context.Context, start func(context.Context) (*Client, error), 
 			return settle(ctx, c, supported, nil, legacy, &cfg)
 		}
 	case errors.As(err, &rpcErr) && (rpcErr.Code == CodeMissingCapability || rpcErr.Code == CodeHeaderMismatch):
-		c.era = newEra(Version20260728, &cfg)
+		c.era.Store(newEra(Version20260728, &cfg))
 		return c, nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
@@ -364,7 +368,7 @@ func settle(ctx context.Context, c *Client, supported []string, discover json.Ra
 				e.instructions, _ = jsonrpc.StringValue(s)
 			}
 		}
-		c.era = e
+		c.era.Store(e)
 		return c, nil
 	}
 	c.Close()
@@ -403,7 +407,7 @@ func initialize(ctx context.Context, c *Client, versions []string, cfg *ConnectC
 		c.Close()
 		return nil, err
 	}
-	c.era = e
+	c.era.Store(e)
 	return c, nil
 }
 

@@ -84,10 +84,11 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 	if opts != nil {
 		o = *opts
 	}
-	if c.era == nil || !c.era.modern {
+	e := c.era.Load()
+	if e == nil || !e.modern {
 		version := ""
-		if c.era != nil {
-			version = c.era.version
+		if e != nil {
+			version = e.version
 		}
 		return nil, jsonrpc.WithData(CodeMethodNotFound, "subscriptions/listen needs protocol version 2026-07-28",
 			map[string]string{"method": "subscriptions/listen", "protocolVersion": version})
@@ -105,7 +106,7 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 	if err != nil || !jsonrpc.IsObject(f) {
 		return nil, jsonrpc.Errorf(CodeInvalidParams, "the listen filter must be a JSON object")
 	}
-	params, err := c.era.params(append(append([]byte(`{"notifications":`), f...), '}'), o.Meta, nil)
+	params, err := e.params(append(append([]byte(`{"notifications":`), f...), '}'), o.Meta, nil)
 	if err != nil {
 		return nil, err
 	}
