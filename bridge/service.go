@@ -56,6 +56,7 @@ func New(cfg Config) (*Service, error) {
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	for _, sc := range cfg.Servers {
 		name := sc.Name
+		s.health.SetServingStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_NOT_SERVING)
 		s.servers[name] = newSupervisor(name, sc, cfg.Logger, func(serving bool) { s.setHealth(name, serving) })
 	}
 	return s, nil
@@ -74,8 +75,8 @@ func (s *Service) setHealth(name string, serving bool) {
 	}
 	s.health.SetServingStatus(HealthService+"/"+name, st)
 	all := healthpb.HealthCheckResponse_SERVING
-	for n := range s.servers {
-		if !s.ready[n] {
+	for _, sc := range s.cfg.Servers { // not s.servers: New may still be filling it in
+		if !s.ready[sc.Name] {
 			all = healthpb.HealthCheckResponse_NOT_SERVING
 		}
 	}
