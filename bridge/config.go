@@ -105,12 +105,13 @@ func (c *Config) normalize() error {
 	return nil
 }
 
-// client is the stdio configuration of one child.
-func (s *ServerConfig) client(log *slog.Logger) stdio.ClientConfig {
+// client is the stdio configuration of one child; its stderr goes to
+// stderr, whose started the caller calls once stdio.Start returned.
+func (s *ServerConfig) client(log *slog.Logger, stderr *stderrLog) stdio.ClientConfig {
 	return stdio.ClientConfig{
 		Path: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir,
 		MaxLineBytes: s.maxLineBytes,
-		Stderr:       &stderrLog{log: log},
+		Stderr:       stderr,
 		Logger:       log,
 	}
 }
@@ -120,10 +121,25 @@ func (s *ServerConfig) connect() stdio.ConnectConfig {
 }
 
 // stderrLog writes a child's stderr into the structured log, one record per
-// line. exec.Cmd's copier goroutine is its only writer.
+// line, with the child's pid. exec.Cmd's copier goroutine is its only
+// writer; it starts with the process, a moment before the pid is known, so
+// Write waits for started.
 type stderrLog struct {
-	log  *slog.Logger
-	part []byte
+	log   *slog.Logger
+	ready chan struct{} // closed by started; then log is read-only
+	part  []byte
+}
+
+func newStderrLog(log *slog.Logger) *stderrLog {
+	return &stderrLog{log: log, ready: make(chan struct{})}
+}
+
+// started records the child's pid (0 if it did not start) for every line.
+func (w *stderrLog) started(pid int) {
+	if pid != 0 {
+		w.log = w.log.With("pid", pid)
+	}
+	close(w.ready)
 }
 
 var _ io.Writer = (*stderrLog)(nil)
@@ -132,6 +148,7 @@ var _ io.Writer = (*stderrLog)(nil)
 const maxStderrLine = 4 << 10
 
 func (w *stderrLog) Write(p []byte) (int, error) {
+	<-w.ready
 	n := len(p)
 	for len(p) > 0 {
 		i := 0

@@ -239,11 +239,15 @@ func (s *supervisor) run() {
 func (s *supervisor) start(ctx context.Context) (*child, error) {
 	var started []*stdio.Client
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
-		c, err := stdio.Start(ctx, s.cfg.client(s.log))
-		if err == nil {
-			started = append(started, c)
+		stderr := newStderrLog(s.log)
+		c, err := stdio.Start(ctx, s.cfg.client(s.log, stderr))
+		if err != nil {
+			stderr.started(0)
+			return nil, err
 		}
-		return c, err
+		stderr.started(c.Pid())
+		started = append(started, c)
+		return c, nil
 	}
 	c, err := stdio.Connect(ctx, spawn, s.cfg.connect())
 	for _, old := range started {
