@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -37,6 +39,27 @@ import (
 func init() {
 	fixtures["child"] = runChildFixture
 	fixtures["grandchild"] = runGrandchildFixture
+}
+
+// fixtureChild configures a fronted server that runs the "child" fixture
+// with the given FIXTURE_* settings.
+func fixtureChild(t *testing.T, name string, grace time.Duration, env ...string) ServerConfig {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := []stdio.EnvVar{
+		{Name: "BRIDGE_TEST_FIXTURE", Value: "child"},
+		// Under -race a process sleeps 1 s at exit by default, longer
+		// than the grace periods here.
+		{Name: "GORACE", Value: strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")},
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars = append(vars, stdio.EnvVar{Name: k, Value: v})
+	}
+	return ServerConfig{Name: name, Command: self, Env: vars, Grace: grace}
 }
 
 // secretDiagnosis is what a failing fixture prints on stderr; it must
