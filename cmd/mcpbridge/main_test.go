@@ -10,22 +10,18 @@ import (
 	"go.uber.org/goleak"
 )
 
-// mcpbridgeBin is the mcpbridge binary TestMain builds for the end-to-end
-// tests, which run it as a real process.
+// mcpbridgeBin is the mcpbridge binary TestMain builds: the tests run
+// `mcpbridge demo` as a real child process, the way a host runs it.
 var mcpbridgeBin string
 
-// TestMain re-executes the test binary as a fixture program when
-// MCPBRIDGE_TEST_FIXTURE names one; otherwise it builds the mcpbridge
-// binary into a temporary directory and runs the tests with a goroutine
-// leak check.
+// TestMain builds the binary into a temporary directory (with -race when
+// the tests run with it, so that the child is checked too), runs the tests,
+// and fails them if a goroutine leaked.
 func TestMain(m *testing.M) {
-	if name := os.Getenv("MCPBRIDGE_TEST_FIXTURE"); name != "" {
-		os.Exit(runFixture(name))
-	}
-	os.Exit(buildAndRun(m))
+	os.Exit(run(m))
 }
 
-func buildAndRun(m *testing.M) int {
+func run(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "mcpbridge-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -33,31 +29,26 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	mcpbridgeBin = filepath.Join(dir, "mcpbridge")
-	build := exec.Command("go", "build", "-o", mcpbridgeBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building mcpbridge:", err)
+	build := []string{"build", "-o", mcpbridgeBin}
+	if raceEnabled {
+		build = append(build, "-race")
+		// A race-enabled program sleeps a second at exit by default, which
+		// every child would add to its test; the report does not need it.
+		if os.Getenv("GORACE") == "" {
+			os.Setenv("GORACE", "atexit_sleep_ms=0")
+		}
+	}
+	cmd := exec.Command("go", append(build, ".")...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go %v: %v\n%s", build, err, out)
 		return 1
 	}
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			return 1
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
 		}
 	}
 	return code
-}
-
-// fixtures are the programs a test can run as a child; each test file
-// registers its own from init.
-var fixtures = map[string]func() int{}
-
-func runFixture(name string) int {
-	f, ok := fixtures[name]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "unknown fixture %q\n", name)
-		return 2
-	}
-	return f()
 }

@@ -21,7 +21,16 @@ import (
 //
 // FIXTURE_IGNORE_EOF=1 keeps it running after stdin reaches EOF, until
 // a signal ends it.
-func init() { fixtures["slow"] = runSlowFixture }
+//
+// The test binary is the fixture: the bridge under test runs it with
+// MCPBRIDGE_TEST_FIXTURE=slow, and this init serves the fixture and exits
+// before the test machinery starts. (The switch lives here rather than in
+// TestMain, which is shared with the demo's tests.)
+func init() {
+	if os.Getenv("MCPBRIDGE_TEST_FIXTURE") == "slow" {
+		os.Exit(runSlowFixture())
+	}
+}
 
 func runSlowFixture() int {
 	out, err := stdio.TakeStdout()
