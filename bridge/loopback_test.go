@@ -154,8 +154,8 @@ func containsAll(s string, parts []string) bool {
 	return true
 }
 
-// statusDetails splits err's status into its details.
-func statusDetails(err error) (*status.Status, *mcpbridgev1.JsonRpcError, *errdetails.ErrorInfo, *errdetails.RetryInfo) {
+// splitStatus splits err's status into its details.
+func splitStatus(err error) (*status.Status, *mcpbridgev1.JsonRpcError, *errdetails.ErrorInfo, *errdetails.RetryInfo) {
 	st := status.Convert(err)
 	var (
 		rpc  *mcpbridgev1.JsonRpcError

@@ -8,7 +8,7 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain re-executes the test binary as a fixture program when
+// TestMain re-executes the test binary as a fixture MCP server when
 // BRIDGE_TEST_FIXTURE names one, and otherwise runs the tests with a
 // goroutine leak check.
 func TestMain(m *testing.M) {

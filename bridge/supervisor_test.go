@@ -55,7 +55,7 @@ func callTool(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, name, arg
 // died, with RetryInfo (restarting) or without (not restarting).
 func checkChildGone(t *testing.T, what string, err error, restarting bool) {
 	t.Helper()
-	st, rpc, info, ri := statusDetails(err)
+	st, rpc, info, ri := splitStatus(err)
 	if st.Code() != codes.Unavailable || rpc.GetCode() != -32000 || info.GetReason() != reasonChildUnavailable {
 		t.Errorf("%s: status %v %q, JsonRpcError %v, ErrorInfo %v; want UNAVAILABLE, -32000, CHILD_UNAVAILABLE", what, st.Code(), st.Message(), rpc, info)
 	}
@@ -272,7 +272,7 @@ func TestCloseEscalates(t *testing.T) {
 				t.Fatal(err)
 			}
 			var pids struct{ Pid, Grandchild int }
-			if err := json.Unmarshal([]byte(toolText(t, res.GetResultJson())), &pids); err != nil || pids.Pid != c.proc.Pid() {
+			if err := json.Unmarshal([]byte(firstText(t, res.GetResultJson())), &pids); err != nil || pids.Pid != c.proc.Pid() {
 				t.Fatalf("pids = %+v, %v; want the child's pid %d", pids, err, c.proc.Pid())
 			}
 			var grandchild int
@@ -331,7 +331,7 @@ func TestCloseLeavesNoChildBehind(t *testing.T) {
 			t.Fatal(err)
 		}
 		var pids struct{ Grandchild int }
-		json.Unmarshal([]byte(toolText(t, res.GetResultJson())), &pids)
+		json.Unmarshal([]byte(firstText(t, res.GetResultJson())), &pids)
 		if pids.Grandchild != 0 {
 			fds = append(fds, pidfd(t, pids.Grandchild))
 		}
@@ -363,8 +363,8 @@ func TestCloseLeavesNoChildBehind(t *testing.T) {
 	}
 }
 
-// toolText returns the text of a tools/call result's first content block.
-func toolText(t *testing.T, result string) string {
+// firstText returns the text of a tools/call result's first content block.
+func firstText(t *testing.T, result string) string {
 	t.Helper()
 	var r struct{ Content []struct{ Text string } }
 	if err := json.Unmarshal([]byte(result), &r); err != nil || len(r.Content) == 0 {

@@ -234,7 +234,7 @@ func gaps(at []time.Duration) []time.Duration {
 	return d
 }
 
-func ms(n ...int) []time.Duration {
+func millis(n ...int) []time.Duration {
 	d := make([]time.Duration, len(n))
 	for i, v := range n {
 		d[i] = time.Duration(v) * time.Millisecond
@@ -254,7 +254,7 @@ func TestSupervisorBackoffUntilCrashLoopLimit(t *testing.T) {
 
 		time.Sleep(time.Hour)
 		synctest.Wait()
-		if diff := cmp.Diff(ms(100, 200, 400, 800, 1600), gaps(f.starts())); diff != "" {
+		if diff := cmp.Diff(millis(100, 200, 400, 800, 1600), gaps(f.starts())); diff != "" {
 			t.Errorf("intervals between starts (-want +got):\n%s", diff)
 		}
 		info, _ := s.info()
@@ -278,7 +278,7 @@ func TestSupervisorBackoffIsCapped(t *testing.T) {
 
 		time.Sleep(24 * time.Hour)
 		synctest.Wait()
-		want := ms(100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000)
+		want := millis(100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000)
 		if diff := cmp.Diff(want, gaps(f.starts())); diff != "" {
 			t.Errorf("intervals between starts (-want +got):\n%s", diff)
 		}
@@ -376,7 +376,7 @@ func TestSupervisorBackoffResetsAfterHealthyMinute(t *testing.T) {
 		}
 		// 1 s and 59 s lives grow the backoff; the minute resets it, and
 		// the three crashes after it are within the limit of 3.
-		if diff := cmp.Diff(ms(100, 200, 100, 200, 400), waited); diff != "" {
+		if diff := cmp.Diff(millis(100, 200, 100, 200, 400), waited); diff != "" {
 			t.Errorf("backoff after each crash (-want +got):\n%s", diff)
 		}
 		if got := s.currentState(); got != mcpbridgev1.ChildState_CHILD_STATE_FAILED {
