@@ -70,6 +70,16 @@ type ServerConfig struct {
 	// (defaults: {"name":"mcpbridge","version":...} and {}).
 	ClientInfo   json.RawMessage
 	Capabilities json.RawMessage
+	// Roots, when set, is the JSON array of Root objects
+	// ([{"uri":"file:///work","name":"work"}], [] for none) with which the
+	// bridge itself answers a legacy child's roots/list; the roots
+	// capability is then declared to the child. Default: nil, roots/list
+	// is routed like sampling and elicitation (bridge.proto).
+	Roots json.RawMessage
+	// ServerRequestTimeout bounds how long a request from a legacy child
+	// waits for an answer from a tunnel or a stream before the child gets
+	// -32603 (default 1 min).
+	ServerRequestTimeout time.Duration
 
 	maxLineBytes int
 }
@@ -130,6 +140,9 @@ func (c *Config) normalize() error {
 			s.MaxRestarts = DefaultMaxRestarts
 		}
 		s.maxLineBytes = c.MaxMessageBytes
+		if err := s.normalizeRequests(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -146,7 +159,7 @@ func (s *ServerConfig) client(log *slog.Logger, stderr *stderrLog) stdio.ClientC
 }
 
 func (s *ServerConfig) connect() stdio.ConnectConfig {
-	return stdio.ConnectConfig{Versions: s.Versions, ClientInfo: s.ClientInfo, Capabilities: s.Capabilities}
+	return stdio.ConnectConfig{Versions: s.Versions, ClientInfo: s.ClientInfo, Capabilities: s.capabilities()}
 }
 
 // stderrLog writes a child's stderr into the structured log, one record per

@@ -54,11 +54,15 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, servers: map[string]*supervisor{}, health: health.NewServer(), ready: map[string]bool{}}
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	// A supervisor may report its health (setHealth ranges over s.servers)
+	// before the loop has added the others: healthMu keeps it waiting.
+	s.healthMu.Lock()
 	for _, sc := range cfg.Servers {
 		name := sc.Name
 		s.health.SetServingStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_NOT_SERVING)
 		s.servers[name] = newSupervisor(name, sc, cfg.Logger, func(serving bool) { s.setHealth(name, serving) })
 	}
+	s.healthMu.Unlock()
 	return s, nil
 }
 
@@ -165,6 +169,7 @@ func (s *Service) call(ctx context.Context, server, method string, params json.R
 	if opts == nil {
 		opts = s.callOptions(ctx)
 	}
+	defer c.relay.enter()()
 	res, err := c.client.Call(ctx, method, params, opts)
 	if err != nil {
 		return nil, c, s.childError(sup, method, err)
@@ -226,7 +231,10 @@ func (s *Service) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpb
 		method = "server/discover"
 	}
 	start := time.Now()
-	if _, err := c.client.Call(ctx, method, nil, s.callOptions(ctx)); err != nil {
+	leave := c.relay.enter()
+	_, err = c.client.Call(ctx, method, nil, s.callOptions(ctx))
+	leave()
+	if err != nil {
 		return nil, s.childError(sup, method, err)
 	}
 	rtt := time.Since(start)

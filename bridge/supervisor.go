@@ -53,6 +53,7 @@ type child struct {
 	client    *stdio.Client // what calls use; nil only for a fake process in tests
 	proc      process       // its life cycle: client itself, or a fake
 	startedAt time.Time
+	relay     *relay // its server requests, notifications and streams (serverreq.go)
 }
 
 // supervisor owns the child of one fronted server: it starts and
@@ -238,15 +239,18 @@ func (s *supervisor) run() {
 // (a probe may taint one) are stopped in the background.
 func (s *supervisor) start(ctx context.Context) (*child, error) {
 	var started []*stdio.Client
+	relays := map[*stdio.Client]*relay{}
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
 		stderr := newStderrLog(s.log)
-		c, err := stdio.Start(ctx, s.cfg.client(s.log, stderr))
+		r := newRelay(s.name, &s.cfg, s.log)
+		c, err := stdio.Start(ctx, r.hook(s.cfg.client(s.log, stderr)))
 		if err != nil {
 			stderr.started(0)
 			return nil, err
 		}
 		stderr.started(c.Pid())
 		started = append(started, c)
+		relays[c] = r
 		return c, nil
 	}
 	c, err := stdio.Connect(ctx, spawn, s.cfg.connect())
@@ -263,7 +267,8 @@ func (s *supervisor) start(ctx context.Context) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &child{client: c, proc: c, startedAt: time.Now()}, nil
+	relays[c].attach(c) // only now: Connect sets the era unsynchronised
+	return &child{client: c, proc: c, startedAt: time.Now(), relay: relays[c]}, nil
 }
 
 // protocol is the negotiated version, for logs.

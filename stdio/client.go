@@ -160,6 +160,8 @@ type Client struct {
 	tail   *tailWriter
 
 	writes  chan *frame   // unbuffered hand-off to the writer
+	wlock   chan struct{} // one slot: whoever holds it writes to stdin
+	direct  deadliner     // stdin, when callers may write to it themselves
 	replies chan []byte   // the reader's own answers (ping, refusals), bounded
 	closing chan struct{} // closed at Close or terminal failure
 	exited  chan struct{} // closed once the child is reaped
@@ -218,6 +220,9 @@ func Start(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	c := newClient(cfg, stdin, stdout, wait)
 	c.cmd, c.tail = cmd, tail
+	if stdin.SetWriteDeadline(time.Time{}) == nil {
+		c.direct = stdin
+	}
 	c.log = cfg.Logger.With("pid", cmd.Process.Pid)
 	c.live.Store(3)
 	go c.reader()
@@ -236,6 +241,7 @@ func newClient(cfg ClientConfig, stdin io.WriteCloser, stdout io.ReadCloser, wai
 		stdout:   stdout,
 		wait:     wait,
 		writes:   make(chan *frame),
+		wlock:    make(chan struct{}, 1),
 		replies:  make(chan []byte, cfg.MaxServerRequests),
 		closing:  make(chan struct{}),
 		exited:   make(chan struct{}),
@@ -403,7 +409,14 @@ func (c *Client) writer() {
 			waiting = append(waiting, next.errc)
 			out = batch
 		}
-		_, err := c.stdin.Write(out)
+		var err error
+		select {
+		case c.wlock <- struct{}{}:
+			_, err = c.stdin.Write(out)
+			<-c.wlock
+		case <-c.closing:
+			err = os.ErrClosed
+		}
 		if len(batch) == 0 {
 			putBuf(f.buf)
 		}
@@ -582,6 +595,7 @@ type call struct {
 	resp     chan response  // one slot: exactly one sender removes the entry
 	progress *progressQueue // progress and attributed logs, in arrival order
 	logs     bool           // the call takes log messages
+	few      bool           // few calls were in flight when it started
 }
 
 // Call sends a request and waits for its result. params is nil, a
@@ -634,6 +648,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 		return nil, e
 	}
 	c.pending[id] = cl
+	cl.few = len(c.pending) <= directMaxInFlight
 	c.mu.Unlock()
 
 	timeout := o.Timeout
@@ -649,17 +664,8 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 		timerC = timer.C
 	}
 	f := &frame{buf: jsonrpc.AppendRequest(getBuf(), jsonrpc.AppendInt(nil, id), method, p)}
-	select {
-	case c.writes <- f:
-	case r := <-cl.resp: // the connection ended first
-		putBuf(f.buf)
-		return nil, r.err
-	case <-timerC:
-		putBuf(f.buf)
-		return c.abandon(cl, false, timeoutError(timeout), o)
-	case <-ctx.Done():
-		putBuf(f.buf)
-		return c.abandon(cl, false, ctxError(ctx), o)
+	if ended, res, err := c.send(ctx, cl, f, sent, timeout, timerC, o); ended {
+		return res, err
 	}
 
 	deadline := sent.Add(timeout)
@@ -709,6 +715,96 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 			return c.abandon(cl, true, ctxError(ctx), o)
 		}
 	}
+}
+
+// send writes a call's request, directly when it can, else through the
+// writer. ended reports that the call is over (res and err are its
+// outcome): the connection ended, the timeout or ctx came first (nothing
+// was written, so nothing needs cancelling), or the write failed.
+func (c *Client) send(ctx context.Context, cl *call, f *frame, sent time.Time, timeout time.Duration, timerC <-chan time.Time, o *CallOptions) (ended bool, res json.RawMessage, err error) {
+	direct, werr := false, error(nil)
+	if cl.few {
+		direct, werr = c.writeDirect(ctx, f.buf, sent, timeout)
+	}
+	if direct {
+		putBuf(f.buf)
+		switch {
+		case werr == nil:
+			return false, nil, nil
+		case errors.Is(werr, os.ErrDeadlineExceeded):
+			e := timeoutError(timeout)
+			if ctx.Err() != nil {
+				e = ctxError(ctx)
+			}
+			res, err = c.abandon(cl, false, e, o)
+			return true, res, err
+		default:
+			c.fail(&Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: werr}, false)
+			r := <-cl.resp
+			return true, nil, r.err
+		}
+	}
+	select {
+	case c.writes <- f:
+		return false, nil, nil
+	case r := <-cl.resp: // the connection ended first
+		putBuf(f.buf)
+		return true, nil, r.err
+	case <-timerC:
+		putBuf(f.buf)
+		res, err = c.abandon(cl, false, timeoutError(timeout), o)
+		return true, res, err
+	case <-ctx.Done():
+		putBuf(f.buf)
+		res, err = c.abandon(cl, false, ctxError(ctx), o)
+		return true, res, err
+	}
+}
+
+// directMaxInFlight is how many calls may be in flight for a new one to
+// write itself. Beyond it the writer's batching (many lines per system
+// call) beats saving the hand-off.
+const directMaxInFlight = 2
+
+// pipeAtomic is the largest write a pipe takes whole or not at all
+// (PIPE_BUF on Linux), so a deadline can interrupt it only before any byte
+// is written.
+const pipeAtomic = 4096
+
+// deadliner is a writer whose writes can be bounded in time.
+type deadliner interface{ SetWriteDeadline(time.Time) error }
+
+// writeDirect writes a small frame from the caller's goroutine when no one
+// else is writing, saving the hand-off to the writer (a goroutine switch
+// per request). It reports false, having done nothing, when the frame must
+// go through the writer: stdin takes no deadlines, the frame is large, or
+// someone is writing (the writer then batches it with the others). The
+// write is bounded by the call's timeout and ctx deadline; since the frame
+// is at most pipeAtomic bytes, a deadline leaves it unwritten, never half
+// written.
+func (c *Client) writeDirect(ctx context.Context, buf []byte, sent time.Time, timeout time.Duration) (bool, error) {
+	if c.direct == nil || len(buf) > pipeAtomic {
+		return false, nil
+	}
+	select {
+	case c.wlock <- struct{}{}:
+	default:
+		return false, nil
+	}
+	defer func() { <-c.wlock }()
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = sent.Add(timeout)
+	}
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	if !deadline.IsZero() {
+		c.direct.SetWriteDeadline(deadline)
+		defer c.direct.SetWriteDeadline(time.Time{})
+	}
+	_, err := c.stdin.Write(buf)
+	return true, err
 }
 
 func timeoutError(d time.Duration) *Error {

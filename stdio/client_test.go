@@ -846,3 +846,36 @@ func TestLogAttribution(t *testing.T) {
 		t.Errorf("%d logs reached OnNotification, want 2", notes.Load())
 	}
 }
+
+// A child that stops reading its stdin fills the pipe: calls then time out,
+// and whatever was cut short by its deadline left no partial line behind
+// (writes of at most pipeAtomic bytes are all or nothing).
+func TestStalledChildNoPartialLines(t *testing.T) {
+	c := rawClient(t, nil)
+	stalled := make(chan error, 1)
+	go func() {
+		_, err := callTool(context.Background(), c, "stall", map[string]int{"ms": 1500}, nil)
+		stalled <- err
+	}()
+	payload := strings.Repeat("p", pipeAtomic-200)
+	timeouts := 0
+	for range 40 { // 40 × ~4 KiB is more than the 64 KiB a pipe holds
+		_, err := callTool(context.Background(), c, "echo", map[string]string{"message": payload}, &CallOptions{Timeout: 20 * time.Millisecond})
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeRequestTimeout {
+			timeouts++
+		}
+	}
+	if err := <-stalled; err != nil {
+		t.Fatalf("stall: %v", err)
+	}
+	if timeouts == 0 {
+		t.Fatal("no call timed out: the pipe never filled")
+	}
+	if s := getStats(t, c); s.BadLines != 0 {
+		t.Errorf("the child read %d partial or corrupt lines", s.BadLines)
+	}
+	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
+		t.Errorf("call after the stall: %v", err)
+	}
+}

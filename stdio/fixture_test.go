@@ -47,6 +47,7 @@ type fixtureServer struct {
 	workers   atomic.Int32
 	closeIn   atomic.Bool
 	parked    []string // ids of every park call
+	badLines  int      // lines that were not JSON-RPC
 	wg        sync.WaitGroup
 	base      context.Context // cancelled at EOF: the fixture stops its tools
 }
@@ -139,6 +140,9 @@ func (f *fixtureServer) handle(line []byte) {
 	m, err := jsonrpc.Decode(line)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fixture: bad line %q: %v\n", line, err)
+		f.mu.Lock()
+		f.badLines++
+		f.mu.Unlock()
 		return
 	}
 	id := append(json.RawMessage(nil), m.ID...)
@@ -244,6 +248,13 @@ func (f *fixtureServer) request(id json.RawMessage, method string, params, prev 
 		tok, _ := jsonrpc.Member(meta, "progressToken")
 		if string(name) == `"closestdin"` {
 			f.closeIn.Store(true)
+		}
+		if string(name) == `"stall"` { // stop reading stdin for a while
+			var a struct{ Ms int }
+			json.Unmarshal(args, &a)
+			time.Sleep(time.Duration(a.Ms) * time.Millisecond)
+			f.result(id, `{"stalled":true}`)
+			return
 		}
 		ctx, cancel := context.WithCancel(f.base)
 		t := &fixtureTask{cancel: cancel, done: make(chan struct{})}
@@ -422,7 +433,7 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 	case "stats":
 		f.mu.Lock()
 		s, _ := json.Marshal(map[string]any{"workers": f.workers.Load(), "cancelled": f.cancelled,
-			"listens": len(f.listens), "unasked": f.unasked, "answered": f.answered, "metaNotes": f.metaNotes, "inits": f.inits, "parked": f.parked})
+			"listens": len(f.listens), "unasked": f.unasked, "answered": f.answered, "metaNotes": f.metaNotes, "inits": f.inits, "parked": f.parked, "badLines": f.badLines})
 		f.mu.Unlock()
 		f.result(id, string(s))
 	case "awaitcancel": // wait until the cancellation of a.Message (an id) arrived
@@ -647,6 +658,7 @@ type fixtureStats struct {
 	MetaNotes int      `json:"metaNotes"`
 	Inits     int      `json:"inits"`
 	Parked    []string `json:"parked"`
+	BadLines  int      `json:"badLines"`
 }
 
 func getStats(tb testing.TB, c *Client) fixtureStats {

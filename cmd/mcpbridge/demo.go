@@ -1,8 +1,164 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
 
-// runDemo is `mcpbridge demo`, the built-in stdio MCP demo server.
-func runDemo(args []string) error {
-	return errors.New("the demo server is not built yet")
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+)
+
+// demoConfig is what the flags of `mcpbridge demo` set.
+type demoConfig struct {
+	// tick is the period of the timer that changes demo://counter (and,
+	// with conformance, test://watched-resource); 0 stops it.
+	tick time.Duration
+	// conformance adds the test_* fixtures of the MCP conformance suite
+	// (demo_conformance.go).
+	conformance bool
+	// requestTimeout is each request's deadline (stdio.ServerConfig).
+	requestTimeout time.Duration
 }
+
+// runDemo is `mcpbridge demo`, the built-in stdio MCP demo server: every
+// protocol era the runtime serves (2026-07-28, 2025-11-25, 2025-06-18) on
+// stdin and stdout, until stdin ends or SIGINT or SIGTERM arrives. Its
+// content is in demo_content.go; -conformance adds the conformance suite's
+// fixtures (demo_conformance.go).
+func runDemo(args []string) error {
+	// First, before anything can print: from here on only stdio.Serve
+	// writes to the protocol output, and a stray write to os.Stdout lands
+	// on stderr.
+	out, err := stdio.TakeStdout()
+	if err != nil {
+		return err
+	}
+
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), demoUsage)
+		fs.PrintDefaults()
+	}
+	var cfg demoConfig
+	fs.DurationVar(&cfg.tick, "tick", 3*time.Second, "how often demo://counter changes and its subscribers are notified (0: never)")
+	fs.BoolVar(&cfg.conformance, "conformance", false, "also serve the test_* tools, resources and prompts the official MCP conformance suite calls")
+	fs.DurationVar(&cfg.requestTimeout, "request-timeout", 5*time.Minute, "the deadline of each request, counted from its arrival (negative: none)")
+	logLevel := fs.String("log-level", "info", "stderr log level: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("demo takes no arguments, got %q", fs.Args())
+	}
+	if cfg.tick < 0 {
+		return fmt.Errorf("-tick %v is negative", cfg.tick)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("-log-level: %v", err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	d := newDemo(cfg, log)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// The ticker is runDemo's: it stops and is waited for before return.
+	tickCtx, stopTick := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { d.tickLoop(tickCtx) })
+	defer func() {
+		stopTick()
+		wg.Wait()
+	}()
+
+	log.Info("mcpbridge demo: serving MCP on stdin and stdout", "conformance", cfg.conformance, "tick", cfg.tick)
+	err = stdio.Serve(ctx, d.srv, os.Stdin, out, stdio.ServerConfig{
+		RequestTimeout: cfg.requestTimeout,
+		Logger:         log,
+	})
+	if ctx.Err() != nil {
+		log.Info("mcpbridge demo: stopped by a signal")
+		return nil
+	}
+	return err
+}
+
+// demoAbout describes the demo's content: the text of demo://about and the
+// heart of `mcpbridge demo -h`.
+const demoAbout = `The built-in MCP demo server. It speaks MCP on stdin and stdout, in every
+protocol era (2026-07-28, and 2025-11-25 or 2025-06-18 after initialize),
+logs on stderr, and exits when stdin ends. Every tool argument has a default,
+so each tool can be called without arguments.
+
+Tools:
+  echo(message)         returns message (default "hello"), as text and as structured content
+  progress(seconds, steps)
+                        works for seconds (default 2), reporting progress after each of
+                        steps equal steps (default 4)
+  large_result(bytes)   returns one text block of that many bytes (default 100000)
+  fail(message)         always fails: an isError result carrying message
+  ask(question)         asks the user through elicitation (a one-field form)
+  exit(code)            exits the process at once with code (default 1), for crash tests
+Resources:
+  demo://about          this text
+  demo://counter        changes every -tick; subscribe to it to be notified
+  demo://pixel.png      a 1x1 PNG image (a blob)
+  demo://greeting/{name}
+                        a template, with completion of name
+Prompts:
+  greet(name, style)    with completion of both arguments
+`
+
+const demoUsage = "usage: mcpbridge demo [flags]\n\n" + demoAbout + `
+With -conformance it also serves the fixtures of the official MCP conformance
+suite (@modelcontextprotocol/conformance): tools test_simple_text ...
+test_input_required_result_capabilities, json_schema_2020_12_tool; resources
+test://static-text, test://static-binary, test://template/{id}/data,
+test://watched-resource (changes every -tick); prompts test_simple_prompt ...
+test_input_required_result_prompt.
+
+Flags:
+`
+
+// demoVersion is the version the demo introduces itself with: the module's
+// version when built from a tagged module, else "dev".
+func demoVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// newDemoServer builds the demo's mcp.Server.
+func newDemoServer(log *slog.Logger) *mcp.Server {
+	return mcp.NewServer(mcp.Implementation{
+		Name:        "mcpbridge-demo",
+		Title:       "mcpbridge demo server",
+		Version:     demoVersion(),
+		Description: "The MCP demo server built into mcpbridge",
+		WebsiteURL:  "https://github.com/mcpbridge/mcpbridge",
+	}, mcp.ServerConfig{
+		Instructions: demoInstructions,
+		// Nothing the demo returns depends on who asks.
+		CacheScope: "public",
+		Logger:     log,
+	})
+}
+
+const demoInstructions = "The mcpbridge demo server. Read demo://about for what each tool, resource and prompt shows; " +
+	"every tool argument has a default."

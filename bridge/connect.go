@@ -1,0 +1,806 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Bounds of one Connect tunnel.
+const (
+	// maxTunnelCalls bounds the tunnel's requests in flight (forwarded
+	// calls, open listens, subscribe operations); one more is answered
+	// -32603 with {"retryable":true,"limit":64} in the tunnel.
+	maxTunnelCalls = 64
+	// tunnelQueue bounds the messages waiting for the gRPC stream that
+	// must not be lost (responses, progress, listen events, requests from
+	// the child). Their producers wait for room, so a client that stops
+	// reading slows its own calls and nobody else's. The child's
+	// unsolicited notifications instead go to a ring of subscribeBuffer
+	// that drops the oldest, because they come from the stdio Client's
+	// reader, which must never wait.
+	tunnelQueue = 64
+)
+
+// Connect is a raw JSON-RPC tunnel to one child (bridge.proto, Connect).
+// The tunnel's ids, progress tokens, cancellations and subscription ids
+// are its own: requests are forwarded with stdio.Client.Call, which owns
+// the child's id space, and everything coming back is restored to the
+// tunnel's values with their JSON type.
+//
+// Goroutines: the handler reads messages (through a receiving goroutine,
+// so that it can also watch the child) and dispatches them; one writer
+// owns stream.Send; each request in flight has a goroutine. The handler
+// waits for all of them except the receiver, which returns once gRPC
+// cancels the stream after the handler returned.
+func (s *Service) Connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) error {
+	const method = "Connect"
+	ctx := stream.Context()
+	first, err := stream.Recv()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sup, err := s.lookup(ctx, first.GetServer(), method)
+	if err != nil {
+		return toStatus(first.GetServer(), method, err)
+	}
+	c, err := sup.acquire(ctx)
+	if err != nil {
+		return toStatus(sup.name, method, err)
+	}
+	t := newTunnel(s, c, stream)
+	c.relay.addTunnel(t)
+	go t.write(stream)
+
+	type received struct {
+		msg *mcpbridgev1.ConnectRequest
+		err error
+	}
+	msgs := make(chan received, 1)
+	handlerDone := make(chan struct{})
+	defer close(handlerDone)
+	go func() {
+		for {
+			m, err := stream.Recv()
+			select {
+			case msgs <- received{m, err}:
+			case <-handlerDone:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	t.handle(first.GetMessageJson())
+	for {
+		select {
+		case r := <-msgs:
+			switch {
+			case errors.Is(r.err, io.EOF):
+				return t.halfClose(ctx, sup)
+			case r.err != nil:
+				t.abort()
+				return r.err
+			case r.msg.GetServer() != "" && r.msg.GetServer() != sup.name:
+				t.abort()
+				return toStatus(sup.name, method, invalidInput(sup.name, method,
+					"the server field may only be set on the first message, or to the same value on every message"))
+			}
+			t.handle(r.msg.GetMessageJson())
+		case <-ctx.Done():
+			t.abort()
+			return toStatus(sup.name, method, ctx.Err())
+		case <-c.client.Closed():
+			t.abort()
+			return s.childError(sup, method, c.client.Err())
+		case <-t.dead:
+			t.abort()
+			return t.writeErr
+		}
+	}
+}
+
+// tunnel is one Connect stream on a child.
+type tunnel struct {
+	s      *Service
+	c      *child
+	legacy bool
+	log    *slog.Logger
+	ctx    context.Context // the tunnel's requests; cancelled by abort
+	cancel context.CancelFunc
+
+	out      chan []byte       // frames that must be delivered, in order
+	notes    *dropRing[[]byte] // the child's unsolicited notifications
+	intake   chan struct{}     // closed by stopIntake
+	flush    chan struct{}     // closed to make the writer send what is queued and stop
+	quit     chan struct{}     // closed to make the writer stop at once
+	dead     chan struct{}     // closed when the writer returned
+	wg       sync.WaitGroup    // request and listen goroutines
+	stop     sync.Once         // closes flush or quit
+	writeErr error             // set before dead is closed
+
+	mu      sync.Mutex
+	closing bool                     // half-closed or ending: no more listens or server requests
+	calls   map[string]*tunnelCall   // requests in flight, by the tunnel's raw id
+	listens map[string]*tunnelListen // open listens, by the tunnel's raw listen id
+	uris    map[string]bool          // resources/subscribe references held (legacy)
+	level   mcpbridgev1.LoggingLevel // logging/setLevel of this tunnel; 0: every log
+	asked   map[string]chan outcome  // server requests forwarded into the tunnel, by minted id
+}
+
+// tunnelCall is one request of the tunnel in flight.
+type tunnelCall struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool // by the tunnel's notifications/cancelled: send no response
+}
+
+// tunnelListen is one subscriptions/listen of the tunnel (2026).
+type tunnelListen struct {
+	sub    *stdio.Subscription
+	closed atomic.Bool // by the tunnel or the tunnel's end: send nothing more
+}
+
+func newTunnel(s *Service, c *child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *tunnel {
+	ctx, cancel := context.WithCancel(stream.Context())
+	return &tunnel{
+		s: s, c: c, legacy: c.client.Protocol() != stdio.Version20260728,
+		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.server),
+		ctx: ctx, cancel: cancel,
+		out: make(chan []byte, tunnelQueue), notes: newDropRing[[]byte](subscribeBuffer),
+		intake: make(chan struct{}), flush: make(chan struct{}), quit: make(chan struct{}), dead: make(chan struct{}),
+		calls: map[string]*tunnelCall{}, listens: map[string]*tunnelListen{},
+		uris: map[string]bool{}, asked: map[string]chan outcome{},
+	}
+}
+
+// write owns stream.Send. Started by Connect; it returns when a send
+// fails, at quit, or at flush once everything queued is sent.
+func (t *tunnel) write(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) {
+	defer close(t.dead)
+	send := func(frame []byte) bool {
+		if n := len(frame); n > 0 && frame[n-1] == '\n' {
+			frame = frame[:n-1]
+		}
+		if err := stream.Send(&mcpbridgev1.ConnectResponse{MessageJson: string(frame)}); err != nil {
+			t.writeErr = err
+			return false
+		}
+		return true
+	}
+	sendNotes := func() bool {
+		for _, it := range t.notes.take() {
+			if it.dropped > 0 {
+				t.log.Warn("mcpbridge: dropped notifications for a tunnel that fell behind", "dropped", it.dropped)
+			}
+			if !send(it.v) {
+				return false
+			}
+		}
+		return true
+	}
+	for {
+		select {
+		case <-t.quit:
+			return
+		case frame := <-t.out:
+			if !send(frame) {
+				return
+			}
+		case <-t.notes.signal:
+			if !sendNotes() {
+				return
+			}
+		case <-t.flush:
+			for {
+				select {
+				case frame := <-t.out:
+					if !send(frame) {
+						return
+					}
+				default:
+					sendNotes()
+					return
+				}
+			}
+		}
+	}
+}
+
+// push queues a frame that must be delivered, waiting for room; it
+// reports false once the writer is gone or the tunnel is being aborted
+// (then nobody will read the frame, and the writer may be stuck in Send
+// to a client that stopped reading).
+func (t *tunnel) push(frame []byte) bool {
+	select {
+	case t.out <- frame:
+		return true
+	case <-t.dead:
+		return false
+	case <-t.ctx.Done():
+		return false
+	}
+}
+
+func (t *tunnel) respond(id, result json.RawMessage) {
+	t.push(jsonrpc.AppendResponse(nil, id, result))
+}
+
+func (t *tunnel) fail(id json.RawMessage, e *jsonrpc.Error) {
+	t.push(jsonrpc.AppendError(nil, id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
+}
+
+// handle dispatches one message from the client. Nothing that is not
+// valid JSON-RPC reaches the child.
+func (t *tunnel) handle(text string) {
+	line := []byte(text)
+	m, err := jsonrpc.Decode(line)
+	if err != nil {
+		var id json.RawMessage
+		if m.Kind == jsonrpc.KindRequest {
+			id = m.ID
+		}
+		e, ok := err.(*jsonrpc.Error)
+		if !ok {
+			e = jsonrpc.Errorf(jsonrpc.CodeParseError, "Parse error")
+		}
+		t.fail(id, e)
+		return
+	}
+	params := m.Params
+	if m.Dirty && params != nil {
+		params, _ = jsonrpc.Compact(params) // valid: Decode checked it
+	}
+	switch m.Kind {
+	case jsonrpc.KindRequest:
+		t.request(m.ID, m.Method, params)
+	case jsonrpc.KindNotification:
+		t.notification(m.Method, params)
+	case jsonrpc.KindResponse:
+		t.response(&m)
+	}
+}
+
+// request starts one request of the tunnel.
+func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessage) {
+	key := string(id)
+	t.mu.Lock()
+	_, busy := t.calls[key]
+	if _, open := t.listens[key]; open {
+		busy = true
+	}
+	full := len(t.calls)+len(t.listens) >= maxTunnelCalls
+	t.mu.Unlock()
+	switch {
+	case busy:
+		t.fail(id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in flight", id))
+		return
+	case full:
+		t.fail(id, jsonrpc.WithData(jsonrpc.CodeInternalError, "Too many requests in flight on this tunnel",
+			map[string]any{"retryable": true, "limit": maxTunnelCalls}))
+		return
+	}
+	var run func(ctx context.Context, call *tunnelCall)
+	switch {
+	case t.legacy && method == "initialize":
+		t.respond(id, t.initializeResult())
+		return
+	case t.legacy && method == "logging/setLevel":
+		raw, _ := jsonrpc.Member(params, "level")
+		name, _ := jsonrpc.StringValue(raw)
+		level := logRank(name)
+		if level == 0 {
+			t.fail(id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown logging level"))
+			return
+		}
+		t.mu.Lock()
+		t.level = level
+		t.mu.Unlock()
+		t.respond(id, json.RawMessage(`{}`))
+		return
+	case t.legacy && (method == "resources/subscribe" || method == "resources/unsubscribe"):
+		raw, _ := jsonrpc.Member(params, "uri")
+		uri, ok := jsonrpc.StringValue(raw)
+		if !ok || uri == "" {
+			t.fail(id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s needs a string uri", method))
+			return
+		}
+		run = func(ctx context.Context, call *tunnelCall) { t.subscription(ctx, call, id, method, uri) }
+	case t.legacy && method == "subscriptions/listen":
+		t.fail(id, methodNotFound(method)) // as the child would; Call refuses it as -32602
+		return
+	case !t.legacy && method == "subscriptions/listen":
+		run = func(ctx context.Context, call *tunnelCall) { t.listen(ctx, call, id, params) }
+	default:
+		run = func(ctx context.Context, call *tunnelCall) { t.forward(ctx, call, id, method, params) }
+	}
+	ctx, cancel := context.WithCancel(t.ctx)
+	call := &tunnelCall{cancel: cancel}
+	t.mu.Lock()
+	t.calls[key] = call
+	t.mu.Unlock()
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		defer cancel()
+		run(ctx, call)
+	}()
+}
+
+// done forgets a finished request and reports whether its outcome is
+// still to be sent (it is not when the tunnel cancelled it).
+func (t *tunnel) done(id json.RawMessage, call *tunnelCall) bool {
+	t.mu.Lock()
+	if t.calls[string(id)] == call {
+		delete(t.calls, string(id))
+	}
+	t.mu.Unlock()
+	return !call.cancelled.Load()
+}
+
+// finish sends the outcome of a finished request.
+func (t *tunnel) finish(id json.RawMessage, call *tunnelCall, result json.RawMessage, err error) {
+	if !t.done(id, call) {
+		return // MCP: a cancelled request gets no response
+	}
+	if err != nil {
+		t.fail(id, asRPCError(err))
+		return
+	}
+	t.respond(id, result)
+}
+
+// asRPCError is the JSON-RPC error the tunnel gets for a failed call.
+func asRPCError(err error) *jsonrpc.Error {
+	var e *jsonrpc.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error")
+}
+
+// forward sends a request to the child with the tunnel's progress token
+// replaced by the Client's own and restores it on the way back.
+func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage) {
+	params, token, err := takeProgressToken(params)
+	if err != nil {
+		t.finish(id, call, nil, err)
+		return
+	}
+	opts := &stdio.CallOptions{Timeout: t.s.cfg.MaxDeadline}
+	if token != nil {
+		opts.Progress = func(p stdio.Progress) {
+			raw, err := jsonrpc.SetMember(p.Raw, "progressToken", token)
+			if err == nil {
+				t.push(jsonrpc.AppendNotification(nil, "notifications/progress", raw))
+			}
+		}
+	}
+	leave := t.c.relay.enter()
+	res, err := t.c.client.Call(ctx, method, params, opts)
+	leave()
+	t.finish(id, call, res, err)
+}
+
+// takeProgressToken removes params._meta.progressToken and returns it.
+// The Client mints its own token when a Progress callback is set.
+func takeProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	meta, ok := jsonrpc.Member(params, "_meta")
+	if !ok || !jsonrpc.IsObject(meta) {
+		return params, nil, nil
+	}
+	token, ok := jsonrpc.Member(meta, "progressToken")
+	if !ok {
+		return params, nil, nil
+	}
+	if !jsonrpc.ValidID(token) {
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: _meta.progressToken must be a string or an integer")
+	}
+	out, err := jsonrpc.SetMember(params, "_meta", withoutMember(meta, "progressToken"))
+	if err != nil {
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: params must be a JSON object")
+	}
+	return out, append(json.RawMessage(nil), token...), nil
+}
+
+// initializeResult answers a legacy tunnel's initialize from what the
+// bridge negotiated: the child is initialized once, by the bridge.
+func (t *tunnel) initializeResult() json.RawMessage {
+	c := t.c.client
+	out := append([]byte(`{"protocolVersion":`), jsonrpc.AppendString(nil, c.Protocol())...)
+	caps := c.ServerCapabilities()
+	if !jsonrpc.IsObject(caps) {
+		caps = json.RawMessage(`{}`)
+	}
+	out = append(append(out, `,"capabilities":`...), caps...)
+	if info := c.ServerInfo(); jsonrpc.IsObject(info) {
+		out = append(append(out, `,"serverInfo":`...), info...)
+	}
+	if in := c.Instructions(); in != "" {
+		out = jsonrpc.AppendString(append(out, `,"instructions":`...), in)
+	}
+	return append(out, '}')
+}
+
+// subscription is a legacy tunnel's resources/subscribe or
+// resources/unsubscribe, reference-counted with every other subscriber of
+// the child.
+func (t *tunnel) subscription(ctx context.Context, call *tunnelCall, id json.RawMessage, method, uri string) {
+	r, timeout := t.c.relay, t.s.cfg.DefaultDeadline
+	if method == "resources/unsubscribe" {
+		t.mu.Lock()
+		held := t.uris[uri]
+		delete(t.uris, uri)
+		t.mu.Unlock()
+		if held {
+			r.unsubscribeURI(t.c.client, uri, timeout)
+		}
+		t.finish(id, call, json.RawMessage(`{}`), nil)
+		return
+	}
+	t.mu.Lock()
+	held := t.uris[uri]
+	t.mu.Unlock()
+	if held {
+		t.finish(id, call, json.RawMessage(`{}`), nil)
+		return
+	}
+	if err := r.subscribeURI(ctx, t.c.client, uri, timeout); err != nil {
+		t.finish(id, call, nil, err)
+		return
+	}
+	t.mu.Lock()
+	extra := t.uris[uri] // a concurrent subscribe of the same URI won
+	t.uris[uri] = true
+	t.mu.Unlock()
+	if extra {
+		r.unsubscribeURI(t.c.client, uri, timeout)
+	}
+	t.finish(id, call, json.RawMessage(`{}`), nil)
+}
+
+// releaseURIs drops the tunnel's resource subscriptions.
+func (t *tunnel) releaseURIs() {
+	t.mu.Lock()
+	uris := make([]string, 0, len(t.uris))
+	for uri := range t.uris {
+		uris = append(uris, uri)
+	}
+	clear(t.uris)
+	t.mu.Unlock()
+	for _, uri := range uris {
+		t.c.relay.unsubscribeURI(t.c.client, uri, t.s.cfg.DefaultDeadline)
+	}
+}
+
+// listen opens a 2026 tunnel's subscriptions/listen as a Subscription of
+// the Client, whose id the child sees, and relays its acknowledgement and
+// events under the tunnel's listen id.
+func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.RawMessage) {
+	filter, ok := jsonrpc.Member(params, "notifications")
+	if !ok || !jsonrpc.IsObject(filter) {
+		t.finish(id, call, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: subscriptions/listen needs a notifications object"))
+		return
+	}
+	var meta json.RawMessage
+	if m, ok := jsonrpc.Member(params, "_meta"); ok && jsonrpc.IsObject(m) {
+		meta = withoutMember(withoutMember(m, "progressToken"), stdio.MetaSubscriptionID)
+	}
+	sub, err := t.c.client.Listen(ctx, filter, &stdio.ListenOptions{
+		Timeout: t.s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest, Meta: meta,
+	})
+	if err != nil {
+		t.finish(id, call, nil, err)
+		return
+	}
+	l := &tunnelListen{sub: sub}
+	key := string(id)
+	t.mu.Lock()
+	if t.calls[key] == call {
+		delete(t.calls, key)
+	}
+	if t.closing || call.cancelled.Load() {
+		t.mu.Unlock()
+		sub.Close()
+		return
+	}
+	t.listens[key] = l
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		if t.listens[key] == l {
+			delete(t.listens, key)
+		}
+		t.mu.Unlock()
+		sub.Close()
+	}()
+	subMeta := append(append([]byte(`{"`+stdio.MetaSubscriptionID+`":`), id...), '}')
+	ack := append([]byte(`{"notifications":`), sub.Accepted()...)
+	ack = append(append(append(ack, `,"_meta":`...), subMeta...), '}')
+	t.push(jsonrpc.AppendNotification(nil, "notifications/subscriptions/acknowledged", ack))
+	for {
+		ev, err := sub.Next(t.ctx)
+		if l.closed.Load() || t.ctx.Err() != nil {
+			return // closed by the tunnel: nothing more for this id
+		}
+		switch {
+		case errors.Is(err, io.EOF): // the child ended the listen
+			t.respond(id, append(append([]byte(`{"resultType":"complete","_meta":`), subMeta...), '}'))
+			return
+		case err != nil:
+			t.fail(id, asRPCError(err))
+			return
+		}
+		if ev.Dropped > 0 {
+			t.log.Warn("mcpbridge: dropped listen events for a tunnel that fell behind", "dropped", ev.Dropped)
+		}
+		evMeta, _ := jsonrpc.Member(ev.Params, "_meta")
+		evMeta, err = jsonrpc.SetMember(evMeta, stdio.MetaSubscriptionID, id)
+		if err != nil {
+			continue
+		}
+		out, err := jsonrpc.SetMember(ev.Params, "_meta", evMeta)
+		if err != nil {
+			continue
+		}
+		t.push(jsonrpc.AppendNotification(nil, ev.Method, out))
+	}
+}
+
+// notification handles a notification from the client.
+func (t *tunnel) notification(method string, params json.RawMessage) {
+	switch method {
+	case "notifications/initialized":
+		return // the bridge initialized the child once; absorbed
+	case "notifications/cancelled":
+		target, _ := jsonrpc.Member(params, "requestId")
+		t.mu.Lock()
+		call := t.calls[string(target)]
+		l := t.listens[string(target)]
+		if l != nil {
+			delete(t.listens, string(target))
+		}
+		t.mu.Unlock()
+		if call != nil {
+			call.cancelled.Store(true)
+			call.cancel() // the Client sends notifications/cancelled with the child's id
+		}
+		if l != nil {
+			l.closed.Store(true)
+			l.sub.Close()
+		}
+		return
+	case "notifications/progress":
+		// Progress for a request the child sent into the tunnel: the child
+		// gets no progress for its own requests from the bridge.
+		t.log.Debug("mcpbridge: dropped progress from a tunnel")
+		return
+	}
+	if !t.legacy {
+		t.log.Debug("mcpbridge: dropped a notification a 2026-07-28 server does not take", "method", method)
+		return
+	}
+	if err := t.c.client.Notify(t.ctx, method, params); err != nil {
+		t.log.Info("mcpbridge: forwarding a tunnel's notification failed", "method", method, "error", err)
+	}
+}
+
+// response routes the client's answer to a request the child sent into
+// the tunnel.
+func (t *tunnel) response(m *jsonrpc.Message) {
+	id, _ := jsonrpc.StringValue(m.ID)
+	t.mu.Lock()
+	ch := t.asked[id]
+	delete(t.asked, id)
+	t.mu.Unlock()
+	if ch == nil {
+		t.log.Debug("mcpbridge: dropped a response to an unknown id", "id", string(m.ID))
+		return
+	}
+	var o outcome
+	if m.HasError() {
+		e, ok := jsonrpc.DecodeError(m.Error)
+		if !ok {
+			e = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client answered with an invalid error")
+		}
+		o.err = e
+	} else {
+		res, err := jsonrpc.Compact(m.Result)
+		if err != nil {
+			o.err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client answered with an invalid result")
+		}
+		o.result = res
+	}
+	ch <- o // one slot; the entry was removed under mu, so only we send
+}
+
+// takesRequests reports whether the tunnel can still answer server
+// requests.
+func (t *tunnel) takesRequests() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.closing
+}
+
+// ask forwards a request from the child into the tunnel under the
+// bridge-minted id and waits for the tunnel's answer, at most timeout.
+func (t *tunnel) ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
+	ch := make(chan outcome, 1)
+	t.mu.Lock()
+	if t.closing {
+		t.mu.Unlock()
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
+	}
+	t.asked[id] = ch
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.asked, id)
+		t.mu.Unlock()
+	}()
+	rawID := jsonrpc.AppendString(nil, id)
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case t.out <- jsonrpc.AppendRequest(nil, rawID, req.Method, req.Params):
+	case <-t.intake:
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
+	case <-t.dead:
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
+	case <-timer.C:
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", req.Method)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return nil, o.err
+		}
+		return o.result, nil
+	case <-t.intake:
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
+	case <-timer.C:
+		t.cancelAsked(rawID, "The request timed out")
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", req.Method)
+	case <-ctx.Done():
+		t.cancelAsked(rawID, "Cancelled by the server")
+		return nil, ctx.Err()
+	}
+}
+
+// cancelAsked tells the tunnel that a request it was asked is void.
+func (t *tunnel) cancelAsked(rawID json.RawMessage, reason string) {
+	params := append(append([]byte(`{"requestId":`), rawID...), `,"reason":`...)
+	params = append(jsonrpc.AppendString(params, reason), '}')
+	t.notes.push(jsonrpc.AppendNotification(nil, "notifications/cancelled", params))
+}
+
+// notify is the tunnel's eventSink: the child's unsolicited notifications
+// that a direct client would get, restricted to its own resource
+// subscriptions and log level.
+func (t *tunnel) notify(n stdio.Notification) {
+	switch n.Method {
+	case "notifications/progress":
+		return // for a token the Client no longer tracks
+	case "notifications/resources/updated":
+		raw, _ := jsonrpc.Member(n.Params, "uri")
+		uri, _ := jsonrpc.StringValue(raw)
+		t.mu.Lock()
+		wanted := false
+		for sub := range t.uris {
+			if covers(sub, uri) {
+				wanted = true
+				break
+			}
+		}
+		t.mu.Unlock()
+		if !wanted {
+			return
+		}
+	case "notifications/message":
+		t.mu.Lock()
+		level := t.level
+		t.mu.Unlock()
+		if level != 0 {
+			raw, _ := jsonrpc.Member(n.Params, "level")
+			name, _ := jsonrpc.StringValue(raw)
+			if logRank(name) < level {
+				return
+			}
+		}
+	}
+	t.notes.push(jsonrpc.AppendNotification(nil, n.Method, n.Params))
+}
+
+// stopIntake ends what the tunnel takes from the child: server requests
+// (those waiting are answered -32603), notifications and listens.
+func (t *tunnel) stopIntake() {
+	t.mu.Lock()
+	if t.closing {
+		t.mu.Unlock()
+		return
+	}
+	t.closing = true
+	listens := make([]*tunnelListen, 0, len(t.listens))
+	for _, l := range t.listens {
+		l.closed.Store(true)
+		listens = append(listens, l)
+	}
+	clear(t.listens)
+	t.mu.Unlock()
+	close(t.intake)
+	t.c.relay.removeTunnel(t)
+	for _, l := range listens {
+		l.sub.Close()
+	}
+}
+
+// halfClose ends the tunnel after the client closed its send side: its
+// listens and subscriptions end, its other requests finish and are
+// answered, then the stream ends with OK.
+func (t *tunnel) halfClose(ctx context.Context, sup *supervisor) error {
+	t.stopIntake()
+	waited := make(chan struct{})
+	go func() { // ends when every request has returned
+		t.wg.Wait()
+		close(waited)
+	}()
+	var err error
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		err = toStatus(sup.name, "Connect", ctx.Err())
+	case <-t.c.client.Closed():
+		err = t.s.childError(sup, "Connect", t.c.client.Err())
+	case <-t.dead:
+		err = t.writeErr
+	}
+	if err != nil {
+		t.cancel()
+		<-waited
+		t.end(false)
+		return err
+	}
+	t.end(true)
+	return t.writeErr
+}
+
+// abort ends the tunnel at once: its requests are cancelled (the Client
+// tells the child), its listens and subscriptions end.
+func (t *tunnel) abort() {
+	t.cancel()
+	t.stopIntake()
+	t.wg.Wait()
+	t.end(false)
+}
+
+// end releases the subscriptions and stops the writer, after it sent what
+// is queued when flush is set. Every request goroutine has returned.
+func (t *tunnel) end(flush bool) {
+	t.cancel()
+	t.releaseURIs()
+	t.stop.Do(func() {
+		if flush {
+			close(t.flush)
+		} else {
+			close(t.quit)
+		}
+	})
+	<-t.dead
+}

@@ -1,0 +1,192 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"google.golang.org/grpc"
+
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio"
+)
+
+// This file serves the two server-streaming calls, CallToolStream and
+// CallStream: one request with a progress token, its progress and log
+// messages in arrival order, then exactly one result.
+//
+// Ordering comes from the stdio Client: its Progress and Log callbacks run
+// in the handler's goroutine, in arrival order, before Call returns, so
+// each event is sent before the result. Cancellation comes from the
+// stream's context: the gRPC deadline or the client's cancel ends it, and
+// the stdio Client then sends notifications/cancelled with the child-side
+// id and returns; the handler maps that to DEADLINE_EXCEEDED or CANCELLED.
+
+// streamEvents sends the messages of one stream. Progress and log events
+// come from the stdio Client's callbacks in the handler's goroutine;
+// server_request offers (legacy children, serverreq.go) come from the
+// registration's goroutine, so every Send is serialised by mu. A failed Send ends
+// the call: the stream is gone, and cancel makes the stdio Client tell the
+// child.
+type streamEvents[T any] struct {
+	stream grpc.ServerStreamingServer[T]
+	wrap   func(ev any) *T // *Progress, *LogMessage, *ServerRequest or the result
+	cancel context.CancelFunc
+	minLog mcpbridgev1.LoggingLevel // UNSPECIFIED: no logs
+
+	mu  sync.Mutex
+	err error // the first Send error; nothing is sent after it
+}
+
+// send sends one event, or returns the error that broke the stream.
+func (e *streamEvents[T]) send(ev any) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err != nil {
+		return e.err
+	}
+	if err := e.stream.Send(e.wrap(ev)); err != nil {
+		e.err = err
+		e.cancel()
+		return err
+	}
+	return nil
+}
+
+// broken returns the Send error that ended the stream, if any.
+func (e *streamEvents[T]) broken() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// log sends a child's log message at or above the stream's level. A 2026
+// child already filters by the level in the request's _meta; a legacy
+// child logs at its session's level, which may be lower (bridge.proto,
+// CallToolStreamRequest.log_level). A level this API does not know is
+// delivered as UNSPECIFIED rather than dropped.
+func (e *streamEvents[T]) log(n stdio.Notification) {
+	m := decodeLog(n.Params)
+	if m.Level != mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED && m.Level < e.minLog {
+		return
+	}
+	e.send(m) // an error is kept in e.err and has cancelled the call
+}
+
+// options adds the stream's callbacks to base.
+func (e *streamEvents[T]) options(base *stdio.CallOptions) *stdio.CallOptions {
+	o := *base
+	o.Progress = func(p stdio.Progress) { e.send(progressOf(p)) }
+	if e.minLog != mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED {
+		o.Log = e.log
+	}
+	return &o
+}
+
+// finish maps the outcome of the call: the Send error if the stream broke
+// first, else the call's error.
+func (e *streamEvents[T]) finish(err error) error {
+	if b := e.broken(); b != nil {
+		return b
+	}
+	return err
+}
+
+func toolStreamEvent(ev any) *mcpbridgev1.CallToolStreamResponse {
+	switch ev := ev.(type) {
+	case *mcpbridgev1.Progress:
+		return &mcpbridgev1.CallToolStreamResponse{Event: &mcpbridgev1.CallToolStreamResponse_Progress{Progress: ev}}
+	case *mcpbridgev1.LogMessage:
+		return &mcpbridgev1.CallToolStreamResponse{Event: &mcpbridgev1.CallToolStreamResponse_Log{Log: ev}}
+	case *mcpbridgev1.ServerRequest:
+		return &mcpbridgev1.CallToolStreamResponse{Event: &mcpbridgev1.CallToolStreamResponse_ServerRequest{ServerRequest: ev}}
+	case *mcpbridgev1.CallToolResponse:
+		return &mcpbridgev1.CallToolStreamResponse{Event: &mcpbridgev1.CallToolStreamResponse_Result{Result: ev}}
+	}
+	panic("bridge: unknown CallToolStream event")
+}
+
+func callStreamEvent(ev any) *mcpbridgev1.CallStreamResponse {
+	switch ev := ev.(type) {
+	case *mcpbridgev1.Progress:
+		return &mcpbridgev1.CallStreamResponse{Event: &mcpbridgev1.CallStreamResponse_Progress{Progress: ev}}
+	case *mcpbridgev1.LogMessage:
+		return &mcpbridgev1.CallStreamResponse{Event: &mcpbridgev1.CallStreamResponse_Log{Log: ev}}
+	case *mcpbridgev1.ServerRequest:
+		return &mcpbridgev1.CallStreamResponse{Event: &mcpbridgev1.CallStreamResponse_ServerRequest{ServerRequest: ev}}
+	case *mcpbridgev1.CallResponse:
+		return &mcpbridgev1.CallStreamResponse{Event: &mcpbridgev1.CallStreamResponse_Result{Result: ev}}
+	}
+	panic("bridge: unknown CallStream event")
+}
+
+// CallToolStream is tools/call with a progress token: progress and log
+// messages, then the result (which may be input_required from a 2026-07-28
+// child).
+func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream grpc.ServerStreamingServer[mcpbridgev1.CallToolStreamResponse]) error {
+	const method = "tools/call"
+	// The call's ctx is the stream's: its deadline and cancellation reach
+	// the child as notifications/cancelled. cancel also ends the call when
+	// a Send fails.
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	t, err := s.target(ctx, req.GetServer(), method)
+	if err != nil {
+		return err
+	}
+	meta := requestMeta{caller: req.GetMeta()}
+	params, err := func() (json.RawMessage, error) {
+		if err := logLevelMeta(&meta, req.GetLogLevel(), t.era); err != nil {
+			return nil, err
+		}
+		return callToolParams(req.GetName(), req.GetArguments(), meta,
+			mrtrRequest{req.GetInputResponses(), req.GetRequestState(), req.GetClientCapabilities()}, t.era)
+	}()
+	if err != nil {
+		return t.invalid(method, err)
+	}
+	ev := &streamEvents[mcpbridgev1.CallToolStreamResponse]{stream: stream, wrap: toolStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
+	// The stream counts as the call in flight and, when it opted in, is
+	// offered the requests a legacy child sends meanwhile (serverreq.go);
+	// it leaves the routing before the result is sent.
+	reg := t.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	res, err := s.callCounted(ctx, t, method, params, ev.options(s.callOptions(ctx)))
+	reg.Close()
+	if err != nil {
+		return ev.finish(err)
+	}
+	out, err := decodeCallToolResult(res, t.era)
+	if err != nil {
+		return t.badResult(method, err)
+	}
+	return ev.send(out)
+}
+
+// CallStream is Call with a progress token: progress and log messages,
+// then the result as JSON text, losslessly.
+func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.ServerStreamingServer[mcpbridgev1.CallStreamResponse]) error {
+	method := req.GetMethod()
+	if err := checkRawMethod(method); err != nil {
+		return toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
+	}
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	t, err := s.target(ctx, req.GetServer(), method)
+	if err != nil {
+		return err
+	}
+	params, extra, err := rawStreamParams(req.GetParamsJson(), req.GetLogLevel(), t.era)
+	if err != nil {
+		return t.invalid(method, err)
+	}
+	ev := &streamEvents[mcpbridgev1.CallStreamResponse]{stream: stream, wrap: callStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
+	opts := ev.options(s.callOptions(ctx))
+	opts.Meta = extra
+	reg := t.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	res, err := s.callCounted(ctx, t, method, params, opts)
+	reg.Close()
+	if err != nil {
+		return ev.finish(err)
+	}
+	return ev.send(&mcpbridgev1.CallResponse{ResultJson: string(res)})
+}

@@ -1,0 +1,572 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// waitLimit bounds every wait of these tests for an event that should come
+// at once; it is not a delay.
+const waitLimit = 30 * time.Second
+
+// eras are the protocol versions the tests drive the demo at: the modern,
+// stateless one and the newest legacy one.
+var eras = []string{stdio.Version20260728, stdio.Version20251125}
+
+// syncBuffer collects a child's stderr.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// demoChild describes one `mcpbridge demo` child for connectDemo.
+type demoChild struct {
+	version  string   // the one protocol version Connect may settle on
+	caps     string   // the client's capabilities (default {})
+	args     []string // flags after `demo`
+	cfg      stdio.ClientConfig
+	wantExit int // the exit code the cleanup expects
+}
+
+// connectDemo runs `mcpbridge demo` as a child, connected with the
+// project's stdio.Client at ch.version. The cleanup closes stdin, waits for
+// the child to exit (it must, at EOF) and checks its exit code; the child's
+// stderr is logged if the test failed.
+func connectDemo(t *testing.T, ch demoChild) *stdio.Client {
+	t.Helper()
+	stderr := &syncBuffer{}
+	cfg := ch.cfg
+	cfg.Path, cfg.Args, cfg.Stderr = mcpbridgeBin, append([]string{"demo"}, ch.args...), stderr
+	if ch.caps == "" {
+		ch.caps = "{}"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	c, err := stdio.Connect(ctx, func(ctx context.Context) (*stdio.Client, error) { return stdio.Start(ctx, cfg) },
+		stdio.ConnectConfig{Versions: []string{ch.version}, Capabilities: json.RawMessage(ch.caps)})
+	if err != nil {
+		t.Fatalf("Connect(%s): %v\nstderr:\n%s", ch.version, err, stderr)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		select {
+		case <-c.Done():
+		case <-time.After(waitLimit):
+			t.Errorf("the demo did not exit at stdin EOF")
+			c.Signal(9)
+			<-c.Done()
+		}
+		if st := c.ExitState(); st == nil || st.ExitCode() != ch.wantExit {
+			t.Errorf("demo exit = %v, want code %d", st, ch.wantExit)
+		}
+		if t.Failed() {
+			t.Logf("demo stderr:\n%s", stderr)
+		}
+	})
+	return c
+}
+
+// call makes one call that must succeed and returns its result.
+func call(t *testing.T, c *stdio.Client, method, params string, opts *stdio.CallOptions) json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	res, err := c.Call(ctx, method, json.RawMessage(params), opts)
+	if err != nil {
+		t.Fatalf("Call(%s, %s) = %v", method, params, err)
+	}
+	return res
+}
+
+// callErr makes one call that must fail with a JSON-RPC error of code.
+func callErr(t *testing.T, c *stdio.Client, method, params string, code int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	res, err := c.Call(ctx, method, json.RawMessage(params), nil)
+	var e *stdio.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Errorf("Call(%s, %s) = %s, %v; want error %d", method, params, res, err, code)
+	}
+}
+
+// toolResult is the part of a CallToolResult the tests look at.
+type toolResult struct {
+	ResultType string `json:"resultType"`
+	Content    []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	StructuredContent json.RawMessage            `json:"structuredContent"`
+	IsError           bool                       `json:"isError"`
+	InputRequests     map[string]json.RawMessage `json:"inputRequests"`
+	RequestState      string                     `json:"requestState"`
+}
+
+func decode[T any](t *testing.T, raw json.RawMessage) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("decoding %s: %v", raw, err)
+	}
+	return v
+}
+
+// text returns the text of a tool result's only text block.
+func text(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	r := decode[toolResult](t, raw)
+	if len(r.Content) != 1 || r.Content[0].Type != "text" {
+		t.Fatalf("result %s: want one text block", raw)
+	}
+	return r.Content[0].Text
+}
+
+func TestDemoTools(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			c := connectDemo(t, demoChild{version: version, args: []string{"-tick", "0"}})
+			if c.Protocol() != version {
+				t.Fatalf("Protocol() = %s, want %s", c.Protocol(), version)
+			}
+
+			list := decode[struct {
+				Tools []struct {
+					Name        string          `json:"name"`
+					Description string          `json:"description"`
+					InputSchema json.RawMessage `json:"inputSchema"`
+				} `json:"tools"`
+			}](t, call(t, c, "tools/list", `{}`, nil))
+			var names []string
+			for _, tool := range list.Tools {
+				names = append(names, tool.Name)
+				if tool.Description == "" || !jsonrpc.IsObject(tool.InputSchema) {
+					t.Errorf("tool %s: description %q, inputSchema %s", tool.Name, tool.Description, tool.InputSchema)
+				}
+			}
+			if diff := cmp.Diff([]string{"ask", "echo", "exit", "fail", "large_result", "progress"}, names); diff != "" {
+				t.Errorf("tools/list names (-want +got):\n%s", diff)
+			}
+
+			for _, tt := range []struct{ params, want string }{
+				{`{"name":"echo"}`, "hello"},
+				{`{"name":"echo","arguments":{}}`, "hello"},
+				{`{"name":"echo","arguments":{"message":"héllo, 世界\n"}}`, "héllo, 世界\n"},
+			} {
+				res := call(t, c, "tools/call", tt.params, nil)
+				if got := text(t, res); got != tt.want {
+					t.Errorf("tools/call %s: text %q, want %q", tt.params, got, tt.want)
+				}
+				want, _ := json.Marshal(map[string]string{"message": tt.want})
+				if got := decode[toolResult](t, res).StructuredContent; string(got) != string(want) {
+					t.Errorf("tools/call %s: structuredContent %s, want %s", tt.params, got, want)
+				}
+			}
+			if r := decode[toolResult](t, call(t, c, "tools/call", `{"name":"echo","arguments":{"message":3}}`, nil)); !r.IsError {
+				t.Errorf("echo with a number: %+v, want an isError result", r)
+			}
+
+			r := decode[toolResult](t, call(t, c, "tools/call", `{"name":"fail"}`, nil))
+			if !r.IsError || len(r.Content) != 1 || r.Content[0].Text != "this tool always fails" {
+				t.Errorf("fail = %+v, want isError with the default message", r)
+			}
+
+			big := text(t, call(t, c, "tools/call", `{"name":"large_result","arguments":{"bytes":300000}}`, nil))
+			if len(big) != 300000 {
+				t.Errorf("large_result of 300000 bytes: got %d", len(big))
+			}
+			if got := text(t, call(t, c, "tools/call", `{"name":"large_result"}`, nil)); len(got) != 100000 {
+				t.Errorf("large_result by default: got %d bytes, want 100000", len(got))
+			}
+
+			// Every report reaches the callback before Call returns.
+			var reports []stdio.Progress
+			res := call(t, c, "tools/call", `{"name":"progress","arguments":{"seconds":0.2,"steps":4}}`,
+				&stdio.CallOptions{Progress: func(p stdio.Progress) { reports = append(reports, p) }})
+			var got []string
+			for _, p := range reports {
+				total := -1.0
+				if p.Total != nil {
+					total = *p.Total
+				}
+				got = append(got, fmt.Sprintf("%v/%v %s", p.Progress, total, p.Message))
+			}
+			want := []string{"1/4 step 1 of 4", "2/4 step 2 of 4", "3/4 step 3 of 4", "4/4 step 4 of 4"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("progress reports before the result (-want +got):\n%s", diff)
+			}
+			if !strings.HasPrefix(text(t, res), "done: 4 steps") {
+				t.Errorf("progress result %s", res)
+			}
+
+			callErr(t, c, "tools/call", `{"name":"nope"}`, stdio.CodeInvalidParams)
+		})
+	}
+}
+
+// accept answers the ask tool's question.
+const accept = `{"action":"accept","content":{"answer":"Ada"}}`
+
+func TestDemoAskLegacy(t *testing.T) {
+	asked := make(chan json.RawMessage, 1)
+	c := connectDemo(t, demoChild{version: stdio.Version20251125, caps: `{"elicitation":{}}`, args: []string{"-tick", "0"},
+		cfg: stdio.ClientConfig{OnServerRequest: func(_ context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
+			if req.Method != "elicitation/create" {
+				return nil, &stdio.Error{Code: stdio.CodeMethodNotFound, Message: "Method not found"}
+			}
+			asked <- req.Params
+			return json.RawMessage(accept), nil
+		}}})
+	// The question is a real elicitation/create request, answered by
+	// OnServerRequest within the one tools/call.
+	if got := text(t, call(t, c, "tools/call", `{"name":"ask","arguments":{"question":"Who?"}}`, nil)); got != "The user answered: Ada" {
+		t.Errorf("ask = %q", got)
+	}
+	q := decode[struct {
+		Mode    string          `json:"mode"`
+		Message string          `json:"message"`
+		Schema  json.RawMessage `json:"requestedSchema"`
+	}](t, <-asked)
+	if q.Message != "Who?" || !strings.Contains(string(q.Schema), `"answer"`) {
+		t.Errorf("elicitation/create params %+v", q)
+	}
+}
+
+func TestDemoAskModern(t *testing.T) {
+	c := connectDemo(t, demoChild{version: stdio.Version20260728, caps: `{"elicitation":{}}`, args: []string{"-tick", "0"}})
+	// The MRTR round trip: input_required with the question, then the
+	// retry with the answer and the requestState, byte for byte.
+	r := decode[toolResult](t, call(t, c, "tools/call", `{"name":"ask"}`, nil))
+	if r.ResultType != "input_required" || r.RequestState == "" || len(r.InputRequests) != 1 {
+		t.Fatalf("ask = %+v, want input_required with one question and a requestState", r)
+	}
+	q := decode[struct {
+		Method string `json:"method"`
+		Params struct {
+			Message string `json:"message"`
+		} `json:"params"`
+	}](t, r.InputRequests["answer"])
+	if q.Method != "elicitation/create" || q.Params.Message != "What is your name?" {
+		t.Errorf("inputRequests.answer = %+v", q)
+	}
+	state, _ := json.Marshal(r.RequestState)
+	for _, tt := range []struct{ answer, want string }{
+		{accept, "The user answered: Ada"},
+		{`{"action":"decline"}`, "The user declined to answer."},
+	} {
+		retry := `{"name":"ask","inputResponses":{"answer":` + tt.answer + `},"requestState":` + string(state) + `}`
+		res := call(t, c, "tools/call", retry, nil)
+		if rt := decode[toolResult](t, res).ResultType; rt != "complete" || text(t, res) != tt.want {
+			t.Errorf("retry with %s = %s, want complete %q", tt.answer, res, tt.want)
+		}
+	}
+}
+
+func TestDemoAskWithoutCapability(t *testing.T) {
+	// The runtime refuses a question the client cannot take: -32021 on
+	// 2026-07-28, -32602 on a 2025 connection.
+	for version, code := range map[string]int64{stdio.Version20260728: stdio.CodeMissingCapability, stdio.Version20251125: stdio.CodeInvalidParams} {
+		t.Run(version, func(t *testing.T) {
+			c := connectDemo(t, demoChild{version: version, args: []string{"-tick", "0"}})
+			callErr(t, c, "tools/call", `{"name":"ask"}`, code)
+		})
+	}
+}
+
+func TestDemoResources(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			c := connectDemo(t, demoChild{version: version, args: []string{"-tick", "0"}})
+			list := decode[struct {
+				Resources []struct{ URI string } `json:"resources"`
+			}](t, call(t, c, "resources/list", `{}`, nil))
+			var uris []string
+			for _, r := range list.Resources {
+				uris = append(uris, r.URI)
+			}
+			if diff := cmp.Diff([]string{aboutURI, counterURI, pixelURI}, uris); diff != "" {
+				t.Errorf("resources/list (-want +got):\n%s", diff)
+			}
+			if got := string(call(t, c, "resources/templates/list", `{}`, nil)); !strings.Contains(got, `"uriTemplate":"demo://greeting/{name}"`) {
+				t.Errorf("resources/templates/list = %s", got)
+			}
+
+			type contents struct {
+				Contents []struct {
+					URI, MIMEType, Text, Blob string
+				} `json:"contents"`
+			}
+			read := func(uri string) contents {
+				return decode[contents](t, call(t, c, "resources/read", `{"uri":"`+uri+`"}`, nil))
+			}
+			if got := read("demo://greeting/Grace%20Hopper").Contents; len(got) != 1 || got[0].Text != "Hello, Grace Hopper!" {
+				t.Errorf("read greeting = %+v", got)
+			}
+			if got := read(counterURI).Contents; len(got) != 1 || got[0].Text != "tick 0" {
+				t.Errorf("read counter = %+v", got)
+			}
+			png := read(pixelURI).Contents
+			if data, err := base64.StdEncoding.DecodeString(png[0].Blob); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) || png[0].MIMEType != "image/png" {
+				t.Errorf("read pixel = %+v, %v", png, err)
+			}
+			if !strings.Contains(read(aboutURI).Contents[0].Text, "large_result") {
+				t.Errorf("demo://about does not describe the tools")
+			}
+			// A missing resource: -32002 on 2025 connections, -32602 on
+			// 2026-07-28 (MCP.md §3.6).
+			code := int64(stdio.CodeResourceNotFound)
+			if version == stdio.Version20260728 {
+				code = stdio.CodeInvalidParams
+			}
+			callErr(t, c, "resources/read", `{"uri":"demo://nothing"}`, code)
+		})
+	}
+}
+
+// TestDemoSubscriptionModern watches demo://counter on a listen stream:
+// the timer's updates arrive on it, and a read then sees the new value.
+func TestDemoSubscriptionModern(t *testing.T) {
+	c := connectDemo(t, demoChild{version: stdio.Version20260728, args: []string{"-tick", "20ms"}})
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	sub, err := c.Listen(ctx, json.RawMessage(`{"resourceSubscriptions":["`+counterURI+`"],"toolsListChanged":true}`), nil)
+	if err != nil {
+		t.Fatalf("Listen: %v", err)
+	}
+	defer sub.Close()
+	if got := string(sub.Accepted()); got != `{"toolsListChanged":true,"resourceSubscriptions":["demo://counter"]}` {
+		t.Errorf("Accepted() = %s", got)
+	}
+	for range 2 {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		p := decode[struct {
+			URI  string                     `json:"uri"`
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}](t, ev.Params)
+		if ev.Method != "notifications/resources/updated" || p.URI != counterURI || p.Meta[stdio.MetaSubscriptionID] == nil {
+			t.Errorf("event %s %s, want resources/updated of %s with a subscription id", ev.Method, ev.Params, counterURI)
+		}
+	}
+	text := decode[struct{ Contents []struct{ Text string } }](t, call(t, c, "resources/read", `{"uri":"`+counterURI+`"}`, nil)).Contents[0].Text
+	if text == "tick 0" {
+		t.Errorf("counter after two updates = %q", text)
+	}
+}
+
+// TestDemoSubscriptionLegacy subscribes with resources/subscribe and sees
+// the timer's updates as unsolicited notifications, until it unsubscribes.
+func TestDemoSubscriptionLegacy(t *testing.T) {
+	notes := make(chan stdio.Notification, 64)
+	c := connectDemo(t, demoChild{version: stdio.Version20251125, args: []string{"-tick", "20ms"},
+		cfg: stdio.ClientConfig{OnNotification: func(n stdio.Notification) {
+			select {
+			case notes <- n:
+			default: // the test has what it needs
+			}
+		}}})
+	call(t, c, "resources/subscribe", `{"uri":"`+counterURI+`"}`, nil)
+	for range 2 {
+		select {
+		case n := <-notes:
+			if n.Method != "notifications/resources/updated" || !strings.Contains(string(n.Params), `"uri":"demo://counter"`) {
+				t.Errorf("notification %s %s, want resources/updated of %s", n.Method, n.Params, counterURI)
+			}
+		case <-time.After(waitLimit):
+			t.Fatal("no notifications/resources/updated after resources/subscribe")
+		}
+	}
+	call(t, c, "resources/unsubscribe", `{"uri":"`+counterURI+`"}`, nil)
+}
+
+func TestDemoPrompts(t *testing.T) {
+	for _, version := range eras {
+		t.Run(version, func(t *testing.T) {
+			c := connectDemo(t, demoChild{version: version, args: []string{"-tick", "0"}})
+			if got := string(call(t, c, "prompts/list", `{}`, nil)); !strings.Contains(got, `"name":"greet"`) {
+				t.Errorf("prompts/list = %s", got)
+			}
+			p := decode[struct {
+				Messages []struct {
+					Role    string
+					Content struct{ Type, Text string }
+				}
+			}](t, call(t, c, "prompts/get", `{"name":"greet","arguments":{"name":"Ada","style":"pirate"}}`, nil))
+			if len(p.Messages) != 1 || p.Messages[0].Role != "user" || p.Messages[0].Content.Text != "Please greet Ada in a pirate style, in one sentence." {
+				t.Errorf("prompts/get greet = %+v", p)
+			}
+			callErr(t, c, "prompts/get", `{"name":"greet"}`, stdio.CodeInvalidParams)
+			callErr(t, c, "prompts/get", `{"name":"greet","arguments":{"name":"Ada","style":"rude"}}`, stdio.CodeInvalidParams)
+
+			for _, tt := range []struct {
+				ref, arg, value string
+				want            []string
+			}{
+				{`{"type":"ref/prompt","name":"greet"}`, "name", "a", []string{"Ada", "Alan"}},
+				{`{"type":"ref/prompt","name":"greet"}`, "style", "P", []string{"pirate", "poetic"}},
+				{`{"type":"ref/prompt","name":"greet"}`, "style", "x", []string{}},
+				{`{"type":"ref/resource","uri":"demo://greeting/{name}"}`, "name", "k", []string{"Katherine", "Ken"}},
+			} {
+				params := fmt.Sprintf(`{"ref":%s,"argument":{"name":%q,"value":%q}}`, tt.ref, tt.arg, tt.value)
+				got := decode[struct {
+					Completion struct{ Values []string }
+				}](t, call(t, c, "completion/complete", params, nil)).Completion.Values
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("completion/complete %s (-want +got):\n%s", params, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestDemoExit(t *testing.T) {
+	for _, tt := range []struct {
+		version, args string
+		want          int
+	}{
+		{stdio.Version20260728, `{"code":3}`, 3},
+		{stdio.Version20251125, `{}`, 1},
+		{stdio.Version20251125, `{"code":0}`, 0},
+	} {
+		t.Run(tt.version+tt.args, func(t *testing.T) {
+			c := connectDemo(t, demoChild{version: tt.version, args: []string{"-tick", "0"}, wantExit: tt.want})
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			// The process dies before it answers: the call fails with the
+			// connection, whose cause is the exit.
+			res, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"exit","arguments":`+tt.args+`}`), nil)
+			var e *stdio.Error
+			if !errors.As(err, &e) || e.Code != stdio.CodeConnectionClosed {
+				t.Errorf("exit tool = %s, %v; want -32000", res, err)
+			}
+			select {
+			case <-c.Done():
+			case <-ctx.Done():
+				t.Fatal("the demo is still running after the exit tool")
+			}
+		})
+	}
+}
+
+// TestDemoStdoutHygiene drives the demo by hand through every era, with
+// malformed lines and debug logging, and checks that every line it writes
+// on stdout is a JSON-RPC message while its logs go to stderr.
+func TestDemoStdoutHygiene(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"seconds":0},` + meta[:len(meta)-1] + `,"progressToken":"p"}}}`,
+		`not json at all`,
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"debug"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"large_result","arguments":{"bytes":70000}}}`,
+		`[{"jsonrpc":"2.0","id":6,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
+	}, "\n") + "\n"
+	cmd := exec.Command(mcpbridgeBin, "demo", "-log-level", "debug", "-tick", "0")
+	cmd.Stdin = strings.NewReader(input)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = waitLimit
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("mcpbridge demo: %v\nstderr:\n%s", err, &stderr)
+	}
+	var ids []string
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		m, err := jsonrpc.Decode(sc.Bytes())
+		if err != nil {
+			t.Errorf("stdout line is not JSON-RPC (%v): %.200s", err, sc.Bytes())
+			continue
+		}
+		switch {
+		case m.Kind == jsonrpc.KindResponse && m.ID == nil:
+			ids = append(ids, "null")
+		case m.Kind == jsonrpc.KindResponse:
+			ids = append(ids, string(m.ID))
+		case m.Kind != jsonrpc.KindNotification:
+			t.Errorf("stdout line is neither a response nor a notification: %.200s", sc.Bytes())
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Every request is answered, the malformed lines with id null.
+	slices.Sort(ids)
+	if diff := cmp.Diff([]string{"1", "2", "3", "4", "5", "7", "null", "null"}, ids); diff != "" {
+		t.Errorf("ids answered on stdout (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stderr.String(), "serving MCP on stdin and stdout") {
+		t.Errorf("stderr lacks the start-up log:\n%s", &stderr)
+	}
+}
+
+func TestDemoFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args     []string
+		wantCode int
+		want     []string // on stderr
+	}{
+		{[]string{"-h"}, 0, []string{"usage: mcpbridge demo", "-conformance", "-tick", "-request-timeout", "-log-level",
+			"echo(message)", "progress(seconds, steps)", "large_result(bytes)", "fail(message)", "ask(question)", "exit(code)",
+			"demo://counter", "demo://greeting/{name}", "greet(name, style)"}},
+		{[]string{"-tick", "-1s"}, 1, []string{"-tick -1s is negative"}},
+		{[]string{"-log-level", "loud"}, 1, []string{"-log-level"}},
+		{[]string{"extra"}, 1, []string{"demo takes no arguments"}},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			cmd := exec.Command(mcpbridgeBin, append([]string{"demo"}, tt.args...)...)
+			cmd.Stdin = strings.NewReader("")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantCode || stdout.Len() != 0 {
+				t.Errorf("exit code %d, stdout %q; want %d and nothing", code, &stdout, tt.wantCode)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, &stderr)
+				}
+			}
+		})
+	}
+}
