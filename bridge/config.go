@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -20,7 +22,7 @@ const (
 )
 
 // Config configures a Service. The zero value of each field means its
-// default.
+// default; negative sizes and durations are invalid.
 type Config struct {
 	// Servers are the fronted servers; at least one. Names must be unique;
 	// one server may have an empty name.
@@ -30,7 +32,8 @@ type Config struct {
 	// [Service.ServerOptions] to apply it to the grpc.Server.
 	MaxMessageBytes int
 	// DefaultDeadline bounds calls that arrive without a gRPC deadline
-	// (default 30 s); Subscribe and Connect are exempt.
+	// (default 30 s, or MaxDeadline if that is shorter); Subscribe and
+	// Connect are exempt. It may not exceed MaxDeadline.
 	DefaultDeadline time.Duration
 	// MaxDeadline cuts longer gRPC deadlines (default 10 min).
 	MaxDeadline time.Duration
@@ -51,14 +54,17 @@ type ServerConfig struct {
 	Env     []stdio.EnvVar
 	Dir     string
 	// Versions are the allowed protocol versions in preference order
-	// (default: auto, every version stdio speaks). One version pins it.
+	// (default: auto, every version in stdio.DefaultVersions). One version
+	// pins it. New refuses versions stdio does not speak.
 	Versions []string
 	// Grace is how long a stopping child gets after its stdin closes, and
 	// again after SIGTERM (default 5 s).
 	Grace time.Duration
-	// MaxRestarts is the crash-loop limit: consecutive failed starts or
-	// crashes, without a healthy minute in between, after which the
-	// server is not restarted (default 5).
+	// MaxRestarts is the crash-loop limit (default 5): the supervisor
+	// restarts a child that failed to start or exited this many times in
+	// a row, counting from the last child that stayed up a minute; the
+	// next failure leaves the server FAILED, and it is not restarted.
+	// Restarts wait 100 ms, doubling up to 30 s.
 	MaxRestarts int
 	// ClientInfo and Capabilities are what the bridge declares to the child
 	// (defaults: {"name":"mcpbridge","version":...} and {}).
@@ -78,18 +84,31 @@ type ServerConfig struct {
 	maxLineBytes int
 }
 
+// normalize checks the configuration and fills in the defaults, the one
+// place where that happens. Negative sizes and durations are invalid.
 func (c *Config) normalize() error {
 	if len(c.Servers) == 0 {
 		return fmt.Errorf("bridge: no servers configured")
 	}
-	if c.MaxMessageBytes <= 0 {
+	switch {
+	case c.MaxMessageBytes < 0:
+		return fmt.Errorf("bridge: MaxMessageBytes is negative")
+	case c.DefaultDeadline < 0:
+		return fmt.Errorf("bridge: DefaultDeadline is negative")
+	case c.MaxDeadline < 0:
+		return fmt.Errorf("bridge: MaxDeadline is negative")
+	}
+	if c.MaxMessageBytes == 0 {
 		c.MaxMessageBytes = DefaultMaxMessageBytes
 	}
-	if c.DefaultDeadline <= 0 {
-		c.DefaultDeadline = DefaultDeadline
-	}
-	if c.MaxDeadline <= 0 {
+	if c.MaxDeadline == 0 {
 		c.MaxDeadline = DefaultMaxDeadline
+	}
+	if c.DefaultDeadline == 0 {
+		c.DefaultDeadline = min(DefaultDeadline, c.MaxDeadline)
+	}
+	if c.DefaultDeadline > c.MaxDeadline {
+		return fmt.Errorf("bridge: DefaultDeadline %v is longer than MaxDeadline %v", c.DefaultDeadline, c.MaxDeadline)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -104,7 +123,17 @@ func (c *Config) normalize() error {
 			return fmt.Errorf("bridge: server name %q is used twice", s.Name)
 		}
 		seen[s.Name] = true
-		if s.Grace <= 0 {
+		// Checked here, not at the first start: a bad version would
+		// otherwise fail every start until the crash-loop limit.
+		for _, v := range s.Versions {
+			if !slices.Contains(stdio.DefaultVersions, v) {
+				return fmt.Errorf("bridge: server %q: unsupported protocol version %q (supported: %s)", s.Name, v, strings.Join(stdio.DefaultVersions, ", "))
+			}
+		}
+		if s.Grace < 0 {
+			return fmt.Errorf("bridge: server %q: Grace is negative", s.Name)
+		}
+		if s.Grace == 0 {
 			s.Grace = DefaultGrace
 		}
 		if s.MaxRestarts <= 0 {
@@ -118,12 +147,13 @@ func (c *Config) normalize() error {
 	return nil
 }
 
-// client is the stdio configuration of one child.
-func (s *ServerConfig) client(log *slog.Logger) stdio.ClientConfig {
+// client is the stdio configuration of one child; its stderr goes to
+// stderr, whose started the caller calls once stdio.Start returned.
+func (s *ServerConfig) client(log *slog.Logger, stderr *stderrLog) stdio.ClientConfig {
 	return stdio.ClientConfig{
 		Path: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir,
 		MaxLineBytes: s.maxLineBytes,
-		Stderr:       &stderrLog{log: log},
+		Stderr:       stderr,
 		Logger:       log,
 	}
 }
@@ -133,10 +163,25 @@ func (s *ServerConfig) connect() stdio.ConnectConfig {
 }
 
 // stderrLog writes a child's stderr into the structured log, one record per
-// line. exec.Cmd's copier goroutine is its only writer.
+// line, with the child's pid. exec.Cmd's copier goroutine is its only
+// writer; it starts with the process, a moment before the pid is known, so
+// Write waits for started.
 type stderrLog struct {
-	log  *slog.Logger
-	part []byte
+	log   *slog.Logger
+	ready chan struct{} // closed by started; then log is read-only
+	part  []byte
+}
+
+func newStderrLog(log *slog.Logger) *stderrLog {
+	return &stderrLog{log: log, ready: make(chan struct{})}
+}
+
+// started records the child's pid (0 if it did not start) for every line.
+func (w *stderrLog) started(pid int) {
+	if pid != 0 {
+		w.log = w.log.With("pid", pid)
+	}
+	close(w.ready)
 }
 
 var _ io.Writer = (*stderrLog)(nil)
@@ -145,6 +190,7 @@ var _ io.Writer = (*stderrLog)(nil)
 const maxStderrLine = 4 << 10
 
 func (w *stderrLog) Write(p []byte) (int, error) {
+	<-w.ready
 	n := len(p)
 	for len(p) > 0 {
 		i := 0

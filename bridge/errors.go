@@ -66,13 +66,16 @@ func toStatus(server, method string, err error) error {
 	if !errors.As(err, &ce) {
 		var rpc *jsonrpc.Error
 		if !errors.As(err, &rpc) {
+			// What the stdio client reports for the same events, so that
+			// every status carries a JsonRpcError.
 			switch {
 			case errors.Is(err, context.Canceled):
-				return status.Error(codes.Canceled, "the call was cancelled")
+				rpc = &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout, Message: "Request cancelled", Cause: err}
 			case errors.Is(err, context.DeadlineExceeded):
-				return status.Error(codes.DeadlineExceeded, "the call's deadline passed")
+				rpc = &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout, Message: "Request timed out", Cause: err}
+			default:
+				rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 			}
-			rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 		}
 		ce = &callError{rpc: rpc, server: server, method: method}
 	}

@@ -3,6 +3,8 @@ package bridge
 import (
 	"context"
 	"log/slog"
+	"runtime/debug"
+	"time"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
@@ -10,14 +12,29 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 )
 
+// Keepalive (DESIGN.md, Operations): Subscribe streams may stay quiet for
+// hours behind load balancers and NATs that drop idle connections, so the
+// server pings a connection after keepaliveTime without traffic and closes
+// it when the ping goes unanswered for keepaliveTimeout. Clients may ping
+// as often as every keepaliveMinTime, also with no call open, without
+// being sent away (grpc-go's default would GOAWAY a client pinging more
+// often than every 5 minutes).
+const (
+	keepaliveTime    = time.Minute
+	keepaliveTimeout = 20 * time.Second
+	keepaliveMinTime = 10 * time.Second
+)
+
 // NewGRPCServer returns a grpc.Server serving s: BridgeService, health and
 // reflection (v1 and v1alpha, so grpcurl works without proto files), the
-// message size limit, a recovery interceptor that turns a handler panic
-// into INTERNAL without a stack trace, and one log line per finished call
+// message size limit, keepalive for long quiet streams, a recovery
+// interceptor that turns a handler panic into INTERNAL without a stack
+// trace (the stack goes to the log), and one log line per finished call
 // (no payloads), health and reflection excepted. opts come last and may
 // override.
 func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
@@ -28,11 +45,13 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		return c.Service == "mcpbridge.v1.BridgeService"
 	})
 	rec := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
-		s.cfg.Logger.ErrorContext(ctx, "mcpbridge: handler panicked", "panic", p)
+		s.cfg.Logger.ErrorContext(ctx, "mcpbridge: handler panicked", "panic", p, "stack", string(debug.Stack()))
 		return status.Error(codes.Internal, "internal error")
 	})
 	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
 	all := append(s.ServerOptions(),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(rec),
 			selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(log, logOpts...), logged),

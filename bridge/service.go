@@ -54,14 +54,14 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, servers: map[string]*supervisor{}, health: health.NewServer(), ready: map[string]bool{}}
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
-	// A supervisor may report its health (setHealth ranges over s.servers)
-	// before the loop has added the others: healthMu keeps it waiting.
-	s.healthMu.Lock()
+	// Supervisors report health as soon as they start, while this loop may
+	// still be adding the others; setHealth reads only cfg.Servers, never
+	// s.servers, so that needs no lock.
 	for _, sc := range cfg.Servers {
 		name := sc.Name
+		s.health.SetServingStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_NOT_SERVING)
 		s.servers[name] = newSupervisor(name, sc, cfg.Logger, func(serving bool) { s.setHealth(name, serving) })
 	}
-	s.healthMu.Unlock()
 	return s, nil
 }
 
@@ -78,8 +78,8 @@ func (s *Service) setHealth(name string, serving bool) {
 	}
 	s.health.SetServingStatus(HealthService+"/"+name, st)
 	all := healthpb.HealthCheckResponse_SERVING
-	for n := range s.servers {
-		if !s.ready[n] {
+	for _, sc := range s.cfg.Servers { // not s.servers: New may still be filling it in
+		if !s.ready[sc.Name] {
 			all = healthpb.HealthCheckResponse_NOT_SERVING
 		}
 	}

@@ -5,12 +5,24 @@
 //
 // With no command after --, serve fronts the built-in demo server, run as
 // this binary's own demo subcommand. Run `mcpbridge serve -h` for flags.
+//
+// Exit status: 0 after a graceful shutdown, 1 when serving failed, 2 for
+// a mistake on the command line.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
+
+// usageError is a mistake on the command line.
+type usageError struct {
+	err     error
+	printed bool // the flag package has already printed it, with the usage
+}
+
+func (e usageError) Error() string { return e.err.Error() }
 
 func main() {
 	args := os.Args[1:]
@@ -25,7 +37,15 @@ func main() {
 	default:
 		err = runServe(args)
 	}
-	if err != nil {
+	var usage usageError
+	switch {
+	case err == nil:
+	case errors.As(err, &usage):
+		if !usage.printed {
+			fmt.Fprintf(os.Stderr, "mcpbridge %s: %v\nRun 'mcpbridge %s -h' for usage.\n", cmd, err, cmd)
+		}
+		os.Exit(2)
+	default:
 		fmt.Fprintln(os.Stderr, "mcpbridge:", err)
 		os.Exit(1)
 	}

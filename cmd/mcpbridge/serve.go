@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -17,37 +18,103 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
+// defaultShutdownTimeout bounds how long a graceful shutdown waits for
+// calls in flight.
+const defaultShutdownTimeout = 10 * time.Second
+
+// serveFlags are the flags of `mcpbridge serve`.
+type serveFlags struct {
+	listen          string
+	name            string
+	protocol        string
+	maxMessageBytes int
+	defaultDeadline time.Duration
+	maxDeadline     time.Duration
+	grace           time.Duration
+	shutdownTimeout time.Duration
+	logLevel        slog.Level
+	command         []string
+}
+
+// parseServe parses and checks the arguments of `mcpbridge serve`. Every
+// error it returns is a usageError.
+func parseServe(args []string) (*serveFlags, error) {
+	f := &serveFlags{}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: mcpbridge serve [flags] [--] [command [args...]]\n\n"+
+			"Fronts the stdio MCP server that command starts (default: the built-in demo\n"+
+			"server) with gRPC: mcpbridge.v1.BridgeService, grpc.health.v1 and server\n"+
+			"reflection. SIGINT or SIGTERM shut it down gracefully; a second one forces it.\n\n")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:50051", "`address` to serve gRPC on (host:port; port 0 picks a free one)")
+	fs.StringVar(&f.name, "name", "", "the fronted server's `name` (the server field and mcp-server metadata; may stay empty)")
+	fs.StringVar(&f.protocol, "protocol", "auto", "MCP protocol `version`: auto (negotiate), or pin one of "+strings.Join(stdio.DefaultVersions, ", "))
+	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of gRPC messages and of the child's lines, in `bytes`")
+	fs.DurationVar(&f.defaultDeadline, "default-deadline", bridge.DefaultDeadline, "deadline of calls that arrive without one (not Subscribe or Connect)")
+	fs.DurationVar(&f.maxDeadline, "max-deadline", bridge.DefaultMaxDeadline, "longer deadlines are cut to this")
+	fs.DurationVar(&f.grace, "grace", bridge.DefaultGrace, "how long a stopping child gets after its stdin closes, and again after SIGTERM, before SIGKILL")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a graceful shutdown waits for calls in flight")
+	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError{err: err, printed: true} // flag printed it, with the usage
+	}
+	f.command = fs.Args()
+
+	// Explicit checks, so that a bad value is a clear error now rather
+	// than a crash-looping child or a silently applied default later.
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	bad := func(name, format string, args ...any) error {
+		return usageError{err: fmt.Errorf("invalid value %q for flag --%s: %s", fs.Lookup(name).Value.String(), name, fmt.Sprintf(format, args...))}
+	}
+	switch {
+	case f.protocol != "auto" && !slices.Contains(stdio.DefaultVersions, f.protocol):
+		return nil, bad("protocol", "want auto or one of %s", strings.Join(stdio.DefaultVersions, ", "))
+	case f.maxMessageBytes <= 0:
+		return nil, bad("max-message-bytes", "must be positive")
+	case f.defaultDeadline <= 0:
+		return nil, bad("default-deadline", "must be positive")
+	case f.maxDeadline <= 0:
+		return nil, bad("max-deadline", "must be positive")
+	case f.defaultDeadline > f.maxDeadline:
+		if set["default-deadline"] {
+			return nil, bad("default-deadline", "longer than --max-deadline %v", f.maxDeadline)
+		}
+		f.defaultDeadline = f.maxDeadline // only the maximum was lowered
+	case f.grace <= 0:
+		return nil, bad("grace", "must be positive")
+	case f.shutdownTimeout <= 0:
+		return nil, bad("shutdown-timeout", "must be positive")
+	}
+	if _, _, err := net.SplitHostPort(f.listen); err != nil {
+		return nil, bad("listen", "%v", err)
+	}
+	return f, nil
+}
+
 // runServe is `mcpbridge serve`: the gRPC bridge in front of one stdio MCP
 // server, until SIGINT or SIGTERM.
 func runServe(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: mcpbridge serve [flags] [-- command [args...]]\n\n"+
-			"Fronts the stdio MCP server started by command (default: the built-in demo server) with gRPC.\n\n")
-		fs.PrintDefaults()
+	// Signals first: one that arrives while the child starts shuts down
+	// gracefully too, instead of killing the bridge mid-start.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+
+	f, err := parseServe(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
 	}
-	listen := fs.String("listen", "127.0.0.1:50051", "address to serve gRPC on")
-	name := fs.String("name", "", "the fronted server's name (the `server` field and mcp-server metadata)")
-	protocol := fs.String("protocol", "auto", "MCP protocol version: auto, or a pinned 2026-07-28, 2025-11-25 or 2025-06-18")
-	maxMsg := fs.Int("max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of gRPC messages and of the child's lines")
-	deadline := fs.Duration("default-deadline", bridge.DefaultDeadline, "deadline of calls that arrive without one")
-	maxDeadline := fs.Duration("max-deadline", bridge.DefaultMaxDeadline, "longer deadlines are cut to this")
-	grace := fs.Duration("grace", bridge.DefaultGrace, "how long a stopping child gets after stdin closes, and again after SIGTERM")
-	stopWait := fs.Duration("shutdown-timeout", 10*time.Second, "how long graceful shutdown waits for calls in flight")
-	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("-log-level: %v", err)
-	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: f.logLevel}))
 
-	command := fs.Args()
+	command := f.command
 	if len(command) == 0 {
 		self, err := os.Executable()
 		if err != nil {
@@ -55,48 +122,57 @@ func runServe(args []string) error {
 		}
 		command = []string{self, "demo"}
 	}
-	server := bridge.ServerConfig{Name: *name, Command: command[0], Args: command[1:], Grace: *grace}
-	if *protocol != "auto" {
-		server.Versions = []string{*protocol}
+	// Listen before starting the child: a taken port is reported at once.
+	lis, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return err
+	}
+	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace}
+	if f.protocol != "auto" {
+		server.Versions = []string{f.protocol}
 	}
 	svc, err := bridge.New(bridge.Config{
-		Servers: []bridge.ServerConfig{server}, MaxMessageBytes: *maxMsg,
-		DefaultDeadline: *deadline, MaxDeadline: *maxDeadline, Logger: log,
+		Servers: []bridge.ServerConfig{server}, MaxMessageBytes: f.maxMessageBytes,
+		DefaultDeadline: f.defaultDeadline, MaxDeadline: f.maxDeadline, Logger: log,
 	})
 	if err != nil {
+		lis.Close()
 		return err
 	}
 	defer svc.Close()
 
-	lis, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return err
-	}
 	gs := svc.NewGRPCServer()
-	log.Info("mcpbridge: serving", "listen", lis.Addr().String(), "command", strings.Join(command, " "))
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	log.Info("mcpbridge: serving", "listen", lis.Addr().String(), "command", strings.Join(command, " "), "protocol", f.protocol)
 	served := make(chan error, 1)
-	go func() { served <- gs.Serve(lis) }()
+	go func() { served <- gs.Serve(lis) }() // returns once gs stops
 	select {
 	case err := <-served:
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("mcpbridge: shutting down")
-	svc.Shutdown() // health NOT_SERVING first, so balancers drain us
+	stopSignals() // a second signal takes the default action: exit at once (children die by Pdeathsig)
+	log.Info("mcpbridge: shutting down; signal again to force", "timeout", f.shutdownTimeout.String())
+
+	// DESIGN.md, Operations: health NOT_SERVING first so that balancers
+	// drain the bridge, then GracefulStop with a deadline, then the
+	// children.
+	svc.Shutdown()
 	stopped := make(chan struct{})
 	go func() {
 		gs.GracefulStop()
 		close(stopped)
 	}()
+	t := time.NewTimer(f.shutdownTimeout)
 	select {
 	case <-stopped:
-	case <-time.After(*stopWait):
+		t.Stop()
+	case <-t.C:
+		log.Warn("mcpbridge: calls still in flight at the shutdown timeout; cancelling them")
 		gs.Stop()
+		<-stopped
 	}
-	return svc.Close()
+	<-served
+	err = svc.Close()
+	log.Info("mcpbridge: stopped")
+	return err
 }
-
-var _ = stdio.Version20260728

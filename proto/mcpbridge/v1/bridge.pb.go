@@ -37,9 +37,14 @@
 // server. When both are set they must agree; an unknown name, or a field and
 // a header that disagree, is INVALID_ARGUMENT and nothing reaches a child.
 //
-// With the `session` child policy (see ServerPolicy), the `mcp-session`
-// metadata value picks the caller's own child; callers without it are
-// refused with INVALID_ARGUMENT. The other policies ignore it.
+// # Children
+//
+// The bridge runs one shared child per fronted server: every caller's
+// requests are multiplexed onto that one process (SERVER_POLICY_SHARED),
+// which the bridge restarts with backoff when it exits. That is the only
+// policy built today. SERVER_POLICY_POOL and SERVER_POLICY_SESSION are
+// reserved for pools of children and for one child per client session;
+// the bridge never reports them, and it reads no `mcp-session` metadata.
 //
 // # Deadlines and cancellation
 //
@@ -118,9 +123,8 @@
 //  1. `ping` is answered `{}` by the bridge itself.
 //  2. `roots/list`, when a roots list is configured for the server, is
 //     answered by the bridge from that list.
-//  3. If a Connect tunnel is open on that child in the same session (same
-//     `mcp-session` value; with the `shared` and `pool` policies, any tunnel
-//     on that child, the most recently opened first), the request goes into
+//  3. If a Connect tunnel is open on that child (any tunnel on it, the most
+//     recently opened first: the child is shared), the request goes into
 //     that tunnel as a JSON-RPC request under a bridge-minted id, and the
 //     tunnel's JSON-RPC response goes back to the child.
 //  4. Otherwise it is offered as a `server_request` message (ServerRequest)
@@ -137,11 +141,11 @@
 // A request that was delivered but not answered by
 // ServerRequest.expire_time (a configured bounded wait), or whose every
 // receiving stream ended first, gets a JSON-RPC error (-32603) and is
-// forgotten. With the `shared` and `pool` policies a child's request may
-// stem from any caller's call and carry its data; use the `session` policy
-// to keep them within one client. 2026 children never send such requests: they ask for input
-// inside results instead (see InputRequired); if one sends one anyway it gets
-// -32601.
+// forgotten. Because the child is shared, a child's request may stem from
+// any caller's call and carry its data: front a server whose requests carry
+// one client's data with one bridge per client. 2026 children never send
+// such requests: they ask for input inside results instead (see
+// InputRequired); if one sends one anyway it gets -32601.
 //
 // # Multi round-trip requests (MRTR, 2026 children)
 //
@@ -185,7 +189,9 @@ const (
 	// The child exited and the supervisor waits its backoff before restarting
 	// it; calls fail with UNAVAILABLE and RetryInfo meanwhile.
 	ChildState_CHILD_STATE_RESTARTING ChildState = 3
-	// The child is draining and being stopped (shutdown or idle session).
+	// The child is being stopped (the bridge is shutting down): stdin
+	// closed, then SIGTERM and SIGKILL to its process group after the grace
+	// period; calls fail with UNAVAILABLE without RetryInfo.
 	ChildState_CHILD_STATE_STOPPING ChildState = 4
 	// The child hit the crash-loop limit and is not restarted; calls fail with
 	// UNAVAILABLE without RetryInfo.
@@ -239,7 +245,8 @@ func (ChildState) EnumDescriptor() ([]byte, []int) {
 	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{0}
 }
 
-// ServerPolicy is how the bridge maps callers to children.
+// ServerPolicy is how the bridge maps callers to children. Only
+// SERVER_POLICY_SHARED is built; the others are reserved names.
 type ServerPolicy int32
 
 const (
@@ -247,9 +254,10 @@ const (
 	ServerPolicy_SERVER_POLICY_UNSPECIFIED ServerPolicy = 0
 	// One child multiplexed by all callers.
 	ServerPolicy_SERVER_POLICY_SHARED ServerPolicy = 1
-	// N children; each call goes to the least-loaded one.
+	// Reserved, not built: N children, each call to the least-loaded one.
 	ServerPolicy_SERVER_POLICY_POOL ServerPolicy = 2
-	// One child per client session, keyed by the `mcp-session` metadata value.
+	// Reserved, not built: one child per client session, keyed by an
+	// `mcp-session` metadata value.
 	ServerPolicy_SERVER_POLICY_SESSION ServerPolicy = 3
 )
 
@@ -547,9 +555,8 @@ type GetServerResponse struct {
 	// The child's instructions for the model.
 	// Default: empty when the child sent none. Eras: all.
 	Instructions string `protobuf:"bytes,4,opt,name=instructions,proto3" json:"instructions,omitempty"`
-	// The child whose negotiation this response describes: the only one with
-	// the `shared` policy, the least-loaded one with `pool`, the caller's own
-	// with `session`.
+	// The child whose negotiation this response describes: the server's one
+	// shared child.
 	// Default: always set. Eras: all.
 	Child *Child `protobuf:"bytes,5,opt,name=child,proto3" json:"child,omitempty"`
 	// The fronted server's name, resolved: useful when the request left
@@ -557,7 +564,7 @@ type GetServerResponse struct {
 	// Default: never empty. Eras: all.
 	Name string `protobuf:"bytes,6,opt,name=name,proto3" json:"name,omitempty"`
 	// How the bridge maps callers to children for this server.
-	// Default: SERVER_POLICY_SHARED unless configured. Eras: all.
+	// Default: SERVER_POLICY_SHARED, the only policy built today. Eras: all.
 	Policy        ServerPolicy `protobuf:"varint,7,opt,name=policy,proto3,enum=mcpbridge.v1.ServerPolicy" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -37,9 +37,14 @@
 // server. When both are set they must agree; an unknown name, or a field and
 // a header that disagree, is INVALID_ARGUMENT and nothing reaches a child.
 //
-// With the `session` child policy (see ServerPolicy), the `mcp-session`
-// metadata value picks the caller's own child; callers without it are
-// refused with INVALID_ARGUMENT. The other policies ignore it.
+// # Children
+//
+// The bridge runs one shared child per fronted server: every caller's
+// requests are multiplexed onto that one process (SERVER_POLICY_SHARED),
+// which the bridge restarts with backoff when it exits. That is the only
+// policy built today. SERVER_POLICY_POOL and SERVER_POLICY_SESSION are
+// reserved for pools of children and for one child per client session;
+// the bridge never reports them, and it reads no `mcp-session` metadata.
 //
 // # Deadlines and cancellation
 //
@@ -118,9 +123,8 @@
 //  1. `ping` is answered `{}` by the bridge itself.
 //  2. `roots/list`, when a roots list is configured for the server, is
 //     answered by the bridge from that list.
-//  3. If a Connect tunnel is open on that child in the same session (same
-//     `mcp-session` value; with the `shared` and `pool` policies, any tunnel
-//     on that child, the most recently opened first), the request goes into
+//  3. If a Connect tunnel is open on that child (any tunnel on it, the most
+//     recently opened first: the child is shared), the request goes into
 //     that tunnel as a JSON-RPC request under a bridge-minted id, and the
 //     tunnel's JSON-RPC response goes back to the child.
 //  4. Otherwise it is offered as a `server_request` message (ServerRequest)
@@ -137,11 +141,11 @@
 // A request that was delivered but not answered by
 // ServerRequest.expire_time (a configured bounded wait), or whose every
 // receiving stream ended first, gets a JSON-RPC error (-32603) and is
-// forgotten. With the `shared` and `pool` policies a child's request may
-// stem from any caller's call and carry its data; use the `session` policy
-// to keep them within one client. 2026 children never send such requests: they ask for input
-// inside results instead (see InputRequired); if one sends one anyway it gets
-// -32601.
+// forgotten. Because the child is shared, a child's request may stem from
+// any caller's call and carry its data: front a server whose requests carry
+// one client's data with one bridge per client. 2026 children never send
+// such requests: they ask for input inside results instead (see
+// InputRequired); if one sends one anyway it gets -32601.
 //
 // # Multi round-trip requests (MRTR, 2026 children)
 //

@@ -1,0 +1,141 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+)
+
+// The "child" fixture is a small MCP server (package stdio/mcp served by
+// stdio.Serve) that misbehaves on demand, for the supervisor tests. Its
+// tools:
+//
+//   - echo {"message"}: returns the message.
+//   - block: returns only when cancelled; it writes "fixture: blocking" to
+//     stderr first, so a test knows the call is in flight.
+//   - crash {"code"}: exits with that status at once, mid-call.
+//   - pids: returns {"pid":…, "grandchild":…}.
+//
+// Environment switches:
+//
+//   - FIXTURE_FAIL_START=1: print a diagnosis with a path on stderr and
+//     exit 1 before serving (a server that cannot start).
+//   - FIXTURE_GATE=<fifo>: read the named pipe to its end before serving,
+//     so that a test decides when each start completes.
+//   - FIXTURE_IGNORE_EOF=1: keep running after stdin reaches EOF.
+//   - FIXTURE_IGNORE_TERM=1: ignore SIGTERM.
+//   - FIXTURE_GRANDCHILD=1: start a "grandchild" fixture in the child's
+//     process group, holding the child's stdout.
+func init() {
+	fixtures["child"] = runChildFixture
+	fixtures["grandchild"] = runGrandchildFixture
+}
+
+// fixtureChild configures a fronted server that runs the "child" fixture
+// with the given FIXTURE_* settings.
+func fixtureChild(t *testing.T, name string, grace time.Duration, env ...string) ServerConfig {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := []stdio.EnvVar{
+		{Name: "BRIDGE_TEST_FIXTURE", Value: "child"},
+		// Under -race a process sleeps 1 s at exit by default, longer
+		// than the grace periods here.
+		{Name: "GORACE", Value: strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")},
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars = append(vars, stdio.EnvVar{Name: k, Value: v})
+	}
+	return ServerConfig{Name: name, Command: self, Env: vars, Grace: grace}
+}
+
+// secretDiagnosis is what a failing fixture prints on stderr; it must
+// never reach a gRPC client.
+const secretDiagnosis = "fixture: cannot read /etc/mcpbridge-test/secret.key: permission denied"
+
+func runChildFixture() int {
+	out, err := stdio.TakeStdout()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fixture:", err)
+		return 2
+	}
+	if os.Getenv("FIXTURE_FAIL_START") == "1" {
+		fmt.Fprintln(os.Stderr, secretDiagnosis)
+		return 1
+	}
+	if gate := os.Getenv("FIXTURE_GATE"); gate != "" {
+		if _, err := os.ReadFile(gate); err != nil {
+			fmt.Fprintln(os.Stderr, "fixture: gate:", err)
+			return 2
+		}
+	}
+	if os.Getenv("FIXTURE_IGNORE_TERM") == "1" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	grandchild := 0
+	if os.Getenv("FIXTURE_GRANDCHILD") == "1" {
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fixture:", err)
+			return 2
+		}
+		cmd := exec.Command(self)
+		cmd.Env = append(os.Environ(), "BRIDGE_TEST_FIXTURE=grandchild")
+		cmd.Stdout = out // holds the child's stdout, as a launcher's real server does
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "fixture: grandchild:", err)
+			return 2
+		}
+		grandchild = cmd.Process.Pid
+	}
+
+	srv := mcp.NewServer(mcp.Implementation{Name: "bridge-fixture", Version: "1.0.0"}, mcp.ServerConfig{})
+	srv.AddTool(mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		var args struct{ Message string }
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
+			return nil, err
+		}
+		return mcp.TextResult(args.Message), nil
+	})
+	srv.AddTool(mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		fmt.Fprintln(os.Stderr, "fixture: blocking")
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	srv.AddTool(mcp.Tool{Name: "crash"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		var args struct{ Code int }
+		_ = json.Unmarshal(req.Arguments, &args)
+		os.Exit(args.Code)
+		return nil, nil
+	})
+	srv.AddTool(mcp.Tool{Name: "pids"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		return mcp.TextResult(fmt.Sprintf(`{"pid":%d,"grandchild":%d}`, os.Getpid(), grandchild)), nil
+	})
+	if err := stdio.Serve(context.Background(), srv, os.Stdin, out, stdio.ServerConfig{}); err != nil {
+		fmt.Fprintln(os.Stderr, "fixture: serve:", err)
+	}
+	if os.Getenv("FIXTURE_IGNORE_EOF") == "1" {
+		time.Sleep(time.Hour)
+	}
+	return 0
+}
+
+// runGrandchildFixture lives until it is signalled; it inherits the
+// child's process group and stdout.
+func runGrandchildFixture() int {
+	time.Sleep(time.Hour)
+	return 0
+}

@@ -1,0 +1,374 @@
+//go:build linux
+
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio"
+)
+
+// These tests run the supervisor with real child processes (the "child"
+// fixture of supervisor_fixture_test.go) behind a real gRPC server on
+// loopback. They wait for events (log lines, health updates, state
+// changes, process exits), never for time to pass. Linux only: they watch
+// processes that are not ours through pidfds.
+
+// newGate makes a named pipe for FIXTURE_GATE: each fixture start blocks
+// until release is called once for it.
+func newGate(t *testing.T) (path string, release func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "gate")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, func() {
+		t.Helper()
+		// Opening blocks until the fixture opens the other end.
+		if err := os.WriteFile(path, []byte("go\n"), 0); err != nil {
+			t.Fatalf("releasing the gate: %v", err)
+		}
+	}
+}
+
+// callTool runs tools/call through the Call RPC.
+func callTool(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, name, args string) (*mcpbridgev1.CallResponse, error) {
+	return bc.Call(ctx, &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: `{"name":"` + name + `","arguments":` + args + `}`})
+}
+
+// checkChildGone checks that err is the UNAVAILABLE of a call whose child
+// died, with RetryInfo (restarting) or without (not restarting).
+func checkChildGone(t *testing.T, what string, err error, restarting bool) {
+	t.Helper()
+	st, rpc, info, ri := splitStatus(err)
+	if st.Code() != codes.Unavailable || rpc.GetCode() != -32000 || info.GetReason() != reasonChildUnavailable {
+		t.Errorf("%s: status %v %q, JsonRpcError %v, ErrorInfo %v; want UNAVAILABLE, -32000, CHILD_UNAVAILABLE", what, st.Code(), st.Message(), rpc, info)
+	}
+	switch {
+	case restarting && (ri == nil || ri.GetRetryDelay().AsDuration() <= 0 || ri.GetRetryDelay().AsDuration() > initialBackoff):
+		t.Errorf("%s: RetryInfo %v, want a delay in (0, %v]", what, ri, initialBackoff)
+	case !restarting && ri != nil:
+		t.Errorf("%s: RetryInfo %v, want none", what, ri)
+	}
+}
+
+// expectHealth reads the next status from a health Watch stream.
+func expectHealth(t *testing.T, w healthpb.Health_WatchClient, want healthpb.HealthCheckResponse_ServingStatus) {
+	t.Helper()
+	got, err := w.Recv()
+	if err != nil {
+		t.Fatalf("health Watch: %v", err)
+	}
+	if got.GetStatus() != want {
+		t.Fatalf("health Watch = %v, want %v", got.GetStatus(), want)
+	}
+}
+
+// pidfd opens a pidfd for pid, which must be alive, so that processes that
+// are not our children (a fixture's grandchild) can be waited for too.
+func pidfd(t *testing.T, pid int) int {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatalf("pidfd_open(%d): %v", pid, err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd
+}
+
+// exited waits up to wait for the process behind fd to exit (a zombie
+// counts: it runs no more) and reports whether it has.
+func exited(t *testing.T, fd int, wait time.Duration) bool {
+	t.Helper()
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, int(wait.Milliseconds()))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll(pidfd): %v", err)
+		}
+		return n == 1
+	}
+}
+
+// currentChild waits for the server's child to be READY and returns it.
+func currentChild(t *testing.T, svc *Service, server string) *child {
+	t.Helper()
+	sup := svc.servers[server]
+	if st := sup.waitState(mcpbridgev1.ChildState_CHILD_STATE_READY); st != mcpbridgev1.ChildState_CHILD_STATE_READY {
+		t.Fatalf("server %q is %v, want READY", server, st)
+	}
+	_, c := sup.info()
+	return c
+}
+
+// The whole crash-and-restart cycle over gRPC on loopback: calls in flight
+// fail UNAVAILABLE at once with RetryInfo when the child dies (by exiting
+// mid-call, then by SIGKILL), health goes NOT_SERVING and back to SERVING,
+// the next call succeeds on the new child, and GetServer tells the story.
+func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failing wait fails instead of hanging
+	defer cancel()
+	gate, release := newGate(t)
+	logs := newLogRecorder()
+	svc := newService(t, Config{
+		Servers: []ServerConfig{fixtureChild(t, "fx", time.Second, "FIXTURE_GATE="+gate)},
+		Logger:  logs.logger(),
+	})
+	conn := loopbackBridge(t, svc)
+	bc := mcpbridgev1.NewBridgeServiceClient(conn)
+	hc := healthpb.NewHealthClient(conn)
+
+	overall, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{Service: HealthService})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perServer, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{Service: HealthService + "/fx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectHealth(t, overall, healthpb.HealthCheckResponse_NOT_SERVING) // the child waits at the gate
+	expectHealth(t, perServer, healthpb.HealthCheckResponse_NOT_SERVING)
+	release()
+	expectHealth(t, overall, healthpb.HealthCheckResponse_SERVING)
+	expectHealth(t, perServer, healthpb.HealthCheckResponse_SERVING)
+
+	first, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1 := first.GetChild()
+	if c1.GetState() != mcpbridgev1.ChildState_CHILD_STATE_READY || c1.GetPid() == 0 || c1.GetStartedAt() == nil || c1.GetRestarts() != 0 || c1.GetLastExit() != "" {
+		t.Fatalf("GetServer().child = %v, want READY with a pid, started_at, no restarts or last exit", c1)
+	}
+	if first.GetName() != "fx" || first.GetProtocolVersion() != stdio.Version20260728 || first.GetServerInfo().GetFields()["name"].GetStringValue() != "bridge-fixture" {
+		t.Errorf("GetServer() = %v, want server fx at 2026-07-28 with the fixture's serverInfo", first)
+	}
+
+	// Two calls in flight when the child dies: one blocked in a tool, and
+	// the one that makes the child exit.
+	blocked := make(chan error, 1)
+	go func() {
+		_, err := callTool(ctx, bc, "block", `{}`)
+		blocked <- err
+	}()
+	// The child's stderr reaches the log line by line, with server and pid.
+	logs.waitFor(ctx, t, "mcpbridge: server stderr", "fixture: blocking", "server=fx", fmt.Sprintf("pid=%d", c1.GetPid()))
+	_, err = callTool(ctx, bc, "crash", `{"code":3}`)
+	checkChildGone(t, "the call that crashed the child", err, true)
+	checkChildGone(t, "the call blocked in the child", <-blocked, true)
+	expectHealth(t, overall, healthpb.HealthCheckResponse_NOT_SERVING)
+	expectHealth(t, perServer, healthpb.HealthCheckResponse_NOT_SERVING)
+
+	release() // the restart completes
+	expectHealth(t, overall, healthpb.HealthCheckResponse_SERVING)
+	expectHealth(t, perServer, healthpb.HealthCheckResponse_SERVING)
+	res, err := callTool(ctx, bc, "echo", `{"message":"after the restart"}`)
+	if err != nil || !strings.Contains(res.GetResultJson(), "after the restart") {
+		t.Fatalf("echo after the restart = %v, %v; want the message back", res, err)
+	}
+	second, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := second.GetChild()
+	if c2.GetState() != mcpbridgev1.ChildState_CHILD_STATE_READY || c2.GetPid() == 0 || c2.GetPid() == c1.GetPid() ||
+		!c2.GetStartedAt().AsTime().After(c1.GetStartedAt().AsTime()) || c2.GetRestarts() != 1 || c2.GetLastExit() != "exit status 3" {
+		t.Errorf("GetServer().child after the crash = %v, want READY, a new pid and started_at, 1 restart, last exit \"exit status 3\" (before: %v)", c2, c1)
+	}
+
+	// Killed from outside this time.
+	if err := syscall.Kill(int(c2.GetPid()), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	expectHealth(t, overall, healthpb.HealthCheckResponse_NOT_SERVING)
+	release()
+	expectHealth(t, overall, healthpb.HealthCheckResponse_SERVING)
+	third, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c3 := third.GetChild(); c3.GetRestarts() != 2 || c3.GetLastExit() != "signal: killed" || c3.GetPid() == c2.GetPid() {
+		t.Errorf("GetServer().child after SIGKILL = %v, want 2 restarts, last exit \"signal: killed\", a new pid", c3)
+	}
+}
+
+// A server that exits before it negotiates is retried up to the
+// crash-loop limit and then left FAILED: calls get UNAVAILABLE without
+// RetryInfo, and what the server printed (paths included) stays in the
+// bridge's log, out of the status.
+func TestChildThatCannotStartEndsFailed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failing wait fails instead of hanging
+	defer cancel()
+	logs := newLogRecorder()
+	cfg := fixtureChild(t, "", time.Second, "FIXTURE_FAIL_START=1")
+	cfg.MaxRestarts = 1
+	svc := newService(t, Config{Servers: []ServerConfig{cfg}, Logger: logs.logger()})
+	conn := loopbackBridge(t, svc)
+	bc := mcpbridgev1.NewBridgeServiceClient(conn)
+
+	if st := svc.servers[""].waitState(mcpbridgev1.ChildState_CHILD_STATE_FAILED); st != mcpbridgev1.ChildState_CHILD_STATE_FAILED {
+		t.Fatalf("state = %v, want FAILED", st)
+	}
+	_, err := callTool(ctx, bc, "echo", `{"message":"x"}`)
+	checkChildGone(t, "a call to a crash-looping server", err, false)
+	if st := status.Convert(err); strings.Contains(st.Message(), "secret") || strings.Contains(fmt.Sprint(st.Details()), "secret") {
+		t.Errorf("the status leaks the child's stderr: %v %v", st.Message(), st.Details())
+	}
+	if !logs.has("mcpbridge: server stderr", secretDiagnosis) {
+		t.Errorf("the child's stderr is not in the bridge's log")
+	}
+	got, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := got.GetChild(); c.GetState() != mcpbridgev1.ChildState_CHILD_STATE_FAILED || c.GetRestarts() != 1 || c.GetLastExit() != "exit status 1" || c.GetPid() != 0 {
+		t.Errorf("GetServer().child = %v, want FAILED, 1 restart, last exit \"exit status 1\", no pid", c)
+	}
+	health, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{Service: HealthService})
+	if err != nil || health.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("health = %v, %v; want NOT_SERVING", health, err)
+	}
+}
+
+// Service.Close stops a child by closing its stdin, then SIGTERM to its
+// process group after the grace period, then SIGKILL after another; a
+// grandchild in the group that holds the child's stdout goes too.
+func TestCloseEscalates(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		signal  syscall.Signal // how the child ended; 0: it exited
+		atLeast time.Duration  // how long Close must have taken
+	}{
+		{"exits at EOF", nil, 0, 0},
+		{"ignores EOF", []string{"FIXTURE_IGNORE_EOF=1"}, syscall.SIGTERM, grace},
+		{"ignores EOF and SIGTERM", []string{"FIXTURE_IGNORE_EOF=1", "FIXTURE_IGNORE_TERM=1"}, syscall.SIGKILL, 2 * grace},
+		{"grandchild holds its stdout", []string{"FIXTURE_GRANDCHILD=1"}, 0, grace},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "", grace, tc.env...)}, Logger: slog.New(slog.DiscardHandler)})
+			c := currentChild(t, svc, "")
+			res, err := svc.Call(t.Context(), &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: `{"name":"pids"}`})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pids struct{ Pid, Grandchild int }
+			if err := json.Unmarshal([]byte(firstText(t, res.GetResultJson())), &pids); err != nil || pids.Pid != c.proc.Pid() {
+				t.Fatalf("pids = %+v, %v; want the child's pid %d", pids, err, c.proc.Pid())
+			}
+			var grandchild int
+			if pids.Grandchild != 0 {
+				grandchild = pidfd(t, pids.Grandchild)
+			}
+
+			start := time.Now()
+			svc.Close()
+			took := time.Since(start)
+
+			state := c.client.ExitState()
+			if state == nil {
+				t.Fatalf("Close returned before the child was reaped")
+			}
+			ws := state.Sys().(syscall.WaitStatus)
+			switch {
+			case tc.signal == 0 && (ws.Signaled() || ws.ExitStatus() != 0):
+				t.Errorf("child ended with %v, want exit status 0", state)
+			case tc.signal != 0 && (!ws.Signaled() || ws.Signal() != tc.signal):
+				t.Errorf("child ended with %v, want signal %v", state, tc.signal)
+			}
+			if took < tc.atLeast {
+				t.Errorf("Close took %v, want at least %v", took, tc.atLeast)
+			}
+			if grandchild != 0 && !exited(t, grandchild, 10*time.Second) {
+				t.Errorf("grandchild %d survived Close", pids.Grandchild)
+			}
+		})
+	}
+}
+
+// Service.Close with several servers, one of them stubborn, stops every
+// child and grandchild, fails the calls in flight with UNAVAILABLE and no
+// RetryInfo, and is idempotent; calls after it fail the same way.
+func TestCloseLeavesNoChildBehind(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failing wait fails instead of hanging
+	defer cancel()
+	logs := newLogRecorder()
+	svc := newService(t, Config{
+		Servers: []ServerConfig{
+			fixtureChild(t, "plain", 200*time.Millisecond),
+			fixtureChild(t, "stubborn", 200*time.Millisecond, "FIXTURE_IGNORE_EOF=1", "FIXTURE_IGNORE_TERM=1", "FIXTURE_GRANDCHILD=1"),
+		},
+		Logger: logs.logger(),
+	})
+	conn := loopbackBridge(t, svc)
+	bc := mcpbridgev1.NewBridgeServiceClient(conn)
+
+	var fds []int
+	for _, name := range []string{"plain", "stubborn"} {
+		c := currentChild(t, svc, name)
+		fds = append(fds, pidfd(t, c.proc.Pid()))
+		res, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Server: name, Method: "tools/call", ParamsJson: `{"name":"pids"}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pids struct{ Grandchild int }
+		json.Unmarshal([]byte(firstText(t, res.GetResultJson())), &pids)
+		if pids.Grandchild != 0 {
+			fds = append(fds, pidfd(t, pids.Grandchild))
+		}
+	}
+	if len(fds) != 3 {
+		t.Fatalf("watching %d processes, want 3", len(fds))
+	}
+
+	blocked := make(chan error, 1)
+	go func() {
+		_, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "plain", Method: "tools/call", ParamsJson: `{"name":"block"}`})
+		blocked <- err
+	}()
+	logs.waitFor(ctx, t, "fixture: blocking", "server=plain")
+
+	svc.Close()
+	for i, fd := range fds {
+		// Close waited for each child and for its output to close; a
+		// process may take a moment more to turn into a zombie.
+		if !exited(t, fd, 5*time.Second) {
+			t.Errorf("process %d of 3 is still running after Close", i+1)
+		}
+	}
+	checkChildGone(t, "the call in flight at Close", <-blocked, false)
+	_, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "stubborn", Method: "tools/call", ParamsJson: `{"name":"pids"}`})
+	checkChildGone(t, "a call after Close", err, false)
+	if err := svc.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+}
+
+// firstText returns the text of a tools/call result's first content block.
+func firstText(t *testing.T, result string) string {
+	t.Helper()
+	var r struct{ Content []struct{ Text string } }
+	if err := json.Unmarshal([]byte(result), &r); err != nil || len(r.Content) == 0 {
+		t.Fatalf("tools/call result %s: %v", result, err)
+	}
+	return r.Content[0].Text
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+)
+
+// The "slow" fixture is a stdio MCP server (package stdio/mcp) for the
+// shutdown and deadline tests. Its tools:
+//
+//   - slow {"ms"}: writes "fixture: slow started" to stderr, which the
+//     bridge logs, then answers "done" after ms milliseconds (or fails
+//     when cancelled first).
+//   - hang: writes "fixture: hang started", then waits to be cancelled.
+//
+// FIXTURE_IGNORE_EOF=1 keeps it running after stdin reaches EOF, until
+// a signal ends it.
+//
+// The test binary is the fixture: the bridge under test runs it with
+// MCPBRIDGE_TEST_FIXTURE=slow, and this init serves the fixture and exits
+// before the test machinery starts. (The switch lives here rather than in
+// TestMain, which is shared with the demo's tests.)
+func init() {
+	if os.Getenv("MCPBRIDGE_TEST_FIXTURE") == "slow" {
+		os.Exit(runSlowFixture())
+	}
+}
+
+func runSlowFixture() int {
+	out, err := stdio.TakeStdout()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fixture:", err)
+		return 2
+	}
+	srv := mcp.NewServer(mcp.Implementation{Name: "slow-fixture", Version: "1.0.0"}, mcp.ServerConfig{})
+	srv.AddTool(mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		var args struct{ MS int }
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(os.Stderr, "fixture: slow started")
+		t := time.NewTimer(time.Duration(args.MS) * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return mcp.TextResult("done"), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	srv.AddTool(mcp.Tool{Name: "hang"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		fmt.Fprintln(os.Stderr, "fixture: hang started")
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	if err := stdio.Serve(context.Background(), srv, os.Stdin, out, stdio.ServerConfig{RequestTimeout: -1}); err != nil {
+		fmt.Fprintln(os.Stderr, "fixture: serve:", err)
+	}
+	if os.Getenv("FIXTURE_IGNORE_EOF") == "1" {
+		time.Sleep(time.Hour)
+	}
+	return 0
+}

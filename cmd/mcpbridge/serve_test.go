@@ -1,0 +1,618 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
+)
+
+// These tests run `mcpbridge serve` as a real process (the binary TestMain
+// builds) in front of real stdio MCP servers (the Go SDK conformance
+// server, and the "slow" fixture of serve_fixture_test.go), and drive it
+// with the real grpcurl binary and with grpc-go. They wait for events
+// (log lines, process exits), never for time to pass. Linux only: they
+// watch the bridge's child through a pidfd.
+
+// testTimeout bounds every wait, so that a failure fails instead of
+// hanging until go test's own timeout.
+const testTimeout = 2 * time.Minute
+
+// lineLog collects a process's stderr lines and lets a test wait for one.
+type lineLog struct {
+	mu      sync.Mutex
+	lines   []string
+	changed chan struct{}
+}
+
+func (l *lineLog) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) < 10000 {
+		l.lines = append(l.lines, line)
+	}
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// waitFor returns the first line that contains every one of parts.
+func (l *lineLog) waitFor(ctx context.Context, t *testing.T, parts ...string) string {
+	t.Helper()
+	for {
+		l.mu.Lock()
+		changed := l.changed
+		for _, line := range l.lines {
+			if containsAll(line, parts) {
+				l.mu.Unlock()
+				return line
+			}
+		}
+		l.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("no line with %q in the bridge's log (%v):\n%s", parts, ctx.Err(), l)
+		}
+	}
+}
+
+func (l *lineLog) has(parts ...string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range l.lines {
+		if containsAll(line, parts) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *lineLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// bridgeProcess is a running `mcpbridge serve`.
+type bridgeProcess struct {
+	cmd    *exec.Cmd
+	addr   string
+	log    *lineLog
+	exited chan struct{} // closed once the process has been reaped
+	state  *os.ProcessState
+}
+
+var listenRE = regexp.MustCompile(`msg="mcpbridge: serving" listen=(\S+)`)
+
+// startBridge runs `mcpbridge serve --listen 127.0.0.1:0 args...` with env
+// added to ours, and waits until it listens. Cleanup kills it if the test
+// did not stop it.
+func startBridge(t *testing.T, env []string, args ...string) *bridgeProcess {
+	t.Helper()
+	cmd := exec.Command(mcpbridgeBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	b := &bridgeProcess{cmd: cmd, log: &lineLog{changed: make(chan struct{})}, exited: make(chan struct{})}
+	go func() { // the reader, then the sole caller of Wait
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			b.log.add(sc.Text())
+		}
+		io.Copy(io.Discard, stderr)
+		cmd.Wait()
+		b.state = cmd.ProcessState
+		close(b.exited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-b.exited
+		if t.Failed() {
+			t.Logf("the bridge's log:\n%s", b.log)
+		}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	b.addr = listenRE.FindStringSubmatch(b.log.waitFor(ctx, t, `msg="mcpbridge: serving"`))[1]
+	return b
+}
+
+// wait waits for the bridge to exit and returns its exit code.
+func (b *bridgeProcess) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-b.exited:
+	case <-time.After(testTimeout):
+		t.Fatalf("the bridge did not exit")
+	}
+	return b.state.ExitCode()
+}
+
+// conn is a grpc-go client of the bridge.
+func (b *bridgeProcess) conn(t *testing.T) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(b.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// childPid returns the pid of the bridge's child, once it is ready.
+func childPid(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeServiceClient) int {
+	t.Helper()
+	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	if err != nil || res.GetChild().GetPid() == 0 {
+		t.Fatalf("GetServer = %v, %v; want a child with a pid", res, err)
+	}
+	return int(res.GetChild().GetPid())
+}
+
+// pidfd opens a pidfd for pid, which must be alive.
+func pidfd(t *testing.T, pid int) int {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatalf("pidfd_open(%d): %v", pid, err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd
+}
+
+// exited waits up to wait for the process behind fd to exit (a zombie
+// counts) and reports whether it has.
+func exited(t *testing.T, fd int, wait time.Duration) bool {
+	t.Helper()
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, int(wait.Milliseconds()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll(pidfd): %v", err)
+		}
+		return n == 1
+	}
+}
+
+// grpcurl runs the grpcurl binary and logs a transcript of each run.
+type grpcurl struct{ path string }
+
+const installGrpcurl = "GOBIN=$PWD/bin go install github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4"
+
+// findGrpcurl returns the grpcurl in <module>/bin (where .ci/run installs
+// the pinned version) or else on PATH; without one the test is skipped,
+// or fails under CI=true.
+func findGrpcurl(t *testing.T) grpcurl {
+	t.Helper()
+	if p := filepath.Join(stdiotest.ModuleRoot(t), "bin", "grpcurl"); isExecutable(p) {
+		return grpcurl{p}
+	}
+	if p, err := exec.LookPath("grpcurl"); err == nil {
+		return grpcurl{p}
+	}
+	stdiotest.MissingPeer(t, "grpcurl", installGrpcurl)
+	return grpcurl{}
+}
+
+func isExecutable(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
+}
+
+// run runs grpcurl with args and returns its stdout, its stderr and its
+// exit code.
+func (g grpcurl) run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.path, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running grpcurl: %v", err)
+	}
+	code = cmd.ProcessState.ExitCode()
+	t.Logf("$ grpcurl %s\n%s%s(exit %d)", shellQuote(args), out.String(), errOut.String(), code)
+	return out.String(), errOut.String(), code
+}
+
+// shellQuote renders args as a shell command line, for transcripts.
+func shellQuote(args []string) string {
+	plain := regexp.MustCompile(`^[A-Za-z0-9_./:=@,+-]+$`)
+	q := make([]string, len(args))
+	for i, a := range args {
+		if plain.MatchString(a) {
+			q[i] = a
+		} else {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+// unimplemented reports an RPC this branch does not serve yet.
+func unimplemented(stderr string) bool { return strings.Contains(stderr, "Code: Unimplemented") }
+
+// `mcpbridge serve` in front of the Go SDK conformance server, driven by
+// the real grpcurl: listing and describing the service through reflection,
+// the typed CallTool and CallToolStream (progress before the result), the
+// lossless Call, an error's details with -format-error, and health.
+func TestServeWithGrpcurl(t *testing.T) {
+	g := findGrpcurl(t)
+	b := startBridge(t, nil, append([]string{"--"}, stdiotest.GoSDKServer(t)...)...)
+	rpc := func(method string) string { return "mcpbridge.v1.BridgeService/" + method }
+
+	t.Run("list", func(t *testing.T) {
+		out, _, code := g.run(t, "-plaintext", b.addr, "list")
+		want := "grpc.health.v1.Health\ngrpc.reflection.v1.ServerReflection\ngrpc.reflection.v1alpha.ServerReflection\nmcpbridge.v1.BridgeService\n"
+		if code != 0 || out != want {
+			t.Errorf("grpcurl list = %q (exit %d), want %q", out, code, want)
+		}
+	})
+	t.Run("describe", func(t *testing.T) {
+		out, _, code := g.run(t, "-plaintext", b.addr, "describe", "mcpbridge.v1.BridgeService")
+		for _, want := range []string{
+			"mcpbridge.v1.BridgeService is a service:",
+			"rpc CallTool ( .mcpbridge.v1.CallToolRequest ) returns ( .mcpbridge.v1.CallToolResponse );",
+			"rpc CallToolStream ( .mcpbridge.v1.CallToolStreamRequest ) returns ( stream .mcpbridge.v1.CallToolStreamResponse );",
+			"rpc Connect ( stream .mcpbridge.v1.ConnectRequest ) returns ( stream .mcpbridge.v1.ConnectResponse );",
+		} {
+			if code != 0 || !strings.Contains(out, want) {
+				t.Errorf("grpcurl describe (exit %d) lacks %q", code, want)
+			}
+		}
+	})
+	t.Run("GetServer", func(t *testing.T) {
+		out, _, code := g.run(t, "-plaintext", "-d", `{}`, b.addr, rpc("GetServer"))
+		var res struct {
+			ProtocolVersion string
+			ServerInfo      struct{ Name string }
+			Child           struct {
+				Pid   int
+				State string
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+			t.Fatalf("GetServer: %v (exit %d)", err, code)
+		}
+		if res.ProtocolVersion != "2026-07-28" || res.ServerInfo.Name != "mcp-conformance-test-server" || res.Child.State != "CHILD_STATE_READY" || res.Child.Pid == 0 {
+			t.Errorf("GetServer = %+v, want the conformance server at 2026-07-28, READY with a pid", res)
+		}
+	})
+	t.Run("CallTool", func(t *testing.T) {
+		out, errOut, code := g.run(t, "-plaintext", "-d", `{"name":"test_simple_text"}`, b.addr, rpc("CallTool"))
+		if unimplemented(errOut) {
+			t.Skip("CallTool answers Unimplemented: the typed RPCs (convert.go/typed.go) are not on this branch yet")
+		}
+		var res struct {
+			Content []struct{ Text struct{ Text string } }
+			IsError bool
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+			t.Fatalf("CallTool: %v (exit %d)", err, code)
+		}
+		if len(res.Content) != 1 || res.Content[0].Text.Text != "This is a simple text response for testing." || res.IsError {
+			t.Errorf("CallTool test_simple_text = %s, want its one text block", out)
+		}
+	})
+	t.Run("CallToolStream", func(t *testing.T) {
+		out, errOut, code := g.run(t, "-plaintext", "-d", `{"name":"test_tool_with_progress"}`, b.addr, rpc("CallToolStream"))
+		if unimplemented(errOut) {
+			t.Skip("CallToolStream answers Unimplemented: it is not on this branch yet (typed RPCs, toolstream.go)")
+		}
+		if code != 0 {
+			t.Fatalf("CallToolStream exited %d", code)
+		}
+		// grpcurl prints one JSON object per stream message.
+		var kinds []string
+		dec := json.NewDecoder(strings.NewReader(out))
+		for {
+			var msg map[string]json.RawMessage
+			if err := dec.Decode(&msg); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatalf("stream output: %v", err)
+			}
+			for k := range msg {
+				kinds = append(kinds, k)
+			}
+		}
+		// test_tool_with_progress reports 0, 50 and 100 of 100.
+		if len(kinds) < 2 || kinds[len(kinds)-1] != "result" || strings.Count(strings.Join(kinds, " "), "result") != 1 || kinds[0] != "progress" {
+			t.Errorf("CallToolStream messages = %v, want progress messages, then exactly one result, last", kinds)
+		}
+	})
+	t.Run("Call", func(t *testing.T) {
+		out, _, code := g.run(t, "-plaintext", "-d", `{"method":"tools/call","params_json":"{\"name\":\"test_simple_text\",\"arguments\":{}}"}`, b.addr, rpc("Call"))
+		var res struct{ ResultJson string }
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+			t.Fatalf("Call: %v (exit %d)", err, code)
+		}
+		if !strings.Contains(res.ResultJson, `"text":"This is a simple text response for testing."`) {
+			t.Errorf("Call tools/call result_json = %s, want the tool's text", res.ResultJson)
+		}
+	})
+	t.Run("error details", func(t *testing.T) {
+		_, errOut, code := g.run(t, "-plaintext", "-format-error", "-d", `{"method":"tools/call","params_json":"{\"name\":\"no_such_tool\"}"}`, b.addr, rpc("Call"))
+		var st struct {
+			Code    int
+			Message string
+			Details []struct {
+				Type     string `json:"@type"`
+				Code     string
+				Message  string
+				Reason   string
+				Domain   string
+				Metadata map[string]string
+			}
+		}
+		if err := json.Unmarshal([]byte(errOut), &st); err != nil {
+			t.Fatalf("-format-error output: %v", err)
+		}
+		if code != 64+int(codes.InvalidArgument) || st.Code != int(codes.InvalidArgument) || len(st.Details) != 2 {
+			t.Fatalf("unknown tool: exit %d, status %+v; want INVALID_ARGUMENT (exit 67) with two details", code, st)
+		}
+		rpcErr, info := st.Details[0], st.Details[1]
+		if rpcErr.Type != "type.googleapis.com/mcpbridge.v1.JsonRpcError" || rpcErr.Code != "-32602" || rpcErr.Message != st.Message {
+			t.Errorf("first detail = %+v, want the child's JsonRpcError -32602", rpcErr)
+		}
+		if info.Type != "type.googleapis.com/google.rpc.ErrorInfo" || info.Reason != "CHILD_ERROR" || info.Domain != "mcpbridge" ||
+			info.Metadata["method"] != "tools/call" || info.Metadata["code"] != "-32602" {
+			t.Errorf("second detail = %+v, want ErrorInfo CHILD_ERROR with method and code", info)
+		}
+	})
+	t.Run("health", func(t *testing.T) {
+		for _, svc := range []string{"", "mcpbridge.v1.BridgeService"} {
+			out, _, code := g.run(t, "-plaintext", "-d", `{"service":"`+svc+`"}`, b.addr, "grpc.health.v1.Health/Check")
+			if code != 0 || !strings.Contains(out, `"status": "SERVING"`) {
+				t.Errorf("health of %q = %s (exit %d), want SERVING", svc, out, code)
+			}
+		}
+	})
+}
+
+// slowFixture is the environment and command that run the "slow" fixture
+// behind the bridge.
+func slowFixture(t *testing.T, env ...string) (fixtureEnv []string, command []string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Under -race a process sleeps 1 s at exit by default.
+	env = append(env, "MCPBRIDGE_TEST_FIXTURE=slow", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	return env, []string{"--", self}
+}
+
+// callSlow calls a "slow" fixture tool through Call and returns a channel
+// with the outcome.
+func callSlow(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, tool string, ms int) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		res, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: fmt.Sprintf(`{"name":%q,"arguments":{"ms":%d}}`, tool, ms)})
+		if err == nil && !strings.Contains(res.GetResultJson(), `"text":"done"`) {
+			err = fmt.Errorf("result %s, want done", res.GetResultJson())
+		}
+		done <- err
+	}()
+	return done
+}
+
+// SIGTERM and SIGINT shut the bridge down gracefully: a call in flight
+// finishes, or, past --shutdown-timeout, fails UNAVAILABLE; the bridge
+// exits 0 and its child is gone.
+func TestServeGracefulShutdown(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		for _, tc := range []struct {
+			name string
+			tool string
+			want codes.Code
+		}{
+			{"call finishes", "slow", codes.OK},
+			{"call outlives the timeout", "hang", codes.Unavailable},
+		} {
+			t.Run(sig.String()+"/"+tc.name, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+				defer cancel()
+				env, command := slowFixture(t)
+				b := startBridge(t, env, append([]string{"--shutdown-timeout", "500ms"}, command...)...)
+				bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
+				child := pidfd(t, childPid(ctx, t, bc))
+
+				done := callSlow(ctx, bc, tc.tool, 300)
+				b.log.waitFor(ctx, t, "mcpbridge: server stderr", "fixture: "+tc.tool+" started")
+				if err := b.cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				if err := <-done; status.Code(err) != tc.want {
+					t.Errorf("the call in flight at %v = %v, want %v", sig, err, tc.want)
+				}
+				if code := b.wait(t); code != 0 {
+					t.Errorf("the bridge exited %d after %v, want 0", code, sig)
+				}
+				if !exited(t, child, 0) { // the bridge reaped it before exiting
+					t.Errorf("the child outlived the bridge")
+				}
+				if !b.log.has("mcpbridge: stopped") {
+					t.Errorf("the bridge's log lacks its last line")
+				}
+			})
+		}
+	}
+}
+
+// A bridge killed with SIGKILL cannot stop its child; the kernel does
+// (Pdeathsig).
+func TestServeKilledLeavesNoChild(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	b := startBridge(t, nil, append([]string{"--"}, stdiotest.GoSDKServer(t)...)...)
+	child := pidfd(t, childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t))))
+	if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	b.wait(t)
+	if !exited(t, child, 10*time.Second) {
+		t.Errorf("the child outlived the SIGKILLed bridge")
+	}
+}
+
+// Each flag of `mcpbridge serve` does what it says, and a bad value is a
+// clear error (exit 2) before anything starts.
+func TestServeFlags(t *testing.T) {
+	t.Run("invalid", func(t *testing.T) {
+		for _, tc := range []struct {
+			args []string
+			code int
+			want string
+		}{
+			{[]string{"--protocol", "2024-11-05"}, 2, `invalid value "2024-11-05" for flag --protocol: want auto or one of 2026-07-28, 2025-11-25, 2025-06-18`},
+			{[]string{"--max-message-bytes", "0"}, 2, `invalid value "0" for flag --max-message-bytes: must be positive`},
+			{[]string{"--max-message-bytes", "16MiB"}, 2, `invalid value "16MiB" for flag -max-message-bytes: parse error`},
+			{[]string{"--default-deadline", "0s"}, 2, `invalid value "0s" for flag --default-deadline: must be positive`},
+			{[]string{"--default-deadline", "20m"}, 2, `invalid value "20m0s" for flag --default-deadline: longer than --max-deadline 10m0s`},
+			{[]string{"--max-deadline", "-1s"}, 2, `invalid value "-1s" for flag --max-deadline: must be positive`},
+			{[]string{"--grace", "0"}, 2, `invalid value "0s" for flag --grace: must be positive`},
+			{[]string{"--grace", "5"}, 2, `invalid value "5" for flag -grace: parse error`},
+			{[]string{"--listen", "50051"}, 2, `invalid value "50051" for flag --listen: address 50051: missing port in address`},
+			{[]string{"--listen", "127.0.0.1:99999"}, 1, `mcpbridge: listen tcp: address 99999: invalid port`},
+			{[]string{"--log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
+			{[]string{"--bogus"}, 2, `flag provided but not defined: -bogus`},
+		} {
+			t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+				cmd := exec.Command(mcpbridgeBin, append(append([]string{"serve"}, tc.args...), "--", "false")...)
+				out, _ := cmd.CombinedOutput()
+				if code := cmd.ProcessState.ExitCode(); code != tc.code || !strings.Contains(string(out), tc.want) {
+					t.Errorf("mcpbridge serve %s: exit %d, output:\n%s\nwant exit %d and %q", strings.Join(tc.args, " "), code, out, tc.code, tc.want)
+				}
+			})
+		}
+	})
+
+	t.Run("protocol", func(t *testing.T) {
+		sdk := stdiotest.GoSDKServer(t)
+		for _, tc := range []struct{ flag, want string }{
+			{"auto", "2026-07-28"},
+			{"2026-07-28", "2026-07-28"},
+			{"2025-11-25", "2025-11-25"},
+			{"2025-06-18", "2025-06-18"},
+		} {
+			t.Run(tc.flag, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+				defer cancel()
+				b := startBridge(t, nil, append([]string{"--protocol", tc.flag, "--"}, sdk...)...)
+				bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
+				res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+				if err != nil || res.GetProtocolVersion() != tc.want {
+					t.Fatalf("--protocol %s: GetServer = %v, %v; want protocol %s", tc.flag, res, err, tc.want)
+				}
+				// The child really speaks it: a tool call works.
+				out, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: `{"name":"test_simple_text","arguments":{}}`})
+				if err != nil || !strings.Contains(out.GetResultJson(), "simple text") {
+					t.Errorf("--protocol %s: tools/call = %v, %v", tc.flag, out, err)
+				}
+			})
+		}
+	})
+
+	t.Run("name, max-message-bytes, deadlines", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+		defer cancel()
+		env, command := slowFixture(t)
+		b := startBridge(t, env, append([]string{"--name", "slowpoke", "--max-message-bytes", "4096", "--default-deadline", "300ms", "--max-deadline", "600ms"}, command...)...)
+		bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
+
+		res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "slowpoke"})
+		if err != nil || res.GetName() != "slowpoke" {
+			t.Errorf("--name slowpoke: GetServer = %v, %v", res, err)
+		}
+		_, err = bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "other"})
+		if status.Code(err) != codes.InvalidArgument {
+			t.Errorf("--name slowpoke: GetServer of another name = %v, want INVALID_ARGUMENT", err)
+		}
+
+		big := fmt.Sprintf(`{"name":"slow","arguments":{"ms":1,"pad":%q}}`, strings.Repeat("x", 8192))
+		_, err = bc.Call(ctx, &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: big})
+		if status.Code(err) != codes.ResourceExhausted {
+			t.Errorf("--max-message-bytes 4096: an 8 KiB request = %v, want RESOURCE_EXHAUSTED", err)
+		}
+		if err := <-callSlow(ctx, bc, "slow", 1); err != nil {
+			t.Errorf("a small request: %v", err)
+		}
+
+		// No deadline: --default-deadline applies.
+		if err := <-callSlow(ctx, bc, "hang", 0); status.Code(err) != codes.DeadlineExceeded {
+			t.Errorf("--default-deadline 300ms: a call without deadline that hangs = %v, want DEADLINE_EXCEEDED", err)
+		}
+		// A longer deadline is cut to --max-deadline.
+		long, cancelLong := context.WithTimeout(ctx, time.Minute)
+		defer cancelLong()
+		start := time.Now()
+		if err := <-callSlow(long, bc, "hang", 0); status.Code(err) != codes.DeadlineExceeded || long.Err() != nil {
+			t.Errorf("--max-deadline 600ms: a 1-minute call that hangs = %v after %v, want DEADLINE_EXCEEDED before its own deadline", err, time.Since(start))
+		}
+	})
+
+	t.Run("grace", func(t *testing.T) {
+		env, command := slowFixture(t, "FIXTURE_IGNORE_EOF=1")
+		ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+		defer cancel()
+		b := startBridge(t, env, append([]string{"--grace", "200ms"}, command...)...)
+		child := pidfd(t, childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t))))
+		if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if code := b.wait(t); code != 0 {
+			t.Errorf("exit %d, want 0", code)
+		}
+		if !b.log.has("server did not exit; signalling its process group", "signal=terminated") {
+			t.Errorf("a child that ignores EOF did not get SIGTERM after --grace")
+		}
+		if !exited(t, child, 0) {
+			t.Errorf("the child outlived the bridge")
+		}
+	})
+}
