@@ -137,6 +137,9 @@ func (d *demo) addTools() {
 		start := time.Now()
 		for i := 1; i <= a.Steps; i++ {
 			if err := wait(ctx, step); err != nil {
+				// Say why on stderr, where a host's log shows that a
+				// cancellation reached the server.
+				d.log.Info("progress: stopped", "step", i, "cause", context.Cause(ctx))
 				return nil, err
 			}
 			err := req.ReportProgress(ctx, mcp.Progress{
