@@ -192,13 +192,20 @@ type frame struct {
 	errc chan error // for Notify: the result of the write
 }
 
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+// framePool recycles frames and their buffers: a call's request frame is
+// built, written and released without an allocation in the steady state.
+var framePool = sync.Pool{New: func() any { return &frame{buf: make([]byte, 0, 512)} }}
 
-func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+func newFrame() *frame {
+	f := framePool.Get().(*frame)
+	f.buf, f.errc = f.buf[:0], nil
+	return f
+}
 
-func putBuf(b []byte) {
-	if cap(b) <= 64<<10 {
-		bufPool.Put(&b)
+// release returns f to the pool once nothing refers to it any more.
+func (f *frame) release() {
+	if cap(f.buf) <= 64<<10 {
+		framePool.Put(f)
 	}
 }
 
@@ -404,11 +411,10 @@ func (c *Client) writer() {
 			}
 			if len(batch) == 0 {
 				batch = append(batch, out...)
-				putBuf(f.buf)
 			}
 			batch = append(batch, next.buf...)
-			putBuf(next.buf)
 			waiting = append(waiting, next.errc)
+			next.release()
 			out = batch
 		}
 		var err error
@@ -419,9 +425,7 @@ func (c *Client) writer() {
 		case <-c.closing:
 			err = os.ErrClosed
 		}
-		if len(batch) == 0 {
-			putBuf(f.buf)
-		}
+		f.release() // its bytes were written, or copied into batch
 		for _, errc := range waiting {
 			if errc != nil {
 				errc <- err
@@ -666,7 +670,9 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 		defer timer.Stop()
 		timerC = timer.C
 	}
-	f := &frame{buf: jsonrpc.AppendRequest(getBuf(), jsonrpc.AppendInt(nil, id), method, p)}
+	var idb [20]byte
+	f := newFrame()
+	f.buf = jsonrpc.AppendRequest(f.buf, jsonrpc.AppendInt(idb[:0], id), method, p)
 	if ended, res, err := c.send(ctx, cl, f, sent, timeout, timerC, o); ended {
 		return res, err
 	}
@@ -730,7 +736,7 @@ func (c *Client) send(ctx context.Context, cl *call, f *frame, sent time.Time, t
 		direct, werr = c.writeDirect(ctx, f.buf, sent, timeout)
 	}
 	if direct {
-		putBuf(f.buf)
+		f.release()
 		switch {
 		case werr == nil:
 			return false, nil, nil
@@ -751,14 +757,14 @@ func (c *Client) send(ctx context.Context, cl *call, f *frame, sent time.Time, t
 	case c.writes <- f:
 		return false, nil, nil
 	case r := <-cl.resp: // the connection ended first
-		putBuf(f.buf)
+		f.release()
 		return true, nil, r.err
 	case <-timerC:
-		putBuf(f.buf)
+		f.release()
 		res, err = c.abandon(cl, false, timeoutError(timeout), o)
 		return true, res, err
 	case <-ctx.Done():
-		putBuf(f.buf)
+		f.release()
 		res, err = c.abandon(cl, false, ctxError(ctx), o)
 		return true, res, err
 	}
@@ -857,14 +863,17 @@ func (c *Client) cancelRequest(id int64, reason string) {
 	params = append(params, `,"reason":`...)
 	params = jsonrpc.AppendString(params, reason)
 	params = append(params, '}')
-	f := &frame{buf: jsonrpc.AppendNotification(getBuf(), "notifications/cancelled", params)}
+	f := newFrame()
+	f.buf = jsonrpc.AppendNotification(f.buf, "notifications/cancelled", params)
 	go func() {
 		t := time.NewTimer(cancelGrace)
 		defer t.Stop()
 		select {
 		case c.writes <- f:
 		case <-c.closing:
+			f.release()
 		case <-t.C:
+			f.release()
 			c.log.Warn("stdio: gave up sending a cancellation", "id", id)
 		}
 	}()
@@ -883,17 +892,20 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if e := c.terminal(); e != nil {
 		return e
 	}
-	f := &frame{buf: jsonrpc.AppendNotification(getBuf(), method, raw), errc: make(chan error, 1)}
+	// errc is kept apart from f, which the writer releases once written.
+	errc := make(chan error, 1)
+	f := newFrame()
+	f.buf, f.errc = jsonrpc.AppendNotification(f.buf, method, raw), errc
 	select {
 	case c.writes <- f:
 	case <-c.closing:
-		putBuf(f.buf)
+		f.release()
 		return c.terminal()
 	case <-ctx.Done():
-		putBuf(f.buf)
+		f.release()
 		return ctxError(ctx)
 	}
-	if err := <-f.errc; err != nil {
+	if err := <-errc; err != nil {
 		return &Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}
 	}
 	return nil
@@ -920,7 +932,7 @@ func marshalAny(params any) (json.RawMessage, error) {
 		if p == nil {
 			return nil, nil
 		}
-		out, err := jsonrpc.Compact(p)
+		out, err := jsonrpc.Canonical(p)
 		if err != nil {
 			return nil, &Error{Code: CodeInvalidParams, Message: "params are not valid JSON", Cause: err}
 		}

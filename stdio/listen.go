@@ -129,18 +129,15 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 		defer t.Stop()
 		timerC = t.C
 	}
-	buf := jsonrpc.AppendRequest(getBuf(), jsonrpc.AppendInt(nil, s.id), "subscriptions/listen", params)
+	buf := jsonrpc.AppendRequest(nil, jsonrpc.AppendInt(nil, s.id), "subscriptions/listen", params)
 	select {
 	case c.writes <- &frame{buf: buf}:
 	case <-c.closing:
-		putBuf(buf)
 		return nil, c.terminal()
 	case <-timerC:
-		putBuf(buf)
 		s.drop()
 		return nil, timeoutError(o.Timeout)
 	case <-ctx.Done():
-		putBuf(buf)
 		s.drop()
 		return nil, ctxError(ctx)
 	}

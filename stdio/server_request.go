@@ -16,7 +16,7 @@ import (
 func (c *Client) serverRequest(m *jsonrpc.Message) {
 	id := owned(m.ID, false)
 	if m.Method == "ping" {
-		c.reply(jsonrpc.AppendResponse(getBuf(), id, json.RawMessage(`{}`)))
+		c.reply(jsonrpc.AppendResponse(nil, id, json.RawMessage(`{}`)))
 		return
 	}
 	key := string(id)
@@ -28,15 +28,15 @@ func (c *Client) serverRequest(m *jsonrpc.Message) {
 		return // closed: answers are no longer written
 	case dup:
 		c.mu.Unlock()
-		c.reply(jsonrpc.AppendError(getBuf(), id, jsonrpc.Errorf(CodeInvalidRequest, "Duplicate server request id")))
+		c.reply(jsonrpc.AppendError(nil, id, jsonrpc.Errorf(CodeInvalidRequest, "Duplicate server request id")))
 		return
 	case c.cfg.OnServerRequest == nil:
 		c.mu.Unlock()
-		c.reply(jsonrpc.AppendError(getBuf(), id, jsonrpc.Errorf(CodeMethodNotFound, "Method not found: %s", m.Method)))
+		c.reply(jsonrpc.AppendError(nil, id, jsonrpc.Errorf(CodeMethodNotFound, "Method not found: %s", m.Method)))
 		return
 	case c.running >= limit:
 		c.mu.Unlock()
-		c.reply(jsonrpc.AppendError(getBuf(), id, jsonrpc.WithData(CodeInternalError,
+		c.reply(jsonrpc.AppendError(nil, id, jsonrpc.WithData(CodeInternalError,
 			fmt.Sprintf("Too many server requests in flight (%d)", limit),
 			map[string]any{"retryable": true, "limit": limit})))
 		return
@@ -84,23 +84,22 @@ func (c *Client) runHandler(ctx context.Context, cancel context.CancelFunc, key 
 		out, cerr := jsonrpc.Compact(result)
 		if cerr != nil {
 			c.log.Error("stdio: server request handler returned invalid JSON", "method", req.Method, "error", cerr)
-			buf = jsonrpc.AppendError(getBuf(), req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler returned an invalid result"))
+			buf = jsonrpc.AppendError(nil, req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler returned an invalid result"))
 		} else {
-			buf = jsonrpc.AppendResponse(getBuf(), req.ID, out)
+			buf = jsonrpc.AppendResponse(nil, req.ID, out)
 		}
 	case errors.As(err, &panicked):
 		c.log.Error("stdio: server request handler panicked", "method", req.Method, "panic", panicked.Value, "stack", string(panicked.Stack))
-		buf = jsonrpc.AppendError(getBuf(), req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler panicked"))
+		buf = jsonrpc.AppendError(nil, req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler panicked"))
 	case errors.As(err, &e):
-		buf = jsonrpc.AppendError(getBuf(), req.ID, &Error{Code: e.Code, Message: e.Message, Data: e.Data})
+		buf = jsonrpc.AppendError(nil, req.ID, &Error{Code: e.Code, Message: e.Message, Data: e.Data})
 	default:
 		c.log.Error("stdio: server request handler failed", "method", req.Method, "error", err)
-		buf = jsonrpc.AppendError(getBuf(), req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler failed"))
+		buf = jsonrpc.AppendError(nil, req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler failed"))
 	}
 	select {
 	case c.writes <- &frame{buf: buf}:
 	case <-c.closing:
-		putBuf(buf)
 	}
 }
 

@@ -27,6 +27,21 @@ func AppendCompact(dst, src []byte) ([]byte, error) {
 	return rewrite(dst, v, info.badUTF8), nil
 }
 
+// Canonical returns src itself when it already is one compact, valid JSON
+// value in valid UTF-8 (the common case for text that came from a
+// program), and otherwise what Compact returns: it validates without
+// copying what needs no rewriting.
+func Canonical(src []byte) (json.RawMessage, error) {
+	info, err := scan(src)
+	if err != nil {
+		return nil, &Error{Code: CodeParseError, Message: "Parse error", Cause: err}
+	}
+	if !info.space && !info.badUTF8 && info.start == 0 && info.end == len(src) {
+		return src, nil
+	}
+	return rewrite(make([]byte, 0, len(src)), src[info.start:info.end], info.badUTF8), nil
+}
+
 // Compact is AppendCompact into a new slice.
 func Compact(src []byte) (json.RawMessage, error) {
 	out, err := AppendCompact(make([]byte, 0, len(src)), src)

@@ -39,6 +39,9 @@ func FuzzScan(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Compact(%q) = %v after scan accepted it", in, err)
 		}
+		if can, err := Canonical(in); err != nil || !bytes.Equal(can, got) {
+			t.Fatalf("Canonical(%q) = %q, %v; Compact gives %q", in, can, err, got)
+		}
 		if bytes.ContainsAny(got, "\r\n") || !utf8.Valid(got) || !json.Valid(got) {
 			t.Fatalf("Compact(%q) = %q: not one valid UTF-8 line", in, got)
 		}
