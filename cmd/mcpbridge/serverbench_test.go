@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"slices"
 	"sync"
@@ -69,11 +70,19 @@ type benchServer struct {
 	want   []byte          // in every result: the tool's text
 }
 
+// demoCPUProfile, when set, makes each demo child write a CPU profile to
+// this path with its era appended (-cpuprofile of mcpbridge demo), e.g.
+//
+//	go test -run '^$' -bench 'EchoServer/server=demo' -demo.cpuprofile /tmp/demo.prof ./cmd/mcpbridge/
+var demoCPUProfile = flag.String("demo.cpuprofile", "", "BenchmarkEchoServer: write each demo child's CPU profile to `file`.<era>")
+
 var benchServers = []benchServer{{
 	name: "demo",
-	// No ticker: the counter's notifications would be the only other
-	// traffic, and nothing subscribes.
-	argv:   func(testing.TB) []string { return []string{mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn"} },
+	argv: func(testing.TB) []string {
+		// No ticker: the counter's notifications would be the only other
+		// traffic, and nothing subscribes.
+		return []string{mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn"}
+	},
 	eras:   eras,
 	params: json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`),
 	want:   []byte(`"text":"hello"`),
@@ -97,6 +106,9 @@ var benchServers = []benchServer{{
 func startBenchServer(b *testing.B, s benchServer, version string) *stdio.Client {
 	b.Helper()
 	argv := s.argv(b)
+	if s.name == "demo" && *demoCPUProfile != "" {
+		argv = append(argv, "-cpuprofile", *demoCPUProfile+"."+version)
+	}
 	stderr := &syncBuffer{}
 	cfg := stdio.ClientConfig{Path: argv[0], Args: argv[1:], Stderr: stderr}
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
