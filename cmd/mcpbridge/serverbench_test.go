@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -160,6 +163,8 @@ func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
 	lats := make([][]time.Duration, inflight)
 	errs := make(chan error, inflight)
 	var wg sync.WaitGroup
+	cpu0, cpuOK := processCPU(c.Pid())
+	self0 := selfCPU()
 	b.ResetTimer()
 	for g := range inflight {
 		wg.Go(func() {
@@ -178,6 +183,8 @@ func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	cpu1, cpuOK1 := processCPU(c.Pid())
+	self1 := selfCPU()
 	close(errs)
 	for err := range errs {
 		b.Fatal(err)
@@ -192,4 +199,47 @@ func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
 		b.ReportMetric(at(0.50), "p50-µs")
 		b.ReportMetric(at(0.99), "p99-µs")
 	}
+	if cpuOK && cpuOK1 {
+		b.ReportMetric(float64(cpu1-cpu0)/1e3/float64(b.N), "srv-cpu-µs/op")
+	}
+	b.ReportMetric(float64(self1-self0)/1e3/float64(b.N), "cli-cpu-µs/op")
+}
+
+// selfCPU returns the CPU time the benchmark process (the client) has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// processCPU returns the CPU time (user and system, all threads) that
+// process pid has used, from /proc/pid/stat; ok is false where there is no
+// such file. Per request, it says what the server itself costs, which the
+// machine's other load disturbs far less than requests/s (the client runs
+// on the same two cores).
+func processCPU(pid int) (time.Duration, bool) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the parenthesised command name, which may hold
+	// spaces: state is field 3, utime and stime are fields 14 and 15.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	// In clock ticks of USER_HZ, which is 100 on every Linux platform Go
+	// supports.
+	return time.Duration(utime+stime) * (time.Second / 100), true
 }
