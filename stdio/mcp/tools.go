@@ -154,11 +154,8 @@ func listReply(key string, items []json.RawMessage, next string) (*reply, error)
 }
 
 func (s *Server) callTool(ctx context.Context, c *call) (*reply, error) {
-	var p struct {
-		Name      *string         `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if json.Unmarshal(c.params, &p) != nil || p.Name == nil {
+	p, ok := toolCallParams(c.params)
+	if !ok || p.Name == nil {
 		return nil, invalidParams("tools/call needs a string name")
 	}
 	args := p.Arguments
@@ -196,6 +193,28 @@ func (s *Server) callTool(ctx context.Context, c *call) (*reply, error) {
 		res = &ToolResult{}
 	}
 	return toolReply(res)
+}
+
+// toolCall is what tools/call's params hold besides _meta and the
+// 2026-07-28 input fields.
+type toolCall struct {
+	Name      *string         `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// toolCallParams decodes params as json.Unmarshal into a toolCall would,
+// reporting false where it fails, without its reflection when the keys
+// are spelled exactly.
+func toolCallParams(params json.RawMessage) (toolCall, bool) {
+	var p toolCall
+	var vals [2]json.RawMessage
+	if !exactMembers(params, []string{"name", "arguments"}, 1, vals[:]) {
+		return p, json.Unmarshal(params, &p) == nil
+	}
+	var ok bool
+	p.Name, ok = optString(vals[0])
+	p.Arguments = vals[1]
+	return p, ok
 }
 
 // toolReply builds a CallToolResult body: {"content":[...]} with
