@@ -41,9 +41,11 @@ import (
 //
 // Each server=…/era=… starts one child and keeps it for its inflight
 // sub-benchmarks, so start-up and negotiation (and node's warm-up on the
-// first run) are never timed. Reported: req/s over the timed part, and
-// the median and 99th percentile of the per-call latencies. Nothing
-// asserts on timing (STYLE.md). The README's figures come from
+// first run) are never timed. Reported: req/s over the timed part; the
+// median and 99th percentile of the per-call latencies (p50-µs, p99-µs);
+// and the CPU time per request of the server process (srv-cpu-µs/op, on
+// Linux) and of the client, this process (cli-cpu-µs/op). Nothing asserts
+// on timing (STYLE.md). The README's figures come from
 //
 //	for i in 1 2 3 4 5; do go test -run '^$' -bench BenchmarkEchoServer -benchtime 3s -count 1 ./cmd/mcpbridge/; done
 //
