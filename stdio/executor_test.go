@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -305,4 +306,55 @@ func TestExecutorSharedByConnections(t *testing.T) {
 	if got := h2.next(); got != `{"jsonrpc":"2.0","id":1,"result":{"queued":true}}` {
 		t.Errorf("second connection got %s", got)
 	}
+}
+
+// A worker whose queue ran dry lingers for the next job, which it runs on
+// the same goroutine; it exits after workerLinger without one, or at Close,
+// and Done waits for it.
+func TestExecutorWorkersLinger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, _ := NewExecutor(ExecutorConfig{MaxConcurrency: 2, Logger: quietLogger})
+		idle := func() int {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			return e.idle
+		}
+		var workers sync.Map // goroutine stacks' first lines, one per goroutine
+		run := func() {
+			ran := make(chan struct{})
+			e.Submit(context.Background(), Job{Run: func(context.Context) {
+				buf := make([]byte, 64)
+				id, _, _ := strings.Cut(string(buf[:runtime.Stack(buf, false)]), " [")
+				workers.Store(id, true)
+				close(ran)
+			}})
+			<-ran
+			synctest.Wait()
+		}
+		run()
+		if got := idle(); got != 1 {
+			t.Fatalf("idle workers after a job = %d, want 1", got)
+		}
+		time.Sleep(workerLinger / 2)
+		run()
+		n := 0
+		workers.Range(func(any, any) bool { n++; return true })
+		if n != 1 {
+			t.Errorf("two jobs within workerLinger ran on %d goroutines, want 1", n)
+		}
+		time.Sleep(workerLinger)
+		synctest.Wait()
+		if got := idle(); got != 0 {
+			t.Errorf("idle workers %v after the last job = %d, want 0", workerLinger, got)
+		}
+
+		run()
+		e.Close()
+		synctest.Wait()
+		select {
+		case <-e.Done():
+		default:
+			t.Error("Done still open after Close with only a lingering worker")
+		}
+	})
 }

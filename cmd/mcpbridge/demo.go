@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"sync"
 	"syscall"
 	"time"
@@ -54,6 +55,7 @@ func runDemo(args []string) error {
 	fs.BoolVar(&cfg.conformance, "conformance", false, "also serve the test_* tools, resources and prompts the official MCP conformance suite calls")
 	fs.DurationVar(&cfg.requestTimeout, "request-timeout", 5*time.Minute, "the deadline of each request, counted from its arrival (negative: none)")
 	logLevel := fs.String("log-level", "info", "stderr log level: debug, info, warn or error")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for benchmarks)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -72,6 +74,13 @@ func runDemo(args []string) error {
 		return fmt.Errorf("-log-level: %v", err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 
 	d := newDemo(cfg, log)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -162,3 +171,22 @@ func newDemoServer(log *slog.Logger) *mcp.Server {
 
 const demoInstructions = "The mcpbridge demo server. Read demo://about for what each tool, resource and prompt shows; " +
 	"every tool argument has a default."
+
+// startCPUProfile profiles the process into path until stop is called. The
+// demo runs as a child of the host, so a profile of the server under load
+// (BenchmarkEchoServer) is taken from inside it; the run must end at stdin
+// EOF or a signal for the profile to be complete.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %v", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}

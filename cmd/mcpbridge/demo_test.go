@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -568,5 +570,38 @@ func TestDemoFlags(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// -cpuprofile writes a complete profile (gzipped protobuf) by the time the
+// demo exits at stdin EOF; a path it cannot create fails at start.
+func TestDemoCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	for _, tt := range []struct {
+		path     string
+		wantCode int
+	}{
+		{path, 0},
+		{filepath.Join(path, "no", "such", "dir"), 1},
+	} {
+		cmd := exec.Command(mcpbridgeBin, "demo", "-tick", "0", "-cpuprofile", tt.path)
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tt.wantCode {
+			t.Errorf("demo -cpuprofile %s: exit code %d, want %d\nstderr:\n%s", tt.path, code, tt.wantCode, &stderr)
+		}
+	}
+	prof, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(prof, []byte{0x1f, 0x8b}) {
+		t.Errorf("profile %s: %d bytes, %v; want a gzipped profile", path, len(prof), err)
 	}
 }

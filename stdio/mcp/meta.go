@@ -74,13 +74,20 @@ func parseCapabilities(raw json.RawMessage, where string) (ClientCapabilities, *
 	if !jsonrpc.IsObject(raw) {
 		return caps, invalidParams("%s must be an object", where)
 	}
+	members := 0
 	for _, f := range jsonrpc.Fields(raw) {
+		members++
 		switch f.Key {
 		case "roots", "sampling", "elicitation", "experimental", "extensions":
 			if !jsonrpc.IsObject(f.Value) {
 				return caps, invalidParams("%s.%s must be an object", where, f.Key)
 			}
 		}
+	}
+	if members == 0 {
+		// {}: what a client that declares nothing sends with every
+		// 2026-07-28 request.
+		return caps, nil
 	}
 	if err := json.Unmarshal(raw, &caps); err != nil {
 		return caps, invalidParams("%s is malformed", where)
@@ -184,11 +191,7 @@ func checkMetaKeys(meta json.RawMessage, m *requestMeta) *jsonrpc.Error {
 		}
 		switch f.Key {
 		case metaClientInfo:
-			var info struct {
-				Name    *string `json:"name"`
-				Version *string `json:"version"`
-			}
-			if !jsonrpc.IsObject(f.Value) || json.Unmarshal(f.Value, &info) != nil || info.Name == nil || info.Version == nil {
+			if !validImplementation(f.Value) {
 				return invalidParams("_meta.%s must be an Implementation with a name and a version", metaClientInfo)
 			}
 			m.clientInfo = f.Value
@@ -202,4 +205,69 @@ func checkMetaKeys(meta json.RawMessage, m *requestMeta) *jsonrpc.Error {
 		}
 	}
 	return nil
+}
+
+// validImplementation reports whether raw is an object with a string name
+// and a string version, decoded as encoding/json decodes it into
+// {Name, Version *string}: the 2026-07-28 clientInfo of every request.
+func validImplementation(raw json.RawMessage) bool {
+	if !jsonrpc.IsObject(raw) {
+		return false
+	}
+	var vals [2]json.RawMessage
+	if !exactMembers(raw, []string{"name", "version"}, 2, vals[:]) {
+		var info struct {
+			Name    *string `json:"name"`
+			Version *string `json:"version"`
+		}
+		return json.Unmarshal(raw, &info) == nil && info.Name != nil && info.Version != nil
+	}
+	name, ok1 := optString(vals[0])
+	version, ok2 := optString(vals[1])
+	return ok1 && ok2 && name != nil && version != nil
+}
+
+// exactMembers finds the members of the validated object obj that
+// encoding/json would decode into struct fields named keys, the first
+// strings of them of type *string: vals[i] is the last member named
+// keys[i], nil when there is none. It reports false, leaving the decoding
+// to encoding/json, when a member's name equals one of keys only
+// case-insensitively (which encoding/json also accepts), or when a member
+// of a *string field is neither a string nor null (where encoding/json's
+// error depends on every duplicate). It spares the hot paths (tools/call's
+// name and arguments, clientInfo) the reflection of json.Unmarshal for a
+// couple of members.
+func exactMembers(obj json.RawMessage, keys []string, nString int, vals []json.RawMessage) bool {
+	ok := true
+	jsonrpc.EachField(obj, func(f jsonrpc.Field) bool {
+		for i, k := range keys {
+			switch {
+			case f.Key == k:
+				if i < nString && f.Value[0] != '"' && string(f.Value) != "null" {
+					ok = false
+					return false
+				}
+				vals[i] = f.Value
+			case strings.EqualFold(f.Key, k): // as encoding/json matches names
+				ok = false
+				return false
+			}
+		}
+		return true
+	})
+	return ok
+}
+
+// optString decodes a member as encoding/json decodes it into a *string:
+// absent or null gives nil, a string its value; ok is false for any other
+// value.
+func optString(raw json.RawMessage) (s *string, ok bool) {
+	if raw == nil || string(raw) == "null" {
+		return nil, true
+	}
+	v, ok := jsonrpc.StringValue(raw)
+	if !ok {
+		return nil, false
+	}
+	return &v, true
 }

@@ -172,7 +172,12 @@ func mustInput(method string, p any) InputRequest {
 
 // inputs is a request's side of input gathering.
 type inputs struct {
-	binding []byte                     // associated data of its requestState
+	// The request's method and params when it may carry requestState
+	// (2026-07-28 tools/call, prompts/get, resources/read), else "" and
+	// nil; binding is their requestState binding, made on first use.
+	method  string
+	params  json.RawMessage
+	binding []byte
 	answers map[string]json.RawMessage // from requestState and inputResponses (2026-07-28)
 	used    map[string]json.RawMessage // answers the handler consumed this round
 	pending map[string]InputRequest    // questions to send (2026-07-28)
@@ -189,14 +194,14 @@ func (s *Server) loadInputs(c *call) (*inputs, *jsonrpc.Error) {
 	if !c.modern || !mayAsk(c.method) {
 		return in, nil
 	}
-	in.binding = stateBinding(c.method, c.params)
+	in.method, in.params = c.method, c.params
 	if raw, ok := jsonrpc.Member(c.params, "requestState"); ok {
 		token, ok := jsonrpc.StringValue(raw)
 		if !ok {
 			return nil, invalidParams("requestState must be a string")
 		}
 		var st sealedState
-		plain, ok := s.keys.open(in.binding, token)
+		plain, ok := s.keys.open(in.stateBinding(), token)
 		if !ok || json.Unmarshal(plain, &st) != nil {
 			return nil, invalidParams("requestState failed its integrity check")
 		}
@@ -231,6 +236,17 @@ type sealedState struct {
 	Expires int64                      `json:"exp"` // Unix milliseconds
 	Answers map[string]json.RawMessage `json:"a,omitempty"`
 	State   json.RawMessage            `json:"s,omitempty"`
+}
+
+// stateBinding returns the binding of the request's requestState (nil for
+// a request that cannot carry one). It is made only when a requestState is
+// opened or sealed: canonicalising the params costs more than the rest of
+// a small tools/call, and most calls never need it.
+func (in *inputs) stateBinding() []byte {
+	if in.binding == nil && in.params != nil {
+		in.binding = stateBinding(in.method, in.params)
+	}
+	return in.binding
 }
 
 // stateBinding is the associated data of a request's requestState: the
@@ -534,7 +550,7 @@ func (s *Server) inputRequired(in *inputs) (*reply, error) {
 		body = append(body, "},"...)
 	}
 	body = append(body, `"requestState":`...)
-	body = jsonrpc.AppendString(body, s.keys.seal(in.binding, plain))
+	body = jsonrpc.AppendString(body, s.keys.seal(in.stateBinding(), plain))
 	body = append(body, '}')
 	return &reply{body: body, inputRequired: true}, nil
 }

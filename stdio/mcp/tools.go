@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -153,11 +154,8 @@ func listReply(key string, items []json.RawMessage, next string) (*reply, error)
 }
 
 func (s *Server) callTool(ctx context.Context, c *call) (*reply, error) {
-	var p struct {
-		Name      *string         `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if json.Unmarshal(c.params, &p) != nil || p.Name == nil {
+	p, ok := toolCallParams(c.params)
+	if !ok || p.Name == nil {
 		return nil, invalidParams("tools/call needs a string name")
 	}
 	args := p.Arguments
@@ -197,26 +195,73 @@ func (s *Server) callTool(ctx context.Context, c *call) (*reply, error) {
 	return toolReply(res)
 }
 
-func toolReply(res *ToolResult) (*reply, error) {
-	content := res.Content
-	if content == nil {
-		content = []Content{}
+// toolCall is what tools/call's params hold besides _meta and the
+// 2026-07-28 input fields.
+type toolCall struct {
+	Name      *string         `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// toolCallParams decodes params as json.Unmarshal into a toolCall would,
+// reporting false where it fails, without its reflection when the keys
+// are spelled exactly.
+func toolCallParams(params json.RawMessage) (toolCall, bool) {
+	var p toolCall
+	var vals [2]json.RawMessage
+	if !exactMembers(params, []string{"name", "arguments"}, 1, vals[:]) {
+		return p, json.Unmarshal(params, &p) == nil
 	}
-	var structured json.RawMessage
-	if res.StructuredContent != nil {
+	var ok bool
+	p.Name, ok = optString(vals[0])
+	p.Arguments = vals[1]
+	return p, ok
+}
+
+// toolReply builds a CallToolResult body: {"content":[...]} with
+// structuredContent and isError when set. It appends the members itself
+// rather than marshalling a struct of them, and a plain text block (the
+// common case) without encoding/json, to the same bytes.
+func toolReply(res *ToolResult) (*reply, error) {
+	body := append(make([]byte, 0, 128), `{"content":[`...)
+	for i, c := range res.Content {
+		if i > 0 {
+			body = append(body, ',')
+		}
 		var err error
-		if structured, err = jsonrpc.Marshal(res.StructuredContent); err != nil {
-			return nil, fmt.Errorf("mcp: structuredContent: %w", err)
+		if body, err = appendContent(body, c); err != nil {
+			return nil, err
 		}
 	}
-	r, err := marshalReply(struct {
-		Content           []Content       `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-		IsError           bool            `json:"isError,omitempty"`
-	}{content, structured, res.IsError})
-	if err != nil {
-		return nil, err
+	body = append(body, ']')
+	if res.StructuredContent != nil {
+		structured, err := jsonrpc.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: structuredContent: %w", err)
+		}
+		body = append(body, `,"structuredContent":`...)
+		body = append(body, structured...)
 	}
-	r.meta = res.Meta
-	return r, nil
+	if res.IsError {
+		body = append(body, `,"isError":true`...)
+	}
+	return &reply{body: append(body, '}'), meta: res.Meta}, nil
+}
+
+// appendContent appends one content block as encoding/json marshals it.
+// A text block without annotations or _meta is appended directly: its
+// bytes are those of TextContent.MarshalJSON, except that encoding/json
+// writes \b and \f where jsonrpc.AppendString writes \u0008 and \u000c,
+// so text holding either takes the general path.
+func appendContent(dst []byte, c Content) ([]byte, error) {
+	if t, ok := c.(*TextContent); ok && t != nil && t.Annotations == nil && t.Meta == nil &&
+		!strings.ContainsAny(t.Text, "\b\f") {
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = jsonrpc.AppendString(dst, t.Text)
+		return append(dst, '}'), nil
+	}
+	raw, err := jsonrpc.Marshal(c)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, raw...), nil
 }

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
+)
+
+// BenchmarkEchoServer measures stdio MCP servers as a host sees them: one
+// child process over real pipes, negotiated with stdio.Connect and driven
+// by the project's stdio.Client, with 1, 8 and 64 tools/call requests in
+// flight. It compares the demo server's echo tool with the two servers
+// from outside the project that PEERS.md describes, in the same run and
+// with the same client:
+//
+//   - server=demo: `mcpbridge demo`, tool echo;
+//   - server=gosdk: the Go SDK conformance everything-server, which has no
+//     echo tool: test_simple_text, its cheapest tool (fixed text, no
+//     schema), stands in for it;
+//   - server=everything: the npm server-everything, tool echo (legacy
+//     only; skipped when not installed).
+//
+// Every request is the same `tools/call {"name":…,"arguments":{"message":"hello"}}`.
+// The demo and the Go SDK server are driven in both eras: 2026-07-28
+// stamps _meta on every request, 2025-11-25 is the era server-everything
+// speaks, so era=2025-11-25 compares the three servers on equal terms.
+//
+// Each server=…/era=… starts one child and keeps it for its inflight
+// sub-benchmarks, so start-up and negotiation (and node's warm-up on the
+// first run) are never timed. Reported: req/s over the timed part; the
+// median and 99th percentile of the per-call latencies (p50-µs, p99-µs);
+// and the CPU time per request of the server process (srv-cpu-µs/op, on
+// Linux) and of the client, this process (cli-cpu-µs/op). Nothing asserts
+// on timing (STYLE.md). The README's figures come from
+//
+//	for i in 1 2 3 4 5; do go test -run '^$' -bench BenchmarkEchoServer -benchtime 3s -count 1 ./cmd/mcpbridge/; done
+//
+// which interleaves the servers, so each sees the machine's other load
+// alike.
+func BenchmarkEchoServer(b *testing.B) {
+	for _, s := range benchServers {
+		b.Run("server="+s.name, func(b *testing.B) {
+			for _, version := range s.eras {
+				b.Run("era="+version, func(b *testing.B) {
+					c := startBenchServer(b, s, version)
+					for _, n := range []int{1, 8, 64} {
+						b.Run(fmt.Sprintf("inflight=%d", n), func(b *testing.B) { benchEcho(b, c, s, n) })
+					}
+				})
+			}
+		})
+	}
+}
+
+// benchServer is one server under test.
+type benchServer struct {
+	name   string
+	argv   func(testing.TB) []string
+	eras   []string
+	params json.RawMessage // of every tools/call
+	want   []byte          // in every result: the tool's text
+}
+
+// demoCPUProfile, when set, makes each demo child write a CPU profile to
+// this path with its era appended (-cpuprofile of mcpbridge demo), e.g.
+//
+//	go test -run '^$' -bench 'EchoServer/server=demo' -demo.cpuprofile /tmp/demo.prof ./cmd/mcpbridge/
+var demoCPUProfile = flag.String("demo.cpuprofile", "", "BenchmarkEchoServer: write each demo child's CPU profile to `file`.<era>")
+
+var benchServers = []benchServer{{
+	name: "demo",
+	argv: func(testing.TB) []string {
+		// No ticker: the counter's notifications would be the only other
+		// traffic, and nothing subscribes.
+		return []string{mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn"}
+	},
+	eras:   eras,
+	params: json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`),
+	want:   []byte(`"text":"hello"`),
+}, {
+	name:   "gosdk",
+	argv:   stdiotest.GoSDKServer,
+	eras:   eras,
+	params: json.RawMessage(`{"name":"test_simple_text","arguments":{"message":"hello"}}`),
+	want:   []byte(`"text":"This is a simple text response for testing."`),
+}, {
+	name:   "everything",
+	argv:   stdiotest.ServerEverything,
+	eras:   []string{stdio.Version20251125},
+	params: json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`),
+	want:   []byte(`"text":"Echo: hello"`),
+}}
+
+// startBenchServer runs s as a child negotiated at version, checks one call
+// and stops the child when b ends: Close, then SIGTERM and SIGKILL to its
+// group if it lingers (server-everything ignores EOF while timers run).
+func startBenchServer(b *testing.B, s benchServer, version string) *stdio.Client {
+	b.Helper()
+	argv := s.argv(b)
+	if s.name == "demo" && *demoCPUProfile != "" {
+		argv = append(argv, "-cpuprofile", *demoCPUProfile+"."+version)
+	}
+	stderr := &syncBuffer{}
+	cfg := stdio.ClientConfig{Path: argv[0], Args: argv[1:], Stderr: stderr}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	c, err := stdio.Connect(ctx, func(ctx context.Context) (*stdio.Client, error) {
+		c, err := stdio.Start(ctx, cfg)
+		if err == nil {
+			b.Cleanup(func() { stopBenchServer(b, c) })
+		}
+		return c, err
+	}, stdio.ConnectConfig{Versions: []string{version}})
+	if err != nil {
+		b.Fatalf("Connect(%s at %s): %v\nstderr:\n%s", s.name, version, err, stderr)
+	}
+	if got := c.Protocol(); got != version {
+		b.Fatalf("%s: Protocol() = %s, want %s", s.name, got, version)
+	}
+	res, err := c.Call(ctx, "tools/call", s.params, nil)
+	if err != nil || !bytes.Contains(res, s.want) || bytes.Contains(res, []byte(`"isError":true`)) {
+		b.Fatalf("%s: tools/call %s = %s, %v; want a result with %s", s.name, s.params, res, err, s.want)
+	}
+	return c
+}
+
+func stopBenchServer(tb testing.TB, c *stdio.Client) {
+	c.Close()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		select {
+		case <-c.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+		c.Signal(sig)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(waitLimit):
+		tb.Errorf("child %d still running after SIGKILL", c.Pid())
+	}
+}
+
+// benchEcho makes b.N calls from inflight goroutines, which take work from
+// one shared counter, so at most inflight requests are outstanding. Each
+// goroutine records its own latencies; they are merged for the
+// percentiles.
+func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
+	ctx := context.Background()
+	var next atomic.Int64
+	lats := make([][]time.Duration, inflight)
+	errs := make(chan error, inflight)
+	var wg sync.WaitGroup
+	cpu0, cpuOK := processCPU(c.Pid())
+	self0 := selfCPU()
+	b.ResetTimer()
+	for g := range inflight {
+		wg.Go(func() {
+			lat := make([]time.Duration, 0, b.N/inflight+1)
+			defer func() { lats[g] = lat }()
+			for next.Add(1) <= int64(b.N) {
+				start := time.Now()
+				res, err := c.Call(ctx, "tools/call", s.params, nil)
+				lat = append(lat, time.Since(start))
+				if err != nil || !bytes.Contains(res, s.want) {
+					errs <- fmt.Errorf("tools/call %s = %s, %v", s.params, res, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	cpu1, cpuOK1 := processCPU(c.Pid())
+	self1 := selfCPU()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	if sec := b.Elapsed().Seconds(); sec > 0 {
+		b.ReportMetric(float64(b.N)/sec, "req/s")
+	}
+	all := slices.Concat(lats...)
+	slices.Sort(all)
+	if len(all) > 0 {
+		at := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))]) / 1e3 }
+		b.ReportMetric(at(0.50), "p50-µs")
+		b.ReportMetric(at(0.99), "p99-µs")
+	}
+	if cpuOK && cpuOK1 {
+		b.ReportMetric(float64(cpu1-cpu0)/1e3/float64(b.N), "srv-cpu-µs/op")
+	}
+	b.ReportMetric(float64(self1-self0)/1e3/float64(b.N), "cli-cpu-µs/op")
+}
+
+// selfCPU returns the CPU time the benchmark process (the client) has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// processCPU returns the CPU time (user and system, all threads) that
+// process pid has used, from /proc/pid/stat; ok is false where there is no
+// such file. Per request, it says what the server itself costs, which the
+// machine's other load disturbs far less than requests/s (the client runs
+// on the same two cores).
+func processCPU(pid int) (time.Duration, bool) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the parenthesised command name, which may hold
+	// spaces: state is field 3, utime and stime are fields 14 and 15.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	// In clock ticks of USER_HZ, which is 100 on every Linux platform Go
+	// supports.
+	return time.Duration(utime+stime) * (time.Second / 100), true
+}
