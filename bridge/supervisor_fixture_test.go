@@ -21,6 +21,7 @@ import (
 // tools:
 //
 //   - echo {"message"}: returns the message.
+//   - large {"bytes"}: returns a text of that many bytes (benchmarks).
 //   - block: returns only when cancelled; it writes "fixture: blocking" to
 //     stderr first, so a test knows the call is in flight.
 //   - crash {"code"}: exits with that status at once, mid-call.
@@ -43,7 +44,7 @@ func init() {
 
 // fixtureChild configures a fronted server that runs the "child" fixture
 // with the given FIXTURE_* settings.
-func fixtureChild(t *testing.T, name string, grace time.Duration, env ...string) ServerConfig {
+func fixtureChild(t testing.TB, name string, grace time.Duration, env ...string) ServerConfig {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -109,6 +110,13 @@ func runChildFixture() int {
 			return nil, err
 		}
 		return mcp.TextResult(args.Message), nil
+	})
+	srv.AddTool(mcp.Tool{Name: "large"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		var args struct{ Bytes int }
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
+			return nil, err
+		}
+		return mcp.TextResult(strings.Repeat("x", args.Bytes)), nil
 	})
 	srv.AddTool(mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		fmt.Fprintln(os.Stderr, "fixture: blocking")

@@ -4,30 +4,46 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
+// benchCallers are the concurrent callers of every comparison.
+var benchCallers = []int{1, 8, 64}
+
 // BenchmarkCallTool compares one tool's round trip through the bridge
-// with the same tools/call sent directly by a stdio.Client to the same kind
-// of child, at 1 and 16 concurrent callers:
+// with, in the same run, the same tools/call sent straight over stdio to
+// the same kind of child, and with a bare gRPC echo that has no child:
 //
-//   - bridge: CallTool over gRPC on loopback (typed request, the bridge's
-//     stdio.Client, typed response), the client from the generated stubs;
-//   - service: Service.CallTool called in process, the bridge's own work
-//     without the gRPC transport;
-//   - direct: stdio.Client.Call of tools/call.
+//   - path=bridge: CallTool over gRPC on loopback to a Service made by New
+//     and served by NewGRPCServer (interceptors included), the client
+//     from the generated stubs;
+//   - path=service: Service.CallTool called in process: the bridge's own
+//     work without the gRPC transport;
+//   - path=direct: stdio.Client.Call of tools/call, negotiated with
+//     stdio.Connect as the supervisor does;
+//   - grpc-echo: a plain grpc.Server whose CallTool answers the message
+//     itself, with the same request and response messages: the cost of
+//     the gRPC hop alone.
 //
-// The bridge must never be the bottleneck: service should stay close to
-// direct. The bridge figure adds gRPC on loopback, and its client shares
-// the machine with the bridge and the child. Reproduce with
+// The children: runtime (the "child" fixture: package stdio/mcp, a fast
+// child, 2026-07-28), go-sdk (the Go SDK conformance server, 2026-07-28,
+// its test_simple_text tool) and server-everything (npm, 2025-11-25, its
+// echo tool); the last two are slower than the gRPC hop. Each path starts
+// its own child; a first call before timing makes sure it is up.
 //
-//	go test -run '^$' -bench CallTool -benchtime 3s ./bridge/
+// Reported per sub-benchmark: req/s, p50-µs and p99-µs. Reproduce with
+//
+//	go test -run '^$' -bench 'CallTool$|GRPCEcho|LargeResult' -benchtime 3s ./bridge/
 //
 // Nothing here asserts on timing (STYLE.md, Tests).
 func BenchmarkCallTool(b *testing.B) {
@@ -37,17 +53,20 @@ func BenchmarkCallTool(b *testing.B) {
 		tool string
 		args map[string]any
 	}{
+		{"runtime", func(tb testing.TB) ServerConfig { return fixtureChild(tb, "", typedGrace) }, "echo", map[string]any{"message": "hello"}},
 		{"go-sdk", func(tb testing.TB) ServerConfig { return goSDKServer(tb, "") }, "test_simple_text", nil},
 		{"server-everything", func(tb testing.TB) ServerConfig { return everythingServer(tb, "") }, "echo", map[string]any{"message": "hello"}},
-		{"typed-child", func(tb testing.TB) ServerConfig { return typedChildServer(tb, "", "modern") }, "echo", map[string]any{"message": "hello"}},
 	} {
-		for _, callers := range []int{1, 16} {
-			b.Run(fmt.Sprintf("%s/bridge/callers=%d", child.name, callers), func(b *testing.B) {
+		req := &mcpbridgev1.CallToolRequest{Name: child.tool}
+		params := map[string]any{"name": child.tool}
+		if child.args != nil {
+			req.Arguments = mustStruct(b, child.args)
+			params["arguments"] = child.args
+		}
+		raw, _ := json.Marshal(params)
+		for _, callers := range benchCallers {
+			b.Run(fmt.Sprintf("child=%s/path=bridge/callers=%d", child.name, callers), func(b *testing.B) {
 				h := startTypedBridge(b, child.sc(b))
-				req := &mcpbridgev1.CallToolRequest{Name: child.tool}
-				if child.args != nil {
-					req.Arguments = mustStruct(b, child.args)
-				}
 				call := func() error {
 					res, err := h.bc.CallTool(context.Background(), req)
 					if err == nil && (res.GetIsError() || len(res.GetContent()) == 0) {
@@ -60,12 +79,8 @@ func BenchmarkCallTool(b *testing.B) {
 				}
 				runCallers(b, callers, call)
 			})
-			b.Run(fmt.Sprintf("%s/service/callers=%d", child.name, callers), func(b *testing.B) {
+			b.Run(fmt.Sprintf("child=%s/path=service/callers=%d", child.name, callers), func(b *testing.B) {
 				h := startTypedBridge(b, child.sc(b))
-				req := &mcpbridgev1.CallToolRequest{Name: child.tool}
-				if child.args != nil {
-					req.Arguments = mustStruct(b, child.args)
-				}
 				call := func() error {
 					_, err := h.svc.CallTool(context.Background(), req)
 					return err
@@ -75,13 +90,8 @@ func BenchmarkCallTool(b *testing.B) {
 				}
 				runCallers(b, callers, call)
 			})
-			b.Run(fmt.Sprintf("%s/direct/callers=%d", child.name, callers), func(b *testing.B) {
+			b.Run(fmt.Sprintf("child=%s/path=direct/callers=%d", child.name, callers), func(b *testing.B) {
 				c := directClient(b, child.sc(b))
-				params := map[string]any{"name": child.tool}
-				if child.args != nil {
-					params["arguments"] = child.args
-				}
-				raw, _ := json.Marshal(params)
 				call := func() error {
 					_, err := c.Call(context.Background(), "tools/call", json.RawMessage(raw), nil)
 					return err
@@ -93,6 +103,118 @@ func BenchmarkCallTool(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkGRPCEcho is the bare gRPC baseline of BenchmarkCallTool: the
+// same CallTool messages over loopback to a plain grpc.Server that answers
+// with the request's message and starts no child.
+func BenchmarkGRPCEcho(b *testing.B) {
+	bc := startGRPCEcho(b)
+	req := &mcpbridgev1.CallToolRequest{Name: "echo", Arguments: mustStruct(b, map[string]any{"message": "hello"})}
+	call := func() error {
+		res, err := bc.CallTool(context.Background(), req)
+		if err == nil && res.GetContent()[0].GetText().GetText() != "hello" {
+			err = fmt.Errorf("CallTool = %v", res)
+		}
+		return err
+	}
+	for _, callers := range benchCallers {
+		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			if err := call(); err != nil {
+				b.Fatal(err)
+			}
+			runCallers(b, callers, call)
+		})
+	}
+}
+
+// grpcEcho answers CallTool with the "message" argument as one text block.
+type grpcEcho struct {
+	mcpbridgev1.UnimplementedBridgeServiceServer
+}
+
+func (grpcEcho) CallTool(_ context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
+	text := req.GetArguments().GetFields()["message"].GetStringValue()
+	return &mcpbridgev1.CallToolResponse{Content: []*mcpbridgev1.Content{
+		{Block: &mcpbridgev1.Content_Text{Text: &mcpbridgev1.TextContent{Text: text}}},
+	}}, nil
+}
+
+// startGRPCEcho serves grpcEcho on 127.0.0.1:0 and dials it.
+func startGRPCEcho(tb testing.TB) mcpbridgev1.BridgeServiceClient {
+	tb.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	gs := grpc.NewServer()
+	mcpbridgev1.RegisterBridgeServiceServer(gs, grpcEcho{})
+	served := make(chan struct{})
+	go func() { // stopped by gs.Stop in cleanup
+		defer close(served)
+		gs.Serve(lis)
+	}()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		conn.Close()
+		gs.Stop()
+		<-served
+	})
+	return mcpbridgev1.NewBridgeServiceClient(conn)
+}
+
+// BenchmarkLargeResult moves one 10 MiB tool result from the runtime
+// child to the caller, through the bridge (gRPC on loopback, the client
+// from the generated stubs) and straight over stdio, in the same run.
+// MB/s is the result's text bytes per second.
+func BenchmarkLargeResult(b *testing.B) {
+	const size = 10 << 20
+	args := map[string]any{"bytes": size}
+	b.Run("path=bridge", func(b *testing.B) {
+		h := startTypedBridge(b, fixtureChild(b, "", typedGrace))
+		req := &mcpbridgev1.CallToolRequest{Name: "large", Arguments: mustStruct(b, args)}
+		call := func() error {
+			res, err := h.bc.CallTool(context.Background(), req, grpc.MaxCallRecvMsgSize(64<<20))
+			if err == nil && len(res.GetContent()[0].GetText().GetText()) != size {
+				err = fmt.Errorf("CallTool: %d content blocks", len(res.GetContent()))
+			}
+			return err
+		}
+		if err := call(); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(size)
+		b.ResetTimer()
+		for b.Loop() {
+			if err := call(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("path=direct", func(b *testing.B) {
+		c := directClient(b, fixtureChild(b, "", typedGrace))
+		raw, _ := json.Marshal(map[string]any{"name": "large", "arguments": args})
+		call := func() error {
+			res, err := c.Call(context.Background(), "tools/call", json.RawMessage(raw), nil)
+			if err == nil && len(res) < size {
+				err = fmt.Errorf("tools/call: %d bytes", len(res))
+			}
+			return err
+		}
+		if err := call(); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(size)
+		b.ResetTimer()
+		for b.Loop() {
+			if err := call(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // runCallers runs b.N calls from n goroutines at once and reports req/s
