@@ -486,7 +486,7 @@ func (c *Client) reader() {
 		var tooLong *jsonrpc.LineTooLongError
 		switch {
 		case err == nil:
-			c.route(line)
+			c.route(line, lr.Detach())
 		case errors.As(err, &tooLong):
 			c.log.Warn("stdio: dropped an over-long line from the server", "limit", tooLong.Limit)
 		default:
@@ -522,8 +522,9 @@ func (c *Client) skip(line []byte, why error) {
 }
 
 // route dispatches one line from the child. It runs on the reader and never
-// blocks on a caller.
-func (c *Client) route(line []byte) {
+// blocks on a caller. kept says the line is route's to keep (a huge line
+// the Reader let go of), so a response's result need not be copied.
+func (c *Client) route(line []byte, kept bool) {
 	m, err := jsonrpc.Decode(line)
 	if err != nil {
 		c.skip(line, err)
@@ -531,7 +532,7 @@ func (c *Client) route(line []byte) {
 	}
 	switch m.Kind {
 	case jsonrpc.KindResponse:
-		c.routeResponse(&m)
+		c.routeResponse(&m, kept)
 	case jsonrpc.KindRequest:
 		c.serverRequest(&m)
 	case jsonrpc.KindNotification:
@@ -553,7 +554,7 @@ func owned(raw json.RawMessage, dirty bool) json.RawMessage {
 	return append(json.RawMessage(nil), raw...)
 }
 
-func (c *Client) routeResponse(m *jsonrpc.Message) {
+func (c *Client) routeResponse(m *jsonrpc.Message, kept bool) {
 	id, ok := jsonrpc.IntID(m.ID)
 	if !ok {
 		c.log.Debug("stdio: dropped a response to an unknown id", "id", string(m.ID))
@@ -569,6 +570,8 @@ func (c *Client) routeResponse(m *jsonrpc.Message) {
 			e = &Error{Code: CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
 		}
 		r.err = e
+	case kept && !m.Dirty: // the line is ours: no copy of a huge result
+		r.result = m.Result[:len(m.Result):len(m.Result)]
 	default:
 		r.result = owned(m.Result, m.Dirty)
 	}

@@ -39,6 +39,7 @@ type Reader struct {
 	limit      int
 	long       []byte // accumulates lines that do not fit in br's buffer
 	discarding bool   // inside an over-long line already reported
+	fromLong   bool   // the line last returned lives in long
 	err        error  // sticky read error
 }
 
@@ -87,6 +88,7 @@ func (r *Reader) readRaw() ([]byte, error) {
 		r.long = nil
 	}
 	r.long = r.long[:0]
+	r.fromLong = false
 	total := 0
 	for {
 		if r.err != nil {
@@ -108,7 +110,7 @@ func (r *Reader) readRaw() ([]byte, error) {
 			line := frag
 			if len(r.long) > 0 {
 				r.appendLong(frag)
-				line = r.long
+				line, r.fromLong = r.long, true
 			}
 			line = line[:len(line)-1]
 			if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -132,6 +134,20 @@ func (r *Reader) readRaw() ([]byte, error) {
 			}
 		}
 	}
+}
+
+// Detach hands the line last returned by ReadLine over to the caller
+// when that costs nothing: it returns true when the line lives in a
+// long-line buffer too big to be kept for the next line anyway (over
+// 1 MiB), which the Reader then lets go of, so the line stays valid after
+// the next call. Otherwise it returns false and the line is valid until
+// the next call, as usual.
+func (r *Reader) Detach() bool {
+	if !r.fromLong || cap(r.long) <= maxKeep {
+		return false
+	}
+	r.long, r.fromLong = nil, false
+	return true
 }
 
 // appendLong appends frag to the long-line buffer. It doubles the buffer's
@@ -168,6 +184,7 @@ func (r *Reader) finish(total int) ([]byte, error) {
 	if total > r.limit {
 		return nil, &LineTooLongError{Limit: r.limit}
 	}
+	r.fromLong = true
 	if n := len(line); line[n-1] == '\r' {
 		line = line[:n-1]
 	}

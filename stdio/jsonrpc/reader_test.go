@@ -202,3 +202,41 @@ func TestReaderLongLineAllocation(t *testing.T) {
 		t.Errorf("reading allocated %d bytes, want at most about twice the %d-byte limit", got, limit)
 	}
 }
+
+// Detach hands over only a line in a long-line buffer the Reader would
+// drop anyway; a detached line survives the next read, and the lines after
+// it are read correctly.
+func TestReaderDetach(t *testing.T) {
+	huge := strings.Repeat("h", 2*maxKeep)       // above maxKeep: detachable
+	mid := strings.Repeat("m", 2*ReadBufferSize) // long, but kept for reuse
+	in := huge + "\nsmall\n" + mid + "\n" + huge + "\r\n" + "tail\n" + huge
+	lr := NewReader(strings.NewReader(in), 4*maxKeep)
+	want := []struct {
+		line     string
+		detached bool
+	}{{huge, true}, {"small", false}, {mid, false}, {huge, true}, {"tail", false}, {huge, true}}
+	var kept [][]byte
+	for i, w := range want {
+		line, err := lr.ReadLine()
+		if err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		if string(line) != w.line {
+			t.Fatalf("line %d: %d bytes, want %d", i, len(line), len(w.line))
+		}
+		if got := lr.Detach(); got != w.detached {
+			t.Fatalf("line %d: Detach() = %v, want %v", i, got, w.detached)
+		}
+		if w.detached {
+			kept = append(kept, line)
+		}
+	}
+	if _, err := lr.ReadLine(); err != io.EOF {
+		t.Fatalf("after the last line: %v, want EOF", err)
+	}
+	for i, line := range kept {
+		if string(line) != huge {
+			t.Errorf("detached line %d changed after later reads", i)
+		}
+	}
+}
