@@ -24,9 +24,9 @@ import (
 
 // Causes carry what must never reach a gRPC client: paths, stderr, stacks.
 var (
-	secretCause = errors.New("open /home/alice/.config/secret.json: permission denied")
-	exitCause   = &stdio.ExitError{Code: 1, StderrTail: []byte("panic: boom\n/home/alice/server/main.go:12\ngoroutine 1 [running]:\n")}
-	panicCause  = &stdio.PanicError{Value: "boom", Stack: []byte("goroutine 7 [running]:\n/home/alice/bridge/handler.go:40")}
+	errSecret  = errors.New("open /home/alice/.config/secret.json: permission denied")
+	exitCause  = &stdio.ExitError{Code: 1, StderrTail: []byte("panic: boom\n/home/alice/server/main.go:12\ngoroutine 1 [running]:\n")}
+	panicCause = &stdio.PanicError{Value: "boom", Stack: []byte("goroutine 7 [running]:\n/home/alice/bridge/handler.go:40")}
 )
 
 // leaks are substrings of the causes above that must appear nowhere in a
@@ -35,7 +35,7 @@ var leaks = []string{"/home/alice", "goroutine", "secret", "permission denied", 
 
 // rpcErr is a JSON-RPC error as a child sends it, with a local cause.
 func rpcErr(code int64, msg, data string) *jsonrpc.Error {
-	e := &jsonrpc.Error{Code: code, Message: msg, Cause: secretCause}
+	e := &jsonrpc.Error{Code: code, Message: msg, Cause: errSecret}
 	if data != "" {
 		e.Data = json.RawMessage(data)
 	}
@@ -116,7 +116,7 @@ func TestToStatus(t *testing.T) {
 
 		// Causes never show.
 		{name: "wrapped with a path", err: fmt.Errorf("calling /home/alice/server: %w", rpcErr(-32601, "Method not found", "")), code: codes.Unimplemented, msg: "Method not found", rpc: -32601, reason: "CHILD_ERROR"},
-		{name: "plain error with a path", err: secretCause, code: codes.Internal, msg: "Internal error", rpc: -32603, reason: "CHILD_ERROR"},
+		{name: "plain error with a path", err: errSecret, code: codes.Internal, msg: "Internal error", rpc: -32603, reason: "CHILD_ERROR"},
 		{name: "panic with a stack", err: panicCause, code: codes.Internal, msg: "Internal error", rpc: -32603, reason: "CHILD_ERROR"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the v1alpha reflection service is deprecated, and still what older grpcurl and other tools ask for, so the tests call it
+
 package bridge
 
 import (

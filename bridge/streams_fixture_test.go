@@ -45,15 +45,14 @@ type streamsFixture struct {
 	modern bool
 	wmu    sync.Mutex
 
-	mu       sync.Mutex
-	subs     map[string]int
-	unsubs   map[string]int
-	blocked  map[string]bool
-	listens  map[string]bool // open listen ids, raw
-	changed  *sync.Cond
-	asked    map[string]chan json.RawMessage
-	nextAsk  int
-	sessions sync.WaitGroup
+	mu      sync.Mutex
+	subs    map[string]int
+	unsubs  map[string]int
+	blocked map[string]bool
+	listens map[string]bool // open listen ids, raw
+	changed *sync.Cond
+	asked   map[string]chan json.RawMessage
+	nextAsk int
 }
 
 func runStreamsFixture() int {

@@ -73,6 +73,7 @@ func (d *demo) addConformanceTools() {
 		}}))
 	d.tool("test_error_handling", "Always fails with an isError result", nil,
 		func(context.Context, *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+			//lint:ignore ST1005 the conformance suite's reference text, sent to the client as is
 			return nil, errors.New("This tool intentionally returns an error for testing")
 		})
 

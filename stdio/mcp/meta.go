@@ -150,8 +150,6 @@ func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
 
 // requestMeta is a validated 2026-07-28 request _meta.
 type requestMeta struct {
-	version    string
-	caps       ClientCapabilities
 	clientInfo json.RawMessage // nil when absent
 	logLevel   LoggingLevel    // "" when absent
 }

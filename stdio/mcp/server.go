@@ -210,10 +210,9 @@ type session struct {
 
 	// The pump sends legacy unsolicited notifications through the Peer. It
 	// starts at the first initialize; Close stops it and waits.
-	queue    eventQueue
-	pumpOnce sync.Once
-	stop     context.CancelFunc
-	done     chan struct{}
+	queue eventQueue
+	stop  context.CancelFunc
+	done  chan struct{}
 }
 
 func (ss *session) legacyClient() (ClientCapabilities, json.RawMessage) {
