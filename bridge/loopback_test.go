@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +11,6 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -31,30 +29,12 @@ func loopbackBridge(t *testing.T, svc *Service) *grpc.ClientConn {
 // services before serving.
 func loopbackBridgeWith(t *testing.T, svc *Service, register func(*grpc.Server)) *grpc.ClientConn {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { svc.Close() }) // after serveLoopback's cleanup
 	gs := svc.NewGRPCServer()
 	if register != nil {
 		register(gs)
 	}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		gs.Serve(lis)
-	}()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn.Close()
-		gs.Stop()
-		<-served
-		svc.Close()
-	})
-	return conn
+	return serveLoopback(t, gs)
 }
 
 // newService starts a Service and closes it at cleanup.

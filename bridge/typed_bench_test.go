@@ -4,17 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"google.golang.org/grpc"
 )
 
 // benchCallers are the concurrent callers of every comparison.
@@ -142,28 +139,9 @@ func (grpcEcho) CallTool(_ context.Context, req *mcpbridgev1.CallToolRequest) (*
 
 // startGRPCEcho serves grpcEcho on 127.0.0.1:0 and dials it.
 func startGRPCEcho(tb testing.TB) mcpbridgev1.BridgeServiceClient {
-	tb.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
 	gs := grpc.NewServer()
 	mcpbridgev1.RegisterBridgeServiceServer(gs, grpcEcho{})
-	served := make(chan struct{})
-	go func() { // stopped by gs.Stop in cleanup
-		defer close(served)
-		gs.Serve(lis)
-	}()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		conn.Close()
-		gs.Stop()
-		<-served
-	})
-	return mcpbridgev1.NewBridgeServiceClient(conn)
+	return mcpbridgev1.NewBridgeServiceClient(serveLoopback(tb, gs))
 }
 
 // BenchmarkLargeResult moves one 10 MiB tool result from the runtime
@@ -183,16 +161,7 @@ func BenchmarkLargeResult(b *testing.B) {
 			}
 			return err
 		}
-		if err := call(); err != nil {
-			b.Fatal(err)
-		}
-		b.SetBytes(size)
-		b.ResetTimer()
-		for b.Loop() {
-			if err := call(); err != nil {
-				b.Fatal(err)
-			}
-		}
+		runLarge(b, size, call)
 	})
 	b.Run("path=direct", func(b *testing.B) {
 		c := directClient(b, fixtureChild(b, "", typedGrace))
@@ -204,17 +173,23 @@ func BenchmarkLargeResult(b *testing.B) {
 			}
 			return err
 		}
+		runLarge(b, size, call)
+	})
+}
+
+// runLarge makes one untimed call, so that the child is up, then times
+// b.N calls of size bytes each.
+func runLarge(b *testing.B, size int64, call func() error) {
+	if err := call(); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	b.ResetTimer()
+	for b.Loop() {
 		if err := call(); err != nil {
 			b.Fatal(err)
 		}
-		b.SetBytes(size)
-		b.ResetTimer()
-		for b.Loop() {
-			if err := call(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
 }
 
 // runCallers runs b.N calls from n goroutines at once and reports req/s

@@ -44,28 +44,34 @@ func startTypedBridge(tb testing.TB, servers ...ServerConfig) *typedHarness {
 	if err != nil {
 		tb.Fatalf("New: %v", err)
 	}
+	tb.Cleanup(func() { svc.Close() }) // after serveLoopback's cleanup
+	conn := serveLoopback(tb, svc.NewGRPCServer())
+	return &typedHarness{svc: svc, bc: mcpbridgev1.NewBridgeServiceClient(conn)}
+}
+
+// serveLoopback serves gs on 127.0.0.1:0 and dials it. Cleanup closes the
+// connection, then stops gs and waits for Serve to return.
+func serveLoopback(tb testing.TB, gs *grpc.Server) *grpc.ClientConn {
+	tb.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		svc.Close()
 		tb.Fatalf("Listen: %v", err)
 	}
-	gs := svc.NewGRPCServer()
 	served := make(chan struct{})
 	go func() { // stopped by gs.Stop in cleanup
 		defer close(served)
 		gs.Serve(lis)
 	}()
+	tb.Cleanup(func() {
+		gs.Stop()
+		<-served
+	})
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		tb.Fatalf("NewClient: %v", err)
 	}
-	tb.Cleanup(func() {
-		conn.Close()
-		gs.Stop()
-		<-served
-		svc.Close()
-	})
-	return &typedHarness{svc: svc, bc: mcpbridgev1.NewBridgeServiceClient(conn)}
+	tb.Cleanup(func() { conn.Close() })
+	return conn
 }
 
 // goSDKServer fronts the Go SDK conformance server; versions pins its era
