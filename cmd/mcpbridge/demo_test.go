@@ -553,14 +553,7 @@ func TestDemoFlags(t *testing.T) {
 			cmd.Stdin = strings.NewReader("")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code := runExitCode(t, cmd)
 			if code != tt.wantCode || stdout.Len() != 0 {
 				t.Errorf("exit code %d, stdout %q; want %d and nothing", code, &stdout, tt.wantCode)
 			}
@@ -588,14 +581,7 @@ func TestDemoCPUProfile(t *testing.T) {
 		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		err := cmd.Run()
-		code := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			code = exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		code := runExitCode(t, cmd)
 		if code != tt.wantCode {
 			t.Errorf("demo -cpuprofile %s: exit code %d, want %d\nstderr:\n%s", tt.path, code, tt.wantCode, &stderr)
 		}
@@ -604,4 +590,19 @@ func TestDemoCPUProfile(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(prof, []byte{0x1f, 0x8b}) {
 		t.Errorf("profile %s: %d bytes, %v; want a gzipped profile", path, len(prof), err)
 	}
+}
+
+// runExitCode runs cmd and returns its exit status; it fails t when cmd
+// could not run at all.
+func runExitCode(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }
