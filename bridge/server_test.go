@@ -4,6 +4,7 @@ package bridge
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +114,27 @@ func TestGRPCServer(t *testing.T) {
 		if logs.has("finished call", quiet) {
 			t.Errorf("%s calls are logged; want them left out", quiet)
 		}
+	}
+}
+
+// warnOnly drops records below Warn, as mcpbridge serve --log-level warn.
+type warnOnly struct{ slog.Handler }
+
+func (h warnOnly) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+// With Info dropped, calls are served and leave no per-call line.
+func TestGRPCServerQuietLog(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	logs := newLogRecorder()
+	quiet := slog.New(warnOnly{logs.logger().Handler()})
+	svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "", time.Second)}, Logger: quiet})
+	bc := mcpbridgev1.NewBridgeServiceClient(loopbackBridgeWith(t, svc, nil))
+	res, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: `{"name":"echo","arguments":{"message":"hi"}}`})
+	if err != nil || !strings.Contains(res.GetResultJson(), `"hi"`) {
+		t.Fatalf("Call(echo) = %v, %v; want the echo", res, err)
+	}
+	if logs.has("finished call") {
+		t.Errorf("a finished call was logged with Info dropped")
 	}
 }
