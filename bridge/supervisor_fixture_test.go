@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,9 +22,16 @@ import (
 // tools:
 //
 //   - echo {"message"}: returns the message.
-//   - large {"bytes"}: returns a text of that many bytes (benchmarks).
+//   - large {"bytes"}: returns a text of that many bytes (benchmarks, the
+//     size limit).
 //   - block: returns only when cancelled; it writes "fixture: blocking" to
-//     stderr first, so a test knows the call is in flight.
+//     stderr first, so a test knows the call is in flight, and
+//     "fixture: cancelled" when its context ends.
+//   - garbage: writes lines that are not JSON-RPC responses to its stdout
+//     (not JSON, a JSON array, a response to an id nobody sent), then
+//     returns "survived".
+//   - closeout: closes its stdout and then hangs, ignoring cancellation, as
+//     a process would that lost its output but not its life.
 //   - crash {"code"}: exits with that status at once, mid-call.
 //   - pids: returns {"pid":…, "grandchild":…}.
 //
@@ -37,6 +45,8 @@ import (
 //   - FIXTURE_IGNORE_TERM=1: ignore SIGTERM.
 //   - FIXTURE_GRANDCHILD=1: start a "grandchild" fixture in the child's
 //     process group, holding the child's stdout.
+//   - FIXTURE_MAX_CONCURRENCY=<n>: requests run at once (stdio's default
+//     otherwise), for tests with many calls in flight.
 func init() {
 	fixtures["child"] = runChildFixture
 	fixtures["grandchild"] = runGrandchildFixture
@@ -121,7 +131,28 @@ func runChildFixture() int {
 	srv.AddTool(mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		fmt.Fprintln(os.Stderr, "fixture: blocking")
 		<-ctx.Done()
+		fmt.Fprintln(os.Stderr, "fixture: cancelled")
 		return nil, ctx.Err()
+	})
+	srv.AddTool(mcp.Tool{Name: "garbage"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		// One small Write each: a pipe write under 4 KiB is never
+		// interleaved with Serve's frames.
+		for _, line := range []string{
+			"this is not JSON\n",
+			`["a","JSON","array"]` + "\n",
+			`{"jsonrpc":"2.0","id":987654321,"result":{}}` + "\n",
+		} {
+			if _, err := out.Write([]byte(line)); err != nil {
+				return nil, err
+			}
+		}
+		return mcp.TextResult("survived"), nil
+	})
+	srv.AddTool(mcp.Tool{Name: "closeout"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		out.Close()
+		fmt.Fprintln(os.Stderr, "fixture: stdout closed")
+		time.Sleep(time.Hour) // until the supervisor signals the process
+		return nil, nil
 	})
 	srv.AddTool(mcp.Tool{Name: "crash"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		var args struct{ Code int }
@@ -132,7 +163,11 @@ func runChildFixture() int {
 	srv.AddTool(mcp.Tool{Name: "pids"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		return mcp.TextResult(fmt.Sprintf(`{"pid":%d,"grandchild":%d}`, os.Getpid(), grandchild)), nil
 	})
-	if err := stdio.Serve(context.Background(), srv, os.Stdin, out, stdio.ServerConfig{}); err != nil {
+	var cfg stdio.ServerConfig
+	if n, err := strconv.Atoi(os.Getenv("FIXTURE_MAX_CONCURRENCY")); err == nil {
+		cfg.MaxConcurrency = n
+	}
+	if err := stdio.Serve(context.Background(), srv, os.Stdin, out, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture: serve:", err)
 	}
 	if os.Getenv("FIXTURE_IGNORE_EOF") == "1" {

@@ -1,0 +1,256 @@
+//go:build linux
+
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+)
+
+// Fault tests: a real child misbehaves (the "child" fixture's garbage,
+// block, closeout and large tools), the bridge answers the affected call
+// with a clear status, loses nothing else, and keeps serving. Each ends
+// by calling echo, and checks from GetServer whether the child was
+// restarted.
+
+// faultBridge starts a Service fronting the "child" fixture (with extra
+// FIXTURE_* settings) behind gRPC on loopback.
+func faultBridge(t *testing.T, cfg Config, env ...string) (mcpbridgev1.BridgeServiceClient, *Service, *logRecorder) {
+	t.Helper()
+	logs := newLogRecorder()
+	cfg.Servers = []ServerConfig{fixtureChild(t, "", time.Second, env...)}
+	cfg.Logger = logs.logger()
+	svc := newService(t, cfg)
+	return mcpbridgev1.NewBridgeServiceClient(loopbackBridge(t, svc)), svc, logs
+}
+
+// echoWorks checks that an echo call goes through.
+func echoWorks(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeServiceClient, what string) {
+	t.Helper()
+	res, err := callTool(ctx, bc, "echo", `{"message":"still here"}`)
+	if err != nil || !strings.Contains(res.GetResultJson(), "still here") {
+		t.Fatalf("echo %s = %v, %v; want the message back", what, res, err)
+	}
+}
+
+// childOf returns the fronted server's child as GetServer reports it.
+func childOf(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeServiceClient) *mcpbridgev1.Child {
+	t.Helper()
+	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	if err != nil {
+		t.Fatalf("GetServer: %v", err)
+	}
+	return res.GetChild()
+}
+
+// Lines on the child's stdout that are not JSON-RPC, or answer an id
+// nobody sent, are logged and skipped; the call they came with succeeds
+// and the child is not restarted.
+func TestFaultGarbageLines(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	bc, _, logs := faultBridge(t, Config{})
+	before := childOf(ctx, t, bc)
+
+	res, err := callTool(ctx, bc, "garbage", `{}`)
+	if err != nil || !strings.Contains(res.GetResultJson(), "survived") {
+		t.Fatalf("garbage = %v, %v; want its result after the garbage", res, err)
+	}
+	logs.waitFor(ctx, t, "skipped a line that is not a JSON-RPC message", "this is not JSON")
+	echoWorks(ctx, t, bc, "after the garbage")
+	if after := childOf(ctx, t, bc); after.GetPid() != before.GetPid() || after.GetRestarts() != 0 {
+		t.Errorf("child after the garbage = %v, want the same process (%d), never restarted", after, before.GetPid())
+	}
+}
+
+// A call into a child that hangs ends at its deadline with
+// DEADLINE_EXCEEDED, the child is told (notifications/cancelled reaches
+// the tool's context), and other calls are served meanwhile.
+func TestFaultHangingCall(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	bc, _, logs := faultBridge(t, Config{})
+
+	hung := make(chan error, 1)
+	go func() {
+		callCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		_, err := callTool(callCtx, bc, "block", `{}`)
+		hung <- err
+	}()
+	logs.waitFor(ctx, t, "fixture: blocking")
+	echoWorks(ctx, t, bc, "while another call hangs")
+	select {
+	case err := <-hung:
+		t.Fatalf("the hanging call returned before its deadline: %v", err)
+	default:
+	}
+	if err := <-hung; status.Code(err) != codes.DeadlineExceeded {
+		t.Errorf("the hanging call = %v, want DEADLINE_EXCEEDED", err)
+	}
+	logs.waitFor(ctx, t, "fixture: cancelled")
+	echoWorks(ctx, t, bc, "after the deadline")
+}
+
+// A child that closes its stdout but keeps running: the call in flight
+// fails UNAVAILABLE at once (the connection is gone), the supervisor
+// stops that process (it ignores cancellation and stdin EOF, so it takes
+// the signals) and starts another, and the next call succeeds on it.
+func TestFaultChildClosesStdout(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	bc, svc, logs := faultBridge(t, Config{})
+	before := childOf(ctx, t, bc)
+	fd := pidfd(t, int(before.GetPid()))
+
+	_, err := callTool(ctx, bc, "closeout", `{}`)
+	checkChildGone(t, "the call whose child closed its stdout", err, true)
+	logs.waitFor(ctx, t, "fixture: stdout closed")
+	if !exited(t, fd, 30*time.Second) {
+		t.Fatalf("the child %d that closed its stdout is still running", before.GetPid())
+	}
+	currentChild(t, svc, "")
+	echoWorks(ctx, t, bc, "after the restart")
+	if after := childOf(ctx, t, bc); after.GetPid() == before.GetPid() || after.GetRestarts() != 1 {
+		t.Errorf("child after closing its stdout = %v, want a new process, 1 restart", after)
+	}
+}
+
+// A response line over the size limit is dropped as it arrives: its call
+// ends at its deadline, the bridge logs the drop, and the same child
+// answers the next calls, big ones under the limit included.
+func TestFaultResponseOverLimit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	const limit = 64 << 10
+	bc, _, logs := faultBridge(t, Config{MaxMessageBytes: limit})
+	before := childOf(ctx, t, bc)
+
+	callCtx, cancelCall := context.WithTimeout(ctx, 2*time.Second)
+	_, err := callTool(callCtx, bc, "large", `{"bytes":200000}`)
+	cancelCall()
+	if status.Code(err) != codes.DeadlineExceeded {
+		t.Errorf("a result over the %d-byte limit = %v, want DEADLINE_EXCEEDED", limit, err)
+	}
+	logs.waitFor(ctx, t, "dropped an over-long line from the server")
+	res, err := callTool(ctx, bc, "large", `{"bytes":50000}`)
+	if err != nil || len(res.GetResultJson()) < 50000 {
+		t.Fatalf("a 50,000-byte result under the limit = %d bytes, %v; want it whole", len(res.GetResultJson()), err)
+	}
+	echoWorks(ctx, t, bc, "after the over-long line")
+	if after := childOf(ctx, t, bc); after.GetPid() != before.GetPid() || after.GetRestarts() != 0 {
+		t.Errorf("child after the over-long line = %v, want the same process (%d), never restarted", after, before.GetPid())
+	}
+}
+
+// A client cancels 1,000 calls in flight at once. Every call ends
+// CANCELLED, the child hears of every one (1,000 "fixture: cancelled"),
+// the same child serves the next call, and the bridge is back to the
+// goroutines and file descriptors it had before.
+func TestFaultThousandCancelled(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const calls = 1000
+	bc, _, logs := faultBridge(t, Config{}, "FIXTURE_MAX_CONCURRENCY=2000")
+	echoWorks(ctx, t, bc, "before") // the connection and the child are up
+	before := childOf(ctx, t, bc)
+	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
+
+	callCtx, cancelCalls := context.WithCancel(ctx)
+	errs := make(chan error, calls)
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			_, err := callTool(callCtx, bc, "block", `{}`)
+			errs <- err
+		})
+	}
+	logs.waitCount(ctx, t, calls, "fixture: blocking")
+	cancelCalls()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if status.Code(err) != codes.Canceled {
+			t.Fatalf("a cancelled call = %v, want CANCELLED", err)
+		}
+	}
+	logs.waitCount(ctx, t, calls, "fixture: cancelled")
+
+	echoWorks(ctx, t, bc, "after 1,000 cancellations")
+	if after := childOf(ctx, t, bc); after.GetPid() != before.GetPid() || after.GetRestarts() != 0 {
+		t.Errorf("child after 1,000 cancellations = %v, want the same process (%d), never restarted", after, before.GetPid())
+	}
+	// gRPC ends a cancelled stream's goroutines and buffers asynchronously.
+	settle(ctx, t, func() error {
+		if n := runtime.NumGoroutine(); n > goroutines+5 {
+			return fmt.Errorf("%d goroutines, %d before the calls", n, goroutines)
+		}
+		if n := openFDs(t); n > fds {
+			return fmt.Errorf("%d open file descriptors, %d before the calls", n, fds)
+		}
+		return nil
+	})
+}
+
+// settle waits until check passes, checking every 20 ms, and fails t with
+// check's last error when ctx ends first.
+func settle(ctx context.Context, t *testing.T, check func() error) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatal(err)
+		}
+	}
+}
+
+// openFDs counts this process's open file descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// waitCount waits until at least n lines contain every one of parts.
+func (r *logRecorder) waitCount(ctx context.Context, t *testing.T, n int, parts ...string) {
+	t.Helper()
+	for {
+		r.mu.Lock()
+		changed, got := r.changed, 0
+		for _, l := range r.lines {
+			if containsAll(l, parts) {
+				got++
+			}
+		}
+		r.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("%d log lines with %q, want %d: %v", got, parts, n, ctx.Err())
+		}
+	}
+}
