@@ -273,9 +273,6 @@ func shellQuote(args []string) string {
 	return strings.Join(q, " ")
 }
 
-// unimplemented reports an RPC this branch does not serve yet.
-func unimplemented(stderr string) bool { return strings.Contains(stderr, "Code: Unimplemented") }
-
 // `mcpbridge serve` in front of the Go SDK conformance server, driven by
 // the real grpcurl: listing and describing the service through reflection,
 // the typed CallTool and CallToolStream (progress before the result), the
@@ -323,10 +320,7 @@ func TestServeWithGrpcurl(t *testing.T) {
 		}
 	})
 	t.Run("CallTool", func(t *testing.T) {
-		out, errOut, code := g.run(t, "-plaintext", "-d", `{"name":"test_simple_text"}`, b.addr, rpc("CallTool"))
-		if unimplemented(errOut) {
-			t.Skip("CallTool answers Unimplemented: the typed RPCs (convert.go/typed.go) are not on this branch yet")
-		}
+		out, _, code := g.run(t, "-plaintext", "-d", `{"name":"test_simple_text"}`, b.addr, rpc("CallTool"))
 		var res struct {
 			Content []struct{ Text struct{ Text string } }
 			IsError bool
@@ -339,10 +333,7 @@ func TestServeWithGrpcurl(t *testing.T) {
 		}
 	})
 	t.Run("CallToolStream", func(t *testing.T) {
-		out, errOut, code := g.run(t, "-plaintext", "-d", `{"name":"test_tool_with_progress"}`, b.addr, rpc("CallToolStream"))
-		if unimplemented(errOut) {
-			t.Skip("CallToolStream answers Unimplemented: it is not on this branch yet (typed RPCs, toolstream.go)")
-		}
+		out, _, code := g.run(t, "-plaintext", "-d", `{"name":"test_tool_with_progress"}`, b.addr, rpc("CallToolStream"))
 		if code != 0 {
 			t.Fatalf("CallToolStream exited %d", code)
 		}
