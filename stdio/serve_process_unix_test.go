@@ -3,19 +3,16 @@
 package stdio
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -126,35 +123,4 @@ func TestServeProcessLocale(t *testing.T) { // scenario 86, in the C locale
 			}
 		})
 	}
-}
-
-// procLines reads r line by line into a channel, closed at EOF.
-func procLines(r io.Reader) <-chan string {
-	ch := make(chan string, 16)
-	go func() {
-		defer close(ch)
-		br := bufio.NewReader(r)
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			ch <- line
-		}
-	}()
-	return ch
-}
-
-func procLine(tb testing.TB, ch <-chan string, what string) string {
-	tb.Helper()
-	select {
-	case line, ok := <-ch:
-		if !ok {
-			tb.Fatalf("%s: output ended", what)
-		}
-		return line
-	case <-time.After(serveWait):
-		tb.Fatalf("%s: no line within %v", what, serveWait)
-	}
-	return ""
 }
