@@ -537,6 +537,11 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 	case "askcancel": // ask, then cancel our own request
 		f.send(json.RawMessage(`"c1"`), "elicitation/create", json.RawMessage(`{"message":"?"}`))
 		time.Sleep(time.Duration(a.Ms) * time.Millisecond)
+		// No longer waited for: an answer to c1 from now on counts as
+		// unasked.
+		f.mu.Lock()
+		delete(f.answers, `"c1"`)
+		f.mu.Unlock()
 		f.write(jsonrpc.AppendNotification(nil, "notifications/cancelled", json.RawMessage(`{"requestId":"c1"}`)))
 		f.result(id, `{"cancelled":true}`)
 	case "emit": // events on every open listen, then an optional end
