@@ -124,9 +124,13 @@ type CallOptions struct {
 
 // Progress is one notifications/progress for a call.
 type Progress struct {
+	// Progress is the params' progress value, increasing with each
+	// notification of a call.
 	Progress float64
-	Total    *float64
-	Message  string
+	// Total is the params' total, nil when the child sent none.
+	Total *float64
+	// Message is the params' message, "" when the child sent none.
+	Message string
 	// Raw is the notification's params as sent.
 	Raw json.RawMessage
 }
@@ -134,14 +138,18 @@ type Progress struct {
 // ServerRequest is a request the child sent to the client.
 type ServerRequest struct {
 	// ID is the child's id, kept byte for byte; the answer echoes it.
-	ID     json.RawMessage
+	ID json.RawMessage
+	// Method is the request's method, e.g. "sampling/createMessage".
 	Method string
+	// Params is the request's params as sent, nil when absent.
 	Params json.RawMessage
 }
 
 // Notification is a notification from the child that nothing claimed.
 type Notification struct {
+	// Method is the notification's method.
 	Method string
+	// Params is its params as sent, nil when absent.
 	Params json.RawMessage
 }
 
@@ -1062,10 +1070,13 @@ func (c *Client) callbackPanicked(cl *call, msg string, perr error) *Error {
 
 // PanicError is the Cause of an error reporting a recovered panic.
 type PanicError struct {
+	// Value is what the code panicked with.
 	Value any
+	// Stack is the panicking goroutine's stack trace.
 	Stack []byte
 }
 
+// Error returns the panic value and the stack trace.
 func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", p.Value, p.Stack) }
 
 func safeCallback(fn func()) (err error) {

@@ -40,6 +40,7 @@ type ExitError struct {
 	StderrTail []byte
 }
 
+// Error says how the child ended: its exit code or the signal.
 func (e *ExitError) Error() string {
 	if e.Signal != "" {
 		return "stdio server killed by signal " + e.Signal

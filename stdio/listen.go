@@ -39,7 +39,10 @@ type ListenOptions struct {
 
 // Event is one notification of a subscription, with its _meta intact.
 type Event struct {
+	// Method is the notification's method, e.g.
+	// "notifications/resources/updated".
 	Method string
+	// Params is its params as sent, subscription id in _meta included.
 	Params json.RawMessage
 	// Dropped counts events the buffer discarded while this one was
 	// queued: just before it (DropOldest) or just after it (DropNewest).

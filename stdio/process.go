@@ -16,8 +16,11 @@ import (
 // EnvVar is one change to the child's environment: set Name to Value, or
 // remove Name when Unset is true.
 type EnvVar struct {
-	Name  string
+	// Name is the variable's name.
+	Name string
+	// Value is its value, when it is set.
 	Value string
+	// Unset removes Name from the child's environment instead.
 	Unset bool
 }
 

@@ -44,10 +44,14 @@ const (
 //
 // holds for any timeout, however it was wrapped.
 type Error struct {
-	Code    int64
+	// Code is the JSON-RPC error code.
+	Code int64
+	// Message is the error's message, as sent or to be sent.
 	Message string
-	Data    json.RawMessage
-	Cause   error
+	// Data is the error's data member as JSON text, nil when absent.
+	Data json.RawMessage
+	// Cause is the local error behind it, never sent on the wire.
+	Cause error
 }
 
 // Error returns the code and message, followed by the cause when there is one.

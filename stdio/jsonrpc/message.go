@@ -27,13 +27,16 @@ const (
 // the decoded line, so whoever keeps one past the line's lifetime copies it.
 // Members other than these five are ignored.
 type Message struct {
+	// Kind says which of request, notification or response it is.
 	Kind Kind
 	// ID is the raw id: a string of at most MaxIDBytes or an int64 integer
 	// literal, kept byte for byte. It is nil when absent or null.
 	ID json.RawMessage
 	// Method is the decoded method name of a request or notification.
 	Method string
+	// Params is the raw "params" member, nil when absent.
 	Params json.RawMessage
+	// Result is the raw "result" member of a response, nil when absent.
 	Result json.RawMessage
 	// Error is the raw "error" member of a response; see DecodeError.
 	Error json.RawMessage
@@ -234,7 +237,7 @@ func Member(obj json.RawMessage, key string) (json.RawMessage, bool) {
 type Field struct {
 	Key    string          // the decoded key
 	RawKey json.RawMessage // the key as written, quotes included
-	Value  json.RawMessage
+	Value  json.RawMessage // the value as written
 }
 
 // Fields returns the top-level members of the already-validated JSON object

@@ -17,9 +17,11 @@ const ReadBufferSize = 64 << 10
 // and before its LF has been read; the next ReadLine discards the rest of
 // that line and returns the line after it.
 type LineTooLongError struct {
+	// Limit is the Reader's limit in bytes.
 	Limit int
 }
 
+// Error names the limit.
 func (e *LineTooLongError) Error() string {
 	return fmt.Sprintf("line exceeds the %d-byte limit", e.Limit)
 }

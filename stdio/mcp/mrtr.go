@@ -64,9 +64,11 @@ var ErrInputRequired = errors.New("mcp: input required from the client")
 // data. [Request.Ask] returns it for a question the client cannot take;
 // handlers may return one of their own.
 type MissingCapabilityError struct {
+	// Required are the capabilities the request needs.
 	Required ClientCapabilities
 }
 
+// Error names the missing capabilities.
 func (e *MissingCapabilityError) Error() string {
 	raw, _ := jsonrpc.Marshal(e.Required)
 	return "mcp: the client did not declare the required capabilities " + string(raw)
