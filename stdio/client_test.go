@@ -616,6 +616,15 @@ func TestChildExit(t *testing.T) {
 	_, err = callTool(context.Background(), c, "echo", nil, nil)
 	wantCode(t, "later Call", err, CodeConnectionClosed)
 	wantCode(t, "later Notify", c.Notify(context.Background(), "notifications/x", nil), CodeConnectionClosed)
+	sub, err := c.Listen(context.Background(), json.RawMessage(`{"toolsListChanged":true}`), nil)
+	if sub != nil {
+		t.Errorf("later Listen opened a subscription")
+	}
+	wantCode(t, "later Listen", err, CodeConnectionClosed)
+	var x *ExitError
+	if !errors.As(err, &x) || x.Code != 3 {
+		t.Errorf("later Listen: errors.As(%v, *ExitError) = %+v, want Code 3", err, x)
+	}
 	<-c.Done()
 	if st := c.ExitState(); st == nil || st.ExitCode() != 3 {
 		t.Errorf("ExitState() = %v", st)
