@@ -399,29 +399,51 @@ func TestServerRequests(t *testing.T) {
 		map[string]any{"id": "srv-1", "method": "elicitation/create", "params": map[string]any{"message": "name?"}},
 		map[string]any{"id": -5, "method": "roots/list"},
 	}
-	var seen sync.Map
-	c := rawClient(t, func(cfg *ClientConfig) {
-		cfg.OnServerRequest = func(ctx context.Context, r ServerRequest) (json.RawMessage, error) {
-			seen.Store(string(r.ID), r.Method)
-			return json.RawMessage(`{"action":"accept","id":` + string(r.ID) + `}`), nil
-		}
-	})
-	res, err := callTool(context.Background(), c, "ask", map[string]any{"requests": reqs}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := `{"answers":[{"jsonrpc":"2.0","id":0,"result":{}},` +
 		`{"jsonrpc":"2.0","id":"srv-1","result":{"action":"accept","id":"srv-1"}},` +
 		`{"jsonrpc":"2.0","id":-5,"result":{"action":"accept","id":-5}}]}`
-	if string(res) != want {
-		t.Errorf("answers:\n got %s\nwant %s", res, want)
-	}
-	if _, ok := seen.Load("0"); ok {
-		t.Error("ping reached the handler")
+	// The same with a child of each era: a legacy one, and a 2026-07-28
+	// one negotiated by Connect.
+	for _, era := range []string{"legacy", "2026-07-28"} {
+		t.Run(era, func(t *testing.T) {
+			var seen sync.Map
+			handler := func(ctx context.Context, r ServerRequest) (json.RawMessage, error) {
+				seen.Store(string(r.ID), r.Method)
+				return json.RawMessage(`{"action":"accept","id":` + string(r.ID) + `}`), nil
+			}
+			var c *Client
+			if era == "legacy" {
+				c = rawClient(t, func(cfg *ClientConfig) { cfg.OnServerRequest = handler })
+			} else {
+				cfg := fixtureConfig(t)
+				cfg.OnServerRequest = handler
+				var err error
+				c, err = Connect(context.Background(), func(ctx context.Context) (*Client, error) {
+					c, err := Start(ctx, cfg)
+					if err == nil {
+						t.Cleanup(func() { stopClient(t, c) })
+					}
+					return c, err
+				}, ConnectConfig{})
+				if err != nil || c.Protocol() != Version20260728 {
+					t.Fatalf("Connect = %v, %v; want a 2026-07-28 connection", c, err)
+				}
+			}
+			res, err := callTool(context.Background(), c, "ask", map[string]any{"requests": reqs}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(res) != want {
+				t.Errorf("answers:\n got %s\nwant %s", res, want)
+			}
+			if _, ok := seen.Load("0"); ok {
+				t.Error("ping reached the handler")
+			}
+		})
 	}
 
-	c = rawClient(t, nil) // no handler
-	res, err = callTool(context.Background(), c, "ask", map[string]any{"requests": reqs[1:]}, nil)
+	c := rawClient(t, nil) // no handler
+	res, err := callTool(context.Background(), c, "ask", map[string]any{"requests": reqs[1:]}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
