@@ -545,7 +545,9 @@ func TestServerRequestCancelAndDuplicate(t *testing.T) {
 	block := make(chan struct{})
 	asked := make(chan struct{}, 4)
 	returned := make(chan struct{}, 4)
+	var stderr lockedBuffer
 	c := rawClient(t, func(cfg *ClientConfig) {
+		cfg.Stderr = &stderr
 		cfg.OnNotification = func(n Notification) {
 			if n.Method == "notifications/asked" {
 				asked <- struct{}{}
@@ -606,7 +608,10 @@ func TestServerRequestCancelAndDuplicate(t *testing.T) {
 		t.Error("the handler ran for the duplicate id")
 	}
 
-	// Close while a handler blocks: its ctx ends, and nothing is sent.
+	// Close while a handler blocks: its ctx ends, and nothing is sent: the
+	// child, which waits for an answer to "z", has received no more
+	// answers than before when it reaches EOF.
+	before := getStats(t, c)
 	go callTool(context.Background(), c, "ask", map[string]any{"requests": []any{
 		map[string]any{"id": "z", "method": "sampling/createMessage"},
 	}}, nil)
@@ -616,6 +621,10 @@ func TestServerRequestCancelAndDuplicate(t *testing.T) {
 		t.Errorf("handler ctx at Close ended with %v", err)
 	}
 	<-c.Done()
+	wantEOF := fmt.Sprintf("fixture: at EOF: answered=%d unasked=%d", before.Answered, before.Unasked)
+	if got := stderr.String(); !strings.Contains(got, wantEOF) {
+		t.Errorf("the child's stderr:\n%s\nwant %q: an answer reached it after Close", got, wantEOF)
+	}
 }
 
 // Scenario 24.
@@ -915,4 +924,23 @@ func TestStalledChildNoPartialLines(t *testing.T) {
 	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
 		t.Errorf("call after the stall: %v", err)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the client's stderr copier and
+// the test at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

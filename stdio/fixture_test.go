@@ -109,6 +109,9 @@ func runMCPFixture() int {
 	}
 	stop()
 	f.wg.Wait()
+	f.mu.Lock()
+	fmt.Fprintf(os.Stderr, "fixture: at EOF: answered=%d unasked=%d\n", f.answered, f.unasked)
+	f.mu.Unlock()
 	return 0
 }
 
