@@ -231,26 +231,3 @@ func openFDs(t *testing.T) int {
 	}
 	return len(entries)
 }
-
-// waitCount waits until at least n lines contain every one of parts.
-func (r *logRecorder) waitCount(ctx context.Context, t *testing.T, n int, parts ...string) {
-	t.Helper()
-	for {
-		r.mu.Lock()
-		changed, got := r.changed, 0
-		for _, l := range r.lines {
-			if containsAll(l, parts) {
-				got++
-			}
-		}
-		r.mu.Unlock()
-		if got >= n {
-			return
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			t.Fatalf("%d log lines with %q, want %d: %v", got, parts, n, ctx.Err())
-		}
-	}
-}

@@ -99,22 +99,32 @@ func (r *logRecorder) logger() *slog.Logger { return slog.New(logHandler{r: r}) 
 // for it until ctx ends.
 func (r *logRecorder) waitFor(ctx context.Context, t *testing.T, parts ...string) string {
 	t.Helper()
+	return r.waitCount(ctx, t, 1, parts...)[0]
+}
+
+// waitCount waits until at least n lines contain every one of parts, and
+// returns those lines; it fails t, with the log, when ctx ends first.
+func (r *logRecorder) waitCount(ctx context.Context, t *testing.T, n int, parts ...string) []string {
+	t.Helper()
 	for {
 		r.mu.Lock()
 		changed := r.changed
+		var got []string
 		for _, l := range r.lines {
 			if containsAll(l, parts) {
-				r.mu.Unlock()
-				return l
+				got = append(got, l)
 			}
 		}
 		r.mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			t.Fatalf("no log line with %q: %v; the log:\n%s", parts, ctx.Err(), strings.Join(r.lines, "\n"))
+			t.Fatalf("%d log lines with %q, want %d: %v; the log:\n%s", len(got), parts, n, ctx.Err(), strings.Join(r.lines, "\n"))
 		}
 	}
 }

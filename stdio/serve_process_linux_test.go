@@ -1,6 +1,7 @@
 package stdio
 
 import (
+	"os/exec"
 	"strconv"
 	"testing"
 
@@ -18,13 +19,9 @@ func TestServeProcessLongLine(t *testing.T) {
 	const limit = 1000000
 	ping := reqLine(2, "echo", `{"after":true}`) + "\n"
 	want := `{"jsonrpc":"2.0","id":2,"result":{"after":true}}` + "\n"
-	run := func(long bool) int64 {
-		return stdiotest.LongLine(t, serverFixtureCmd(t, "serve", "STDIO_TEST_MAX_LINE="+strconv.Itoa(limit)), limit, long, ping, want)
-	}
-	base := run(false)
-	peak := run(true)
-	growth := peak - base
-	t.Logf("peak RSS: baseline %d KiB, 64 MB line %d KiB, growth %d KiB", base>>10, peak>>10, growth>>10)
+	growth := stdiotest.LongLineGrowth(t, func() *exec.Cmd {
+		return serverFixtureCmd(t, "serve", "STDIO_TEST_MAX_LINE="+strconv.Itoa(limit))
+	}, limit, ping, want)
 	if growth >= 16<<20 {
 		t.Errorf("peak RSS grew by %d KiB, want under 16 MiB", growth>>10)
 	}

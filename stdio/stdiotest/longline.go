@@ -108,6 +108,17 @@ func LongLine(tb testing.TB, cmd *exec.Cmd, limit int, long bool, ping, want str
 	return peak
 }
 
+// LongLineGrowth runs LongLine twice on fresh processes from newCmd,
+// without and then with the long line, and returns how much more peak
+// resident memory the server needed for it (logged with both peaks).
+func LongLineGrowth(tb testing.TB, newCmd func() *exec.Cmd, limit int, ping, want string) int64 {
+	tb.Helper()
+	base := LongLine(tb, newCmd(), limit, false, ping, want)
+	peak := LongLine(tb, newCmd(), limit, true, ping, want)
+	tb.Logf("peak RSS: baseline %d KiB, with the %d MiB line %d KiB, growth %d KiB", base>>10, LongLineSize>>20, peak>>10, (peak-base)>>10)
+	return peak - base
+}
+
 // vmHWM is the peak resident memory of a running process, in bytes. Unlike
 // a child's rusage, it starts at exec, so it does not include the peak of
 // the process that started it.
