@@ -12,6 +12,8 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -238,21 +240,21 @@ func (t *tunnel) push(frame []byte) bool {
 }
 
 func (t *tunnel) respond(id, result json.RawMessage) {
-	t.push(jsonrpc.AppendResponse(nil, id, result))
+	t.push(wire.AppendResponse(nil, id, result))
 }
 
 func (t *tunnel) fail(id json.RawMessage, e *jsonrpc.Error) {
-	t.push(jsonrpc.AppendError(nil, id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
+	t.push(wire.AppendError(nil, id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
 }
 
 // handle dispatches one message from the client. Nothing that is not
 // valid JSON-RPC reaches the child.
 func (t *tunnel) handle(text string) {
 	line := []byte(text)
-	m, err := jsonrpc.Decode(line)
+	m, err := wire.Decode(line)
 	if err != nil {
 		var id json.RawMessage
-		if m.Kind == jsonrpc.KindRequest {
+		if m.Kind == wire.KindRequest {
 			id = m.ID
 		}
 		e, ok := err.(*jsonrpc.Error)
@@ -264,14 +266,14 @@ func (t *tunnel) handle(text string) {
 	}
 	params := m.Params
 	if m.Dirty && params != nil {
-		params, _ = jsonrpc.Compact(params) // valid: Decode checked it
+		params, _ = rawjson.Compact(params) // valid: Decode checked it
 	}
 	switch m.Kind {
-	case jsonrpc.KindRequest:
+	case wire.KindRequest:
 		t.request(m.ID, m.Method, params)
-	case jsonrpc.KindNotification:
+	case wire.KindNotification:
 		t.notification(m.Method, params)
-	case jsonrpc.KindResponse:
+	case wire.KindResponse:
 		t.response(&m)
 	}
 }
@@ -301,8 +303,8 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 		t.respond(id, t.initializeResult())
 		return
 	case t.legacy && method == "logging/setLevel":
-		raw, _ := jsonrpc.Member(params, "level")
-		name, _ := jsonrpc.StringValue(raw)
+		raw, _ := rawjson.Member(params, "level")
+		name, _ := rawjson.StringValue(raw)
 		level := logRank(name)
 		if level == 0 {
 			t.fail(id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown logging level"))
@@ -314,8 +316,8 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 		t.respond(id, json.RawMessage(`{}`))
 		return
 	case t.legacy && (method == "resources/subscribe" || method == "resources/unsubscribe"):
-		raw, _ := jsonrpc.Member(params, "uri")
-		uri, ok := jsonrpc.StringValue(raw)
+		raw, _ := rawjson.Member(params, "uri")
+		uri, ok := rawjson.StringValue(raw)
 		if !ok || uri == "" {
 			t.fail(id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s needs a string uri", method))
 			return
@@ -385,9 +387,9 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 	opts := &stdio.CallOptions{Timeout: t.s.cfg.MaxDeadline}
 	if token != nil {
 		opts.Progress = func(p stdio.Progress) {
-			raw, err := jsonrpc.SetMember(p.Raw, "progressToken", token)
+			raw, err := rawjson.SetMember(p.Raw, "progressToken", token)
 			if err == nil {
-				t.push(jsonrpc.AppendNotification(nil, "notifications/progress", raw))
+				t.push(wire.AppendNotification(nil, "notifications/progress", raw))
 			}
 		}
 	}
@@ -400,18 +402,18 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 // takeProgressToken removes params._meta.progressToken and returns it.
 // The Client mints its own token when a Progress callback is set.
 func takeProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage, error) {
-	meta, ok := jsonrpc.Member(params, "_meta")
-	if !ok || !jsonrpc.IsObject(meta) {
+	meta, ok := rawjson.Member(params, "_meta")
+	if !ok || !rawjson.IsObject(meta) {
 		return params, nil, nil
 	}
-	token, ok := jsonrpc.Member(meta, "progressToken")
+	token, ok := rawjson.Member(meta, "progressToken")
 	if !ok {
 		return params, nil, nil
 	}
-	if !jsonrpc.ValidID(token) {
+	if !wire.ValidID(token) {
 		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: _meta.progressToken must be a string or an integer")
 	}
-	out, err := jsonrpc.SetMember(params, "_meta", withoutMember(meta, "progressToken"))
+	out, err := rawjson.SetMember(params, "_meta", withoutMember(meta, "progressToken"))
 	if err != nil {
 		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: params must be a JSON object")
 	}
@@ -422,17 +424,17 @@ func takeProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage
 // bridge negotiated: the child is initialized once, by the bridge.
 func (t *tunnel) initializeResult() json.RawMessage {
 	c := t.c.client
-	out := append([]byte(`{"protocolVersion":`), jsonrpc.AppendString(nil, c.Protocol())...)
+	out := append([]byte(`{"protocolVersion":`), rawjson.AppendString(nil, c.Protocol())...)
 	caps := c.ServerCapabilities()
-	if !jsonrpc.IsObject(caps) {
+	if !rawjson.IsObject(caps) {
 		caps = json.RawMessage(`{}`)
 	}
 	out = append(append(out, `,"capabilities":`...), caps...)
-	if info := c.ServerInfo(); jsonrpc.IsObject(info) {
+	if info := c.ServerInfo(); rawjson.IsObject(info) {
 		out = append(append(out, `,"serverInfo":`...), info...)
 	}
 	if in := c.Instructions(); in != "" {
-		out = jsonrpc.AppendString(append(out, `,"instructions":`...), in)
+		out = rawjson.AppendString(append(out, `,"instructions":`...), in)
 	}
 	return append(out, '}')
 }
@@ -492,13 +494,13 @@ func (t *tunnel) releaseURIs() {
 // the Client, whose id the child sees, and relays its acknowledgement and
 // events under the tunnel's listen id.
 func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.RawMessage) {
-	filter, ok := jsonrpc.Member(params, "notifications")
-	if !ok || !jsonrpc.IsObject(filter) {
+	filter, ok := rawjson.Member(params, "notifications")
+	if !ok || !rawjson.IsObject(filter) {
 		t.finish(id, call, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: subscriptions/listen needs a notifications object"))
 		return
 	}
 	var meta json.RawMessage
-	if m, ok := jsonrpc.Member(params, "_meta"); ok && jsonrpc.IsObject(m) {
+	if m, ok := rawjson.Member(params, "_meta"); ok && rawjson.IsObject(m) {
 		meta = withoutMember(withoutMember(m, "progressToken"), stdio.MetaSubscriptionID)
 	}
 	sub, err := t.c.client.Listen(ctx, filter, &stdio.ListenOptions{
@@ -532,7 +534,7 @@ func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 	subMeta := append(append([]byte(`{"`+stdio.MetaSubscriptionID+`":`), id...), '}')
 	ack := append([]byte(`{"notifications":`), sub.Accepted()...)
 	ack = append(append(append(ack, `,"_meta":`...), subMeta...), '}')
-	t.push(jsonrpc.AppendNotification(nil, "notifications/subscriptions/acknowledged", ack))
+	t.push(wire.AppendNotification(nil, "notifications/subscriptions/acknowledged", ack))
 	for {
 		ev, err := sub.Next(t.ctx)
 		if l.closed.Load() || t.ctx.Err() != nil {
@@ -549,16 +551,16 @@ func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 		if ev.Dropped > 0 {
 			t.log.Warn("mcpbridge: dropped listen events for a tunnel that fell behind", "dropped", ev.Dropped)
 		}
-		evMeta, _ := jsonrpc.Member(ev.Params, "_meta")
-		evMeta, err = jsonrpc.SetMember(evMeta, stdio.MetaSubscriptionID, id)
+		evMeta, _ := rawjson.Member(ev.Params, "_meta")
+		evMeta, err = rawjson.SetMember(evMeta, stdio.MetaSubscriptionID, id)
 		if err != nil {
 			continue
 		}
-		out, err := jsonrpc.SetMember(ev.Params, "_meta", evMeta)
+		out, err := rawjson.SetMember(ev.Params, "_meta", evMeta)
 		if err != nil {
 			continue
 		}
-		t.push(jsonrpc.AppendNotification(nil, ev.Method, out))
+		t.push(wire.AppendNotification(nil, ev.Method, out))
 	}
 }
 
@@ -568,7 +570,7 @@ func (t *tunnel) notification(method string, params json.RawMessage) {
 	case "notifications/initialized":
 		return // the bridge initialized the child once; absorbed
 	case "notifications/cancelled":
-		target, _ := jsonrpc.Member(params, "requestId")
+		target, _ := rawjson.Member(params, "requestId")
 		t.mu.Lock()
 		call := t.calls[string(target)]
 		l := t.listens[string(target)]
@@ -602,8 +604,8 @@ func (t *tunnel) notification(method string, params json.RawMessage) {
 
 // response routes the client's answer to a request the child sent into
 // the tunnel.
-func (t *tunnel) response(m *jsonrpc.Message) {
-	id, _ := jsonrpc.StringValue(m.ID)
+func (t *tunnel) response(m *wire.Message) {
+	id, _ := rawjson.StringValue(m.ID)
 	t.mu.Lock()
 	ch := t.asked[id]
 	delete(t.asked, id)
@@ -614,13 +616,13 @@ func (t *tunnel) response(m *jsonrpc.Message) {
 	}
 	var o outcome
 	if m.HasError() {
-		e, ok := jsonrpc.DecodeError(m.Error)
+		e, ok := wire.DecodeError(m.Error)
 		if !ok {
 			e = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client answered with an invalid error")
 		}
 		o.err = e
 	} else {
-		res, err := jsonrpc.Compact(m.Result)
+		res, err := rawjson.Compact(m.Result)
 		if err != nil {
 			o.err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client answered with an invalid result")
 		}
@@ -653,11 +655,11 @@ func (t *tunnel) ask(ctx context.Context, id string, req stdio.ServerRequest, ti
 		delete(t.asked, id)
 		t.mu.Unlock()
 	}()
-	rawID := jsonrpc.AppendString(nil, id)
+	rawID := rawjson.AppendString(nil, id)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case t.out <- jsonrpc.AppendRequest(nil, rawID, req.Method, req.Params):
+	case t.out <- wire.AppendRequest(nil, rawID, req.Method, req.Params):
 	case <-t.intake:
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
 	case <-t.dead:
@@ -687,8 +689,8 @@ func (t *tunnel) ask(ctx context.Context, id string, req stdio.ServerRequest, ti
 // cancelAsked tells the tunnel that a request it was asked is void.
 func (t *tunnel) cancelAsked(rawID json.RawMessage, reason string) {
 	params := append(append([]byte(`{"requestId":`), rawID...), `,"reason":`...)
-	params = append(jsonrpc.AppendString(params, reason), '}')
-	t.notes.push(jsonrpc.AppendNotification(nil, "notifications/cancelled", params))
+	params = append(rawjson.AppendString(params, reason), '}')
+	t.notes.push(wire.AppendNotification(nil, "notifications/cancelled", params))
 }
 
 // notify is the tunnel's eventSink: the child's unsolicited notifications
@@ -699,8 +701,8 @@ func (t *tunnel) notify(n stdio.Notification) {
 	case "notifications/progress":
 		return // for a token the Client no longer tracks
 	case "notifications/resources/updated":
-		raw, _ := jsonrpc.Member(n.Params, "uri")
-		uri, _ := jsonrpc.StringValue(raw)
+		raw, _ := rawjson.Member(n.Params, "uri")
+		uri, _ := rawjson.StringValue(raw)
 		t.mu.Lock()
 		wanted := false
 		for sub := range t.uris {
@@ -718,14 +720,14 @@ func (t *tunnel) notify(n stdio.Notification) {
 		level := t.level
 		t.mu.Unlock()
 		if level != 0 {
-			raw, _ := jsonrpc.Member(n.Params, "level")
-			name, _ := jsonrpc.StringValue(raw)
+			raw, _ := rawjson.Member(n.Params, "level")
+			name, _ := rawjson.StringValue(raw)
 			if logRank(name) < level {
 				return
 			}
 		}
 	}
-	t.notes.push(jsonrpc.AppendNotification(nil, n.Method, n.Params))
+	t.notes.push(wire.AppendNotification(nil, n.Method, n.Params))
 }
 
 // stopIntake ends what the tunnel takes from the child: server requests

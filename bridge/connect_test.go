@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
@@ -87,7 +89,7 @@ func TestConnectMatchesDirect(t *testing.T) {
 				var wantText string
 				if err != nil {
 					e := err.(*jsonrpc.Error)
-					wantText = string(jsonrpc.AppendErrorObject(nil, e))
+					wantText = string(wire.AppendErrorObject(nil, e))
 					if got := string(m.Error); got != wantText {
 						t.Errorf("%s: error through the tunnel = %s, directly %s", r.method, got, wantText)
 					}
@@ -127,7 +129,7 @@ func TestConnectSharedIDs(t *testing.T) {
 		got := map[string]string{}
 		for len(got) < 2*n {
 			m, text := tun.recv()
-			if m.Kind != jsonrpc.KindResponse {
+			if m.Kind != wire.KindResponse {
 				continue
 			}
 			if _, dup := got[string(m.ID)]; dup {
@@ -158,12 +160,12 @@ func TestConnectProgress(t *testing.T) {
 	for _, tc := range []struct{ id, token string }{{"1", `"tok-1"`}, {"2", `42`}} {
 		tun.send(`{"jsonrpc":"2.0","id":` + tc.id + `,"method":"tools/call","params":{"name":"test_tool_with_progress","arguments":{},"_meta":{"progressToken":` + tc.token + `,"k":"v"}}}`)
 		var progress []string
-		m, text := tun.response(tc.id, func(m jsonrpc.Message, text string) {
+		m, text := tun.response(tc.id, func(m wire.Message, text string) {
 			if m.Method != "notifications/progress" {
 				return
 			}
-			tok, _ := jsonrpc.Member(m.Params, "progressToken")
-			p, _ := jsonrpc.Member(m.Params, "progress")
+			tok, _ := rawjson.Member(m.Params, "progressToken")
+			p, _ := rawjson.Member(m.Params, "progress")
 			progress = append(progress, string(tok)+"@"+string(p))
 		})
 		want := []string{tc.token + "@0", tc.token + "@50", tc.token + "@100"}
@@ -201,11 +203,11 @@ func TestConnectMalformed(t *testing.T) {
 		if m.ID == nil {
 			id = "null"
 		}
-		if m.Kind != jsonrpc.KindResponse || !m.HasError() || id != tc.id {
+		if m.Kind != wire.KindResponse || !m.HasError() || id != tc.id {
 			t.Errorf("%q was answered %s, want an error with id %s", tc.line, text, tc.id)
 			continue
 		}
-		e, _ := jsonrpc.DecodeError(m.Error)
+		e, _ := wire.DecodeError(m.Error)
 		if e.Code != jsonrpc.CodeParseError && e.Code != jsonrpc.CodeInvalidRequest {
 			t.Errorf("%q was answered %s, want -32700 or -32600", tc.line, text)
 		}
@@ -243,7 +245,7 @@ func TestConnectCancelAndHalfClose(t *testing.T) {
 	// the blocked call; the tunnel gets the child's logs.
 	for {
 		m, text := tun.recv()
-		if m.Kind == jsonrpc.KindResponse {
+		if m.Kind == wire.KindResponse {
 			t.Fatalf("got %s, want no response for the cancelled call", text)
 		}
 		if m.Method == "notifications/message" && strings.Contains(text, "cancelled ") {
@@ -260,12 +262,12 @@ func TestConnectCancelAndHalfClose(t *testing.T) {
 	}
 	var got []string
 	for _, text := range rest {
-		m, _ := jsonrpc.Decode([]byte(text))
+		m, _ := wire.Decode([]byte(text))
 		switch {
-		case m.Kind == jsonrpc.KindResponse:
+		case m.Kind == wire.KindResponse:
 			got = append(got, "response "+string(m.ID))
 		case m.Method == "notifications/progress":
-			tok, _ := jsonrpc.Member(m.Params, "progressToken")
+			tok, _ := rawjson.Member(m.Params, "progressToken")
 			got = append(got, "progress "+string(tok))
 		}
 	}
@@ -285,8 +287,8 @@ func TestConnectServerRequests(t *testing.T) {
 	b.subscribe(ctx, t, &mcpbridgev1.SubscribeRequest{ServerRequests: true}) // never asked: the tunnel wins
 	tun := b.connect(ctx, t, "")
 	tun.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}}}`)
-	m, text := tun.response("1", func(m jsonrpc.Message, text string) {
-		if m.Kind != jsonrpc.KindRequest {
+	m, text := tun.response("1", func(m wire.Message, text string) {
+		if m.Kind != wire.KindRequest {
 			return
 		}
 		if m.Method != "sampling/createMessage" || !strings.HasPrefix(string(m.ID), `"sr-`) {
@@ -317,7 +319,7 @@ func TestConnectListen(t *testing.T) {
 	tun.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_trigger_tool_change","arguments":{}}}`)
 	// The event and the tool's result may come in either order.
 	var event string
-	tun.response("1", func(m jsonrpc.Message, text string) {
+	tun.response("1", func(m wire.Message, text string) {
 		if m.Method == "notifications/tools/list_changed" {
 			event = text
 		}
@@ -407,7 +409,7 @@ func TestConnectLegacyTunnelState(t *testing.T) {
 	var got []string
 	for len(got) < 2 {
 		m, text := tun.recv()
-		if m.Kind == jsonrpc.KindNotification {
+		if m.Kind == wire.KindNotification {
 			got = append(got, text)
 		}
 	}
@@ -437,7 +439,7 @@ func TestConnectServerRequestCancelled(t *testing.T) {
 	tun.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"method":"elicitation/create","params":{"message":"m"}}}}`)
 	var asked string
 	for asked == "" {
-		if m, _ := tun.recv(); m.Kind == jsonrpc.KindRequest {
+		if m, _ := tun.recv(); m.Kind == wire.KindRequest {
 			asked = string(m.ID)
 		}
 	}
@@ -448,10 +450,10 @@ func TestConnectServerRequestCancelled(t *testing.T) {
 		m, line := tun.recv()
 		switch {
 		case m.Method == "notifications/cancelled":
-			if id, _ := jsonrpc.Member(m.Params, "requestId"); string(id) == asked {
+			if id, _ := rawjson.Member(m.Params, "requestId"); string(id) == asked {
 				asked = ""
 			}
-		case m.Kind == jsonrpc.KindResponse && string(m.ID) == "1":
+		case m.Kind == wire.KindResponse && string(m.ID) == "1":
 			result, text = string(m.Result), line
 		}
 	}

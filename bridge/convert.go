@@ -15,9 +15,10 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // This file is the one place where MCP's JSON meets the typed messages of
@@ -81,11 +82,11 @@ func isNull(v json.RawMessage) bool { return string(v) == "null" }
 // members calls fn for each member of the JSON object raw, skipping null
 // values; what names raw in errors. fn's error ends the walk.
 func members(raw json.RawMessage, what string, fn func(key string, v json.RawMessage) error) error {
-	if !jsonrpc.IsObject(raw) {
+	if !rawjson.IsObject(raw) {
 		return fmt.Errorf("%s is not a JSON object", what)
 	}
 	var err error
-	jsonrpc.EachField(raw, func(f jsonrpc.Field) bool {
+	rawjson.EachField(raw, func(f rawjson.Field) bool {
 		if isNull(f.Value) {
 			return true
 		}
@@ -158,7 +159,7 @@ func jsonNumber(v json.RawMessage) (float64, error) {
 
 // jsonInt reads a JSON number that is an integer (1 and 1.0 alike).
 func jsonInt(v json.RawMessage) (int64, error) {
-	if n, ok := jsonrpc.IntID(v); ok {
+	if n, ok := wire.IntID(v); ok {
 		return n, nil
 	}
 	f, err := jsonNumber(v)
@@ -223,7 +224,7 @@ func resultType(raw json.RawMessage, r eraRules) (string, error) {
 	if !r.modern {
 		return resultComplete, nil
 	}
-	v, ok := jsonrpc.Member(raw, "resultType")
+	v, ok := rawjson.Member(raw, "resultType")
 	if !ok || isNull(v) {
 		return resultComplete, nil
 	}
@@ -426,7 +427,7 @@ func decodeIcons(raw json.RawMessage) ([]*mcpbridgev1.Icon, error) {
 			case "mimeType":
 				ic.MimeType, err = jsonString(v)
 			case "sizes":
-				if s, ok := jsonrpc.StringValue(v); ok { // a draft of 2025-11-25 had one string
+				if s, ok := rawjson.StringValue(v); ok { // a draft of 2025-11-25 had one string
 					ic.Sizes = []string{s}
 					return nil
 				}
@@ -585,8 +586,8 @@ func decodeContents(raw json.RawMessage, r eraRules) ([]*mcpbridgev1.Content, er
 // model is other_json.
 func decodeContent(raw json.RawMessage, r eraRules) *mcpbridgev1.Content {
 	var typ string
-	if v, ok := jsonrpc.Member(raw, "type"); ok {
-		typ, _ = jsonrpc.StringValue(v)
+	if v, ok := rawjson.Member(raw, "type"); ok {
+		typ, _ = rawjson.StringValue(v)
 	}
 	var c *mcpbridgev1.Content
 	var err error
@@ -828,10 +829,10 @@ func decodeLog(params json.RawMessage) *mcpbridgev1.LogMessage {
 	_ = members(params, "params", func(k string, v json.RawMessage) error {
 		switch k {
 		case "level":
-			s, _ := jsonrpc.StringValue(v)
+			s, _ := rawjson.StringValue(v)
 			m.Level = levelOf(s)
 		case "logger":
-			m.Logger, _ = jsonrpc.StringValue(v)
+			m.Logger, _ = rawjson.StringValue(v)
 		case "data":
 			m.Data, _ = jsonValue(v)
 		}
@@ -851,7 +852,7 @@ func progressOf(p stdio.Progress) *mcpbridgev1.Progress {
 // input. It is what protojson does for Struct and Value (numbers become
 // doubles; one outside the float64 range is an error), at a fraction of the
 // cost: results are decoded on every typed call. With duplicate keys the
-// last one wins, as jsonrpc.Member has it.
+// last one wins, as rawjson.Member has it.
 
 var errBadJSON = errors.New("malformed JSON")
 
@@ -1153,7 +1154,7 @@ func (o *object) key(k string) {
 	if len(o.buf) > 1 {
 		o.buf = append(o.buf, ',')
 	}
-	o.buf = jsonrpc.AppendString(o.buf, k)
+	o.buf = rawjson.AppendString(o.buf, k)
 	o.buf = append(o.buf, ':')
 }
 
@@ -1165,7 +1166,7 @@ func (o *object) raw(k string, v []byte) {
 
 func (o *object) str(k, v string) {
 	o.key(k)
-	o.buf = jsonrpc.AppendString(o.buf, v)
+	o.buf = rawjson.AppendString(o.buf, v)
 }
 
 // strings adds a member whose value is an object of strings, keys sorted.
@@ -1181,9 +1182,9 @@ func (o *object) strings(k string, m map[string]string) {
 		if i > 0 {
 			o.buf = append(o.buf, ',')
 		}
-		o.buf = jsonrpc.AppendString(o.buf, key)
+		o.buf = rawjson.AppendString(o.buf, key)
 		o.buf = append(o.buf, ':')
-		o.buf = jsonrpc.AppendString(o.buf, m[key])
+		o.buf = rawjson.AppendString(o.buf, m[key])
 	}
 	o.buf = append(o.buf, '}')
 }
@@ -1214,7 +1215,7 @@ func appendStruct(dst []byte, s *structpb.Struct) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsonrpc.AppendString(dst, k)
+		dst = rawjson.AppendString(dst, k)
 		dst = append(dst, ':')
 		var err error
 		if dst, err = appendValue(dst, fields[k]); err != nil {
@@ -1238,7 +1239,7 @@ func appendValue(dst []byte, v *structpb.Value) ([]byte, error) {
 		}
 		return appendFloat(dst, k.NumberValue), nil
 	case *structpb.Value_StringValue:
-		return jsonrpc.AppendString(dst, k.StringValue), nil
+		return rawjson.AppendString(dst, k.StringValue), nil
 	case *structpb.Value_StructValue:
 		return appendStruct(dst, k.StructValue)
 	case *structpb.Value_ListValue:
@@ -1311,7 +1312,7 @@ func (m *requestMeta) write(o *object) error {
 		return fmt.Errorf("meta: %w", err)
 	}
 	for _, e := range m.extra {
-		b, _ = jsonrpc.SetMember(b, e.key, e.value) // b is an object
+		b, _ = rawjson.SetMember(b, e.key, e.value) // b is an object
 	}
 	o.raw("_meta", b)
 	return nil
@@ -1369,7 +1370,7 @@ func logLevelMeta(meta *requestMeta, level mcpbridgev1.LoggingLevel, r eraRules)
 		return fmt.Errorf("log_level %d is not a known level", level)
 	}
 	if r.modern {
-		meta.add(metaLogLevel, jsonrpc.AppendString(nil, name))
+		meta.add(metaLogLevel, rawjson.AppendString(nil, name))
 	}
 	return nil
 }
@@ -1498,20 +1499,20 @@ func completeParams(req *mcpbridgev1.CompleteRequest) (json.RawMessage, error) {
 // Client merges it without re-encoding the params).
 func rawStreamParams(text string, level mcpbridgev1.LoggingLevel, r eraRules) (params, extra json.RawMessage, err error) {
 	if text != "" {
-		p, err := jsonrpc.Compact([]byte(text))
-		if err != nil || !jsonrpc.IsObject(p) {
+		p, err := rawjson.Compact([]byte(text))
+		if err != nil || !rawjson.IsObject(p) {
 			return nil, nil, errors.New("params_json must be a JSON object")
 		}
 		params = p
 	}
 	var own json.RawMessage
-	if m, ok := jsonrpc.Member(params, "_meta"); ok {
-		if !jsonrpc.IsObject(m) {
+	if m, ok := rawjson.Member(params, "_meta"); ok {
+		if !rawjson.IsObject(m) {
 			return nil, nil, errors.New("params_json._meta must be a JSON object")
 		}
 		own = m
 	}
-	if _, ok := jsonrpc.Member(own, metaProgressToken); ok {
+	if _, ok := rawjson.Member(own, metaProgressToken); ok {
 		return nil, nil, errors.New("params_json._meta.progressToken is set by the bridge")
 	}
 	var meta requestMeta
@@ -1519,10 +1520,10 @@ func rawStreamParams(text string, level mcpbridgev1.LoggingLevel, r eraRules) (p
 		return nil, nil, err
 	}
 	for _, m := range meta.extra {
-		if _, ok := jsonrpc.Member(own, m.key); ok {
+		if _, ok := rawjson.Member(own, m.key); ok {
 			return nil, nil, errors.New("params_json._meta." + m.key + " is set by the bridge when log_level is set")
 		}
-		extra, _ = jsonrpc.SetMember(extra, m.key, m.value)
+		extra, _ = rawjson.SetMember(extra, m.key, m.value)
 	}
 	return params, extra, nil
 }

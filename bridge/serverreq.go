@@ -14,6 +14,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -444,8 +445,8 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 	var o outcome
 	switch out := req.GetOutcome().(type) {
 	case *mcpbridgev1.RespondToServerRequestRequest_ResultJson:
-		res, err := jsonrpc.Compact([]byte(out.ResultJson))
-		if err != nil || !jsonrpc.IsObject(res) {
+		res, err := rawjson.Compact([]byte(out.ResultJson))
+		if err != nil || !rawjson.IsObject(res) {
 			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "result_json must be a JSON object"))
 		}
 		o.result = res
@@ -456,7 +457,7 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		}
 		o.err = &jsonrpc.Error{Code: e.GetCode(), Message: e.GetMessage()}
 		if e.GetDataJson() != "" {
-			data, err := jsonrpc.Compact([]byte(e.GetDataJson()))
+			data, err := rawjson.Compact([]byte(e.GetDataJson()))
 			if err != nil {
 				return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "error.data_json is not valid JSON"))
 			}
@@ -501,7 +502,7 @@ func (s *ServerConfig) normalizeRequests() error {
 	if s.Roots == nil {
 		return nil
 	}
-	roots, err := jsonrpc.Compact(s.Roots)
+	roots, err := rawjson.Compact(s.Roots)
 	if err != nil || len(roots) == 0 || roots[0] != '[' {
 		return fmt.Errorf("bridge: server %q: Roots must be a JSON array of roots", s.Name)
 	}
@@ -519,10 +520,10 @@ func (s *ServerConfig) capabilities() json.RawMessage {
 	if caps == nil {
 		caps = json.RawMessage(`{}`)
 	}
-	if _, ok := jsonrpc.Member(caps, "roots"); ok {
+	if _, ok := rawjson.Member(caps, "roots"); ok {
 		return caps
 	}
-	out, err := jsonrpc.SetMember(caps, "roots", json.RawMessage(`{}`))
+	out, err := rawjson.SetMember(caps, "roots", json.RawMessage(`{}`))
 	if err != nil {
 		return s.Capabilities // not an object: Connect reports it
 	}

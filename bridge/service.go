@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -250,8 +251,8 @@ func (s *Service) Call(ctx context.Context, req *mcpbridgev1.CallRequest) (*mcpb
 	}
 	var params json.RawMessage
 	if req.GetParamsJson() != "" {
-		p, err := jsonrpc.Compact([]byte(req.GetParamsJson()))
-		if err != nil || !jsonrpc.IsObject(p) {
+		p, err := rawjson.Compact([]byte(req.GetParamsJson()))
+		if err != nil || !rawjson.IsObject(p) {
 			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "params_json must be a JSON object"))
 		}
 		params = p
@@ -284,7 +285,7 @@ func checkRawMethod(method string) error {
 
 // toStruct converts a JSON object to a Struct; nil when raw is not one.
 func toStruct(raw json.RawMessage) *structpb.Struct {
-	if !jsonrpc.IsObject(raw) {
+	if !rawjson.IsObject(raw) {
 		return nil
 	}
 	var s structpb.Struct

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -62,24 +64,24 @@ func runStreamsFixture() int {
 		listens: map[string]bool{}, asked: map[string]chan json.RawMessage{},
 	}
 	f.changed = sync.NewCond(&f.mu)
-	lr := jsonrpc.NewReader(os.Stdin, 64<<20)
+	lr := wire.NewReader(os.Stdin, 64<<20)
 	for {
 		line, err := lr.ReadLine()
 		if err != nil {
 			break
 		}
-		m, err := jsonrpc.Decode(line)
+		m, err := wire.Decode(line)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "fixture: malformed line %q: %v\n", line, err)
 			return 1 // as the Go SDK's server does
 		}
 		switch m.Kind {
-		case jsonrpc.KindRequest:
+		case wire.KindRequest:
 			f.request(clone(m.ID), m.Method, clone(m.Params))
-		case jsonrpc.KindNotification:
+		case wire.KindNotification:
 			f.notification(m.Method, clone(m.Params))
-		case jsonrpc.KindResponse:
-			id, _ := jsonrpc.StringValue(m.ID)
+		case wire.KindResponse:
+			id, _ := rawjson.StringValue(m.ID)
 			f.mu.Lock()
 			ch := f.asked[id]
 			delete(f.asked, id)
@@ -107,19 +109,19 @@ func (f *streamsFixture) result(id json.RawMessage, body string) {
 			body = body[:len(body)-2] + "}"
 		}
 	}
-	f.write(jsonrpc.AppendResponse(nil, id, json.RawMessage(body)))
+	f.write(wire.AppendResponse(nil, id, json.RawMessage(body)))
 }
 
 func (f *streamsFixture) text(id json.RawMessage, text string) {
-	f.result(id, `{"content":[{"type":"text","text":`+string(jsonrpc.AppendString(nil, text))+`}]}`)
+	f.result(id, `{"content":[{"type":"text","text":`+string(rawjson.AppendString(nil, text))+`}]}`)
 }
 
 func (f *streamsFixture) log(data string) {
 	if f.modern {
 		return // 2026 servers log only per request
 	}
-	params := `{"level":"info","logger":"fixture","data":` + string(jsonrpc.AppendString(nil, data)) + `}`
-	f.write(jsonrpc.AppendNotification(nil, "notifications/message", json.RawMessage(params)))
+	params := `{"level":"info","logger":"fixture","data":` + string(rawjson.AppendString(nil, data)) + `}`
+	f.write(wire.AppendNotification(nil, "notifications/message", json.RawMessage(params)))
 }
 
 const fixtureCaps = `{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"logging":{}}`
@@ -145,21 +147,21 @@ func (f *streamsFixture) request(id json.RawMessage, method string, params json.
 		f.log(method[len("resources/"):] + " " + p.URI)
 		f.result(id, `{}`)
 	case method == "subscriptions/listen" && f.modern:
-		filter, _ := jsonrpc.Member(params, "notifications")
+		filter, _ := rawjson.Member(params, "notifications")
 		f.mu.Lock()
 		f.listens[string(id)] = true
 		f.changed.Broadcast()
 		f.mu.Unlock()
 		ack := `{"notifications":` + string(filter) + `,"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(id) + `}}`
-		f.write(jsonrpc.AppendNotification(nil, "notifications/subscriptions/acknowledged", json.RawMessage(ack)))
+		f.write(wire.AppendNotification(nil, "notifications/subscriptions/acknowledged", json.RawMessage(ack)))
 	case method == "tools/call":
-		if name, _ := jsonrpc.Member(params, "name"); string(name) == `"block"` {
+		if name, _ := rawjson.Member(params, "name"); string(name) == `"block"` {
 			f.tool(id, params) // marked before the next line is read
 			return
 		}
 		go f.tool(id, params)
 	default:
-		f.write(jsonrpc.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", method)))
+		f.write(wire.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", method)))
 	}
 }
 
@@ -167,7 +169,7 @@ func (f *streamsFixture) notification(method string, params json.RawMessage) {
 	if method != "notifications/cancelled" {
 		return
 	}
-	target, _ := jsonrpc.Member(params, "requestId")
+	target, _ := rawjson.Member(params, "requestId")
 	f.mu.Lock()
 	blocked := f.blocked[string(target)]
 	delete(f.blocked, string(target))
@@ -197,7 +199,7 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 		} `json:"_meta"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		f.write(jsonrpc.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "bad params")))
+		f.write(wire.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "bad params")))
 		return
 	}
 	a := p.Arguments
@@ -206,14 +208,14 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 		f.text(id, a.Text)
 	case "notify":
 		if !f.modern {
-			f.write(jsonrpc.AppendNotification(nil, a.Method, a.Params))
+			f.write(wire.AppendNotification(nil, a.Method, a.Params))
 		} else {
 			f.mu.Lock()
 			for l := range f.listens {
-				meta, _ := jsonrpc.Member(a.Params, "_meta")
-				meta, _ = jsonrpc.SetMember(meta, "io.modelcontextprotocol/subscriptionId", json.RawMessage(l))
-				out, _ := jsonrpc.SetMember(a.Params, "_meta", meta)
-				f.write(jsonrpc.AppendNotification(nil, a.Method, out))
+				meta, _ := rawjson.Member(a.Params, "_meta")
+				meta, _ = rawjson.SetMember(meta, "io.modelcontextprotocol/subscriptionId", json.RawMessage(l))
+				out, _ := rawjson.SetMember(a.Params, "_meta", meta)
+				f.write(wire.AppendNotification(nil, a.Method, out))
 			}
 			f.mu.Unlock()
 		}
@@ -221,14 +223,14 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 	case "flood":
 		var buf []byte
 		for i := range a.N {
-			params := `{"uri":` + string(jsonrpc.AppendString(nil, a.URI)) + `,"_meta":{"seq":` + strconv.Itoa(i) + `}}`
-			buf = jsonrpc.AppendNotification(buf, "notifications/resources/updated", json.RawMessage(params))
+			params := `{"uri":` + string(rawjson.AppendString(nil, a.URI)) + `,"_meta":{"seq":` + strconv.Itoa(i) + `}}`
+			buf = wire.AppendNotification(buf, "notifications/resources/updated", json.RawMessage(params))
 			if len(buf) > 64<<10 {
 				f.write(buf)
 				buf = buf[:0]
 			}
 		}
-		buf = jsonrpc.AppendNotification(buf, "notifications/tools/list_changed", nil)
+		buf = wire.AppendNotification(buf, "notifications/tools/list_changed", nil)
 		f.write(buf)
 		f.text(id, "ok")
 	case "ask":
@@ -238,9 +240,9 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 		ch := make(chan json.RawMessage, 1)
 		f.asked[qid] = ch
 		f.mu.Unlock()
-		f.write(jsonrpc.AppendRequest(nil, jsonrpc.AppendString(nil, qid), a.Method, a.Params))
+		f.write(wire.AppendRequest(nil, rawjson.AppendString(nil, qid), a.Method, a.Params))
 		resp := <-ch
-		m, _ := jsonrpc.Decode(resp)
+		m, _ := wire.Decode(resp)
 		if m.HasError() {
 			f.text(id, `{"error":`+string(m.Error)+`}`)
 		} else {
@@ -249,9 +251,9 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 	case "cancelasks":
 		f.mu.Lock()
 		for qid, ch := range f.asked {
-			raw := jsonrpc.AppendString(nil, qid)
-			f.write(jsonrpc.AppendNotification(nil, "notifications/cancelled", json.RawMessage(`{"requestId":`+string(raw)+`}`)))
-			ch <- jsonrpc.AppendResponse(nil, raw, json.RawMessage(`{"cancelled":true}`))
+			raw := rawjson.AppendString(nil, qid)
+			f.write(wire.AppendNotification(nil, "notifications/cancelled", json.RawMessage(`{"requestId":`+string(raw)+`}`)))
+			ch <- wire.AppendResponse(nil, raw, json.RawMessage(`{"cancelled":true}`))
 			delete(f.asked, qid)
 		}
 		f.mu.Unlock()
@@ -264,7 +266,7 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 	case "progress":
 		for i := 1; i <= a.Steps; i++ {
 			params := `{"progressToken":` + string(p.Meta.ProgressToken) + `,"progress":` + strconv.Itoa(i) + `,"total":` + strconv.Itoa(a.Steps) + `}`
-			f.write(jsonrpc.AppendNotification(nil, "notifications/progress", json.RawMessage(params)))
+			f.write(wire.AppendNotification(nil, "notifications/progress", json.RawMessage(params)))
 		}
 		f.text(id, "done")
 	case "block":
@@ -282,7 +284,7 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 	case "endlisten":
 		f.mu.Lock()
 		for l := range f.listens {
-			f.write(jsonrpc.AppendResponse(nil, json.RawMessage(l), json.RawMessage(`{"resultType":"complete"}`)))
+			f.write(wire.AppendResponse(nil, json.RawMessage(l), json.RawMessage(`{"resultType":"complete"}`)))
 			delete(f.listens, l)
 		}
 		f.changed.Broadcast()
@@ -291,6 +293,6 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 	case "exit":
 		os.Exit(3)
 	default:
-		f.write(jsonrpc.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", p.Name)))
+		f.write(wire.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", p.Name)))
 	}
 }

@@ -16,9 +16,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
@@ -186,14 +186,14 @@ func (c *tunnelConn) send(line string) {
 }
 
 // recv returns the next message from the tunnel, decoded.
-func (c *tunnelConn) recv() (jsonrpc.Message, string) {
+func (c *tunnelConn) recv() (wire.Message, string) {
 	c.tb.Helper()
 	resp, err := c.st.Recv()
 	if err != nil {
 		c.tb.Fatalf("Connect: Recv = %v", err)
 	}
 	text := resp.GetMessageJson()
-	m, err := jsonrpc.Decode([]byte(text))
+	m, err := wire.Decode([]byte(text))
 	if err != nil {
 		c.tb.Fatalf("Connect: the bridge sent %q, not JSON-RPC: %v", text, err)
 	}
@@ -202,11 +202,11 @@ func (c *tunnelConn) recv() (jsonrpc.Message, string) {
 
 // response reads until the response with id (JSON text) and returns it;
 // other messages go to other.
-func (c *tunnelConn) response(id string, other func(jsonrpc.Message, string)) (jsonrpc.Message, string) {
+func (c *tunnelConn) response(id string, other func(wire.Message, string)) (wire.Message, string) {
 	c.tb.Helper()
 	for {
 		m, text := c.recv()
-		if m.Kind == jsonrpc.KindResponse && string(m.ID) == id {
+		if m.Kind == wire.KindResponse && string(m.ID) == id {
 			return m, text
 		}
 		if other != nil {

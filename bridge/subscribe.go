@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -116,7 +117,7 @@ func listenFilter(req *mcpbridgev1.SubscribeRequest) json.RawMessage {
 			if i > 0 {
 				out = append(out, ',')
 			}
-			out = jsonrpc.AppendString(out, u)
+			out = rawjson.AppendString(out, u)
 		}
 		out = append(out, ']')
 	}
@@ -150,8 +151,8 @@ func subscribeEvent(method string, params json.RawMessage) *mcpbridgev1.Subscrib
 	case "notifications/resources/list_changed":
 		return &mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_ResourcesListChanged{ResourcesListChanged: &mcpbridgev1.ListChanged{Meta: meta}}}
 	case "notifications/resources/updated":
-		raw, _ := jsonrpc.Member(params, "uri")
-		uri, ok := jsonrpc.StringValue(raw)
+		raw, _ := rawjson.Member(params, "uri")
+		uri, ok := rawjson.StringValue(raw)
 		if !ok || uri == "" {
 			return nil
 		}
@@ -163,12 +164,12 @@ func subscribeEvent(method string, params json.RawMessage) *mcpbridgev1.Subscrib
 // eventMeta is a notification's _meta without the bridge-owned
 // subscription id; nil when nothing else is left.
 func eventMeta(params json.RawMessage) *structpb.Struct {
-	meta, ok := jsonrpc.Member(params, "_meta")
+	meta, ok := rawjson.Member(params, "_meta")
 	if !ok {
 		return nil
 	}
 	meta = withoutMember(meta, stdio.MetaSubscriptionID)
-	if len(jsonrpc.Fields(meta)) == 0 {
+	if len(rawjson.Fields(meta)) == 0 {
 		return nil
 	}
 	return toStruct(meta)
@@ -178,7 +179,7 @@ func eventMeta(params json.RawMessage) *structpb.Struct {
 // top-level member key; every other member keeps its bytes and order.
 func withoutMember(obj json.RawMessage, key string) json.RawMessage {
 	out := append(make(json.RawMessage, 0, len(obj)), '{')
-	for _, f := range jsonrpc.Fields(obj) {
+	for _, f := range rawjson.Fields(obj) {
 		if f.Key == key {
 			continue
 		}
@@ -354,13 +355,13 @@ func (l *legacySub) notify(n stdio.Notification) {
 	case "notifications/resources/list_changed":
 		keep = l.resources
 	case "notifications/resources/updated":
-		raw, _ := jsonrpc.Member(n.Params, "uri")
-		uri, ok := jsonrpc.StringValue(raw)
+		raw, _ := rawjson.Member(n.Params, "uri")
+		uri, ok := rawjson.StringValue(raw)
 		keep = ok && l.wants(uri)
 	case "notifications/message":
 		if l.level != 0 {
-			raw, _ := jsonrpc.Member(n.Params, "level")
-			name, _ := jsonrpc.StringValue(raw)
+			raw, _ := rawjson.Member(n.Params, "level")
+			name, _ := rawjson.StringValue(raw)
 			keep = logRank(name) >= l.level
 		}
 	}
@@ -484,11 +485,11 @@ func (s *Service) subscribeLegacy(ctx context.Context, sup *supervisor, c *child
 // capability reports whether the capabilities object caps has
 // caps[kind][flag] == true.
 func capability(caps json.RawMessage, kind, flag string) bool {
-	obj, ok := jsonrpc.Member(caps, kind)
+	obj, ok := rawjson.Member(caps, kind)
 	if !ok {
 		return false
 	}
-	v, ok := jsonrpc.Member(obj, flag)
+	v, ok := rawjson.Member(obj, flag)
 	return ok && string(v) == "true"
 }
 
@@ -585,7 +586,7 @@ func (r *relay) release(c *stdio.Client, uri string, e *uriSub, timeout time.Dur
 // uriCall sends resources/subscribe or resources/unsubscribe for uri.
 func (r *relay) uriCall(ctx context.Context, c *stdio.Client, method, uri string, timeout time.Duration) error {
 	defer r.enter()()
-	params := append(jsonrpc.AppendString([]byte(`{"uri":`), uri), '}')
+	params := append(rawjson.AppendString([]byte(`{"uri":`), uri), '}')
 	_, err := c.Call(context.WithoutCancel(ctx), method, json.RawMessage(params), &stdio.CallOptions{Timeout: timeout})
 	return err
 }

@@ -18,7 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 )
 
 // The benchmarks compare the Client with a bare line-echo loop over the
@@ -125,7 +126,7 @@ var (
 )
 
 // requestIDParams finds the integer id and the params of a request line as
-// jsonrpc.AppendRequest frames it (id before method, params last), without
+// wire.AppendRequest frames it (id before method, params last), without
 // decoding: a raw quote only ever delimits a string, so `"id":` and
 // `,"params":` cannot match inside the escaped method name. It is a fixture
 // shortcut, not a JSON-RPC parser.
@@ -156,7 +157,7 @@ var benchParams = json.RawMessage(`{"name":"echo","arguments":{"message":"hello,
 
 func appendBenchRequest(dst []byte, id int64) []byte {
 	var num [20]byte
-	return jsonrpc.AppendRequest(dst, jsonrpc.AppendInt(num[:0], id), benchMethod, benchParams)
+	return wire.AppendRequest(dst, rawjson.AppendInt(num[:0], id), benchMethod, benchParams)
 }
 
 // echoConfig runs the echo fixture; resultBytes > 0 fixes the result size.
@@ -313,7 +314,7 @@ func startRawEcho(b *testing.B) *rawEcho {
 		}
 		stdout.Close()
 	})
-	return &rawEcho{cmd: cmd, in: stdin, out: bufio.NewReaderSize(stdout, jsonrpc.ReadBufferSize)}
+	return &rawEcho{cmd: cmd, in: stdin, out: bufio.NewReaderSize(stdout, wire.ReadBufferSize)}
 }
 
 // readLine reads one response line; responses fit in the buffer.

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -498,10 +500,10 @@ func (c *Client) exitedError(cause error) *Error {
 func (c *Client) reader() {
 	defer c.goroutineDone()
 	defer c.stdout.Close()
-	lr := jsonrpc.NewReader(c.stdout, c.cfg.MaxLineBytes)
+	lr := wire.NewReader(c.stdout, c.cfg.MaxLineBytes)
 	for {
 		line, err := lr.ReadLine()
-		var tooLong *jsonrpc.LineTooLongError
+		var tooLong *wire.LineTooLongError
 		switch {
 		case err == nil:
 			c.route(line, lr.Detach())
@@ -543,17 +545,17 @@ func (c *Client) skip(line []byte, why error) {
 // blocks on a caller. kept says the line is route's to keep (a huge line
 // the Reader let go of), so a response's result need not be copied.
 func (c *Client) route(line []byte, kept bool) {
-	m, err := jsonrpc.Decode(line)
+	m, err := wire.Decode(line)
 	if err != nil {
 		c.skip(line, err)
 		return
 	}
 	switch m.Kind {
-	case jsonrpc.KindResponse:
+	case wire.KindResponse:
 		c.routeResponse(&m, kept)
-	case jsonrpc.KindRequest:
+	case wire.KindRequest:
 		c.serverRequest(&m)
-	case jsonrpc.KindNotification:
+	case wire.KindNotification:
 		c.routeNotification(&m)
 	}
 }
@@ -566,14 +568,14 @@ func owned(raw json.RawMessage, dirty bool) json.RawMessage {
 		return nil
 	}
 	if dirty {
-		out, _ := jsonrpc.Compact(raw) // valid: Decode checked it
+		out, _ := rawjson.Compact(raw) // valid: Decode checked it
 		return out
 	}
 	return append(json.RawMessage(nil), raw...)
 }
 
-func (c *Client) routeResponse(m *jsonrpc.Message, kept bool) {
-	id, ok := jsonrpc.IntID(m.ID)
+func (c *Client) routeResponse(m *wire.Message, kept bool) {
+	id, ok := wire.IntID(m.ID)
 	if !ok {
 		c.log.Debug("stdio: dropped a response to an unknown id", "id", string(m.ID))
 		return
@@ -583,7 +585,7 @@ func (c *Client) routeResponse(m *jsonrpc.Message, kept bool) {
 	case m.HasResult() == m.HasError():
 		r.err = &Error{Code: CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
 	case m.HasError():
-		e, ok := jsonrpc.DecodeError(m.Error)
+		e, ok := wire.DecodeError(m.Error)
 		if !ok {
 			e = &Error{Code: CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
 		}
@@ -659,7 +661,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 	id := c.nextID.Add(1)
 	var token json.RawMessage
 	if o.Progress != nil {
-		token = jsonrpc.AppendInt(nil, id)
+		token = rawjson.AppendInt(nil, id)
 	}
 	p, err := e.params(raw, o.Meta, token)
 	if err != nil {
@@ -693,7 +695,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 	}
 	var idb [20]byte
 	f := newFrame()
-	f.buf = jsonrpc.AppendRequest(f.buf, jsonrpc.AppendInt(idb[:0], id), method, p)
+	f.buf = wire.AppendRequest(f.buf, rawjson.AppendInt(idb[:0], id), method, p)
 	if ended, res, err := c.send(ctx, cl, f, sent, timeout, timerC, o); ended {
 		return res, err
 	}
@@ -880,12 +882,12 @@ const cancelGrace = 5 * time.Second
 // cancelRequest sends notifications/cancelled for an abandoned request from
 // a goroutine of its own, so a slow child never holds the caller.
 func (c *Client) cancelRequest(id int64, reason string) {
-	params := jsonrpc.AppendInt([]byte(`{"requestId":`), id)
+	params := rawjson.AppendInt([]byte(`{"requestId":`), id)
 	params = append(params, `,"reason":`...)
-	params = jsonrpc.AppendString(params, reason)
+	params = rawjson.AppendString(params, reason)
 	params = append(params, '}')
 	f := newFrame()
-	f.buf = jsonrpc.AppendNotification(f.buf, "notifications/cancelled", params)
+	f.buf = wire.AppendNotification(f.buf, "notifications/cancelled", params)
 	go func() {
 		t := time.NewTimer(cancelGrace)
 		defer t.Stop()
@@ -916,7 +918,7 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	// errc is kept apart from f, which the writer releases once written.
 	errc := make(chan error, 1)
 	f := newFrame()
-	f.buf, f.errc = jsonrpc.AppendNotification(f.buf, method, raw), errc
+	f.buf, f.errc = wire.AppendNotification(f.buf, method, raw), errc
 	select {
 	case c.writes <- f:
 	case <-c.closing:
@@ -939,7 +941,7 @@ func marshalParams(params any) (json.RawMessage, error) {
 	if string(out) == "null" {
 		return nil, nil // a nil map or pointer: no params
 	}
-	if err == nil && out != nil && !jsonrpc.IsObject(out) {
+	if err == nil && out != nil && !rawjson.IsObject(out) {
 		return nil, jsonrpc.Errorf(CodeInvalidParams, "params must be a JSON object")
 	}
 	return out, err
@@ -953,13 +955,13 @@ func marshalAny(params any) (json.RawMessage, error) {
 		if p == nil {
 			return nil, nil
 		}
-		out, err := jsonrpc.Canonical(p)
+		out, err := rawjson.Canonical(p)
 		if err != nil {
 			return nil, &Error{Code: CodeInvalidParams, Message: "params are not valid JSON", Cause: err}
 		}
 		return out, nil
 	default:
-		out, err := jsonrpc.Marshal(p)
+		out, err := rawjson.Marshal(p)
 		if err != nil {
 			return nil, &Error{Code: CodeInvalidParams, Message: "params cannot be marshalled", Cause: err}
 		}
@@ -1132,11 +1134,11 @@ func (c *Client) logTaker() *call {
 
 // routeNotification hands a notification to the call, subscription or
 // server request it concerns, else to OnNotification.
-func (c *Client) routeNotification(m *jsonrpc.Message) {
+func (c *Client) routeNotification(m *wire.Message) {
 	switch m.Method {
 	case "notifications/progress":
-		tok, _ := jsonrpc.Member(m.Params, "progressToken")
-		if id, ok := jsonrpc.IntID(tok); ok && id > 0 && id <= c.nextID.Load() {
+		tok, _ := rawjson.Member(m.Params, "progressToken")
+		if id, ok := wire.IntID(tok); ok && id > 0 && id <= c.nextID.Load() {
 			c.mu.Lock()
 			cl := c.pending[id]
 			c.mu.Unlock()
@@ -1153,7 +1155,7 @@ func (c *Client) routeNotification(m *jsonrpc.Message) {
 			return
 		}
 	case "notifications/cancelled":
-		target, _ := jsonrpc.Member(m.Params, "requestId")
+		target, _ := rawjson.Member(m.Params, "requestId")
 		if c.cancelServerRequest(target) || c.endSubscription(target) {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -54,7 +55,7 @@ type ConnectConfig struct {
 type era struct {
 	version      string
 	modern       bool
-	stamp        []jsonrpc.Field // the _meta keys every 2026 request carries
+	stamp        []rawjson.Field // the _meta keys every 2026 request carries
 	serverInfo   json.RawMessage
 	capabilities json.RawMessage
 	instructions string
@@ -122,26 +123,26 @@ func (e *era) params(raw, meta, token json.RawMessage) (json.RawMessage, error) 
 	if !modern && token == nil && meta == nil {
 		return raw, nil
 	}
-	if raw != nil && !jsonrpc.IsObject(raw) {
+	if raw != nil && !rawjson.IsObject(raw) {
 		return nil, jsonrpc.Errorf(CodeInvalidParams, "params must be a JSON object")
 	}
-	var extra []jsonrpc.Field
+	var extra []rawjson.Field
 	if meta != nil {
-		m, err := jsonrpc.Compact(meta)
-		if err != nil || !jsonrpc.IsObject(m) {
+		m, err := rawjson.Compact(meta)
+		if err != nil || !rawjson.IsObject(m) {
 			return nil, jsonrpc.Errorf(CodeInvalidParams, "CallOptions.Meta must be a JSON object")
 		}
-		extra = jsonrpc.Fields(m)
+		extra = rawjson.Fields(m)
 	}
 	out := append(make([]byte, 0, len(raw)+256), '{')
-	var own []jsonrpc.Field
+	var own []rawjson.Field
 	members := 0
-	for _, f := range jsonrpc.Fields(raw) {
+	for _, f := range rawjson.Fields(raw) {
 		if f.Key == "_meta" {
-			if !jsonrpc.IsObject(f.Value) {
+			if !rawjson.IsObject(f.Value) {
 				return nil, jsonrpc.Errorf(CodeInvalidParams, "params._meta must be a JSON object")
 			}
-			own = append(own, jsonrpc.Fields(f.Value)...)
+			own = append(own, rawjson.Fields(f.Value)...)
 			continue
 		}
 		out = appendSep(out, &members)
@@ -153,7 +154,7 @@ func (e *era) params(raw, meta, token json.RawMessage) (json.RawMessage, error) 
 		case f.Key == "progressToken" && token != nil:
 			return nil, jsonrpc.Errorf(CodeInvalidParams, "progressToken is set by the client when a progress callback is given")
 		case f.Key == MetaProtocolVersion && modern:
-			if v, _ := jsonrpc.StringValue(f.Value); v != e.version {
+			if v, _ := rawjson.StringValue(f.Value); v != e.version {
 				return nil, jsonrpc.Errorf(CodeInvalidParams, "%s conflicts with the negotiated version %s", MetaProtocolVersion, e.version)
 			}
 		}
@@ -189,7 +190,7 @@ func (e *era) params(raw, meta, token json.RawMessage) (json.RawMessage, error) 
 	return append(out, "}}"...), nil
 }
 
-func hasKey(fields []jsonrpc.Field, key string) bool {
+func hasKey(fields []rawjson.Field, key string) bool {
 	for _, f := range fields {
 		if f.Key == key {
 			return true
@@ -206,7 +207,7 @@ func appendSep(out []byte, n *int) []byte {
 	return out
 }
 
-func appendField(out []byte, f jsonrpc.Field) []byte {
+func appendField(out []byte, f rawjson.Field) []byte {
 	out = append(out, f.RawKey...)
 	out = append(out, ':')
 	return append(out, f.Value...)
@@ -215,10 +216,10 @@ func appendField(out []byte, f jsonrpc.Field) []byte {
 func newEra(version string, cfg *ConnectConfig) *era {
 	e := &era{version: version, modern: version == Version20260728}
 	if e.modern {
-		e.stamp = []jsonrpc.Field{
-			{Key: MetaProtocolVersion, RawKey: jsonrpc.AppendString(nil, MetaProtocolVersion), Value: jsonrpc.AppendString(nil, version)},
-			{Key: MetaClientCapabilities, RawKey: jsonrpc.AppendString(nil, MetaClientCapabilities), Value: cfg.Capabilities},
-			{Key: MetaClientInfo, RawKey: jsonrpc.AppendString(nil, MetaClientInfo), Value: cfg.ClientInfo},
+		e.stamp = []rawjson.Field{
+			{Key: MetaProtocolVersion, RawKey: rawjson.AppendString(nil, MetaProtocolVersion), Value: rawjson.AppendString(nil, version)},
+			{Key: MetaClientCapabilities, RawKey: rawjson.AppendString(nil, MetaClientCapabilities), Value: cfg.Capabilities},
+			{Key: MetaClientInfo, RawKey: rawjson.AppendString(nil, MetaClientInfo), Value: cfg.ClientInfo},
 		}
 	}
 	return e
@@ -240,12 +241,12 @@ func (cfg *ConnectConfig) normalize() error {
 	var err error
 	if cfg.ClientInfo == nil {
 		cfg.ClientInfo = json.RawMessage(`{"name":"mcpbridge","version":"dev"}`)
-	} else if cfg.ClientInfo, err = jsonrpc.Compact(cfg.ClientInfo); err != nil || !jsonrpc.IsObject(cfg.ClientInfo) {
+	} else if cfg.ClientInfo, err = rawjson.Compact(cfg.ClientInfo); err != nil || !rawjson.IsObject(cfg.ClientInfo) {
 		return jsonrpc.Errorf(CodeInvalidParams, "invalid ConnectConfig: ClientInfo must be a JSON object")
 	}
 	if cfg.Capabilities == nil {
 		cfg.Capabilities = json.RawMessage(`{}`)
-	} else if cfg.Capabilities, err = jsonrpc.Compact(cfg.Capabilities); err != nil || !jsonrpc.IsObject(cfg.Capabilities) {
+	} else if cfg.Capabilities, err = rawjson.Compact(cfg.Capabilities); err != nil || !rawjson.IsObject(cfg.Capabilities) {
 		return jsonrpc.Errorf(CodeInvalidParams, "invalid ConnectConfig: Capabilities must be a JSON object")
 	}
 	return nil
@@ -360,12 +361,12 @@ func settle(ctx context.Context, c *Client, supported []string, discover json.Ra
 		}
 		e := newEra(v, cfg)
 		if discover != nil {
-			if meta, ok := jsonrpc.Member(discover, "_meta"); ok {
-				e.serverInfo, _ = jsonrpc.Member(meta, MetaServerInfo)
+			if meta, ok := rawjson.Member(discover, "_meta"); ok {
+				e.serverInfo, _ = rawjson.Member(meta, MetaServerInfo)
 			}
-			e.capabilities, _ = jsonrpc.Member(discover, "capabilities")
-			if s, ok := jsonrpc.Member(discover, "instructions"); ok {
-				e.instructions, _ = jsonrpc.StringValue(s)
+			e.capabilities, _ = rawjson.Member(discover, "capabilities")
+			if s, ok := rawjson.Member(discover, "instructions"); ok {
+				e.instructions, _ = rawjson.StringValue(s)
 			}
 		}
 		c.era.Store(e)
@@ -379,7 +380,7 @@ func settle(ctx context.Context, c *Client, supported []string, discover json.Ra
 // initialize runs the legacy handshake with the first of versions; a
 // counter-offer among versions is accepted. On failure the child is closed.
 func initialize(ctx context.Context, c *Client, versions []string, cfg *ConnectConfig) (*Client, error) {
-	params := append([]byte(`{"protocolVersion":`), jsonrpc.AppendString(nil, versions[0])...)
+	params := append([]byte(`{"protocolVersion":`), rawjson.AppendString(nil, versions[0])...)
 	params = append(params, `,"capabilities":`...)
 	params = append(params, cfg.Capabilities...)
 	params = append(params, `,"clientInfo":`...)
@@ -390,18 +391,18 @@ func initialize(ctx context.Context, c *Client, versions []string, cfg *ConnectC
 		c.Close()
 		return nil, err
 	}
-	raw, _ := jsonrpc.Member(res, "protocolVersion")
-	got, _ := jsonrpc.StringValue(raw)
+	raw, _ := rawjson.Member(res, "protocolVersion")
+	got, _ := rawjson.StringValue(raw)
 	if !slices.Contains(versions, got) {
 		c.Close()
 		return nil, jsonrpc.WithData(CodeInvalidParams, "The server offered a protocol version that is not allowed",
 			map[string]any{"negotiated": got, "requested": versions})
 	}
 	e := newEra(got, cfg)
-	e.serverInfo, _ = jsonrpc.Member(res, "serverInfo")
-	e.capabilities, _ = jsonrpc.Member(res, "capabilities")
-	if s, ok := jsonrpc.Member(res, "instructions"); ok {
-		e.instructions, _ = jsonrpc.StringValue(s)
+	e.serverInfo, _ = rawjson.Member(res, "serverInfo")
+	e.capabilities, _ = rawjson.Member(res, "capabilities")
+	if s, ok := rawjson.Member(res, "instructions"); ok {
+		e.instructions, _ = rawjson.StringValue(s)
 	}
 	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
 		c.Close()
@@ -413,7 +414,7 @@ func initialize(ctx context.Context, c *Client, versions []string, cfg *ConnectC
 
 // stringList reads obj[key] as an array of strings.
 func stringList(obj json.RawMessage, key string) ([]string, bool) {
-	raw, ok := jsonrpc.Member(obj, key)
+	raw, ok := rawjson.Member(obj, key)
 	if !ok {
 		return nil, false
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -85,7 +87,7 @@ func runMCPFixture() int {
 	}
 	base, stop := context.WithCancel(context.Background())
 	f.base = base
-	lr := jsonrpc.NewReader(f.in, 64<<20)
+	lr := wire.NewReader(f.in, 64<<20)
 	for {
 		line, err := lr.ReadLine()
 		if err != nil {
@@ -126,21 +128,21 @@ func (f *fixtureServer) write(b []byte) {
 }
 
 func (f *fixtureServer) result(id json.RawMessage, result string) {
-	f.write(jsonrpc.AppendResponse(nil, id, json.RawMessage(result)))
+	f.write(wire.AppendResponse(nil, id, json.RawMessage(result)))
 }
 
 func (f *fixtureServer) fail(id json.RawMessage, code int64, msg string, data any) {
 	e := &jsonrpc.Error{Code: code, Message: msg}
 	if data != nil {
-		e.Data, _ = jsonrpc.Marshal(data)
+		e.Data, _ = rawjson.Marshal(data)
 	}
-	f.write(jsonrpc.AppendError(nil, id, e))
+	f.write(wire.AppendError(nil, id, e))
 }
 
 func (f *fixtureServer) handle(line []byte) {
 	prev := f.lastLine
 	f.lastLine = append([]byte(nil), line...)
-	m, err := jsonrpc.Decode(line)
+	m, err := wire.Decode(line)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fixture: bad line %q: %v\n", line, err)
 		f.mu.Lock()
@@ -151,7 +153,7 @@ func (f *fixtureServer) handle(line []byte) {
 	id := append(json.RawMessage(nil), m.ID...)
 	params := append(json.RawMessage(nil), m.Params...)
 	switch m.Kind {
-	case jsonrpc.KindResponse:
+	case wire.KindResponse:
 		f.mu.Lock()
 		var ch chan json.RawMessage
 		if q := f.answers[string(id)]; len(q) > 0 {
@@ -166,15 +168,15 @@ func (f *fixtureServer) handle(line []byte) {
 			ch <- append(json.RawMessage(nil), line...)
 		}
 		return
-	case jsonrpc.KindNotification:
-		if _, ok := jsonrpc.Member(params, "_meta"); ok {
+	case wire.KindNotification:
+		if _, ok := rawjson.Member(params, "_meta"); ok {
 			f.mu.Lock()
 			f.metaNotes++
 			f.mu.Unlock()
 		}
 		switch m.Method {
 		case "notifications/cancelled":
-			target, _ := jsonrpc.Member(params, "requestId")
+			target, _ := rawjson.Member(params, "requestId")
 			f.mu.Lock()
 			t := f.inflight[string(target)]
 			delete(f.listens, string(target))
@@ -198,7 +200,7 @@ func (f *fixtureServer) handle(line []byte) {
 			if os.Getenv("FIXTURE_BURST") == "1" {
 				var burst []byte
 				for range 5 {
-					burst = jsonrpc.AppendNotification(burst, "notifications/tools/list_changed", nil)
+					burst = wire.AppendNotification(burst, "notifications/tools/list_changed", nil)
 				}
 				f.write(burst)
 				f.askAsync(json.RawMessage(`0`), "roots/list", json.RawMessage(`{}`))
@@ -211,7 +213,7 @@ func (f *fixtureServer) handle(line []byte) {
 
 // request serves one request; slow tools run in goroutines of their own.
 func (f *fixtureServer) request(id json.RawMessage, method string, params, prev json.RawMessage) {
-	meta, hasMeta := jsonrpc.Member(params, "_meta")
+	meta, hasMeta := rawjson.Member(params, "_meta")
 	if hasMeta {
 		f.mu.Lock()
 		f.lastMeta = meta
@@ -232,10 +234,10 @@ func (f *fixtureServer) request(id json.RawMessage, method string, params, prev 
 	f.sawOther = true
 	f.mu.Unlock()
 	if f.era == "modern" {
-		v, _ := jsonrpc.Member(meta, MetaProtocolVersion)
-		caps, _ := jsonrpc.Member(meta, MetaClientCapabilities)
-		info, _ := jsonrpc.Member(meta, MetaClientInfo)
-		if string(v) != `"2026-07-28"` || !jsonrpc.IsObject(caps) || !jsonrpc.IsObject(info) {
+		v, _ := rawjson.Member(meta, MetaProtocolVersion)
+		caps, _ := rawjson.Member(meta, MetaClientCapabilities)
+		info, _ := rawjson.Member(meta, MetaClientInfo)
+		if string(v) != `"2026-07-28"` || !rawjson.IsObject(caps) || !rawjson.IsObject(info) {
 			f.fail(id, CodeInvalidParams, "Required request _meta is missing", nil)
 			return
 		}
@@ -246,9 +248,9 @@ func (f *fixtureServer) request(id json.RawMessage, method string, params, prev 
 	case "subscriptions/listen":
 		f.listen(id, params)
 	case "tools/call":
-		name, _ := jsonrpc.Member(params, "name")
-		args, _ := jsonrpc.Member(params, "arguments")
-		tok, _ := jsonrpc.Member(meta, "progressToken")
+		name, _ := rawjson.Member(params, "name")
+		args, _ := rawjson.Member(params, "arguments")
+		tok, _ := rawjson.Member(meta, "progressToken")
 		if string(name) == `"closestdin"` {
 			f.closeIn.Store(true)
 		}
@@ -307,8 +309,8 @@ func (f *fixtureServer) initialize(id, params json.RawMessage) {
 		f.fail(id, 0, "Received a request before initialize", nil)
 		return
 	}
-	v, _ := jsonrpc.Member(params, "protocolVersion")
-	version, _ := jsonrpc.StringValue(v)
+	v, _ := rawjson.Member(params, "protocolVersion")
+	version, _ := rawjson.StringValue(v)
 	if f.era == "old" || (version != "2025-11-25" && version != "2025-06-18") {
 		version = "2025-11-25"
 		if f.era == "old" {
@@ -324,7 +326,7 @@ func (f *fixtureServer) send(id json.RawMessage, method string, params json.RawM
 	ch := make(chan json.RawMessage, 1)
 	f.mu.Lock()
 	f.answers[string(id)] = append(f.answers[string(id)], ch)
-	f.write(jsonrpc.AppendRequest(nil, id, method, params))
+	f.write(wire.AppendRequest(nil, id, method, params))
 	f.mu.Unlock()
 	return ch
 }
@@ -352,7 +354,7 @@ func (f *fixtureServer) askAsync(id json.RawMessage, method string, params json.
 // listen serves subscriptions/listen: filter keys starting with x- are
 // fixture commands.
 func (f *fixtureServer) listen(id, params json.RawMessage) {
-	filter, _ := jsonrpc.Member(params, "notifications")
+	filter, _ := rawjson.Member(params, "notifications")
 	var fl map[string]any
 	json.Unmarshal(filter, &fl)
 	for k, v := range fl {
@@ -478,18 +480,18 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 		var b []byte
 		for i := 1; i <= 2; i++ {
 			b = append(b, progress(i, 2)...)
-			b = jsonrpc.AppendNotification(b, "notifications/message", json.RawMessage(fmt.Sprintf(`{"level":"info","data":"log %d"}`, i)))
+			b = wire.AppendNotification(b, "notifications/message", json.RawMessage(fmt.Sprintf(`{"level":"info","data":"log %d"}`, i)))
 		}
 		if a.Ms > 0 { // let a concurrent call start first
 			time.Sleep(time.Duration(a.Ms) * time.Millisecond)
 		}
-		f.write(jsonrpc.AppendResponse(b, id, json.RawMessage(`{"ticks":2}`)))
+		f.write(wire.AppendResponse(b, id, json.RawMessage(`{"ticks":2}`)))
 	case "burst": // three progress frames and the result in one Write
 		var b []byte
 		for i := 1; i <= 3; i++ {
 			b = append(b, progress(i, 3)...)
 		}
-		f.write(jsonrpc.AppendResponse(b, id, json.RawMessage(`{"ticks":3}`)))
+		f.write(wire.AppendResponse(b, id, json.RawMessage(`{"ticks":3}`)))
 	case "exit":
 		os.Exit(a.Code)
 	case "respondexit":
@@ -525,7 +527,7 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 				time.Sleep(time.Duration(a.IntervalMs) * time.Millisecond)
 			}
 		}
-		f.write(jsonrpc.AppendNotification(nil, "notifications/asked", nil))
+		f.write(wire.AppendNotification(nil, "notifications/asked", nil))
 		answers := make([]json.RawMessage, len(chans))
 		timeout := time.After(10 * time.Second)
 		for i, ch := range chans {
@@ -545,7 +547,7 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 		f.mu.Lock()
 		delete(f.answers, `"c1"`)
 		f.mu.Unlock()
-		f.write(jsonrpc.AppendNotification(nil, "notifications/cancelled", json.RawMessage(`{"requestId":"c1"}`)))
+		f.write(wire.AppendNotification(nil, "notifications/cancelled", json.RawMessage(`{"requestId":"c1"}`)))
 		f.result(id, `{"cancelled":true}`)
 	case "emit": // events on every open listen, then an optional end
 		f.mu.Lock()
@@ -567,15 +569,15 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 					p += ","
 				}
 				p += `"_meta":{"io.modelcontextprotocol/subscriptionId":` + l + `}}`
-				b = jsonrpc.AppendNotification(b, e.Method, json.RawMessage(p))
+				b = wire.AppendNotification(b, e.Method, json.RawMessage(p))
 			}
 			switch a.End {
 			case "complete":
-				b = jsonrpc.AppendResponse(b, json.RawMessage(l), json.RawMessage(`{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":`+l+`}}`))
+				b = wire.AppendResponse(b, json.RawMessage(l), json.RawMessage(`{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":`+l+`}}`))
 			case "cancelled":
-				b = jsonrpc.AppendNotification(b, "notifications/cancelled", json.RawMessage(`{"requestId":`+l+`}`))
+				b = wire.AppendNotification(b, "notifications/cancelled", json.RawMessage(`{"requestId":`+l+`}`))
 			case "error":
-				b = jsonrpc.AppendError(b, json.RawMessage(l), &jsonrpc.Error{Code: CodeInternalError, Message: "Subscription source failed"})
+				b = wire.AppendError(b, json.RawMessage(l), &jsonrpc.Error{Code: CodeInternalError, Message: "Subscription source failed"})
 			}
 			if a.End != "" {
 				f.mu.Lock()
@@ -583,7 +585,7 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 				f.mu.Unlock()
 			}
 		}
-		b = jsonrpc.AppendResponse(b, id, json.RawMessage(`{"emitted":true}`))
+		b = wire.AppendResponse(b, id, json.RawMessage(`{"emitted":true}`))
 		f.write(b)
 	default:
 		f.fail(id, CodeInvalidParams, "Unknown tool: "+name, nil)

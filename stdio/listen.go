@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -108,8 +110,8 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 	if o.Timeout == 0 {
 		o.Timeout = c.cfg.RequestTimeout
 	}
-	f, err := jsonrpc.Compact(filter)
-	if err != nil || !jsonrpc.IsObject(f) {
+	f, err := rawjson.Compact(filter)
+	if err != nil || !rawjson.IsObject(f) {
 		return nil, jsonrpc.Errorf(CodeInvalidParams, "the listen filter must be a JSON object")
 	}
 	params, err := e.params(append(append([]byte(`{"notifications":`), f...), '}'), o.Meta, nil)
@@ -135,7 +137,7 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 		defer t.Stop()
 		timerC = t.C
 	}
-	buf := jsonrpc.AppendRequest(nil, jsonrpc.AppendInt(nil, s.id), "subscriptions/listen", params)
+	buf := wire.AppendRequest(nil, rawjson.AppendInt(nil, s.id), "subscriptions/listen", params)
 	select {
 	case c.writes <- &frame{buf: buf}:
 	case <-c.closing:
@@ -179,7 +181,7 @@ wait:
 	s.mu.Lock()
 	accepted, early := s.accepted, len(s.queue) > 0
 	s.mu.Unlock()
-	if !jsonrpc.IsObject(accepted) {
+	if !rawjson.IsObject(accepted) {
 		e := &Error{Code: CodeConnectionClosed, Message: "Invalid acknowledgement"}
 		s.abort(e, "Invalid acknowledgement")
 		return nil, e
@@ -329,7 +331,7 @@ func (s *Subscription) ack(params json.RawMessage) {
 		return // a second acknowledgement is ignored
 	default:
 	}
-	s.accepted, _ = jsonrpc.Member(params, "notifications")
+	s.accepted, _ = rawjson.Member(params, "notifications")
 	close(s.acked)
 	s.mu.Unlock()
 }
@@ -363,8 +365,8 @@ func (s *Subscription) terminal(r response) {
 	case r.err != nil:
 		s.end(r.err, false)
 	default:
-		rt, ok := jsonrpc.Member(r.result, "resultType")
-		if v, _ := jsonrpc.StringValue(rt); ok && v != "complete" {
+		rt, ok := rawjson.Member(r.result, "resultType")
+		if v, _ := rawjson.StringValue(rt); ok && v != "complete" {
 			s.end(&Error{Code: CodeConnectionClosed, Message: "The subscription ended with resultType " + v}, false)
 			return
 		}
@@ -375,7 +377,7 @@ func (s *Subscription) terminal(r response) {
 // endSubscription handles the child's notifications/cancelled for a listen
 // id, which 2026-07-28 allows as a normal end.
 func (c *Client) endSubscription(target json.RawMessage) bool {
-	id, ok := jsonrpc.IntID(target)
+	id, ok := wire.IntID(target)
 	if !ok {
 		return false
 	}
@@ -394,19 +396,19 @@ func (c *Client) endSubscription(target json.RawMessage) bool {
 
 // routeEvent hands a notification carrying a subscription id to its
 // subscription.
-func (c *Client) routeEvent(m *jsonrpc.Message) bool {
+func (c *Client) routeEvent(m *wire.Message) bool {
 	c.mu.Lock()
 	n := len(c.subs)
 	c.mu.Unlock()
 	if n == 0 {
 		return false
 	}
-	meta, ok := jsonrpc.Member(m.Params, "_meta")
+	meta, ok := rawjson.Member(m.Params, "_meta")
 	if !ok {
 		return false
 	}
-	raw, _ := jsonrpc.Member(meta, MetaSubscriptionID)
-	id, ok := jsonrpc.IntID(raw)
+	raw, _ := rawjson.Member(meta, MetaSubscriptionID)
+	id, ok := wire.IntID(raw)
 	if !ok {
 		return false
 	}

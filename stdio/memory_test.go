@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 )
 
 // The "longline" fixture answers a request for method "long" with an
@@ -57,7 +57,7 @@ func runLongLineFixture() int {
 			}
 			result = json.RawMessage(`{"after":"long"}`)
 		}
-		if _, err := out.Write(jsonrpc.AppendResponse(nil, id, result)); err != nil {
+		if _, err := out.Write(wire.AppendResponse(nil, id, result)); err != nil {
 			return 1
 		}
 	}

@@ -12,7 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 )
 
 // Progress limits (STDIO.md §4.3), enforced before a frame reaches the
@@ -94,10 +95,10 @@ func (p *ProgressReporter) Report(ctx context.Context, progress float64, total *
 	}
 	if message != "" {
 		params = append(params, `,"message":`...)
-		params = jsonrpc.AppendString(params, message)
+		params = rawjson.AppendString(params, message)
 	}
 	params = append(params, '}')
-	if err := p.send(ctx, jsonrpc.AppendNotification(nil, "notifications/progress", params)); err != nil {
+	if err := p.send(ctx, wire.AppendNotification(nil, "notifications/progress", params)); err != nil {
 		return err
 	}
 	p.n++

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -274,7 +276,7 @@ type serveConn struct {
 // inputEvent is what the reader hands over: one decoded line, an over-long
 // line, or the end of input.
 type inputEvent struct {
-	msg       jsonrpc.Message
+	msg       wire.Message
 	decodeErr *jsonrpc.Error
 	tooLong   bool
 	err       error
@@ -343,11 +345,11 @@ var (
 // line at a time, at most one decoded line ahead.
 func (c *serveConn) readLoop() {
 	defer close(c.readerDone)
-	r := jsonrpc.NewReader(c.in, c.cfg.MaxLineBytes)
+	r := wire.NewReader(c.in, c.cfg.MaxLineBytes)
 	for {
 		line, err := r.ReadLine()
 		var ev inputEvent
-		var tooLong *jsonrpc.LineTooLongError
+		var tooLong *wire.LineTooLongError
 		switch {
 		case err == nil:
 			ev = decodeInput(line)
@@ -370,7 +372,7 @@ func (c *serveConn) readLoop() {
 // decodeInput decodes a copy of line (the Reader reuses its buffer) and
 // compacts the raw members Serve passes on when the line was not canonical.
 func decodeInput(line []byte) inputEvent {
-	m, err := jsonrpc.Decode(bytes.Clone(line))
+	m, err := wire.Decode(bytes.Clone(line))
 	ev := inputEvent{msg: m}
 	if err != nil && !errors.As(err, &ev.decodeErr) {
 		ev.decodeErr = &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error", Cause: err}
@@ -378,7 +380,7 @@ func decodeInput(line []byte) inputEvent {
 	if m.Dirty {
 		for _, raw := range []*json.RawMessage{&ev.msg.ID, &ev.msg.Params, &ev.msg.Result, &ev.msg.Error} {
 			if *raw != nil {
-				*raw, _ = jsonrpc.Compact(*raw) // valid: Decode checked it
+				*raw, _ = rawjson.Compact(*raw) // valid: Decode checked it
 			}
 		}
 	}
@@ -477,7 +479,7 @@ func (c *serveConn) writeFrame(ctx context.Context, frame []byte) error {
 }
 
 func (c *serveConn) writeError(ctx context.Context, id json.RawMessage, e *jsonrpc.Error) error {
-	return c.writeFrame(ctx, jsonrpc.AppendError(nil, id, e))
+	return c.writeFrame(ctx, wire.AppendError(nil, id, e))
 }
 
 func serveInternal(message string) *jsonrpc.Error {
@@ -501,20 +503,20 @@ func (c *serveConn) handleLine(ctx context.Context, ev inputEvent) error {
 		return nil
 	case ev.decodeErr != nil:
 		switch ev.msg.Kind {
-		case jsonrpc.KindNotification: // never answered, even malformed
+		case wire.KindNotification: // never answered, even malformed
 			return nil
-		case jsonrpc.KindResponse:
+		case wire.KindResponse:
 			c.badResponse(&ev.msg)
 			return nil
 		}
 		return c.writeError(ctx, ev.msg.ID, ev.decodeErr)
 	}
 	switch ev.msg.Kind {
-	case jsonrpc.KindRequest:
+	case wire.KindRequest:
 		return c.admit(ctx, &ev.msg)
-	case jsonrpc.KindNotification:
+	case wire.KindNotification:
 		c.notification(ctx, &ev.msg)
-	case jsonrpc.KindResponse:
+	case wire.KindResponse:
 		c.response(&ev.msg)
 	}
 	return nil
@@ -536,17 +538,17 @@ func (c *serveConn) endOfInput(err error) {
 // requestKey identifies an id for duplicate detection and cancellation: equal
 // strings match whatever their escapes, and 1 never matches "1".
 func requestKey(id json.RawMessage) string {
-	if s, ok := jsonrpc.StringValue(id); ok {
+	if s, ok := rawjson.StringValue(id); ok {
 		return "s" + s
 	}
-	if n, ok := jsonrpc.IntID(id); ok {
+	if n, ok := wire.IntID(id); ok {
 		return "i" + strconv.FormatInt(n, 10)
 	}
 	return "r" + string(id)
 }
 
 // admit hands a request to the Executor (STDIO.md §4.2).
-func (c *serveConn) admit(ctx context.Context, m *jsonrpc.Message) error {
+func (c *serveConn) admit(ctx context.Context, m *wire.Message) error {
 	key := requestKey(m.ID)
 	if c.execs[key] != nil || c.subs[key] != nil {
 		return c.writeError(ctx, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Duplicate in-flight request id"))
@@ -598,17 +600,17 @@ func (c *serveConn) admit(ctx context.Context, m *jsonrpc.Message) error {
 // progressToken returns params._meta.progressToken, nil without one, and
 // -32602 when it is not a bounded id (STDIO.md §2).
 func progressToken(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
-	meta, ok := jsonrpc.Member(params, "_meta")
-	if !ok || !jsonrpc.IsObject(meta) {
+	meta, ok := rawjson.Member(params, "_meta")
+	if !ok || !rawjson.IsObject(meta) {
 		return nil, nil
 	}
-	tok, ok := jsonrpc.Member(meta, "progressToken")
+	tok, ok := rawjson.Member(meta, "progressToken")
 	if !ok {
 		return nil, nil
 	}
-	if !jsonrpc.ValidID(tok) {
+	if !wire.ValidID(tok) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams,
-			"Invalid params: _meta.progressToken must be a string of at most %d bytes or an int64 integer", jsonrpc.MaxIDBytes)
+			"Invalid params: _meta.progressToken must be a string of at most %d bytes or an int64 integer", wire.MaxIDBytes)
 	}
 	return tok, nil
 }
@@ -616,11 +618,11 @@ func progressToken(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 func notifyFrame(method string, params json.RawMessage) ([]byte, error) {
 	if params != nil {
 		var err error
-		if params, err = jsonrpc.Compact(params); err != nil {
+		if params, err = rawjson.Compact(params); err != nil {
 			return nil, fmt.Errorf("stdio: notification params: %w", err)
 		}
 	}
-	return jsonrpc.AppendNotification(nil, method, params), nil
+	return wire.AppendNotification(nil, method, params), nil
 }
 
 // finish ends an execution's life on the connection: its id is free again
@@ -635,7 +637,7 @@ func (c *serveConn) finish(e *execution, cause error) {
 }
 
 // notification handles a client notification inline.
-func (c *serveConn) notification(ctx context.Context, m *jsonrpc.Message) {
+func (c *serveConn) notification(ctx context.Context, m *wire.Message) {
 	switch m.Method {
 	case initializedMethod:
 	case cancelledMethod:
@@ -653,16 +655,16 @@ func (c *serveConn) notification(ctx context.Context, m *jsonrpc.Message) {
 // cancelled applies notifications/cancelled (STDIO.md §4.2). Malformed ones
 // and unknown or finished ids are ignored; nothing is ever written.
 func (c *serveConn) cancelled(params json.RawMessage) {
-	if !jsonrpc.IsObject(params) {
+	if !rawjson.IsObject(params) {
 		return
 	}
-	rid, ok := jsonrpc.Member(params, "requestId")
-	if !ok || !jsonrpc.ValidID(rid) {
+	rid, ok := rawjson.Member(params, "requestId")
+	if !ok || !wire.ValidID(rid) {
 		return
 	}
 	cause := ErrCancelled
-	if raw, ok := jsonrpc.Member(params, "reason"); ok {
-		reason, ok := jsonrpc.StringValue(raw)
+	if raw, ok := rawjson.Member(params, "reason"); ok {
+		reason, ok := rawjson.StringValue(raw)
 		if !ok {
 			return
 		}
@@ -670,7 +672,7 @@ func (c *serveConn) cancelled(params json.RawMessage) {
 			cause = fmt.Errorf("%w: %s", ErrCancelled, reason)
 		}
 	}
-	if meta, ok := jsonrpc.Member(params, "_meta"); ok && !jsonrpc.IsObject(meta) {
+	if meta, ok := rawjson.Member(params, "_meta"); ok && !rawjson.IsObject(meta) {
 		return
 	}
 	key := requestKey(rid)
@@ -998,21 +1000,21 @@ func (c *serveConn) callHandle(ctx context.Context, req *Request) (result json.R
 func (c *serveConn) finalFrame(e *execution, result json.RawMessage, panicked bool, err error) (frame []byte, version string) {
 	switch {
 	case panicked:
-		return jsonrpc.AppendError(nil, e.id, serveInternal("Request worker failed")), ""
+		return wire.AppendError(nil, e.id, serveInternal("Request worker failed")), ""
 	case err != nil:
-		return jsonrpc.AppendError(nil, e.id, c.wireError(e, err)), ""
+		return wire.AppendError(nil, e.id, c.wireError(e, err)), ""
 	}
-	compact, cerr := jsonrpc.Compact(result)
-	if cerr != nil || !jsonrpc.IsObject(compact) {
+	compact, cerr := rawjson.Compact(result)
+	if cerr != nil || !rawjson.IsObject(compact) {
 		c.log.Error("stdio: the handler returned an invalid result", "method", e.method, "id", string(e.id), "error", cerr)
-		return jsonrpc.AppendError(nil, e.id, serveInternal("Server produced an invalid result")), ""
+		return wire.AppendError(nil, e.id, serveInternal("Server produced an invalid result")), ""
 	}
 	if e.method == initializeMethod {
-		if v, ok := jsonrpc.Member(compact, "protocolVersion"); ok {
-			version, _ = jsonrpc.StringValue(v)
+		if v, ok := rawjson.Member(compact, "protocolVersion"); ok {
+			version, _ = rawjson.StringValue(v)
 		}
 	}
-	return jsonrpc.AppendResponse(nil, e.id, compact), version
+	return wire.AppendResponse(nil, e.id, compact), version
 }
 
 // wireError is what a handler's error becomes on the wire: a *jsonrpc.Error
@@ -1025,7 +1027,7 @@ func (c *serveConn) wireError(e *execution, err error) *jsonrpc.Error {
 	}
 	out := &jsonrpc.Error{Code: re.Code, Message: re.Message}
 	if len(re.Data) > 0 {
-		data, derr := jsonrpc.Compact(re.Data)
+		data, derr := rawjson.Compact(re.Data)
 		if derr != nil {
 			c.log.Error("stdio: the handler returned invalid error data", "method", e.method, "id", string(e.id), "error", derr)
 			return serveInternal("Server produced an invalid result")

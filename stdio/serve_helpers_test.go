@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -518,14 +519,14 @@ type outError struct {
 // response or notification.
 func parseOut(tb testing.TB, line string) outMsg {
 	tb.Helper()
-	m, err := jsonrpc.Decode([]byte(line))
+	m, err := wire.Decode([]byte(line))
 	if err != nil {
 		tb.Fatalf("output %s is not a valid JSON-RPC message: %v", line, err)
 	}
-	if m.Kind != jsonrpc.KindResponse && m.Kind != jsonrpc.KindNotification {
+	if m.Kind != wire.KindResponse && m.Kind != wire.KindNotification {
 		tb.Fatalf("output %s is neither a response nor a notification", line)
 	}
-	if m.Kind == jsonrpc.KindResponse && m.HasResult() == m.HasError() {
+	if m.Kind == wire.KindResponse && m.HasResult() == m.HasError() {
 		tb.Fatalf("output %s has both or neither of result and error", line)
 	}
 	var w outMsg

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -32,14 +34,14 @@ func (p servePeer) Call(ctx context.Context, method string, params json.RawMessa
 	c := p.c
 	if params != nil {
 		var err error
-		if params, err = jsonrpc.Compact(params); err != nil {
-			return nil, err
+		if params, err = rawjson.Compact(params); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error", Cause: err}
 		}
 	}
 	id := c.callSeq.Add(1)
 	res := make(chan callResult, 1) // the coordinator never blocks on it
 	fr := &frameReq{kind: frameCall, callID: id, callRes: res,
-		frame: jsonrpc.AppendRequest(nil, strconv.AppendInt(nil, id, 10), method, params)}
+		frame: wire.AppendRequest(nil, strconv.AppendInt(nil, id, 10), method, params)}
 	if err := c.sendWithin(ctx, fr, 0); err != nil {
 		if errors.Is(err, errServeStopped) {
 			return nil, peerClosed()
@@ -78,7 +80,7 @@ func (p servePeer) Notify(ctx context.Context, method string, params json.RawMes
 
 // response routes a client response to the server-to-client request it
 // answers; responses to unknown or abandoned ids are dropped (coordinator).
-func (c *serveConn) response(m *jsonrpc.Message) {
+func (c *serveConn) response(m *wire.Message) {
 	ch := c.takeCall(m.ID)
 	if ch == nil {
 		return
@@ -87,7 +89,7 @@ func (c *serveConn) response(m *jsonrpc.Message) {
 	case m.HasResult() && !m.HasError():
 		ch <- callResult{result: m.Result}
 	case m.HasError() && !m.HasResult():
-		if e, ok := jsonrpc.DecodeError(m.Error); ok {
+		if e, ok := wire.DecodeError(m.Error); ok {
 			ch <- callResult{err: e}
 			return
 		}
@@ -99,14 +101,14 @@ func (c *serveConn) response(m *jsonrpc.Message) {
 
 // badResponse fails the request that a malformed response line answers, if
 // its id is readable; such lines are never answered.
-func (c *serveConn) badResponse(m *jsonrpc.Message) {
+func (c *serveConn) badResponse(m *wire.Message) {
 	if ch := c.takeCall(m.ID); ch != nil {
 		ch <- callResult{err: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "Invalid JSON-RPC response")}
 	}
 }
 
 func (c *serveConn) takeCall(id json.RawMessage) chan callResult {
-	n, ok := jsonrpc.IntID(id)
+	n, ok := wire.IntID(id)
 	if !ok {
 		return nil
 	}

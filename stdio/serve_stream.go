@@ -8,7 +8,8 @@ import (
 	"io"
 	"runtime/debug"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 )
 
 // This file serves subscriptions/listen streams (STDIO.md §4.4): opening,
@@ -47,7 +48,7 @@ func (c *serveConn) runListen(ctx context.Context, e *execution) {
 			c.closeSource(src, err)
 			err = fmt.Errorf("stdio: Source.Accepted: %w", err)
 			c.log.Error("stdio: invalid listen acknowledgement", "id", string(e.id), "error", err)
-			frame := jsonrpc.AppendError(nil, e.id, serveInternal("Server produced an invalid result"))
+			frame := wire.AppendError(nil, e.id, serveInternal("Server produced an invalid result"))
 			_ = c.send(&frameReq{kind: frameFinal, exec: e, frame: frame})
 			return
 		}
@@ -84,10 +85,10 @@ func (c *serveConn) ackFrame(id json.RawMessage, src Source) (frame []byte, err 
 	}()
 	accepted := json.RawMessage(`{}`)
 	if raw := src.Accepted(); raw != nil {
-		if accepted, err = jsonrpc.Compact(raw); err != nil {
+		if accepted, err = rawjson.Compact(raw); err != nil {
 			return nil, err
 		}
-		if !jsonrpc.IsObject(accepted) {
+		if !rawjson.IsObject(accepted) {
 			return nil, errors.New("the accepted filter is not a JSON object")
 		}
 	}
@@ -95,7 +96,7 @@ func (c *serveConn) ackFrame(id json.RawMessage, src Source) (frame []byte, err 
 	params = append(params, `,"_meta":{"`+metaSubscriptionID+`":`...)
 	params = append(params, id...)
 	params = append(params, "}}"...)
-	return jsonrpc.AppendNotification(nil, acknowledgedMethod, params), nil
+	return wire.AppendNotification(nil, acknowledgedMethod, params), nil
 }
 
 // open takes over a listen's Source (coordinator). It returns the terminal
@@ -211,39 +212,39 @@ func eventFrame(id json.RawMessage, method string, params json.RawMessage) ([]by
 	p := json.RawMessage(`{}`)
 	if params != nil {
 		var err error
-		if p, err = jsonrpc.Compact(params); err != nil {
+		if p, err = rawjson.Compact(params); err != nil {
 			return nil, err
 		}
-		if !jsonrpc.IsObject(p) {
+		if !rawjson.IsObject(p) {
 			return nil, errors.New("params are not a JSON object")
 		}
 	}
-	meta, ok := jsonrpc.Member(p, "_meta")
-	if !ok || !jsonrpc.IsObject(meta) {
+	meta, ok := rawjson.Member(p, "_meta")
+	if !ok || !rawjson.IsObject(meta) {
 		meta = nil
 	}
-	meta, err := jsonrpc.SetMember(meta, metaSubscriptionID, id)
+	meta, err := rawjson.SetMember(meta, metaSubscriptionID, id)
 	if err != nil {
 		return nil, err
 	}
-	if p, err = jsonrpc.SetMember(p, "_meta", meta); err != nil {
+	if p, err = rawjson.SetMember(p, "_meta", meta); err != nil {
 		return nil, err
 	}
-	return jsonrpc.AppendNotification(nil, method, p), nil
+	return wire.AppendNotification(nil, method, p), nil
 }
 
 // endFrame is a stream's terminal response: the complete result after a
 // normal end, -32603 after a failure (STDIO.md §4.4).
 func (c *serveConn) endFrame(id json.RawMessage, err error) []byte {
 	if !errors.Is(err, io.EOF) {
-		return jsonrpc.AppendError(nil, id, serveInternal("Subscription source failed"))
+		return wire.AppendError(nil, id, serveInternal("Subscription source failed"))
 	}
-	meta, _ := jsonrpc.SetMember(nil, metaSubscriptionID, id)
+	meta, _ := rawjson.SetMember(nil, metaSubscriptionID, id)
 	if info := c.serverInfo(); info != nil {
-		meta, _ = jsonrpc.SetMember(meta, metaServerInfo, info)
+		meta, _ = rawjson.SetMember(meta, metaServerInfo, info)
 	}
 	result := append([]byte(`{"resultType":"complete","_meta":`), meta...)
-	return jsonrpc.AppendResponse(nil, id, append(result, '}'))
+	return wire.AppendResponse(nil, id, append(result, '}'))
 }
 
 // serverInfo returns the session's compact serverInfo, or nil.
@@ -258,8 +259,8 @@ func (c *serveConn) serverInfo() (info json.RawMessage) {
 	if raw == nil {
 		return nil
 	}
-	info, err := jsonrpc.Compact(raw)
-	if err != nil || !jsonrpc.IsObject(info) {
+	info, err := rawjson.Compact(raw)
+	if err != nil || !rawjson.IsObject(info) {
 		c.log.Error("stdio: Session.ServerInfo is not a JSON object", "error", err)
 		return nil
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -252,7 +254,7 @@ func TestServeHugeNumberAndLongID(t *testing.T) { // scenario 88
 	// The bound is on the check itself, one linear pass (STDIO.md §2); the
 	// round trip through pipes below also measures the machine's load.
 	start := time.Now()
-	if _, err := jsonrpc.Decode([]byte(huge)); err == nil {
+	if _, err := wire.Decode([]byte(huge)); err == nil {
 		t.Error("Decode accepted a 1.5M-digit integer")
 	}
 	if d := time.Since(start); d > time.Second {

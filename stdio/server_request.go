@@ -7,16 +7,18 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // serverRequest handles a request from the child (STDIO.md §3.4). It runs on
 // the reader and never blocks: handlers run in goroutines of their own, and
 // the reader's own answers go through the bounded replies queue.
-func (c *Client) serverRequest(m *jsonrpc.Message) {
+func (c *Client) serverRequest(m *wire.Message) {
 	id := owned(m.ID, false)
 	if m.Method == "ping" {
-		c.reply(jsonrpc.AppendResponse(nil, id, json.RawMessage(`{}`)))
+		c.reply(wire.AppendResponse(nil, id, json.RawMessage(`{}`)))
 		return
 	}
 	key := string(id)
@@ -28,15 +30,15 @@ func (c *Client) serverRequest(m *jsonrpc.Message) {
 		return // closed: answers are no longer written
 	case dup:
 		c.mu.Unlock()
-		c.reply(jsonrpc.AppendError(nil, id, jsonrpc.Errorf(CodeInvalidRequest, "Duplicate server request id")))
+		c.reply(wire.AppendError(nil, id, jsonrpc.Errorf(CodeInvalidRequest, "Duplicate server request id")))
 		return
 	case c.cfg.OnServerRequest == nil:
 		c.mu.Unlock()
-		c.reply(jsonrpc.AppendError(nil, id, jsonrpc.Errorf(CodeMethodNotFound, "Method not found: %s", m.Method)))
+		c.reply(wire.AppendError(nil, id, jsonrpc.Errorf(CodeMethodNotFound, "Method not found: %s", m.Method)))
 		return
 	case c.running >= limit:
 		c.mu.Unlock()
-		c.reply(jsonrpc.AppendError(nil, id, jsonrpc.WithData(CodeInternalError,
+		c.reply(wire.AppendError(nil, id, jsonrpc.WithData(CodeInternalError,
 			fmt.Sprintf("Too many server requests in flight (%d)", limit),
 			map[string]any{"retryable": true, "limit": limit})))
 		return
@@ -81,21 +83,21 @@ func (c *Client) runHandler(ctx context.Context, cancel context.CancelFunc, key 
 	var panicked *PanicError
 	switch {
 	case err == nil:
-		out, cerr := jsonrpc.Compact(result)
+		out, cerr := rawjson.Compact(result)
 		if cerr != nil {
 			c.log.Error("stdio: server request handler returned invalid JSON", "method", req.Method, "error", cerr)
-			buf = jsonrpc.AppendError(nil, req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler returned an invalid result"))
+			buf = wire.AppendError(nil, req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler returned an invalid result"))
 		} else {
-			buf = jsonrpc.AppendResponse(nil, req.ID, out)
+			buf = wire.AppendResponse(nil, req.ID, out)
 		}
 	case errors.As(err, &panicked):
 		c.log.Error("stdio: server request handler panicked", "method", req.Method, "panic", panicked.Value, "stack", string(panicked.Stack))
-		buf = jsonrpc.AppendError(nil, req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler panicked"))
+		buf = wire.AppendError(nil, req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler panicked"))
 	case errors.As(err, &e):
-		buf = jsonrpc.AppendError(nil, req.ID, &Error{Code: e.Code, Message: e.Message, Data: e.Data})
+		buf = wire.AppendError(nil, req.ID, &Error{Code: e.Code, Message: e.Message, Data: e.Data})
 	default:
 		c.log.Error("stdio: server request handler failed", "method", req.Method, "error", err)
-		buf = jsonrpc.AppendError(nil, req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler failed"))
+		buf = wire.AppendError(nil, req.ID, jsonrpc.Errorf(CodeInternalError, "Server request handler failed"))
 	}
 	select {
 	case c.writes <- &frame{buf: buf}:

@@ -12,16 +12,17 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 )
 
 // fakeChild is the far end of an in-process Client, for the timing tests:
 // under testing/synctest its time is fake, so timeouts of seconds take no
 // wall time and their order is exact.
 type fakeChild struct {
-	in   *jsonrpc.Reader // what the Client writes
-	out  *io.PipeWriter  // what the Client reads
-	exit chan struct{}   // closed: the child is "reaped"
+	in   *wire.Reader   // what the Client writes
+	out  *io.PipeWriter // what the Client reads
+	exit chan struct{}  // closed: the child is "reaped"
 }
 
 // newFakeClient starts a Client over pipes to a fakeChild. The test must
@@ -35,7 +36,7 @@ func newFakeClient(t *testing.T, cfg ClientConfig) (*Client, *fakeChild) {
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	f := &fakeChild{in: jsonrpc.NewReader(inR, 1<<20), out: outW, exit: make(chan struct{})}
+	f := &fakeChild{in: wire.NewReader(inR, 1<<20), out: outW, exit: make(chan struct{})}
 	c := newClient(cfg, inW, outR, func() *os.ProcessState { <-f.exit; return nil })
 	c.live.Store(3)
 	go c.reader()
@@ -46,13 +47,13 @@ func newFakeClient(t *testing.T, cfg ClientConfig) (*Client, *fakeChild) {
 }
 
 // request reads the next request the Client wrote.
-func (f *fakeChild) request(t *testing.T) jsonrpc.Message {
+func (f *fakeChild) request(t *testing.T) wire.Message {
 	t.Helper()
 	line, err := f.in.ReadLine()
 	if err != nil {
 		t.Fatalf("fake child read: %v", err)
 	}
-	m, err := jsonrpc.Decode(append([]byte(nil), line...))
+	m, err := wire.Decode(append([]byte(nil), line...))
 	if err != nil {
 		t.Fatalf("fake child decode %q: %v", line, err)
 	}
@@ -136,7 +137,7 @@ func TestContextDeadlineNotExtended(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, f := newFakeClient(t, ClientConfig{})
 		defer f.stop()
-		got := make(chan jsonrpc.Message, 2)
+		got := make(chan wire.Message, 2)
 		go func() {
 			m := f.request(t)
 			got <- m
@@ -158,7 +159,7 @@ func TestContextDeadlineNotExtended(t *testing.T) {
 		}
 		req := <-got
 		cancelled := <-got
-		target, _ := jsonrpc.Member(cancelled.Params, "requestId")
+		target, _ := rawjson.Member(cancelled.Params, "requestId")
 		if cancelled.Method != "notifications/cancelled" || string(target) != string(req.ID) {
 			t.Errorf("child received %s %s, want a cancellation of %s", cancelled.Method, cancelled.Params, req.ID)
 		}
@@ -223,7 +224,7 @@ func TestListenAckTimeout(t *testing.T) {
 		c, f := newFakeClient(t, ClientConfig{RequestTimeout: 3 * time.Second})
 		c.era.Store(newEra(Version20260728, &ConnectConfig{ClientInfo: json.RawMessage(`{}`), Capabilities: json.RawMessage(`{}`)}))
 		defer f.stop()
-		got := make(chan jsonrpc.Message, 2)
+		got := make(chan wire.Message, 2)
 		go func() {
 			got <- f.request(t)
 			got <- f.request(t)

@@ -17,9 +17,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // TestBridgeFrontsDemo runs `mcpbridge serve` in front of its own demo
@@ -173,8 +173,8 @@ func TestBridgeFrontsDemo(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Connect: %v before the response", err)
 				}
-				m, derr := jsonrpc.Decode([]byte(msg.GetMessageJson()))
-				if derr != nil || m.Kind != jsonrpc.KindResponse {
+				m, derr := wire.Decode([]byte(msg.GetMessageJson()))
+				if derr != nil || m.Kind != wire.KindResponse {
 					continue // a notification the tunnel may carry
 				}
 				if string(m.ID) != `"t1"` || string(m.Result) != direct {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
 
@@ -461,7 +461,7 @@ func embedded(uri, text string) *mcp.EmbeddedResource {
 
 // userText is a user message of one text block, for sampling.
 func userText(text string) mcp.SamplingMessage {
-	block, _ := jsonrpc.Marshal(mcp.Text(text))
+	block, _ := rawjson.Marshal(mcp.Text(text))
 	return mcp.SamplingMessage{Role: mcp.RoleUser, Content: block}
 }
 
@@ -527,15 +527,15 @@ func rootsText(res *mcp.ListRootsResult) string {
 // progressToken returns the request's _meta.progressToken as text: a
 // string's value, a number as written, or "" when there is none.
 func progressToken(params json.RawMessage) string {
-	meta, ok := jsonrpc.Member(params, "_meta")
+	meta, ok := rawjson.Member(params, "_meta")
 	if !ok {
 		return ""
 	}
-	raw, ok := jsonrpc.Member(meta, "progressToken")
+	raw, ok := rawjson.Member(meta, "progressToken")
 	if !ok {
 		return ""
 	}
-	if s, ok := jsonrpc.StringValue(raw); ok {
+	if s, ok := rawjson.StringValue(raw); ok {
 		return s
 	}
 	return string(raw)

@@ -19,8 +19,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // waitLimit bounds every wait of these tests for an event that should come
@@ -170,7 +171,7 @@ func TestDemoTools(t *testing.T) {
 			var names []string
 			for _, tool := range list.Tools {
 				names = append(names, tool.Name)
-				if tool.Description == "" || !jsonrpc.IsObject(tool.InputSchema) {
+				if tool.Description == "" || !rawjson.IsObject(tool.InputSchema) {
 					t.Errorf("tool %s: description %q, inputSchema %s", tool.Name, tool.Description, tool.InputSchema)
 				}
 			}
@@ -508,17 +509,17 @@ func TestDemoStdoutHygiene(t *testing.T) {
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		m, err := jsonrpc.Decode(sc.Bytes())
+		m, err := wire.Decode(sc.Bytes())
 		if err != nil {
 			t.Errorf("stdout line is not JSON-RPC (%v): %.200s", err, sc.Bytes())
 			continue
 		}
 		switch {
-		case m.Kind == jsonrpc.KindResponse && m.ID == nil:
+		case m.Kind == wire.KindResponse && m.ID == nil:
 			ids = append(ids, "null")
-		case m.Kind == jsonrpc.KindResponse:
+		case m.Kind == wire.KindResponse:
 			ids = append(ids, string(m.ID))
-		case m.Kind != jsonrpc.KindNotification:
+		case m.Kind != wire.KindNotification:
 			t.Errorf("stdout line is neither a response nor a notification: %.200s", sc.Bytes())
 		}
 	}

@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
 // Error codes used by mcpbridge. The standard JSON-RPC codes are on the
@@ -79,32 +81,10 @@ func Errorf(code int64, format string, args ...any) *Error {
 // WithData returns an *Error whose Data is v marshalled to JSON. A value
 // that cannot be marshalled is a programming error and panics.
 func WithData(code int64, message string, v any) *Error {
-	data, err := Marshal(v)
+	data, err := rawjson.Marshal(v)
 	if err != nil {
 		panic(fmt.Sprintf("jsonrpc: error data %T: %v", v, err))
 	}
 	return &Error{Code: code, Message: message, Data: data}
 }
 
-// DecodeError parses the raw "error" member of a response. A member that is
-// not an object with an integer code and a string message is reported as ok
-// false; the message is kept when only the code is missing or malformed.
-func DecodeError(raw json.RawMessage) (e *Error, ok bool) {
-	var w struct {
-		Code    *json.Number    `json:"code"`
-		Message *string         `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &w); err != nil || w.Code == nil || w.Message == nil {
-		return nil, false
-	}
-	code, err := w.Code.Int64()
-	if err != nil {
-		return nil, false
-	}
-	e = &Error{Code: code, Message: *w.Message}
-	if len(w.Data) > 0 {
-		e.Data, _ = Compact(w.Data) // valid: it came from valid JSON
-	}
-	return e, true
-}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
 // This file answers completion/complete (MCP.md §8.6): suggestions for a
@@ -145,7 +145,7 @@ func (s *Server) complete(ctx context.Context, c *call) (*reply, error) {
 		Total   int      `json:"total,omitempty"`
 		HasMore bool     `json:"hasMore,omitempty"`
 	}
-	body, err := jsonrpc.Marshal(struct {
+	body, err := rawjson.Marshal(struct {
 		Completion completion `json:"completion"`
 	}{completion{values, total, more}})
 	if err != nil {

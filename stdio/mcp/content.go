@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
 // This file holds the MCP objects a server hands out: implementations,
@@ -111,7 +111,7 @@ func Text(text string) *TextContent { return &TextContent{Text: text} }
 
 // MarshalJSON encodes the block with "type":"text".
 func (c *TextContent) MarshalJSON() ([]byte, error) {
-	return jsonrpc.Marshal(struct {
+	return rawjson.Marshal(struct {
 		Type        string          `json:"type"`
 		Text        string          `json:"text"`
 		Annotations *Annotations    `json:"annotations,omitempty"`
@@ -129,18 +129,18 @@ type binaryBlock struct {
 
 // MarshalJSON encodes the block with "type":"image" and base64 data.
 func (c *ImageContent) MarshalJSON() ([]byte, error) {
-	return jsonrpc.Marshal(binaryBlock{"image", base64.StdEncoding.EncodeToString(c.Data), c.MIMEType, c.Annotations, c.Meta})
+	return rawjson.Marshal(binaryBlock{"image", base64.StdEncoding.EncodeToString(c.Data), c.MIMEType, c.Annotations, c.Meta})
 }
 
 // MarshalJSON encodes the block with "type":"audio" and base64 data.
 func (c *AudioContent) MarshalJSON() ([]byte, error) {
-	return jsonrpc.Marshal(binaryBlock{"audio", base64.StdEncoding.EncodeToString(c.Data), c.MIMEType, c.Annotations, c.Meta})
+	return rawjson.Marshal(binaryBlock{"audio", base64.StdEncoding.EncodeToString(c.Data), c.MIMEType, c.Annotations, c.Meta})
 }
 
 // MarshalJSON encodes the block with "type":"resource_link".
 func (c *ResourceLink) MarshalJSON() ([]byte, error) {
 	type resource Resource // without its methods
-	return jsonrpc.Marshal(struct {
+	return rawjson.Marshal(struct {
 		Type string `json:"type"`
 		resource
 	}{"resource_link", resource(c.Resource)})
@@ -148,7 +148,7 @@ func (c *ResourceLink) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON encodes the block with "type":"resource".
 func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return jsonrpc.Marshal(struct {
+	return rawjson.Marshal(struct {
 		Type        string           `json:"type"`
 		Resource    ResourceContents `json:"resource"`
 		Annotations *Annotations     `json:"annotations,omitempty"`
@@ -158,7 +158,7 @@ func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
 
 // MarshalJSON returns the block's text, compacted.
 func (c RawContent) MarshalJSON() ([]byte, error) {
-	return jsonrpc.Compact(c)
+	return rawjson.Compact(c)
 }
 
 // ToolResult is what a tool returns (CallToolResult, MCP.md §8.3).
@@ -216,14 +216,14 @@ type ResourceContents struct {
 // Blob is not nil.
 func (c ResourceContents) MarshalJSON() ([]byte, error) {
 	if c.Blob != nil {
-		return jsonrpc.Marshal(struct {
+		return rawjson.Marshal(struct {
 			URI      string          `json:"uri"`
 			MIMEType string          `json:"mimeType,omitempty"`
 			Blob     string          `json:"blob"`
 			Meta     json.RawMessage `json:"_meta,omitempty"`
 		}{c.URI, c.MIMEType, base64.StdEncoding.EncodeToString(c.Blob), c.Meta})
 	}
-	return jsonrpc.Marshal(struct {
+	return rawjson.Marshal(struct {
 		URI      string          `json:"uri"`
 		MIMEType string          `json:"mimeType,omitempty"`
 		Text     string          `json:"text"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -66,7 +67,7 @@ func (ss *session) classify(sreq *stdio.Request) (c *call, bare bool, err *jsonr
 	if c.params == nil {
 		c.params = json.RawMessage(`{}`)
 	}
-	if !jsonrpc.IsObject(c.params) {
+	if !rawjson.IsObject(c.params) {
 		// Params that are not an object carry no _meta, so this is step 1
 		// on 2026-07-28 and bad params on a legacy session alike.
 		return nil, false, invalidParams("params must be an object")
@@ -107,7 +108,7 @@ func (ss *session) classify(sreq *stdio.Request) (c *call, bare bool, err *jsonr
 		return nil, false, methodNotFound(c.method)
 	}
 	for _, key := range []string{"inputResponses", "requestState", "task"} {
-		if _, ok := jsonrpc.Member(c.params, key); ok {
+		if _, ok := rawjson.Member(c.params, key); ok {
 			return nil, false, invalidParams("%s is not supported in protocol version %s", key, session)
 		}
 	}

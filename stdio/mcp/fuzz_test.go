@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
@@ -37,11 +39,11 @@ func FuzzRequest(f *testing.F) {
 			t.Fatalf("Serve = %v", err)
 		}
 		for line := range strings.Lines(out.String()) {
-			m, err := jsonrpc.Decode([]byte(strings.TrimSuffix(line, "\n")))
-			if err != nil || m.Kind == jsonrpc.KindInvalid {
+			m, err := wire.Decode([]byte(strings.TrimSuffix(line, "\n")))
+			if err != nil || m.Kind == wire.KindInvalid {
 				t.Fatalf("output line %q is not a JSON-RPC message: %v", line, err)
 			}
-			if m.Kind == jsonrpc.KindResponse && m.HasResult() && !jsonrpc.IsObject(m.Result) {
+			if m.Kind == wire.KindResponse && m.HasResult() && !rawjson.IsObject(m.Result) {
 				t.Fatalf("result %s is not an object", m.Result)
 			}
 		}

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
 
@@ -172,7 +172,7 @@ func wantResult(tb testing.TB, line string, id string) json.RawMessage {
 // field returns result[key] as text, or "" when absent.
 func field(raw json.RawMessage, path ...string) string {
 	for _, key := range path {
-		v, ok := jsonrpc.Member(raw, key)
+		v, ok := rawjson.Member(raw, key)
 		if !ok {
 			return ""
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -52,7 +53,7 @@ func (ev event) notification() (string, json.RawMessage) {
 	case eventResources:
 		return "notifications/resources/list_changed", nil
 	}
-	return "notifications/resources/updated", append(jsonrpc.AppendString([]byte(`{"uri":`), ev.uri), '}')
+	return "notifications/resources/updated", append(rawjson.AppendString([]byte(`{"uri":`), ev.uri), '}')
 }
 
 // eventQueue coalesces a receiver's pending events.
@@ -250,8 +251,8 @@ func (s *Server) unsubscribe(_ context.Context, c *call) (*reply, error) {
 }
 
 func uriParam(c *call) (string, error) {
-	raw, ok := jsonrpc.Member(c.params, "uri")
-	uri, isString := jsonrpc.StringValue(raw)
+	raw, ok := rawjson.Member(c.params, "uri")
+	uri, isString := rawjson.StringValue(raw)
 	if !ok || !isString {
 		return "", invalidParams("%s needs a string uri", c.method)
 	}
@@ -284,8 +285,8 @@ func (ss *session) listen(sreq *stdio.Request) (stdio.Source, error) {
 	if !f.tools && !f.prompts && !f.resources {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: subscriptions/listen (the server has nothing to announce)")
 	}
-	filter, ok := jsonrpc.Member(c.params, "notifications")
-	if !ok || !jsonrpc.IsObject(filter) {
+	filter, ok := rawjson.Member(c.params, "notifications")
+	if !ok || !rawjson.IsObject(filter) {
 		return nil, invalidParams("subscriptions/listen needs a notifications object")
 	}
 	var want struct {
@@ -294,7 +295,7 @@ func (ss *session) listen(sreq *stdio.Request) (stdio.Source, error) {
 		Resources bool
 		URIs      []string
 	}
-	for _, fl := range jsonrpc.Fields(filter) {
+	for _, fl := range rawjson.Fields(filter) {
 		var dst *bool
 		switch fl.Key {
 		case "toolsListChanged":
@@ -349,7 +350,7 @@ func (ss *session) listen(sreq *stdio.Request) (stdio.Source, error) {
 		if len(acc) > 1 {
 			acc = append(acc, ',')
 		}
-		uris, _ := jsonrpc.Marshal(l.uris)
+		uris, _ := rawjson.Marshal(l.uris)
 		acc = append(append(acc, `"resourceSubscriptions":`...), uris...)
 	}
 	l.accepted = append(acc, '}')

@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
 // This file sends notifications/message for a request (MCP.md §4.5 and
@@ -60,7 +60,7 @@ func (r *Request) Log(ctx context.Context, level LoggingLevel, logger string, da
 	if !r.logs(level) {
 		return nil
 	}
-	params, err := jsonrpc.Marshal(struct {
+	params, err := rawjson.Marshal(struct {
 		Level  LoggingLevel `json:"level"`
 		Logger string       `json:"logger,omitempty"`
 		Data   any          `json:"data"`

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
 // membersSeeds are objects on which the hand-written decoders of the hot
@@ -57,8 +57,8 @@ func FuzzMembers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		obj, err := jsonrpc.Compact(b)
-		if err != nil || !jsonrpc.IsObject(obj) {
+		obj, err := rawjson.Compact(b)
+		if err != nil || !rawjson.IsObject(obj) {
 			return
 		}
 		checkToolCallParams(t, obj)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -71,15 +72,15 @@ func (c ClientCapabilities) supportsElicitation(mode string) bool {
 // _meta key grammar with its mandatory prefix, is -32602.
 func parseCapabilities(raw json.RawMessage, where string) (ClientCapabilities, *jsonrpc.Error) {
 	var caps ClientCapabilities
-	if !jsonrpc.IsObject(raw) {
+	if !rawjson.IsObject(raw) {
 		return caps, invalidParams("%s must be an object", where)
 	}
 	members := 0
-	for _, f := range jsonrpc.Fields(raw) {
+	for _, f := range rawjson.Fields(raw) {
 		members++
 		switch f.Key {
 		case "roots", "sampling", "elicitation", "experimental", "extensions":
-			if !jsonrpc.IsObject(f.Value) {
+			if !rawjson.IsObject(f.Value) {
 				return caps, invalidParams("%s.%s must be an object", where, f.Key)
 			}
 		}
@@ -93,7 +94,7 @@ func parseCapabilities(raw json.RawMessage, where string) (ClientCapabilities, *
 		return caps, invalidParams("%s is malformed", where)
 	}
 	for id, v := range caps.Extensions {
-		if !validMetaKey(id) || !strings.Contains(id, "/") || !jsonrpc.IsObject(v) {
+		if !validMetaKey(id) || !strings.Contains(id, "/") || !rawjson.IsObject(v) {
 			return caps, invalidParams("%s.extensions has an invalid extension %q", where, id)
 		}
 	}
@@ -158,22 +159,22 @@ type requestMeta struct {
 // false when params carries no _meta object with a protocolVersion key;
 // version is "" when that member is not a string.
 func metaVersion(params json.RawMessage) (meta json.RawMessage, version string, present bool) {
-	meta, ok := jsonrpc.Member(params, "_meta")
-	if !ok || !jsonrpc.IsObject(meta) {
+	meta, ok := rawjson.Member(params, "_meta")
+	if !ok || !rawjson.IsObject(meta) {
 		return nil, "", false
 	}
-	raw, ok := jsonrpc.Member(meta, metaProtocolVersion)
+	raw, ok := rawjson.Member(meta, metaProtocolVersion)
 	if !ok {
 		return meta, "", false
 	}
-	version, _ = jsonrpc.StringValue(raw)
+	version, _ = rawjson.StringValue(raw)
 	return meta, version, true
 }
 
 // checkCapabilities is step 3 of MCP.md §3.1: the _meta of a request
 // whose version is served must carry clientCapabilities, an object.
 func checkCapabilities(meta json.RawMessage) (ClientCapabilities, *jsonrpc.Error) {
-	raw, ok := jsonrpc.Member(meta, metaClientCapabilities)
+	raw, ok := rawjson.Member(meta, metaClientCapabilities)
 	if !ok {
 		return ClientCapabilities{}, invalidParams("_meta.%s is required", metaClientCapabilities)
 	}
@@ -183,7 +184,7 @@ func checkCapabilities(meta json.RawMessage) (ClientCapabilities, *jsonrpc.Error
 // checkMetaKeys is step 5 of MCP.md §3.1 for _meta itself: every key in
 // the grammar, clientInfo an Implementation, logLevel a known level.
 func checkMetaKeys(meta json.RawMessage, m *requestMeta) *jsonrpc.Error {
-	for _, f := range jsonrpc.Fields(meta) {
+	for _, f := range rawjson.Fields(meta) {
 		if !validMetaKey(f.Key) {
 			return invalidParams("_meta key %q is outside the key grammar", f.Key)
 		}
@@ -194,7 +195,7 @@ func checkMetaKeys(meta json.RawMessage, m *requestMeta) *jsonrpc.Error {
 			}
 			m.clientInfo = f.Value
 		case metaLogLevel:
-			s, _ := jsonrpc.StringValue(f.Value)
+			s, _ := rawjson.StringValue(f.Value)
 			level, ok := parseLevel(s)
 			if !ok {
 				return invalidParams("_meta.%s must be a logging level", metaLogLevel)
@@ -209,7 +210,7 @@ func checkMetaKeys(meta json.RawMessage, m *requestMeta) *jsonrpc.Error {
 // and a string version, decoded as encoding/json decodes it into
 // {Name, Version *string}: the 2026-07-28 clientInfo of every request.
 func validImplementation(raw json.RawMessage) bool {
-	if !jsonrpc.IsObject(raw) {
+	if !rawjson.IsObject(raw) {
 		return false
 	}
 	var vals [2]json.RawMessage
@@ -237,7 +238,7 @@ func validImplementation(raw json.RawMessage) bool {
 // couple of members.
 func exactMembers(obj json.RawMessage, keys []string, nString int, vals []json.RawMessage) bool {
 	ok := true
-	jsonrpc.EachField(obj, func(f jsonrpc.Field) bool {
+	rawjson.EachField(obj, func(f rawjson.Field) bool {
 		for i, k := range keys {
 			switch {
 			case f.Key == k:
@@ -263,7 +264,7 @@ func optString(raw json.RawMessage) (s *string, ok bool) {
 	if raw == nil || string(raw) == "null" {
 		return nil, true
 	}
-	v, ok := jsonrpc.StringValue(raw)
+	v, ok := rawjson.StringValue(raw)
 	if !ok {
 		return nil, false
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -70,7 +71,7 @@ type MissingCapabilityError struct {
 
 // Error names the missing capabilities.
 func (e *MissingCapabilityError) Error() string {
-	raw, _ := jsonrpc.Marshal(e.Required)
+	raw, _ := rawjson.Marshal(e.Required)
 	return "mcp: the client did not declare the required capabilities " + string(raw)
 }
 
@@ -165,7 +166,7 @@ func RootsInput() InputRequest {
 }
 
 func mustInput(method string, p any) InputRequest {
-	raw, err := jsonrpc.Marshal(p)
+	raw, err := rawjson.Marshal(p)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: %s params: %v", method, err)) // json.RawMessage fields that are not JSON
 	}
@@ -197,8 +198,8 @@ func (s *Server) loadInputs(c *call) (*inputs, *jsonrpc.Error) {
 		return in, nil
 	}
 	in.method, in.params = c.method, c.params
-	if raw, ok := jsonrpc.Member(c.params, "requestState"); ok {
-		token, ok := jsonrpc.StringValue(raw)
+	if raw, ok := rawjson.Member(c.params, "requestState"); ok {
+		token, ok := rawjson.StringValue(raw)
 		if !ok {
 			return nil, invalidParams("requestState must be a string")
 		}
@@ -214,12 +215,12 @@ func (s *Server) loadInputs(c *call) (*inputs, *jsonrpc.Error) {
 		in.state = st.State
 		in.next = st.State
 	}
-	if raw, ok := jsonrpc.Member(c.params, "inputResponses"); ok {
-		if !jsonrpc.IsObject(raw) {
+	if raw, ok := rawjson.Member(c.params, "inputResponses"); ok {
+		if !rawjson.IsObject(raw) {
 			return nil, invalidParams("inputResponses must be an object")
 		}
-		for _, f := range jsonrpc.Fields(raw) {
-			if !jsonrpc.IsObject(f.Value) {
+		for _, f := range rawjson.Fields(raw) {
+			if !rawjson.IsObject(f.Value) {
 				return nil, invalidParams("inputResponses[%q] must be an object", f.Key)
 			}
 			in.answers[f.Key] = f.Value
@@ -342,7 +343,7 @@ func (r *Request) Ask(ctx context.Context, questions map[string]InputRequest) (m
 	lacking := false
 	for _, key := range slices.Sorted(maps.Keys(questions)) {
 		q := questions[key]
-		if key == "" || !slices.Contains(mrtrOnly, q.Method) || !jsonrpc.IsObject(q.Params) {
+		if key == "" || !slices.Contains(mrtrOnly, q.Method) || !rawjson.IsObject(q.Params) {
 			return nil, fmt.Errorf("mcp: Ask: invalid question %q (method %q)", key, q.Method)
 		}
 		if !c.modern || r.in.answers[key] == nil {
@@ -444,7 +445,7 @@ func required(c *call, q InputRequest) (ClientCapabilities, bool) {
 		return need, caps.supportsElicitation(mode)
 	case "sampling/createMessage":
 		need.Sampling = &SamplingCapability{}
-		if _, tools := jsonrpc.Member(q.Params, "tools"); tools {
+		if _, tools := rawjson.Member(q.Params, "tools"); tools {
 			need.Sampling.Tools = empty
 			return need, caps.Sampling != nil && caps.Sampling.Tools != nil
 		}
@@ -492,7 +493,7 @@ func eraParams(q InputRequest, version string) json.RawMessage {
 		if stringMember(p, "mode") == "url" && stringMember(p, "elicitationId") == "" {
 			id := make([]byte, 16)
 			rand.Read(id)
-			p, _ = jsonrpc.SetMember(p, "elicitationId", jsonrpc.AppendString(nil, hex.EncodeToString(id)))
+			p, _ = rawjson.SetMember(p, "elicitationId", rawjson.AppendString(nil, hex.EncodeToString(id)))
 		}
 	default:
 		p = withoutMember(p, "elicitationId")
@@ -502,7 +503,7 @@ func eraParams(q InputRequest, version string) json.RawMessage {
 
 // validAnswer checks the shape of an answer to method.
 func validAnswer(method string, a json.RawMessage) bool {
-	if !jsonrpc.IsObject(a) {
+	if !rawjson.IsObject(a) {
 		return false
 	}
 	switch method {
@@ -513,10 +514,10 @@ func validAnswer(method string, a json.RawMessage) bool {
 		}
 		return false
 	case "sampling/createMessage":
-		_, ok := jsonrpc.Member(a, "content")
+		_, ok := rawjson.Member(a, "content")
 		return ok
 	default:
-		roots, ok := jsonrpc.Member(a, "roots")
+		roots, ok := rawjson.Member(a, "roots")
 		return ok && len(roots) > 0 && roots[0] == '['
 	}
 }
@@ -525,7 +526,7 @@ func validAnswer(method string, a json.RawMessage) bool {
 // with ErrInputRequired: the pending questions and a requestState carrying
 // the answers used so far and the handler's state.
 func (s *Server) inputRequired(in *inputs) (*reply, error) {
-	plain, err := jsonrpc.Marshal(sealedState{
+	plain, err := rawjson.Marshal(sealedState{
 		Expires: time.Now().Add(s.cfg.RequestStateTTL).UnixMilli(),
 		Answers: in.used,
 		State:   in.next,
@@ -542,9 +543,9 @@ func (s *Server) inputRequired(in *inputs) (*reply, error) {
 			if i > 0 {
 				body = append(body, ',')
 			}
-			body = jsonrpc.AppendString(body, key)
+			body = rawjson.AppendString(body, key)
 			body = append(body, `:{"method":`...)
-			body = jsonrpc.AppendString(body, q.Method)
+			body = rawjson.AppendString(body, q.Method)
 			body = append(body, `,"params":`...)
 			body = append(body, q.Params...)
 			body = append(body, '}')
@@ -552,28 +553,28 @@ func (s *Server) inputRequired(in *inputs) (*reply, error) {
 		body = append(body, "},"...)
 	}
 	body = append(body, `"requestState":`...)
-	body = jsonrpc.AppendString(body, s.keys.seal(in.stateBinding(), plain))
+	body = rawjson.AppendString(body, s.keys.seal(in.stateBinding(), plain))
 	body = append(body, '}')
 	return &reply{body: body, inputRequired: true}, nil
 }
 
 func stringMember(obj json.RawMessage, key string) string {
-	raw, ok := jsonrpc.Member(obj, key)
+	raw, ok := rawjson.Member(obj, key)
 	if !ok {
 		return ""
 	}
-	s, _ := jsonrpc.StringValue(raw)
+	s, _ := rawjson.StringValue(raw)
 	return s
 }
 
 // withoutMember returns obj without its top-level member key, keeping the
 // other members byte for byte.
 func withoutMember(obj json.RawMessage, key string) json.RawMessage {
-	if _, ok := jsonrpc.Member(obj, key); !ok {
+	if _, ok := rawjson.Member(obj, key); !ok {
 		return obj
 	}
 	out := []byte{'{'}
-	for _, f := range jsonrpc.Fields(obj) {
+	for _, f := range rawjson.Fields(obj) {
 		if f.Key == key {
 			continue
 		}

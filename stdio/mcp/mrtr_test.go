@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
 
@@ -95,7 +95,7 @@ func TestAskRequestStateIntegrity(t *testing.T) {
 	key := []byte("a secret shared by two servers")
 	p := serve(t, newTestServer(t, mcp.ServerConfig{RequestStateKey: key}))
 	r1 := inputRequired(t, p, 1, `{"name":"stateful",`+elicitCaps+`}`)
-	state, _ := jsonrpc.StringValue(json.RawMessage(field(r1, "requestState")))
+	state, _ := rawjson.StringValue(json.RawMessage(field(r1, "requestState")))
 	answer := `"inputResponses":{"confirm":{"action":"accept","content":{"ok":true}}}`
 	retry := func(id int, name, args, state string) string {
 		return p.call(request(id, "tools/call", `{"name":"`+name+`"`+args+`,`+elicitCaps+`,`+answer+`,"requestState":"`+state+`"}`))

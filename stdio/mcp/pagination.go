@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
 // This file pages the four lists (MCP.md §8.7). Lists are sorted by their
@@ -56,8 +56,8 @@ func (k keys) after(list, cursor string) (string, bool) {
 // params' cursor asks for, and the cursor of the next page ("" on the last
 // one).
 func paginate(s *Server, list string, params json.RawMessage, keys []string) (start, end int, next string, err error) {
-	if raw, ok := jsonrpc.Member(params, "cursor"); ok && string(raw) != "null" {
-		cursor, ok := jsonrpc.StringValue(raw)
+	if raw, ok := rawjson.Member(params, "cursor"); ok && string(raw) != "null" {
+		cursor, ok := rawjson.StringValue(raw)
 		if !ok {
 			return 0, 0, "", invalidParams("cursor must be a string")
 		}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -54,7 +55,7 @@ func (s *Server) AddPrompt(p Prompt, h PromptHandler) {
 	if p.Name == "" || h == nil {
 		panic("mcp: AddPrompt needs a name and a handler")
 	}
-	raw, err := jsonrpc.Marshal(p)
+	raw, err := rawjson.Marshal(p)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddPrompt %q: %v", p.Name, err))
 	}
@@ -102,7 +103,7 @@ func (s *Server) getPrompt(ctx context.Context, c *call) (*reply, error) {
 	}
 	args := map[string]string{}
 	if p.Arguments != nil && string(p.Arguments) != "null" {
-		if !jsonrpc.IsObject(p.Arguments) || json.Unmarshal(p.Arguments, &args) != nil {
+		if !rawjson.IsObject(p.Arguments) || json.Unmarshal(p.Arguments, &args) != nil {
 			return nil, invalidParams("prompt arguments must be an object of strings")
 		}
 	}

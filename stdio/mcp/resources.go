@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -109,7 +110,7 @@ func (s *Server) AddResource(r Resource, h ResourceHandler) {
 	if r.URI == "" || r.Name == "" || h == nil {
 		panic("mcp: AddResource needs a URI, a name and a handler")
 	}
-	raw, err := jsonrpc.Marshal(r)
+	raw, err := rawjson.Marshal(r)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddResource %q: %v", r.URI, err))
 	}
@@ -131,7 +132,7 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate, h ResourceHandler) {
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddResourceTemplate: %v", err))
 	}
-	raw, err := jsonrpc.Marshal(t)
+	raw, err := rawjson.Marshal(t)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddResourceTemplate %q: %v", t.URITemplate, err))
 	}

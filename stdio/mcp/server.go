@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -106,7 +107,7 @@ func NewServer(info Implementation, cfg ServerConfig) *Server {
 	if err != nil {
 		panic(err)
 	}
-	raw, err := jsonrpc.Marshal(info)
+	raw, err := rawjson.Marshal(info)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: NewServer: %v", err))
 	}
@@ -336,15 +337,15 @@ func (s *Server) finish(c *call, r *reply) (json.RawMessage, error) {
 		case r.cacheable && !r.inputRequired:
 			sep()
 			out = append(out, `"ttlMs":`...)
-			out = jsonrpc.AppendInt(out, s.cfg.CacheTTL.Milliseconds())
+			out = rawjson.AppendInt(out, s.cfg.CacheTTL.Milliseconds())
 			out = append(out, `,"cacheScope":`...)
-			out = jsonrpc.AppendString(out, s.cfg.CacheScope)
+			out = rawjson.AppendString(out, s.cfg.CacheScope)
 		}
 		var err error
-		if meta != nil && !jsonrpc.IsObject(meta) {
+		if meta != nil && !rawjson.IsObject(meta) {
 			return nil, errors.New("mcp: a result's _meta is not a JSON object")
 		}
-		if meta, err = jsonrpc.SetMember(meta, metaServerInfo, s.info); err != nil {
+		if meta, err = rawjson.SetMember(meta, metaServerInfo, s.info); err != nil {
 			return nil, err
 		}
 	}
@@ -358,7 +359,7 @@ func (s *Server) finish(c *call, r *reply) (json.RawMessage, error) {
 
 // marshalReply marshals v as a reply body.
 func marshalReply(v any) (*reply, error) {
-	body, err := jsonrpc.Marshal(v)
+	body, err := rawjson.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -79,15 +80,15 @@ func (s *Server) AddTool(t Tool, h ToolHandler) {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
 	var err error
-	if t.InputSchema, err = jsonrpc.Compact(t.InputSchema); err != nil || !jsonrpc.IsObject(t.InputSchema) {
+	if t.InputSchema, err = rawjson.Compact(t.InputSchema); err != nil || !rawjson.IsObject(t.InputSchema) {
 		panic(fmt.Sprintf("mcp: AddTool %q: InputSchema must be a JSON object", t.Name))
 	}
 	if t.OutputSchema != nil {
-		if t.OutputSchema, err = jsonrpc.Compact(t.OutputSchema); err != nil {
+		if t.OutputSchema, err = rawjson.Compact(t.OutputSchema); err != nil {
 			panic(fmt.Sprintf("mcp: AddTool %q: OutputSchema is not valid JSON", t.Name))
 		}
 	}
-	raw, err := jsonrpc.Marshal(t)
+	raw, err := rawjson.Marshal(t)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddTool %q: %v", t.Name, err))
 	}
@@ -148,7 +149,7 @@ func listReply(key string, items []json.RawMessage, next string) (*reply, error)
 	body = append(body, ']')
 	if next != "" {
 		body = append(body, `,"nextCursor":`...)
-		body = jsonrpc.AppendString(body, next)
+		body = rawjson.AppendString(body, next)
 	}
 	return &reply{body: append(body, '}'), cacheable: true}, nil
 }
@@ -161,7 +162,7 @@ func (s *Server) callTool(ctx context.Context, c *call) (*reply, error) {
 	args := p.Arguments
 	if args == nil || string(args) == "null" {
 		args = json.RawMessage(`{}`)
-	} else if !jsonrpc.IsObject(args) {
+	} else if !rawjson.IsObject(args) {
 		return nil, invalidParams("arguments must be an object")
 	}
 	s.mu.Lock()
@@ -234,7 +235,7 @@ func toolReply(res *ToolResult) (*reply, error) {
 	}
 	body = append(body, ']')
 	if res.StructuredContent != nil {
-		structured, err := jsonrpc.Marshal(res.StructuredContent)
+		structured, err := rawjson.Marshal(res.StructuredContent)
 		if err != nil {
 			return nil, fmt.Errorf("mcp: structuredContent: %w", err)
 		}
@@ -250,16 +251,16 @@ func toolReply(res *ToolResult) (*reply, error) {
 // appendContent appends one content block as encoding/json marshals it.
 // A text block without annotations or _meta is appended directly: its
 // bytes are those of TextContent.MarshalJSON, except that encoding/json
-// writes \b and \f where jsonrpc.AppendString writes \u0008 and \u000c,
+// writes \b and \f where rawjson.AppendString writes \u0008 and \u000c,
 // so text holding either takes the general path.
 func appendContent(dst []byte, c Content) ([]byte, error) {
 	if t, ok := c.(*TextContent); ok && t != nil && t.Annotations == nil && t.Meta == nil &&
 		!strings.ContainsAny(t.Text, "\b\f") {
 		dst = append(dst, `{"type":"text","text":`...)
-		dst = jsonrpc.AppendString(dst, t.Text)
+		dst = rawjson.AppendString(dst, t.Text)
 		return append(dst, '}'), nil
 	}
-	raw, err := jsonrpc.Marshal(c)
+	raw, err := rawjson.Marshal(c)
 	if err != nil {
 		return dst, err
 	}

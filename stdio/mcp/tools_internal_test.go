@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
 // toolReplyByMarshal is how toolReply was built before it appended the
@@ -17,11 +17,11 @@ func toolReplyByMarshal(res *ToolResult) (json.RawMessage, error) {
 	var structured json.RawMessage
 	if res.StructuredContent != nil {
 		var err error
-		if structured, err = jsonrpc.Marshal(res.StructuredContent); err != nil {
+		if structured, err = rawjson.Marshal(res.StructuredContent); err != nil {
 			return nil, err
 		}
 	}
-	return jsonrpc.Marshal(struct {
+	return rawjson.Marshal(struct {
 		Content           []Content       `json:"content"`
 		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 		IsError           bool            `json:"isError,omitempty"`

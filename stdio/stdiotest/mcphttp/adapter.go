@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -216,7 +217,7 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, sid string) {
 	}
 	// A child may exit on a malformed line (PEERS.md §1), so nothing
 	// reaches one unvalidated; the Client re-encodes what passes.
-	m, err := jsonrpc.Decode(body)
+	m, err := wire.Decode(body)
 	if err != nil {
 		var e *jsonrpc.Error
 		if !errors.As(err, &e) {
@@ -233,7 +234,7 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, sid string) {
 			return
 		}
 		s.post(w, r, &m)
-	case m.Kind == jsonrpc.KindRequest && m.Method == "initialize" && !hasModernVersion(m.Params):
+	case m.Kind == wire.KindRequest && m.Method == "initialize" && !hasModernVersion(m.Params):
 		a.initialize(w, r, &m)
 	default:
 		a.stateless(w, r, &m)

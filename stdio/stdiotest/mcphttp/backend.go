@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -124,7 +126,7 @@ func (b *backend) openGet() (*stream, bool) {
 // client's, unique across every call, which the Client passes on untouched:
 // a string token is not one of its own.
 func (b *backend) trackProgress(params, token json.RawMessage, st *stream) (json.RawMessage, func()) {
-	mine := jsonrpc.AppendString(nil, "mcphttp-"+strconv.FormatInt(b.a.tokens.Add(1), 10))
+	mine := rawjson.AppendString(nil, "mcphttp-"+strconv.FormatInt(b.a.tokens.Add(1), 10))
 	key := string(mine)
 	b.mu.Lock()
 	b.progress[key] = progressRoute{st: st, token: token}
@@ -159,7 +161,7 @@ func (b *backend) track(id json.RawMessage, cancel context.CancelFunc) func() {
 // cancelCall handles the client's notifications/cancelled: the call's ctx
 // ends, and the Client tells the child under the child's own id.
 func (b *backend) cancelCall(params json.RawMessage) {
-	id, _ := jsonrpc.Member(params, "requestId")
+	id, _ := rawjson.Member(params, "requestId")
 	b.mu.Lock()
 	e := b.calls[string(id)]
 	b.mu.Unlock()
@@ -198,7 +200,7 @@ func (b *backend) notification(n stdio.Notification) {
 	var target *stream
 	switch n.Method {
 	case "notifications/progress":
-		tok, _ := jsonrpc.Member(params, "progressToken")
+		tok, _ := rawjson.Member(params, "progressToken")
 		route, ok := b.progress[string(tok)]
 		if !ok {
 			b.mu.Unlock()
@@ -208,7 +210,7 @@ func (b *backend) notification(n stdio.Notification) {
 			return
 		}
 		target = route.st
-		if p, err := jsonrpc.SetMember(params, "progressToken", route.token); err == nil {
+		if p, err := rawjson.SetMember(params, "progressToken", route.token); err == nil {
 			params = p
 		}
 	case "notifications/message":
@@ -218,7 +220,7 @@ func (b *backend) notification(n stdio.Notification) {
 		target = b.get
 	}
 	b.mu.Unlock()
-	msg := jsonrpc.AppendNotification(nil, n.Method, params)
+	msg := wire.AppendNotification(nil, n.Method, params)
 	if target == nil || !target.offer(trimLF(msg)) {
 		b.a.log.Debug("mcphttp: dropped a notification from the child", "child", b.name, "method", n.Method)
 	}
@@ -231,7 +233,7 @@ func (b *backend) notification(n stdio.Notification) {
 // 2026 child may send no requests at all: it is shown on the newest stream,
 // so that the client sees the violation, and refused with -32601.
 func (b *backend) serverRequest(ctx context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
-	msg := trimLF(jsonrpc.AppendRequest(nil, req.ID, req.Method, req.Params))
+	msg := trimLF(wire.AppendRequest(nil, req.ID, req.Method, req.Params))
 	key := string(req.ID)
 	ch := make(chan reply, 1)
 	b.mu.Lock()
@@ -274,17 +276,17 @@ func (b *backend) serverRequest(ctx context.Context, req stdio.ServerRequest) (j
 
 // answer hands the client's response to the child's request with its id. A
 // response to an unknown id is ignored.
-func (b *backend) answer(m *jsonrpc.Message) {
+func (b *backend) answer(m *wire.Message) {
 	r := reply{}
 	switch {
 	case m.HasError():
-		e, ok := jsonrpc.DecodeError(m.Error)
+		e, ok := wire.DecodeError(m.Error)
 		if !ok {
 			e = jsonrpc.Errorf(stdio.CodeInternalError, "The client sent an invalid error")
 		}
 		r.err = e
 	default:
-		res, err := jsonrpc.Compact(m.Result)
+		res, err := rawjson.Compact(m.Result)
 		if err != nil {
 			r.err = jsonrpc.Errorf(stdio.CodeInternalError, "The client sent an invalid result")
 		}
@@ -317,7 +319,7 @@ type outcome struct {
 // cancels it. In 2025 it is the session's: disconnection is not
 // cancellation there (only notifications/cancelled is), so the call runs on
 // and its result is dropped.
-func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m *jsonrpc.Message, parent context.Context, modern bool) {
+func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m *wire.Message, parent context.Context, modern bool) {
 	id := clone(m.ID)
 	params := m.Params
 	resp := newResponder(w, r, modern)

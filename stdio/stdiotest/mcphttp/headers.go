@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -63,7 +65,7 @@ var nameParam = map[string]string{
 //
 // Values are compared after trimming optional whitespace, and Mcp-Name after
 // decoding the =?base64?…?= form.
-func checkHeaders(h http.Header, m *jsonrpc.Message) error {
+func checkHeaders(h http.Header, m *wire.Message) error {
 	if v, ok := metaString(m.Params, stdio.MetaProtocolVersion); ok {
 		got, present := header(h, "MCP-Protocol-Version")
 		switch {
@@ -85,9 +87,9 @@ func checkHeaders(h http.Header, m *jsonrpc.Message) error {
 		return nil
 	}
 	var want string
-	raw, inBody := jsonrpc.Member(m.Params, field)
+	raw, inBody := rawjson.Member(m.Params, field)
 	if inBody {
-		if want, inBody = jsonrpc.StringValue(raw); !inBody {
+		if want, inBody = rawjson.StringValue(raw); !inBody {
 			return nil // not a string: the server rejects the params
 		}
 	}

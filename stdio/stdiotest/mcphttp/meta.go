@@ -3,8 +3,9 @@ package mcphttp
 import (
 	"encoding/json"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // metaLogLevel is the 2026 _meta key that opts a request into logs.
@@ -22,8 +23,8 @@ var removedIn2026 = map[string]bool{
 
 // meta returns params._meta when it is an object.
 func meta(params json.RawMessage) (json.RawMessage, bool) {
-	m, ok := jsonrpc.Member(params, "_meta")
-	if !ok || !jsonrpc.IsObject(m) {
+	m, ok := rawjson.Member(params, "_meta")
+	if !ok || !rawjson.IsObject(m) {
 		return nil, false
 	}
 	return m, true
@@ -35,11 +36,11 @@ func metaString(params json.RawMessage, key string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	raw, ok := jsonrpc.Member(m, key)
+	raw, ok := rawjson.Member(m, key)
 	if !ok {
 		return "", false
 	}
-	return jsonrpc.StringValue(raw)
+	return rawjson.StringValue(raw)
 }
 
 func hasMeta(params json.RawMessage, key string) bool {
@@ -47,7 +48,7 @@ func hasMeta(params json.RawMessage, key string) bool {
 	if !ok {
 		return false
 	}
-	_, ok = jsonrpc.Member(m, key)
+	_, ok = rawjson.Member(m, key)
 	return ok
 }
 
@@ -78,8 +79,8 @@ func progressToken(params json.RawMessage) (json.RawMessage, bool) {
 	if !ok {
 		return nil, false
 	}
-	token, ok := jsonrpc.Member(m, "progressToken")
-	if !ok || !jsonrpc.ValidID(token) {
+	token, ok := rawjson.Member(m, "progressToken")
+	if !ok || !wire.ValidID(token) {
 		return nil, false
 	}
 	return token, true
@@ -89,11 +90,11 @@ func progressToken(params json.RawMessage) (json.RawMessage, bool) {
 // kept byte for byte; params that are not an object come back unchanged.
 func setMeta(params json.RawMessage, key string, value json.RawMessage) json.RawMessage {
 	m, _ := meta(params) // nil, taken as {}, when there is none
-	m, err := jsonrpc.SetMember(m, key, value)
+	m, err := rawjson.SetMember(m, key, value)
 	if err != nil {
 		return params
 	}
-	out, err := jsonrpc.SetMember(params, "_meta", m)
+	out, err := rawjson.SetMember(params, "_meta", m)
 	if err != nil {
 		return params
 	}

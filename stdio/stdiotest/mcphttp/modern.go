@@ -5,18 +5,20 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // stateless handles a message outside any session: the 2026-07-28 era.
-func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, m *wire.Message) {
 	switch m.Kind {
-	case jsonrpc.KindResponse:
+	case wire.KindResponse:
 		writeJSON(w, http.StatusBadRequest, errorFrame(nil, jsonrpc.Errorf(stdio.CodeInvalidRequest,
 			"Invalid Request: a response outside a session (2026-07-28 clients send none)")))
 		return
-	case jsonrpc.KindNotification:
+	case wire.KindNotification:
 		a.statelessNotification(w, r, m)
 		return
 	}
@@ -46,7 +48,7 @@ func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, m *jsonrpc.M
 // defines none over HTTP, where closing a stream is the cancellation, but a
 // notifications/cancelled naming a request in flight still cancels it; any
 // other notification reaches the shared child verbatim.
-func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, m *wire.Message) {
 	if m.Method == "notifications/cancelled" {
 		a.mu.Lock()
 		children := []*backend{a.shared, a.verbatim}
@@ -78,7 +80,7 @@ func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, 
 // The Client sends the listen with the connection's _meta and the filter
 // alone, and keeps of the child's acknowledgement and final result only the
 // accepted filter and the fact of the end; the adapter rebuilds both.
-func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, m *wire.Message) {
 	id := clone(m.ID)
 	resp := newResponder(w, r, true)
 	b, err := a.modernBackend(true)
@@ -86,8 +88,8 @@ func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, m *jsonrpc.Mess
 		resp.final(id, nil, err)
 		return
 	}
-	filter, ok := jsonrpc.Member(m.Params, "notifications")
-	if !ok || !jsonrpc.IsObject(filter) {
+	filter, ok := rawjson.Member(m.Params, "notifications")
+	if !ok || !rawjson.IsObject(filter) {
 		filter = []byte(`{}`)
 	}
 	ctx, cancel := a.mergeCtx(r)
@@ -102,16 +104,16 @@ func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, m *jsonrpc.Mess
 	defer sub.Close()
 	subID := map[string]any{stdio.MetaSubscriptionID: id}
 	ack := map[string]any{"notifications": sub.Accepted(), "_meta": subID}
-	params, _ := jsonrpc.Marshal(ack)
-	resp.event(trimLF(jsonrpc.AppendNotification(nil, "notifications/subscriptions/acknowledged", params)))
+	params, _ := rawjson.Marshal(ack)
+	resp.event(trimLF(wire.AppendNotification(nil, "notifications/subscriptions/acknowledged", params)))
 	for !resp.failed {
 		ev, err := sub.Next(ctx)
 		switch {
 		case err == nil:
 			params := setMeta(ev.Params, stdio.MetaSubscriptionID, id)
-			resp.event(trimLF(jsonrpc.AppendNotification(nil, ev.Method, params)))
+			resp.event(trimLF(wire.AppendNotification(nil, ev.Method, params)))
 		case errors.Is(err, io.EOF):
-			result, _ := jsonrpc.Marshal(map[string]any{"resultType": "complete", "_meta": subID})
+			result, _ := rawjson.Marshal(map[string]any{"resultType": "complete", "_meta": subID})
 			resp.final(id, result, nil)
 			return
 		case ctx.Err() != nil || a.ctx.Err() != nil:

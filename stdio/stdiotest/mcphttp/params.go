@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
 // maxParamTools bounds the tools whose x-mcp-header annotations the adapter
@@ -65,17 +65,17 @@ func (p *paramHeaders) learn(result json.RawMessage) {
 // from schema: through chains of properties keys only, as the transport
 // allows.
 func annotations(schema json.RawMessage, path []string, out *[]paramHeader) {
-	props, ok := jsonrpc.Member(schema, "properties")
+	props, ok := rawjson.Member(schema, "properties")
 	if !ok {
 		return
 	}
-	for _, f := range jsonrpc.Fields(props) {
-		if !jsonrpc.IsObject(f.Value) {
+	for _, f := range rawjson.Fields(props) {
+		if !rawjson.IsObject(f.Value) {
 			continue
 		}
 		at := append(path[:len(path):len(path)], f.Key)
-		if raw, ok := jsonrpc.Member(f.Value, "x-mcp-header"); ok {
-			if name, ok := jsonrpc.StringValue(raw); ok && name != "" {
+		if raw, ok := rawjson.Member(f.Value, "x-mcp-header"); ok {
+			if name, ok := rawjson.StringValue(raw); ok && name != "" {
 				*out = append(*out, paramHeader{name: name, path: at})
 			}
 		}
@@ -89,12 +89,12 @@ func annotations(schema json.RawMessage, path []string, out *[]paramHeader) {
 // numbers, booleans as true or false), and a header present must decode. It
 // returns a -32020 error on the first failure.
 func (p *paramHeaders) check(h http.Header, params json.RawMessage) error {
-	rawName, _ := jsonrpc.Member(params, "name")
-	name, _ := jsonrpc.StringValue(rawName)
+	rawName, _ := rawjson.Member(params, "name")
+	name, _ := rawjson.StringValue(rawName)
 	p.mu.Lock()
 	specs := p.tools[name]
 	p.mu.Unlock()
-	args, _ := jsonrpc.Member(params, "arguments")
+	args, _ := rawjson.Member(params, "arguments")
 	for _, s := range specs {
 		header := "Mcp-Param-" + s.name
 		got, present := headerValue(h, header)
@@ -138,7 +138,7 @@ func at(obj json.RawMessage, path []string) (json.RawMessage, bool) {
 	v := obj
 	for _, k := range path {
 		var ok bool
-		if v, ok = jsonrpc.Member(v, k); !ok {
+		if v, ok = rawjson.Member(v, k); !ok {
 			return nil, false
 		}
 	}
@@ -151,7 +151,7 @@ func at(obj json.RawMessage, path []string) (json.RawMessage, bool) {
 func sameValue(header string, value json.RawMessage) bool {
 	switch {
 	case value[0] == '"':
-		s, ok := jsonrpc.StringValue(value)
+		s, ok := rawjson.StringValue(value)
 		return ok && s == header
 	case string(value) == "true" || string(value) == "false":
 		return header == string(value)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -100,7 +101,7 @@ func (r *responder) final(id, result json.RawMessage, err error) {
 		return
 	}
 	if err == nil {
-		r.finalFrame(trimLF(jsonrpc.AppendResponse(nil, id, result)), 0)
+		r.finalFrame(trimLF(wire.AppendResponse(nil, id, result)), 0)
 		return
 	}
 	e := asError(err)
@@ -147,7 +148,7 @@ func asError(err error) *jsonrpc.Error {
 // errorFrame encodes an error response without the error's local Cause.
 func errorFrame(id json.RawMessage, err error) []byte {
 	e := asError(err)
-	return trimLF(jsonrpc.AppendError(nil, id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
+	return trimLF(wire.AppendError(nil, id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
 }
 
 // writeJSON writes one JSON-RPC message as the whole response.

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"net/http"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -26,7 +28,7 @@ type session struct {
 
 // initialize opens a session: a fresh child gets the client's initialize
 // verbatim, and a successful result names the session.
-func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, m *wire.Message) {
 	id := clone(m.ID)
 	resp := newResponder(w, r, false)
 	if !a.reserveSession() {
@@ -50,8 +52,8 @@ func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		return
 	}
 	s := &session{a: a, id: sid, b: b}
-	if raw, ok := jsonrpc.Member(res, "protocolVersion"); ok {
-		s.version, _ = jsonrpc.StringValue(raw)
+	if raw, ok := rawjson.Member(res, "protocolVersion"); ok {
+		s.version, _ = rawjson.StringValue(raw)
 	}
 	s.ctx, s.cancel = context.WithCancel(a.ctx)
 	a.mu.Lock()
@@ -119,16 +121,16 @@ func (a *Adapter) endSession(s *session) {
 }
 
 // post handles a message that names this session.
-func (s *session) post(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+func (s *session) post(w http.ResponseWriter, r *http.Request, m *wire.Message) {
 	if v, ok := header(r.Header, "MCP-Protocol-Version"); ok && s.version != "" && v != s.version {
 		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, jsonrpc.Errorf(stdio.CodeInvalidRequest,
 			"Bad Request: MCP-Protocol-Version %q is not the session's %q", v, s.version)))
 		return
 	}
 	switch m.Kind {
-	case jsonrpc.KindRequest:
+	case wire.KindRequest:
 		s.a.forward(w, r, s.b, m, s.ctx, false)
-	case jsonrpc.KindResponse:
+	case wire.KindResponse:
 		s.b.answer(m)
 		w.WriteHeader(http.StatusAccepted)
 	default:

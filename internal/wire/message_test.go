@@ -1,4 +1,4 @@
-package jsonrpc
+package wire
 
 import (
 	"encoding/json"
@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 func TestDecodeKinds(t *testing.T) {
@@ -55,13 +58,13 @@ func TestDecodeKinds(t *testing.T) {
 		{name: "bool id", line: `{"jsonrpc":"2.0","id":true,"method":"m"}`, kind: KindRequest, err: "-32600"},
 		{name: "nothing", line: `{"jsonrpc":"2.0"}`, kind: KindInvalid, err: "-32600"},
 		{name: "huge integer", line: `{"jsonrpc":"2.0","id":1,"method":"m","params":{"n":` + strings.Repeat("9", 65) + `}}`, err: "-32700"},
-		{name: "deep nesting", line: strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1), err: "-32700"},
+		{name: "deep nesting", line: strings.Repeat("[", rawjson.MaxDepth+1) + strings.Repeat("]", rawjson.MaxDepth+1), err: "-32700"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := Decode([]byte(tt.line))
 			if tt.err != "" {
-				var e *Error
+				var e *jsonrpc.Error
 				if !errors.As(err, &e) || !strings.Contains(e.Error(), tt.err) {
 					t.Fatalf("Decode(%.60q) error = %v, want code %s", tt.line, err, tt.err)
 				}
@@ -114,30 +117,9 @@ func TestDecodeDirty(t *testing.T) {
 	}
 }
 
-func TestMember(t *testing.T) {
-	obj := json.RawMessage(` { "a" : "x\"}" , "_meta" : { "progressToken" : 7 , "b":[{"c":"]"}] }, "z":true } `)
-	meta, ok := Member(obj, "_meta")
-	if !ok {
-		t.Fatal("Member(_meta) not found")
-	}
-	tok, ok := Member(meta, "progressToken")
-	if !ok || string(tok) != "7" {
-		t.Errorf(`Member(progressToken) = %s, %v; want 7`, tok, ok)
-	}
-	if z, ok := Member(obj, "z"); !ok || string(z) != "true" {
-		t.Errorf("Member(z) = %s, %v; want true", z, ok)
-	}
-	if _, ok := Member(obj, "missing"); ok {
-		t.Error("Member(missing) found")
-	}
-	if _, ok := Member(json.RawMessage(`[1]`), "a"); ok {
-		t.Error("Member on an array found something")
-	}
-}
-
 func TestDecodeError(t *testing.T) {
 	e, ok := DecodeError(json.RawMessage(`{"code":-32022,"message":"Unsupported","data":{ "supported" : ["2026-07-28"] }}`))
-	if !ok || e.Code != CodeUnsupportedVersion || e.Message != "Unsupported" || string(e.Data) != `{"supported":["2026-07-28"]}` {
+	if !ok || e.Code != jsonrpc.CodeUnsupportedVersion || e.Message != "Unsupported" || string(e.Data) != `{"supported":["2026-07-28"]}` {
 		t.Fatalf("DecodeError = %+v, %v", e, ok)
 	}
 	for _, bad := range []string{`"x"`, `{"message":"m"}`, `{"code":1.5,"message":"m"}`, `{"code":1}`} {
@@ -145,7 +127,7 @@ func TestDecodeError(t *testing.T) {
 			t.Errorf("DecodeError(%s) ok, want failure", bad)
 		}
 	}
-	if !errors.Is(fmtWrap(Errorf(CodeRequestTimeout, "x")), &Error{Code: CodeRequestTimeout}) {
+	if !errors.Is(fmtWrap(jsonrpc.Errorf(jsonrpc.CodeRequestTimeout, "x")), &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout}) {
 		t.Error("errors.Is by code does not survive wrapping")
 	}
 }

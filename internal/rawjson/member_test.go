@@ -1,7 +1,9 @@
-package jsonrpc
+package rawjson
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -47,7 +49,7 @@ func FuzzSetMember(f *testing.F) {
 		f.Add([]byte(s), "k")
 	}
 	f.Fuzz(func(t *testing.T, obj []byte, key string) {
-		if _, err := scan(obj); err != nil || !utf8.ValidString(key) {
+		if _, err := Scan(obj, nil); err != nil || !utf8.ValidString(key) {
 			return
 		}
 		got, err := SetMember(obj, key, json.RawMessage(`{"v":1}`))
@@ -64,4 +66,61 @@ func FuzzSetMember(f *testing.F) {
 			t.Fatalf("SetMember(%q, %q) = %q: member is %q", obj, key, got, v)
 		}
 	})
+}
+
+func TestMember(t *testing.T) {
+	obj := json.RawMessage(` { "a" : "x\"}" , "_meta" : { "progressToken" : 7 , "b":[{"c":"]"}] }, "z":true } `)
+	meta, ok := Member(obj, "_meta")
+	if !ok {
+		t.Fatal("Member(_meta) not found")
+	}
+	tok, ok := Member(meta, "progressToken")
+	if !ok || string(tok) != "7" {
+		t.Errorf(`Member(progressToken) = %s, %v; want 7`, tok, ok)
+	}
+	if z, ok := Member(obj, "z"); !ok || string(z) != "true" {
+		t.Errorf("Member(z) = %s, %v; want true", z, ok)
+	}
+	if _, ok := Member(obj, "missing"); ok {
+		t.Error("Member(missing) found")
+	}
+	if _, ok := Member(json.RawMessage(`[1]`), "a"); ok {
+		t.Error("Member on an array found something")
+	}
+}
+
+func TestDeleteMember(t *testing.T) {
+	for _, tt := range []struct{ in, key, want string }{
+		{`{"a":1,"progressToken":"t","b":{"progressToken":2}}`, "progressToken", `{"a":1,"b":{"progressToken":2}}`},
+		{` { "x" : [1, "]"] , "k":1, "k":2 } `, "k", `{"x":[1, "]"]}`},
+		{`{}`, "k", `{}`},
+		{`[1]`, "k", `{}`},
+	} {
+		if got := DeleteMember(json.RawMessage(tt.in), tt.key); string(got) != tt.want {
+			t.Errorf("DeleteMember(%s, %q) = %s, want %s", tt.in, tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestElements(t *testing.T) {
+	var got []string
+	ok := Elements(json.RawMessage(` [ 1 , "a,]" , {"b":[2,3]} , [ ] ] `), func(i int, v json.RawMessage) bool {
+		got = append(got, fmt.Sprintf("%d:%s", i, v))
+		return true
+	})
+	want := []string{`0:1`, `1:"a,]"`, `2:{"b":[2,3]}`, `3:[ ]`}
+	if !ok || !slices.Equal(got, want) {
+		t.Errorf("Elements = %q, %v; want %q", got, ok, want)
+	}
+	n := 0
+	Elements(json.RawMessage(`[1,2,3]`), func(int, json.RawMessage) bool { n++; return n < 2 })
+	if n != 2 {
+		t.Errorf("Elements went on after fn returned false: %d calls", n)
+	}
+	if Elements(json.RawMessage(`{"a":1}`), func(int, json.RawMessage) bool { return true }) {
+		t.Error("Elements on an object reported an array")
+	}
+	if !Elements(json.RawMessage(`[]`), func(int, json.RawMessage) bool { t.Error("called on []"); return true }) {
+		t.Error("Elements on [] reported no array")
+	}
 }

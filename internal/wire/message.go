@@ -1,10 +1,13 @@
-package jsonrpc
+package wire
 
 import (
 	"bytes"
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // MaxIDBytes is the longest string id (decoded) accepted; the same bound
@@ -41,8 +44,8 @@ type Message struct {
 	// Error is the raw "error" member of a response; see DecodeError.
 	Error json.RawMessage
 	// Dirty reports that the line held insignificant whitespace or invalid
-	// UTF-8, so its raw members must go through AppendCompact before they
-	// are passed on as canonical text.
+	// UTF-8, so its raw members must go through rawjson.AppendCompact
+	// before they are passed on as canonical text.
 	Dirty bool
 
 	hasResult, hasError, hasID, nullID bool
@@ -65,30 +68,25 @@ func (m *Message) HasError() bool { return m.hasError }
 // so that a reply can echo it.
 func Decode(line []byte) (Message, error) {
 	var m Message
-	s := scanner{data: line}
-	s.skipSpace()
-	start := s.pos
-	if s.pos < len(line) && line[s.pos] == '{' {
-		s.msg = &m
+	var version json.RawMessage
+	member := func(key, value []byte) { m.member(key, value, &version) }
+	i := rawjson.SkipSpace(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		member = nil
 	}
-	if err := s.value(); err != nil {
-		return Message{}, &Error{Code: CodeParseError, Message: "Parse error", Cause: err}
+	info, err := rawjson.Scan(line, member)
+	if err != nil {
+		return Message{}, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error", Cause: err}
 	}
-	end := s.pos
-	s.skipSpace()
-	if s.pos != len(line) {
-		return Message{}, &Error{Code: CodeParseError, Message: "Parse error",
-			Cause: s.fail("invalid character after top-level value")}
-	}
-	m.Dirty = s.space || (s.nonASCI && !utf8.Valid(line[start:end]))
-	switch line[start] {
+	m.Dirty = info.Space || info.BadUTF8
+	switch line[info.Start] {
 	case '{':
 	case '[':
-		return Message{}, Errorf(CodeInvalidRequest, "Batch requests are not supported")
+		return Message{}, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Batch requests are not supported")
 	default:
-		return Message{}, Errorf(CodeInvalidRequest, "Invalid Request: not a JSON object")
+		return Message{}, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON object")
 	}
-	return m, m.classify(s.jsonrpc)
+	return m, m.classify(version)
 }
 
 // classify decides the kind and checks the envelope.
@@ -107,37 +105,36 @@ func (m *Message) classify(version json.RawMessage) error {
 	if m.hasID && !m.nullID {
 		if !ValidID(m.ID) {
 			m.ID = nil
-			return Errorf(CodeInvalidRequest, "Invalid Request: id must be a string of at most %d bytes or an int64 integer", MaxIDBytes)
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: id must be a string of at most %d bytes or an int64 integer", MaxIDBytes)
 		}
 	} else {
 		m.ID = nil
 		if m.nullID && m.Kind == KindRequest {
-			return Errorf(CodeInvalidRequest, "Invalid Request: id must not be null")
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: id must not be null")
 		}
 	}
-	if v, ok := StringValue(version); string(version) != `"2.0"` && (!ok || v != "2.0") {
-		return Errorf(CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
+	if v, ok := rawjson.StringValue(version); string(version) != `"2.0"` && (!ok || v != "2.0") {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
 	}
 	if m.methodRaw != nil {
-		name, ok := StringValue(m.methodRaw)
+		name, ok := rawjson.StringValue(m.methodRaw)
 		if !ok {
-			return Errorf(CodeInvalidRequest, "Invalid Request: method must be a string")
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: method must be a string")
 		}
 		m.Method = name
 		m.methodRaw = nil
 	}
 	if m.Kind == KindInvalid {
-		return Errorf(CodeInvalidRequest, "Invalid Request: neither a request, a notification nor a response")
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: neither a request, a notification nor a response")
 	}
 	return nil
 }
 
 // member records one top-level member of the message object.
-func (s *scanner) member(key, value []byte) {
-	m := s.msg
+func (m *Message) member(key, value []byte, version *json.RawMessage) {
 	inner := key[1 : len(key)-1]
 	if bytes.IndexByte(inner, '\\') >= 0 {
-		name, ok := StringValue(key)
+		name, ok := rawjson.StringValue(key)
 		if !ok {
 			return
 		}
@@ -145,7 +142,7 @@ func (s *scanner) member(key, value []byte) {
 	}
 	switch string(inner) { // compared without allocating
 	case "jsonrpc":
-		s.jsonrpc = value
+		*version = value
 	case "id":
 		m.hasID = true
 		m.nullID = string(value) == "null"
@@ -163,23 +160,6 @@ func (s *scanner) member(key, value []byte) {
 	}
 }
 
-// StringValue decodes raw JSON text that must be a string. It reports false
-// for any other value.
-func StringValue(raw json.RawMessage) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), true
-	}
-	var v string
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", false
-	}
-	return v, true
-}
-
 // ValidID reports whether raw is a valid id (also used for progress tokens
 // and cancellation targets): a string of at most MaxIDBytes bytes once
 // decoded, in valid UTF-8, or an integer literal within int64 with no
@@ -192,7 +172,7 @@ func ValidID(raw json.RawMessage) bool {
 		if len(raw)-2 <= MaxIDBytes && bytes.IndexByte(raw, '\\') < 0 {
 			return utf8.Valid(raw)
 		}
-		v, ok := StringValue(raw)
+		v, ok := rawjson.StringValue(raw)
 		return ok && len(v) <= MaxIDBytes && utf8.ValidString(v)
 	}
 	_, ok := IntID(raw)
@@ -215,71 +195,4 @@ func IntID(raw json.RawMessage) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	return n, err == nil
-}
-
-// Member returns the value of the top-level member key of the JSON object
-// obj, which must already be valid JSON (as every raw field of a decoded
-// Message is). It reports false when obj is not an object or has no such
-// member; with duplicate keys the last one wins, as in encoding/json.
-func Member(obj json.RawMessage, key string) (json.RawMessage, bool) {
-	var found json.RawMessage
-	ok := false
-	EachField(obj, func(f Field) bool {
-		if f.Key == key {
-			found, ok = f.Value, true
-		}
-		return true
-	})
-	return found, ok
-}
-
-// Field is one member of a JSON object.
-type Field struct {
-	Key    string          // the decoded key
-	RawKey json.RawMessage // the key as written, quotes included
-	Value  json.RawMessage // the value as written
-}
-
-// Fields returns the top-level members of the already-validated JSON object
-// obj in order, duplicates included; nil when obj is not an object.
-// Re-emitting RawKey:Value keeps each member byte for byte.
-func Fields(obj json.RawMessage) []Field {
-	var out []Field
-	EachField(obj, func(f Field) bool {
-		out = append(out, f)
-		return true
-	})
-	return out
-}
-
-// EachField calls fn for each top-level member of the already-validated
-// JSON object obj, in order, until fn returns false. It does nothing when
-// obj is not an object. It skips values without validating them.
-func EachField(obj json.RawMessage, fn func(Field) bool) {
-	i := skipSpaceAt(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return
-	}
-	i = skipSpaceAt(obj, i+1)
-	for i < len(obj) && obj[i] == '"' {
-		kEnd := skipString(obj, i)
-		rawKey := obj[i:kEnd]
-		key, _ := StringValue(rawKey)
-		i = skipSpaceAt(obj, kEnd)
-		i = skipSpaceAt(obj, i+1) // ':'
-		vEnd := skipValue(obj, i)
-		if !fn(Field{Key: key, RawKey: rawKey, Value: obj[i:vEnd]}) {
-			return
-		}
-		i = skipSpaceAt(obj, vEnd)
-		if i < len(obj) && obj[i] == ',' {
-			i = skipSpaceAt(obj, i+1)
-		}
-	}
-}
-
-// IsObject reports whether the validated JSON text raw is an object.
-func IsObject(raw json.RawMessage) bool {
-	i := skipSpaceAt(raw, 0)
-	return i < len(raw) && raw[i] == '{'
 }

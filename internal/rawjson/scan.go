@@ -1,4 +1,4 @@
-package jsonrpc
+package rawjson
 
 import (
 	"encoding/binary"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Bounds of STDIO.md §2.
+// Bounds of the stdio wire format (docs/stdio.md, "Framing").
 const (
 	// MaxDepth is the deepest nesting of arrays and objects accepted, the
 	// same limit as encoding/json.
@@ -18,17 +18,17 @@ const (
 	MaxIntegerDigits = 64
 )
 
-// syntaxError is a parse failure at an offset.
-type syntaxError struct {
-	msg string
-	off int
+// SyntaxError is a parse failure at an offset of the scanned text.
+type SyntaxError struct {
+	// Msg says what is wrong, in encoding/json's words.
+	Msg string
+	// Offset is where in the text it was found.
+	Offset int
 }
 
-func (e *syntaxError) Error() string { return e.msg }
+func (e *SyntaxError) Error() string { return e.Msg }
 
-var (
-	errUnexpectedEnd = errors.New("unexpected end of JSON input")
-)
+var errUnexpectedEnd = errors.New("unexpected end of JSON input")
 
 // scanner validates JSON text in one pass. It records what a later
 // rewrite needs: whether the text holds insignificant whitespace and
@@ -40,13 +40,12 @@ type scanner struct {
 	space   bool // insignificant whitespace seen (inside the value)
 	nonASCI bool // a byte >= 0x80 seen inside a string
 
-	// msg, when set, receives the members of the top-level object.
-	msg     *Message
-	jsonrpc []byte
+	// member, when set, receives the members of the top-level object.
+	member func(key, value []byte)
 }
 
 func (s *scanner) fail(msg string) error {
-	return &syntaxError{msg: msg, off: s.pos}
+	return &SyntaxError{Msg: msg, Offset: s.pos}
 }
 
 // skipSpace skips JSON whitespace and reports whether there was any.
@@ -148,7 +147,7 @@ func (s *scanner) object() error {
 		if err := s.value(); err != nil {
 			return err
 		}
-		if s.msg != nil && s.depth == 1 {
+		if s.member != nil && s.depth == 1 {
 			s.member(s.data[keyStart:keyEnd], s.data[valStart:s.pos])
 		}
 		s.innerSpace()
@@ -336,45 +335,51 @@ func (s *scanner) number() error {
 	return nil
 }
 
-// scanInfo describes a validated JSON text.
-type scanInfo struct {
-	start, end int  // the value's bounds, surrounding whitespace excluded
-	space      bool // insignificant whitespace inside the value
-	badUTF8    bool // a string holds invalid UTF-8
+// Info describes a validated JSON text.
+type Info struct {
+	// Start and End bound the value, surrounding whitespace excluded.
+	Start, End int
+	// Space reports insignificant whitespace inside the value.
+	Space bool
+	// BadUTF8 reports a string holding invalid UTF-8.
+	BadUTF8 bool
 }
 
-// scan validates data as exactly one JSON value with optional surrounding
-// whitespace.
-func scan(data []byte) (scanInfo, error) {
-	s := scanner{data: data}
+// Scan validates data as exactly one JSON value with optional surrounding
+// whitespace, in one pass. When member is not nil and the value is an
+// object, member is called with the raw key (quotes included) and the raw
+// value of each of its top-level members, in order, as they are validated.
+// A failure is a *SyntaxError.
+func Scan(data []byte, member func(key, value []byte)) (Info, error) {
+	s := scanner{data: data, member: member}
 	s.skipSpace()
-	info := scanInfo{start: s.pos}
+	info := Info{Start: s.pos}
 	if err := s.value(); err != nil {
 		return info, err
 	}
-	info.end = s.pos
+	info.End = s.pos
 	s.skipSpace()
 	if s.pos != len(data) {
 		return info, s.fail("invalid character after top-level value")
 	}
-	info.space = s.space
-	info.badUTF8 = s.nonASCI && !utf8.Valid(data[info.start:info.end])
+	info.Space = s.space
+	info.BadUTF8 = s.nonASCI && !utf8.Valid(data[info.Start:info.End])
 	return info, nil
 }
 
-// skipValue returns the end of the value starting at data[i], which must be
+// SkipValue returns the end of the value starting at data[i], which must be
 // the start of a value inside text that has already been validated. It does
 // no validation, so it is cheaper than scanning.
-func skipValue(data []byte, i int) int {
+func SkipValue(data []byte, i int) int {
 	switch data[i] {
 	case '"':
-		return skipString(data, i)
+		return SkipString(data, i)
 	case '{', '[':
 		depth := 0
 		for i < len(data) {
 			switch data[i] {
 			case '"':
-				i = skipString(data, i)
+				i = SkipString(data, i)
 				continue
 			case '{', '[':
 				depth++
@@ -399,8 +404,9 @@ func skipValue(data []byte, i int) int {
 	}
 }
 
-// skipString returns the index just past the string starting at data[i].
-func skipString(data []byte, i int) int {
+// SkipString returns the index just past the string starting at data[i]
+// in validated text.
+func SkipString(data []byte, i int) int {
 	i++
 	for i < len(data) {
 		i += plainRun(data[i:])
@@ -419,8 +425,8 @@ func skipString(data []byte, i int) int {
 	return i
 }
 
-// skipSpaceAt returns the index of the first non-whitespace byte at or after i.
-func skipSpaceAt(data []byte, i int) int {
+// SkipSpace returns the index of the first non-whitespace byte at or after i.
+func SkipSpace(data []byte, i int) int {
 	for i < len(data) {
 		switch data[i] {
 		case ' ', '\t', '\n', '\r':

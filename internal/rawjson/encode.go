@@ -1,4 +1,4 @@
-package jsonrpc
+package rawjson
 
 import (
 	"bytes"
@@ -14,17 +14,17 @@ import (
 // byte: the text is never decoded into Go values. The result holds no raw
 // LF or CR, so it can always be framed as one line.
 //
-// Invalid input returns dst unchanged and a -32700 *Error.
+// Invalid input returns dst unchanged and Scan's error.
 func AppendCompact(dst, src []byte) ([]byte, error) {
-	info, err := scan(src)
+	info, err := Scan(src, nil)
 	if err != nil {
-		return dst, &Error{Code: CodeParseError, Message: "Parse error", Cause: err}
+		return dst, err
 	}
-	v := src[info.start:info.end]
-	if !info.space && !info.badUTF8 {
+	v := src[info.Start:info.End]
+	if !info.Space && !info.BadUTF8 {
 		return append(dst, v...), nil
 	}
-	return rewrite(dst, v, info.badUTF8), nil
+	return rewrite(dst, v, info.BadUTF8), nil
 }
 
 // Canonical returns src itself when it already is one compact, valid JSON
@@ -32,14 +32,14 @@ func AppendCompact(dst, src []byte) ([]byte, error) {
 // program), and otherwise what Compact returns: it validates without
 // copying what needs no rewriting.
 func Canonical(src []byte) (json.RawMessage, error) {
-	info, err := scan(src)
+	info, err := Scan(src, nil)
 	if err != nil {
-		return nil, &Error{Code: CodeParseError, Message: "Parse error", Cause: err}
+		return nil, err
 	}
-	if !info.space && !info.badUTF8 && info.start == 0 && info.end == len(src) {
+	if !info.Space && !info.BadUTF8 && info.Start == 0 && info.End == len(src) {
 		return src, nil
 	}
-	return rewrite(make([]byte, 0, len(src)), src[info.start:info.end], info.badUTF8), nil
+	return rewrite(make([]byte, 0, len(src)), src[info.Start:info.End], info.BadUTF8), nil
 }
 
 // Compact is AppendCompact into a new slice.
@@ -60,7 +60,7 @@ func rewrite(dst, v []byte, repair bool) []byte {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
 		case c == '"':
-			end := skipString(v, i)
+			end := SkipString(v, i)
 			if repair {
 				dst = appendRepaired(dst, v[i:end])
 			} else {
@@ -186,72 +186,5 @@ func AppendString(dst []byte, s string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// AppendInt appends an integer id or token.
+// AppendInt appends an integer.
 func AppendInt(dst []byte, n int64) []byte { return strconv.AppendInt(dst, n, 10) }
-
-// The frame builders below append one complete message followed by LF.
-// Raw arguments (ids, params, results, data) must already be valid compact
-// JSON, as Decode and AppendCompact produce; a nil params is left out.
-
-// AppendRequest appends a request frame.
-func AppendRequest(dst []byte, id json.RawMessage, method string, params json.RawMessage) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, id...)
-	dst = append(dst, `,"method":`...)
-	dst = AppendString(dst, method)
-	if params != nil {
-		dst = append(dst, `,"params":`...)
-		dst = append(dst, params...)
-	}
-	return append(dst, "}\n"...)
-}
-
-// AppendNotification appends a notification frame.
-func AppendNotification(dst []byte, method string, params json.RawMessage) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
-	dst = AppendString(dst, method)
-	if params != nil {
-		dst = append(dst, `,"params":`...)
-		dst = append(dst, params...)
-	}
-	return append(dst, "}\n"...)
-}
-
-// AppendResponse appends a success response frame.
-func AppendResponse(dst []byte, id json.RawMessage, result json.RawMessage) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = appendID(dst, id)
-	dst = append(dst, `,"result":`...)
-	dst = append(dst, result...)
-	return append(dst, "}\n"...)
-}
-
-// AppendError appends an error response frame. A nil id is written as
-// null, for requests whose id could not be read.
-func AppendError(dst []byte, id json.RawMessage, e *Error) []byte {
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = appendID(dst, id)
-	dst = append(dst, `,"error":`...)
-	dst = AppendErrorObject(dst, e)
-	return append(dst, "}\n"...)
-}
-
-// AppendErrorObject appends the JSON object {code, message, data?} of e.
-func AppendErrorObject(dst []byte, e *Error) []byte {
-	dst = append(dst, `{"code":`...)
-	dst = strconv.AppendInt(dst, e.Code, 10)
-	dst = append(dst, `,"message":`...)
-	dst = AppendString(dst, e.Message)
-	if len(e.Data) > 0 {
-		dst = append(dst, `,"data":`...)
-		dst = append(dst, e.Data...)
-	}
-	return append(dst, '}')
-}
-
-func appendID(dst []byte, id json.RawMessage) []byte {
-	if id == nil {
-		return append(dst, "null"...)
-	}
-	return append(dst, id...)
-}
