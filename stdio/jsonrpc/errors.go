@@ -87,4 +87,3 @@ func WithData(code int64, message string, v any) *Error {
 	}
 	return &Error{Code: code, Message: message, Data: data}
 }
-
