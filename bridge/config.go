@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -51,7 +53,7 @@ type ServerConfig struct {
 	// involved. Env changes the environment; Dir is the working directory.
 	Command string
 	Args    []string
-	Env     []stdio.EnvVar
+	Env     []EnvVar
 	Dir     string
 	// Versions are the allowed protocol versions in preference order
 	// (default: auto, every version in stdio.DefaultVersions). One version
@@ -147,15 +149,21 @@ func (c *Config) normalize() error {
 	return nil
 }
 
-// client is the stdio configuration of one child; its stderr goes to
-// stderr, whose started the caller calls once stdio.Start returned.
-func (s *ServerConfig) client(log *slog.Logger, stderr *stderrLog) stdio.ClientConfig {
-	return stdio.ClientConfig{
-		Path: s.Command, Args: s.Args, Env: s.Env, Dir: s.Dir,
-		MaxLineBytes: s.maxLineBytes,
-		Stderr:       stderr,
-		Logger:       log,
-	}
+// command is the command line of one child, without a shell: the
+// executable is looked up as exec.Command does (a bare name on PATH, a
+// relative path against Dir), and its environment is the bridge's with Env
+// applied. Its stderr goes to stderr.
+func (s *ServerConfig) command(stderr io.Writer) *exec.Cmd {
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Dir = s.Dir
+	cmd.Env = childEnv(os.Environ(), s.Env)
+	cmd.Stderr = stderr
+	return cmd
+}
+
+// client is the stdio configuration of one child.
+func (s *ServerConfig) client(log *slog.Logger) stdio.ClientConfig {
+	return stdio.ClientConfig{MaxLineBytes: s.maxLineBytes, Logger: log}
 }
 
 func (s *ServerConfig) connect() stdio.ConnectConfig {
@@ -209,3 +217,49 @@ func (w *stderrLog) Write(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// EnvVar is one change to the child's environment: set Name to Value, or
+// remove Name when Unset is true.
+type EnvVar struct {
+	// Name is the variable's name.
+	Name string
+	// Value is its value, when it is set.
+	Value string
+	// Unset removes Name from the child's environment instead.
+	Unset bool
+}
+
+// childEnv applies changes in order over base; the last entry for a name
+// wins.
+func childEnv(base []string, changes []EnvVar) []string {
+	if len(changes) == 0 {
+		return base
+	}
+	env := make([]string, 0, len(base)+len(changes))
+	drop := make(map[string]bool, len(changes))
+	for _, c := range changes {
+		drop[c.Name] = true
+	}
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if !drop[name] {
+			env = append(env, kv)
+		}
+	}
+	final := make(map[string]EnvVar, len(changes))
+	var order []string
+	for _, c := range changes {
+		if _, seen := final[c.Name]; !seen {
+			order = append(order, c.Name)
+		}
+		final[c.Name] = c
+	}
+	for _, name := range order {
+		if c := final[name]; !c.Unset {
+			env = append(env, name+"="+c.Value)
+		}
+	}
+	return env
+}
+
+// resolvePath finds the executable as STDIO.md §3.1 says: absolute paths as

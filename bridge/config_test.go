@@ -1,9 +1,12 @@
 package bridge
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // New refuses a configuration it cannot run, before starting anything,
@@ -52,5 +55,19 @@ func TestConfigDefaults(t *testing.T) {
 	short := Config{Servers: []ServerConfig{{Command: "true"}}, MaxDeadline: 5 * time.Second}
 	if err := short.normalize(); err != nil || short.DefaultDeadline != 5*time.Second {
 		t.Errorf("MaxDeadline 5s: DefaultDeadline = %v, %v; want 5s", short.DefaultDeadline, err)
+	}
+}
+
+// A server's Env applies in order over the bridge's environment: Unset
+// removes a name, and the last entry for a name wins.
+func TestChildEnv(t *testing.T) {
+	base := []string{"PATH=/bin", "FOO=from-bridge", "KEEP=1"}
+	got := childEnv(base, []EnvVar{{Name: "FOO", Unset: true}, {Name: "BAR", Value: "0"}, {Name: "BAR", Value: "1"}, {Name: "NEW", Value: "x=y"}})
+	want := []string{"PATH=/bin", "KEEP=1", "BAR=1", "NEW=x=y"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("childEnv (-want +got):\n%s", diff)
+	}
+	if got := childEnv(base, nil); !slices.Equal(got, base) {
+		t.Errorf("childEnv without changes = %q, want the base", got)
 	}
 }

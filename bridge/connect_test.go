@@ -11,10 +11,10 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // rpc is one request of a sequence: a method and its params as JSON.
@@ -31,7 +31,7 @@ func TestConnectMatchesDirect(t *testing.T) {
 		caps string
 		seq  []rpc
 	}{
-		{"go-sdk 2026", stdiotest.GoSDKServer, "", []rpc{
+		{"go-sdk 2026", testkit.GoSDKServer, "", []rpc{
 			{"tools/list", `{}`},
 			{"tools/call", `{"name":"test_simple_text","arguments":{}}`},
 			{"tools/call", `{"name":"test_error_handling","arguments":{}}`},
@@ -41,7 +41,7 @@ func TestConnectMatchesDirect(t *testing.T) {
 			{"prompts/get", `{"name":"test_prompt_with_arguments","arguments":{"arg1":"a","arg2":"b"}}`},
 			{"tools/call", `{"name":"no_such_tool","arguments":{}}`},
 		}},
-		{"server-everything legacy", stdiotest.ServerEverything, everythingCaps, []rpc{
+		{"server-everything legacy", testkit.ServerEverything, everythingCaps, []rpc{
 			{"ping", ``},
 			{"tools/list", `{}`},
 			{"tools/call", `{"name":"echo","arguments":{"message":"héllo \u2028 \"quoted\""}}`},
@@ -110,7 +110,7 @@ func TestConnectMatchesDirect(t *testing.T) {
 // time on one shared child: each gets exactly its own answers.
 func TestConnectSharedIDs(t *testing.T) {
 	t.Parallel()
-	srv := peerServer("", stdiotest.ServerEverything(t))
+	srv := peerServer("", testkit.ServerEverything(t))
 	b := startStreamsBridge(t, srv)
 	ctx := testCtx(t)
 	const n = 20
@@ -154,7 +154,7 @@ func TestConnectSharedIDs(t *testing.T) {
 // tunnel: progress comes back under the tunnel's token, before the result.
 func TestConnectProgress(t *testing.T) {
 	t.Parallel()
-	b := startStreamsBridge(t, peerServer("", stdiotest.GoSDKServer(t)))
+	b := startStreamsBridge(t, peerServer("", testkit.GoSDKServer(t)))
 	ctx := testCtx(t)
 	tun := b.connect(ctx, t, "")
 	for _, tc := range []struct{ id, token string }{{"1", `"tok-1"`}, {"2", `42`}} {
@@ -186,7 +186,7 @@ func TestConnectProgress(t *testing.T) {
 // and the child keeps serving.
 func TestConnectMalformed(t *testing.T) {
 	t.Parallel()
-	b := startStreamsBridge(t, peerServer("", stdiotest.GoSDKServer(t)))
+	b := startStreamsBridge(t, peerServer("", testkit.GoSDKServer(t)))
 	ctx := testCtx(t)
 	tun := b.connect(ctx, t, "")
 	for _, tc := range []struct{ line, id string }{
@@ -308,7 +308,7 @@ func TestConnectServerRequests(t *testing.T) {
 // acknowledgement and the events carry the tunnel's own subscription id.
 func TestConnectListen(t *testing.T) {
 	t.Parallel()
-	b := startStreamsBridge(t, peerServer("", stdiotest.GoSDKServer(t)))
+	b := startStreamsBridge(t, peerServer("", testkit.GoSDKServer(t)))
 	ctx := testCtx(t)
 	tun := b.connect(ctx, t, "")
 	tun.send(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`)

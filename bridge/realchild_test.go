@@ -20,8 +20,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
 // The real children of PEERS.md in the two failure paths the bridge must
@@ -89,7 +89,7 @@ func tapped(t *testing.T, sc ServerConfig) (ServerConfig, string) {
 	log := filepath.Join(t.TempDir(), "stdin.jsonl")
 	sc.Args = append([]string{sc.Command}, sc.Args...)
 	sc.Command = exe
-	sc.Env = append(sc.Env, stdio.EnvVar{Name: "BRIDGE_TEST_FIXTURE", Value: "tap"}, stdio.EnvVar{Name: "TAP_LOG", Value: log})
+	sc.Env = append(sc.Env, envVars(testkit.FixtureEnv+"=tap", "TAP_LOG="+log)...)
 	return sc, log
 }
 

@@ -3,18 +3,19 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"google.golang.org/protobuf/types/known/structpb"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/types/known/structpb"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // answerServerRequests reads server_request messages from an opted-in
@@ -58,7 +59,7 @@ func answerServerRequests(ctx context.Context, tb testing.TB, b *streamsBridge, 
 // stream and RespondToServerRequest: the tools' results carry our answers.
 func TestServerRequestsServerEverything(t *testing.T) {
 	t.Parallel()
-	srv := peerServer("", stdiotest.ServerEverything(t))
+	srv := peerServer("", testkit.ServerEverything(t))
 	srv.Capabilities = json.RawMessage(everythingCaps)
 	b := startStreamsBridge(t, srv)
 	ctx := testCtx(t)
@@ -102,7 +103,7 @@ func TestServerRequestsServerEverything(t *testing.T) {
 // is answered by the bridge itself.
 func TestServerRequestsNobody(t *testing.T) {
 	t.Parallel()
-	srv := peerServer("", stdiotest.ServerEverything(t))
+	srv := peerServer("", testkit.ServerEverything(t))
 	srv.Capabilities = json.RawMessage(`{"sampling":{}}`)
 	srv.Roots = json.RawMessage(`[{"uri":"file:///configured","name":"configured"}]`)
 	srv.ServerRequestTimeout = time.Hour // an answer after a wait would time the test out
@@ -279,7 +280,7 @@ func TestServerRequestRouting(t *testing.T) {
 // child before the result ends the stream.
 func TestServerRequestOnCallToolStream(t *testing.T) {
 	t.Parallel()
-	srv := peerServer("", stdiotest.ServerEverything(t))
+	srv := peerServer("", testkit.ServerEverything(t))
 	srv.Capabilities = json.RawMessage(everythingCaps)
 	b := startStreamsBridge(t, srv)
 	ctx := testCtx(t)

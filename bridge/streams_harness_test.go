@@ -16,10 +16,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // testWait bounds every wait for an event in these tests; events come
@@ -79,14 +79,9 @@ func startStreamsBridge(tb testing.TB, servers ...ServerConfig) *streamsBridge {
 // streamsFixtureServer runs the "streams" fixture as a server.
 func streamsFixtureServer(tb testing.TB, name, era string) ServerConfig {
 	tb.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return ServerConfig{Name: name, Command: exe, Env: []stdio.EnvVar{
-		{Name: "BRIDGE_TEST_FIXTURE", Value: "streams"},
-		{Name: "STREAMS_FIXTURE_ERA", Value: era},
-	}}
+	sc := fixtureServer(tb, name, "streams", "STREAMS_FIXTURE_ERA="+era)
+	sc.Grace = 0
+	return sc
 }
 
 // peerServer runs a real peer from its argv.
@@ -247,5 +242,5 @@ func directPeer(tb testing.TB, argv []string, caps string) *stdio.Client {
 }
 
 var (
-	_ = stdiotest.GoSDKServer
+	_ = testkit.GoSDKServer
 )

@@ -13,8 +13,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // nextEvent reads the stream until keep accepts a message.
@@ -36,7 +36,7 @@ func nextEvent(tb testing.TB, st grpc.ServerStreamingClient[mcpbridgev1.Subscrib
 // that a tool triggers arrive, and so do the watched resource's updates.
 func TestSubscribeListenGoSDK(t *testing.T) {
 	t.Parallel()
-	b := startStreamsBridge(t, peerServer("", stdiotest.GoSDKServer(t)))
+	b := startStreamsBridge(t, peerServer("", testkit.GoSDKServer(t)))
 	ctx := testCtx(t)
 	if v := getProtocol(ctx, t, b, ""); v != "2026-07-28" {
 		t.Fatalf("protocol = %q, want 2026-07-28", v)
@@ -114,7 +114,7 @@ func TestSubscribeListenLifecycle(t *testing.T) {
 // toggle-subscriber-updates starts, from one resources/subscribe.
 func TestSubscribeLegacyServerEverything(t *testing.T) {
 	t.Parallel()
-	b := startStreamsBridge(t, peerServer("", stdiotest.ServerEverything(t)))
+	b := startStreamsBridge(t, peerServer("", testkit.ServerEverything(t)))
 	ctx := testCtx(t)
 	res, err := b.client.Call(ctx, &mcpbridgev1.CallRequest{Method: "resources/list"})
 	if err != nil {

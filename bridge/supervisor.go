@@ -243,7 +243,7 @@ func (s *supervisor) start(ctx context.Context) (*child, error) {
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
 		stderr := newStderrLog(s.log)
 		r := newRelay(s.name, &s.cfg, s.log)
-		c, err := stdio.Start(ctx, r.hook(s.cfg.client(s.log, stderr)))
+		c, err := stdio.Start(ctx, s.cfg.command(stderr), r.hook(s.cfg.client(s.log)))
 		if err != nil {
 			stderr.started(0)
 			return nil, err

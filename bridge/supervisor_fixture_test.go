@@ -13,12 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // The "child" fixture is a small MCP server (package stdio/mcp served by
-// stdio.Serve) that misbehaves on demand, for the supervisor tests. Its
+// server.Serve) that misbehaves on demand, for the supervisor tests. Its
 // tools:
 //
 //   - echo {"message"}: returns the message.
@@ -60,17 +61,8 @@ func fixtureChild(t testing.TB, name string, grace time.Duration, env ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := []stdio.EnvVar{
-		{Name: "BRIDGE_TEST_FIXTURE", Value: "child"},
-		// Under -race a process sleeps 1 s at exit by default, longer
-		// than the grace periods here.
-		{Name: "GORACE", Value: strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")},
-	}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		vars = append(vars, stdio.EnvVar{Name: k, Value: v})
-	}
-	return ServerConfig{Name: name, Command: self, Env: vars, Grace: grace}
+	vars := envVars(testkit.FixtureEnv+"=child", testkit.QuickRaceExit())
+	return ServerConfig{Name: name, Command: self, Env: append(vars, envVars(env...)...), Grace: grace}
 }
 
 // secretDiagnosis is what a failing fixture prints on stderr; it must
@@ -78,7 +70,7 @@ func fixtureChild(t testing.TB, name string, grace time.Duration, env ...string)
 const secretDiagnosis = "fixture: cannot read /etc/mcpbridge-test/secret.key: permission denied"
 
 func runChildFixture() int {
-	out, err := stdio.TakeStdout()
+	out, err := server.TakeStdout()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 2
@@ -104,7 +96,7 @@ func runChildFixture() int {
 			return 2
 		}
 		cmd := exec.Command(self)
-		cmd.Env = append(os.Environ(), "BRIDGE_TEST_FIXTURE=grandchild")
+		cmd.Env = append(os.Environ(), testkit.FixtureEnv+"=grandchild")
 		cmd.Stdout = out // holds the child's stdout, as a launcher's real server does
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "fixture: grandchild:", err)
@@ -163,11 +155,11 @@ func runChildFixture() int {
 	srv.AddTool(mcp.Tool{Name: "pids"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		return mcp.TextResult(fmt.Sprintf(`{"pid":%d,"grandchild":%d}`, os.Getpid(), grandchild)), nil
 	})
-	var cfg stdio.ServerConfig
+	var cfg server.Config
 	if n, err := strconv.Atoi(os.Getenv("FIXTURE_MAX_CONCURRENCY")); err == nil {
 		cfg.MaxConcurrency = n
 	}
-	if err := stdio.Serve(context.Background(), srv, os.Stdin, out, cfg); err != nil {
+	if err := server.Serve(context.Background(), srv, os.Stdin, out, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture: serve:", err)
 	}
 	if os.Getenv("FIXTURE_IGNORE_EOF") == "1" {
@@ -181,4 +173,14 @@ func runChildFixture() int {
 func runGrandchildFixture() int {
 	time.Sleep(time.Hour)
 	return 0
+}
+
+// envVars turns "KEY=value" settings into environment changes.
+func envVars(kv ...string) []EnvVar {
+	vars := make([]EnvVar, 0, len(kv))
+	for _, s := range kv {
+		k, v, _ := strings.Cut(s, "=")
+		vars = append(vars, EnvVar{Name: k, Value: v})
+	}
+	return vars
 }

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"google.golang.org/grpc"
+
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
 // benchCallers are the concurrent callers of every comparison.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // Fixtures of the typed RPC tests (typed_test.go, toolstream_test.go).
@@ -266,7 +267,7 @@ func (f *typedChild) call(m fixtureMessage, seen int) {
 // with pages of two items: five tools, prompts and resources and three
 // templates, in both eras, with cache hints (90 s, public) on 2026-07-28.
 func runTypedPager() int {
-	out, err := stdio.TakeStdout()
+	out, err := server.TakeStdout()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -286,7 +287,7 @@ func runTypedPager() int {
 			srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "pager://t" + n + "/{id}", Name: "t" + n}, mcp.TextResource("template "+n))
 		}
 	}
-	if err := stdio.Serve(context.Background(), srv, os.Stdin, out, stdio.ServerConfig{}); err != nil {
+	if err := server.Serve(context.Background(), srv, os.Stdin, out, server.Config{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -18,9 +18,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // typedGrace is the stop grace of test children: server-everything ignores
@@ -77,31 +77,31 @@ func serveLoopback(tb testing.TB, gs *grpc.Server) *grpc.ClientConn {
 // goSDKServer fronts the Go SDK conformance server; versions pins its era
 // (none: negotiated, which is 2026-07-28).
 func goSDKServer(tb testing.TB, name string, versions ...string) ServerConfig {
-	argv := stdiotest.GoSDKServer(tb)
+	argv := testkit.GoSDKServer(tb)
 	return ServerConfig{Name: name, Command: argv[0], Args: argv[1:], Versions: versions, Grace: typedGrace}
 }
 
 // everythingServer fronts the npm server-everything (legacy era); it skips
 // the test when the peer is not installed.
 func everythingServer(tb testing.TB, name string) ServerConfig {
-	argv := stdiotest.ServerEverything(tb)
+	argv := testkit.ServerEverything(tb)
 	return ServerConfig{Name: name, Command: argv[0], Args: argv[1:], Grace: typedGrace}
 }
 
 // fixtureServer fronts a fixture of this test binary.
-func fixtureServer(tb testing.TB, name, fixture string, env ...stdio.EnvVar) ServerConfig {
+func fixtureServer(tb testing.TB, name, fixture string, env ...string) ServerConfig {
 	exe, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	env = append([]stdio.EnvVar{{Name: "BRIDGE_TEST_FIXTURE", Value: fixture}}, env...)
-	return ServerConfig{Name: name, Command: exe, Env: env, Grace: typedGrace}
+	vars := envVars(append([]string{testkit.FixtureEnv + "=" + fixture, testkit.QuickRaceExit()}, env...)...)
+	return ServerConfig{Name: name, Command: exe, Env: vars, Grace: typedGrace}
 }
 
 // typedChildServer fronts the "typed-child" fixture in an era ("modern" or
 // "legacy").
 func typedChildServer(tb testing.TB, name, era string) ServerConfig {
-	return fixtureServer(tb, name, "typed-child", stdio.EnvVar{Name: typedChildEraEnv, Value: era})
+	return fixtureServer(tb, name, "typed-child", typedChildEraEnv+"="+era)
 }
 
 // directClient connects a stdio.Client to the child sc describes, as the
@@ -109,10 +109,10 @@ func typedChildServer(tb testing.TB, name, era string) ServerConfig {
 // the child and waits until it is gone.
 func directClient(tb testing.TB, sc ServerConfig) *stdio.Client {
 	tb.Helper()
-	cfg := stdio.ClientConfig{Path: sc.Command, Args: sc.Args, Env: sc.Env, Stderr: &strings.Builder{}, Logger: slog.New(slog.DiscardHandler)}
+	cfg := stdio.ClientConfig{Logger: slog.New(slog.DiscardHandler)}
 	var started []*stdio.Client
 	c, err := stdio.Connect(context.Background(), func(ctx context.Context) (*stdio.Client, error) {
-		c, err := stdio.Start(ctx, cfg)
+		c, err := stdio.Start(ctx, sc.command(&strings.Builder{}), cfg)
 		if err == nil {
 			started = append(started, c)
 		}

@@ -161,24 +161,19 @@ func appendBenchRequest(dst []byte, id int64) []byte {
 }
 
 // echoConfig runs the echo fixture; resultBytes > 0 fixes the result size.
-func echoConfig(tb testing.TB, resultBytes int) ClientConfig {
-	tb.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	env := []EnvVar{{Name: "STDIO_TEST_FIXTURE", Value: "echo"}}
+func echoConfig(resultBytes int) spec {
+	cfg := spec{fixture: "echo"}
 	if resultBytes > 0 {
-		env = append(env, EnvVar{Name: echoResultEnv, Value: strconv.Itoa(resultBytes)})
+		cfg.env = append(cfg.env, echoResultEnv+"="+strconv.Itoa(resultBytes))
 	}
-	return ClientConfig{Path: exe, Env: env, Stderr: io.Discard}
+	return cfg
 }
 
 // startEchoClient starts a Client over the echo fixture, checks one echo
 // and stops the child (Close, then Done) when the benchmark ends.
 func startEchoClient(b *testing.B, resultBytes int) *Client {
 	b.Helper()
-	c := startClient(b, echoConfig(b, resultBytes))
+	c := startClient(b, echoConfig(resultBytes))
 	res, err := c.Call(context.Background(), benchMethod, benchParams, nil)
 	if err != nil {
 		b.Fatalf("Call(%s) = %v", benchMethod, err)
@@ -290,11 +285,9 @@ type rawEcho struct {
 // ends: close stdin, then reap; SIGKILL to the group if it lingers.
 func startRawEcho(b *testing.B) *rawEcho {
 	b.Helper()
-	cfg := echoConfig(b, 0)
-	if err := cfg.normalize(); err != nil {
-		b.Fatal(err)
-	}
-	cmd, stdin, stdout, _, err := spawn(&cfg)
+	cfg := echoConfig(0)
+	cmd := cfg.command(b)
+	stdin, stdout, _, err := spawn(cmd)
 	if err != nil {
 		b.Fatalf("spawn: %v", err)
 	}

@@ -28,19 +28,10 @@ const (
 	DefaultMaxServerRequests  = 16
 )
 
-// ClientConfig says how to run a stdio MCP server as a child. The zero value
-// of each field means its default; negative sizes are invalid.
+// ClientConfig tunes a [Client]: its limits, its default timeout and the
+// callbacks for what the child sends on its own. The zero value of each
+// field means its default; negative sizes are invalid.
 type ClientConfig struct {
-	// Path is the executable (required). An absolute path is used as
-	// given, a bare name is looked up on PATH, and a relative path with a
-	// separator resolves against Dir.
-	Path string
-	// Args are the arguments after the program name.
-	Args []string
-	// Env changes the child's environment, in order, over os.Environ().
-	Env []EnvVar
-	// Dir is the child's working directory (default: ours).
-	Dir string
 	// MaxLineBytes is the longest stdout line accepted, LF included
 	// (default 16 MiB). A longer line is discarded as it arrives, in
 	// constant memory; the request it answered times out.
@@ -61,10 +52,6 @@ type ClientConfig struct {
 	// claims. It runs on the reader goroutine and must not block.
 	// Default: dropped (logged at Debug).
 	OnNotification func(Notification)
-	// Stderr receives the child's stderr. An *os.File is handed to the
-	// child directly; any other writer is drained continuously and its
-	// last 4 KiB kept for ExitError. Default: the bridge's own stderr.
-	Stderr io.Writer
 	// Logger receives skipped lines, drops and late messages
 	// (default slog.Default()).
 	Logger *slog.Logger
@@ -72,9 +59,6 @@ type ClientConfig struct {
 
 // normalize fills in defaults and checks the configuration.
 func (cfg *ClientConfig) normalize() error {
-	if cfg.Path == "" {
-		return jsonrpc.Errorf(CodeInvalidParams, "invalid ClientConfig: Path is required")
-	}
 	switch {
 	case cfg.MaxLineBytes < 0:
 		return jsonrpc.Errorf(CodeInvalidParams, "invalid ClientConfig: MaxLineBytes is negative")
@@ -220,17 +204,32 @@ func (f *frame) release() {
 	}
 }
 
-// Start runs the child described by cfg and returns a Client for it. It
+// Start runs cmd as a stdio MCP server and returns a Client for it. It
 // sends nothing to the child. ctx bounds start-up only: cancelling it later
-// leaves the child running.
-func Start(ctx context.Context, cfg ClientConfig) (*Client, error) {
+// leaves the child running (cmd must not come from exec.CommandContext).
+//
+// cmd is as exec.Command made it: Path, Args, Env, Dir and Stderr are the
+// caller's. Its Stdin and Stdout must be nil: Start connects them to pipes
+// of its own. Start puts the child in a process group of its own (and, on
+// Linux, asks the kernel to kill it when the starting thread's process
+// dies), keeping the rest of cmd.SysProcAttr, and sets WaitDelay to 2 s
+// when it is zero. A Stderr that is not an *os.File is drained by a
+// goroutine of exec.Cmd's, and its last 4 KiB are kept for [ExitError].
+//
+// A command that cannot be found fails with -32000 "Executable not found"
+// (its Cause matches exec.ErrNotFound or fs.ErrNotExist); any other start
+// failure with -32000 "Could not start the stdio server".
+func Start(ctx context.Context, cmd *exec.Cmd, cfg ClientConfig) (*Client, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, err
+	}
+	if cmd == nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "stdio: Start needs a command")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, startFailed(err)
 	}
-	cmd, stdin, stdout, tail, err := spawn(&cfg)
+	stdin, stdout, tail, err := spawn(cmd)
 	if err != nil {
 		return nil, err
 	}

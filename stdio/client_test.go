@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,9 +26,9 @@ import (
 
 // rawClient starts the fixture in the legacy era, which checks no _meta, and
 // talks to it with a raw Client (no negotiation).
-func rawClient(tb testing.TB, mutate func(*ClientConfig), env ...string) *Client {
+func rawClient(tb testing.TB, mutate func(*spec), env ...string) *Client {
 	tb.Helper()
-	cfg := fixtureConfig(tb, append([]string{"FIXTURE_ERA=legacy"}, env...)...)
+	cfg := fixtureConfig(append([]string{"FIXTURE_ERA=legacy"}, env...)...)
 	if mutate != nil {
 		mutate(&cfg)
 	}
@@ -112,7 +113,7 @@ func TestUTF8RoundTrip(t *testing.T) {
 
 // Scenarios 4 and 6.
 func TestLineLimit(t *testing.T) {
-	c := rawClient(t, func(cfg *ClientConfig) { cfg.MaxLineBytes = 100_000 })
+	c := rawClient(t, func(cfg *spec) { cfg.MaxLineBytes = 100_000 })
 	_, err := callTool(context.Background(), c, "big", map[string]int{"bytes": 300_000}, &CallOptions{Timeout: time.Second})
 	wantCode(t, "300,000-byte result", err, CodeRequestTimeout)
 	res, err := callTool(context.Background(), c, "echo", map[string]string{"message": "after"}, nil)
@@ -139,11 +140,10 @@ func TestInvalidConfig(t *testing.T) {
 	}{
 		{"MaxLineBytes", func(c *ClientConfig) { c.MaxLineBytes = -1 }},
 		{"MaxServerRequests", func(c *ClientConfig) { c.MaxServerRequests = -1 }},
-		{"Path", func(c *ClientConfig) { c.Path = "" }},
 	} {
-		cfg := fixtureConfig(t, "FIXTURE_ERA=legacy")
-		tt.mutate(&cfg)
-		c, err := Start(context.Background(), cfg)
+		cfg := fixtureConfig("FIXTURE_ERA=legacy")
+		tt.mutate(&cfg.ClientConfig)
+		c, err := cfg.start(context.Background(), t)
 		if c != nil {
 			t.Fatalf("Start with bad %s spawned a child", tt.field)
 		}
@@ -172,7 +172,7 @@ func (w *warnCounter) WithGroup(string) slog.Handler      { return w }
 // Scenario 7.
 func TestBannerAndCRLF(t *testing.T) {
 	warns := &warnCounter{}
-	c := rawClient(t, func(cfg *ClientConfig) { cfg.Logger = slog.New(warns) }, "FIXTURE_BANNER=1", "FIXTURE_CRLF=1")
+	c := rawClient(t, func(cfg *spec) { cfg.Logger = slog.New(warns) }, "FIXTURE_BANNER=1", "FIXTURE_CRLF=1")
 	for i := range 3 {
 		msg := fmt.Sprint("m", i)
 		res, err := callTool(context.Background(), c, "echo", map[string]string{"message": msg}, nil)
@@ -368,7 +368,7 @@ func TestCallerProgressToken(t *testing.T) {
 // Scenario 17.
 func TestLateProgressAndResponse(t *testing.T) {
 	var notes atomic.Int32
-	c := rawClient(t, func(cfg *ClientConfig) {
+	c := rawClient(t, func(cfg *spec) {
 		cfg.OnNotification = func(Notification) { notes.Add(1) }
 	})
 	var calls atomic.Int32
@@ -413,13 +413,13 @@ func TestServerRequests(t *testing.T) {
 			}
 			var c *Client
 			if era == "legacy" {
-				c = rawClient(t, func(cfg *ClientConfig) { cfg.OnServerRequest = handler })
+				c = rawClient(t, func(cfg *spec) { cfg.OnServerRequest = handler })
 			} else {
-				cfg := fixtureConfig(t)
+				cfg := fixtureConfig()
 				cfg.OnServerRequest = handler
 				var err error
 				c, err = Connect(context.Background(), func(ctx context.Context) (*Client, error) {
-					c, err := Start(ctx, cfg)
+					c, err := cfg.start(ctx, t)
 					if err == nil {
 						t.Cleanup(func() { stopClient(t, c) })
 					}
@@ -454,7 +454,7 @@ func TestServerRequests(t *testing.T) {
 
 // Scenario 20.
 func TestServerRequestHandlerFailures(t *testing.T) {
-	c := rawClient(t, func(cfg *ClientConfig) {
+	c := rawClient(t, func(cfg *spec) {
 		cfg.OnServerRequest = func(ctx context.Context, r ServerRequest) (json.RawMessage, error) {
 			switch r.Method {
 			case "panic":
@@ -495,7 +495,7 @@ func TestServerRequestCapacity(t *testing.T) {
 	var ran atomic.Int32
 	entered := make(chan struct{}, 3)
 	asked := make(chan struct{}, 1)
-	c := rawClient(t, func(cfg *ClientConfig) {
+	c := rawClient(t, func(cfg *spec) {
 		cfg.MaxServerRequests = 2
 		cfg.OnNotification = func(n Notification) {
 			if n.Method == "notifications/asked" {
@@ -546,7 +546,7 @@ func TestServerRequestCancelAndDuplicate(t *testing.T) {
 	asked := make(chan struct{}, 4)
 	returned := make(chan struct{}, 4)
 	var stderr lockedBuffer
-	c := rawClient(t, func(cfg *ClientConfig) {
+	c := rawClient(t, func(cfg *spec) {
 		cfg.Stderr = &stderr
 		cfg.OnNotification = func(n Notification) {
 			if n.Method == "notifications/asked" {
@@ -724,7 +724,7 @@ func TestCloseFailsCallsInFlight(t *testing.T) {
 
 // Scenario 28.
 func TestCloseNeverSignals(t *testing.T) {
-	c := rawClient(t, func(cfg *ClientConfig) {
+	c := rawClient(t, func(cfg *spec) {
 		cfg.OnNotification = func(Notification) {}
 	}, "FIXTURE_IGNORE_EOF=1", "FIXTURE_GRANDCHILD=1")
 	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
@@ -757,7 +757,8 @@ func TestCloseNeverSignals(t *testing.T) {
 // Scenario 29.
 func TestStartContextIsStartupOnly(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := Start(ctx, fixtureConfig(t, "FIXTURE_ERA=legacy"))
+	cfg := fixtureConfig("FIXTURE_ERA=legacy")
+	c, err := cfg.start(ctx, t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -769,16 +770,23 @@ func TestStartContextIsStartupOnly(t *testing.T) {
 	}
 }
 
-// Scenario 30.
+// Scenario 30, and a command that is there but cannot be executed.
 func TestMissingExecutable(t *testing.T) {
-	for _, path := range []string{"/nonexistent/mcp-server", "mcpbridge-no-such-command", t.TempDir()} {
-		c, err := Start(context.Background(), ClientConfig{Path: path})
+	for _, tt := range []struct {
+		path, msg string
+		cause     error
+	}{
+		{"/nonexistent/mcp-server", "Executable not found", fs.ErrNotExist},
+		{"mcpbridge-no-such-command", "Executable not found", exec.ErrNotFound},
+		{t.TempDir(), "Could not start the stdio server", fs.ErrPermission},
+	} {
+		c, err := Start(context.Background(), exec.Command(tt.path), ClientConfig{})
 		if c != nil {
-			t.Fatalf("Start(%s) returned a client", path)
+			t.Fatalf("Start(%s) returned a client", tt.path)
 		}
-		e := wantCode(t, path, err, CodeConnectionClosed)
-		if e.Message != "Executable not found" || !(errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist)) {
-			t.Errorf("Start(%s) = %v", path, err)
+		e := wantCode(t, tt.path, err, CodeConnectionClosed)
+		if e.Message != tt.msg || !errors.Is(err, tt.cause) {
+			t.Errorf("Start(%s) = %v, want %q caused by %v", tt.path, err, tt.msg, tt.cause)
 		}
 	}
 }
@@ -787,7 +795,7 @@ func TestMissingExecutable(t *testing.T) {
 func TestStderrDrainedAndTail(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
-	c := rawClient(t, func(cfg *ClientConfig) { cfg.Stderr = &lockedWriter{w: &buf, mu: &mu} })
+	c := rawClient(t, func(cfg *spec) { cfg.Stderr = &lockedWriter{w: &buf, mu: &mu} })
 	if _, err := callTool(context.Background(), c, "stderr", map[string]int{"bytes": 1 << 20}, nil); err != nil {
 		t.Fatalf("call after 1 MiB of stderr: %v", err)
 	}
@@ -818,14 +826,19 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// Scenario 32.
+// Scenario 32: the command's environment and directory are the child's.
 func TestEnvAndDir(t *testing.T) {
 	t.Setenv("FOO", "from-parent")
 	dir := t.TempDir()
-	c := rawClient(t, func(cfg *ClientConfig) {
-		cfg.Env = append(cfg.Env, EnvVar{Name: "FOO", Unset: true}, EnvVar{Name: "BAR", Value: "0"}, EnvVar{Name: "BAR", Value: "1"})
-		cfg.Dir = dir
-	})
+	cfg := fixtureConfig("FIXTURE_ERA=legacy", "BAR=1")
+	cfg.Dir = dir
+	cmd := cfg.command(t)
+	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "FOO=") })
+	c, err := Start(context.Background(), cmd, cfg.ClientConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopClient(t, c) })
 	res, err := callTool(context.Background(), c, "env", nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -845,7 +858,7 @@ func TestEnvAndDir(t *testing.T) {
 // progress; with another call in flight they go to OnNotification.
 func TestLogAttribution(t *testing.T) {
 	var notes atomic.Int32
-	c := rawClient(t, func(cfg *ClientConfig) {
+	c := rawClient(t, func(cfg *spec) {
 		cfg.OnNotification = func(n Notification) {
 			if n.Method == "notifications/message" {
 				notes.Add(1)

@@ -141,7 +141,7 @@ func TestModernStamping(t *testing.T) {
 func TestLegacyBurstAndRoots(t *testing.T) {
 	var mu sync.Mutex
 	var notes []string
-	cfg := fixtureConfig(t, "FIXTURE_ERA=legacy", "FIXTURE_BURST=1")
+	cfg := fixtureConfig("FIXTURE_ERA=legacy", "FIXTURE_BURST=1")
 	roots := make(chan struct{}, 1)
 	cfg.OnNotification = func(n Notification) {
 		mu.Lock()
@@ -156,7 +156,7 @@ func TestLegacyBurstAndRoots(t *testing.T) {
 		return json.RawMessage(`{"roots":[{"uri":"file:///tmp"}]}`), nil
 	}
 	c, err := Connect(context.Background(), func(ctx context.Context) (*Client, error) {
-		c, err := Start(ctx, cfg)
+		c, err := cfg.start(ctx, t)
 		if err == nil {
 			t.Cleanup(func() { stopClient(t, c) })
 		}

@@ -48,9 +48,9 @@
 // [Serve] serves a [Runtime] over one connection, normally the process's
 // stdin and the descriptor [TakeStdout] reserves:
 //
-//	out, err := stdio.TakeStdout() // first thing in main
+//	out, err := server.TakeStdout() // first thing in main
 //	if err != nil { ... }
-//	err = stdio.Serve(ctx, runtime, os.Stdin, out, stdio.ServerConfig{})
+//	err = server.Serve(ctx, runtime, os.Stdin, out, server.Config{})
 //
 // The pieces fit as follows.
 //

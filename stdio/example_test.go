@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
@@ -18,10 +20,10 @@ func ExampleConnect() {
 		log.Fatal(err)
 	}
 	start := func(ctx context.Context) (*stdio.Client, error) {
-		return stdio.Start(ctx, stdio.ClientConfig{
-			Path: exe,
-			Env:  []stdio.EnvVar{{Name: "STDIO_TEST_FIXTURE", Value: "mcp"}},
-		})
+		cmd := exec.Command(exe) // e.g. exec.Command("npx", "-y", "@modelcontextprotocol/server-everything")
+		cmd.Env = append(os.Environ(), testkit.FixtureEnv+"=mcp")
+		cmd.Stderr = os.Stderr
+		return stdio.Start(ctx, cmd, stdio.ClientConfig{})
 	}
 	ctx := context.Background()
 	c, err := stdio.Connect(ctx, start, stdio.ConnectConfig{})

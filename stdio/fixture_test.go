@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -592,26 +593,51 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 	}
 }
 
-// fixtureConfig is a ClientConfig that runs the mcp fixture with env.
-func fixtureConfig(tb testing.TB, env ...string) ClientConfig {
+// spec is a child for a test to start: a fixture of this test binary (or
+// a peer's command line) and the Client's configuration.
+type spec struct {
+	ClientConfig
+	fixture string    // the fixture to run, when argv is nil
+	argv    []string  // a command line instead of a fixture
+	env     []string  // added to the environment, "KEY=value"
+	Dir     string    // the working directory (default: ours)
+	Stderr  io.Writer // the child's stderr (default: discarded)
+}
+
+// command is the child's command line.
+func (s *spec) command(tb testing.TB) *exec.Cmd {
 	tb.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		tb.Fatal(err)
+	var cmd *exec.Cmd
+	if s.argv != nil {
+		cmd = exec.Command(s.argv[0], s.argv[1:]...)
+		cmd.Env = append(os.Environ(), s.env...)
+	} else {
+		cmd = testkit.FixtureCommand(tb, s.fixture, s.env...)
 	}
-	vars := []EnvVar{{Name: "STDIO_TEST_FIXTURE", Value: "mcp"}}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		vars = append(vars, EnvVar{Name: k, Value: v})
+	cmd.Dir = s.Dir
+	cmd.Stderr = s.Stderr
+	if cmd.Stderr == nil {
+		cmd.Stderr = io.Discard
 	}
-	return ClientConfig{Path: exe, Env: vars, Stderr: io.Discard}
+	return cmd
+}
+
+// start starts the child.
+func (s *spec) start(ctx context.Context, tb testing.TB) (*Client, error) {
+	tb.Helper()
+	return Start(ctx, s.command(tb), s.ClientConfig)
+}
+
+// fixtureConfig runs the mcp fixture with env.
+func fixtureConfig(env ...string) spec {
+	return spec{fixture: "mcp", env: env}
 }
 
 // startClient starts cfg and makes sure the child is gone when the test
 // ends: Close, a grace period, SIGTERM, then SIGKILL to the group.
-func startClient(tb testing.TB, cfg ClientConfig) *Client {
+func startClient(tb testing.TB, cfg spec) *Client {
 	tb.Helper()
-	c, err := Start(context.Background(), cfg)
+	c, err := cfg.start(context.Background(), tb)
 	if err != nil {
 		tb.Fatalf("Start: %v", err)
 	}
@@ -641,10 +667,10 @@ func stopClient(tb testing.TB, c *Client) {
 func connectFixture(tb testing.TB, cc ConnectConfig, env ...string) (*Client, *atomic.Int32, error) {
 	tb.Helper()
 	var starts atomic.Int32
-	cfg := fixtureConfig(tb, env...)
+	cfg := fixtureConfig(env...)
 	c, err := Connect(context.Background(), func(ctx context.Context) (*Client, error) {
 		starts.Add(1)
-		c, err := Start(ctx, cfg)
+		c, err := cfg.start(ctx, tb)
 		if err == nil {
 			tb.Cleanup(func() { stopClient(tb, c) })
 		}

@@ -142,16 +142,10 @@ func TestMemoryOverlongLine(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 
 	warns := &warnCounter{}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := startClient(t, ClientConfig{
-		Path:         exe,
-		Env:          []EnvVar{{Name: "STDIO_TEST_FIXTURE", Value: "longline"}},
-		MaxLineBytes: limit,
+	c := startClient(t, spec{
+		fixture:      "longline",
+		ClientConfig: ClientConfig{MaxLineBytes: limit, Logger: slog.New(warns)},
 		Stderr:       os.Stderr,
-		Logger:       slog.New(warns),
 	})
 	ctx := context.Background()
 	opts := &CallOptions{Timeout: 2 * time.Minute}

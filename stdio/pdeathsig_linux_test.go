@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
 // The "host" fixture starts a child that ignores stdin EOF, prints its pid
@@ -19,9 +21,10 @@ import (
 func init() {
 	fixtures["host"] = func() int {
 		exe, _ := os.Executable()
-		c, err := Start(context.Background(), ClientConfig{Path: exe, Env: []EnvVar{
-			{Name: "STDIO_TEST_FIXTURE", Value: "mcp"}, {Name: "FIXTURE_ERA", Value: "legacy"}, {Name: "FIXTURE_IGNORE_EOF", Value: "1"},
-		}})
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), testkit.FixtureEnv+"=mcp", "FIXTURE_ERA=legacy", "FIXTURE_IGNORE_EOF=1")
+		cmd.Stderr = os.Stderr
+		c, err := Start(context.Background(), cmd, ClientConfig{})
 		if err != nil {
 			fmt.Println("error", err)
 			return 1
@@ -55,7 +58,7 @@ func TestChildDiesWithKilledHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	host := exec.Command(exe)
-	host.Env = append(os.Environ(), "STDIO_TEST_FIXTURE=host")
+	host.Env = append(os.Environ(), testkit.FixtureEnv+"=host")
 	out, err := host.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
 // connectPeer negotiates with a real peer given as argv.
 func connectPeer(tb testing.TB, argv []string, cc ConnectConfig) *Client {
 	tb.Helper()
-	cfg := ClientConfig{Path: argv[0], Args: argv[1:], Stderr: &strings.Builder{}}
+	cfg := spec{argv: argv}
 	c, err := Connect(context.Background(), func(ctx context.Context) (*Client, error) {
-		c, err := Start(ctx, cfg)
+		c, err := cfg.start(ctx, tb)
 		if err == nil {
 			tb.Cleanup(func() { stopClient(tb, c) })
 		}
@@ -58,7 +58,7 @@ func contains(list []string, s string) bool {
 // The Go SDK conformance server, in both eras: list tools, call one, call
 // one with progress; on 2026-07-28 also a listen that sees a list change.
 func TestPeerGoSDK(t *testing.T) {
-	argv := stdiotest.GoSDKServer(t)
+	argv := testkit.GoSDKServer(t)
 	for _, tt := range []struct {
 		name     string
 		versions []string
@@ -109,7 +109,7 @@ func TestPeerGoSDK(t *testing.T) {
 // The npm server-everything, a legacy-only peer: the probe must fall back
 // to initialize, and its long-running tool reports progress.
 func TestPeerServerEverything(t *testing.T) {
-	argv := stdiotest.ServerEverything(t)
+	argv := testkit.ServerEverything(t)
 	c := connectPeer(t, argv, ConnectConfig{})
 	if c.Protocol() != Version20251125 {
 		t.Fatalf("Protocol() = %q, want 2025-11-25", c.Protocol())

@@ -29,7 +29,6 @@ type fakeChild struct {
 // end both: close f.out and f.exit (f.stop does).
 func newFakeClient(t *testing.T, cfg ClientConfig) (*Client, *fakeChild) {
 	t.Helper()
-	cfg.Path = "fake"
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	if err := cfg.normalize(); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -242,7 +243,7 @@ func directDemo(t *testing.T, version, params string) string {
 	t.Helper()
 	ctx := t.Context()
 	c, err := stdio.Connect(ctx, func(ctx context.Context) (*stdio.Client, error) {
-		return stdio.Start(ctx, stdio.ClientConfig{Path: mcpbridgeBin, Args: []string{"demo", "-tick", "0"}, Stderr: io.Discard, Logger: slog.New(slog.DiscardHandler)})
+		return stdio.Start(ctx, exec.Command(mcpbridgeBin, "demo", "-tick", "0"), stdio.ClientConfig{Logger: slog.New(slog.DiscardHandler)})
 	}, stdio.ConnectConfig{Versions: []string{version}})
 	if err != nil {
 		t.Fatalf("connecting to the demo directly: %v", err)

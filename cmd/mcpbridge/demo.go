@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // demoConfig is what the flags of `mcpbridge demo` set.
@@ -26,7 +26,7 @@ type demoConfig struct {
 	// conformance adds the test_* fixtures of the MCP conformance suite
 	// (demo_conformance.go).
 	conformance bool
-	// requestTimeout is each request's deadline (stdio.ServerConfig).
+	// requestTimeout is each request's deadline (server.Config).
 	requestTimeout time.Duration
 }
 
@@ -36,10 +36,10 @@ type demoConfig struct {
 // content is in demo_content.go; -conformance adds the conformance suite's
 // fixtures (demo_conformance.go).
 func runDemo(args []string) error {
-	// First, before anything can print: from here on only stdio.Serve
+	// First, before anything can print: from here on only server.Serve
 	// writes to the protocol output, and a stray write to os.Stdout lands
 	// on stderr.
-	out, err := stdio.TakeStdout()
+	out, err := server.TakeStdout()
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func runDemo(args []string) error {
 	}()
 
 	log.Info("mcpbridge demo: serving MCP on stdin and stdout", "conformance", cfg.conformance, "tick", cfg.tick)
-	err = stdio.Serve(ctx, d.srv, os.Stdin, out, stdio.ServerConfig{
+	err = server.Serve(ctx, d.srv, os.Stdin, out, server.Config{
 		RequestTimeout: cfg.requestTimeout,
 		Logger:         log,
 	})

@@ -5,8 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest/mcphttp"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	"github.com/mcpbridge/mcpbridge/internal/testkit/mcphttp"
 )
 
 // tasksFailures are the checks `mcpbridge demo -conformance` fails at
@@ -61,7 +61,7 @@ var tasksFailures = []string{
 // either direction, so that a new pass or failure is looked at before the
 // numbers are updated.
 func TestDemoConformance(t *testing.T) {
-	stdiotest.Conformance(t) // skip early (or fail under CI=true) without the suite
+	testkit.Conformance(t) // skip early (or fail under CI=true) without the suite
 	tests := []struct {
 		requirements   string
 		passed, failed int

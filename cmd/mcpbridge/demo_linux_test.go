@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
 // TestDemoLongLine is STDIO.md's scenario 83 against the demo binary: a
@@ -20,7 +20,7 @@ func TestDemoLongLine(t *testing.T) {
 	const limit = 2000000 // stdio's default MaxLineBytes, which the demo keeps
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
 	want := `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"
-	growth := stdiotest.LongLineGrowth(t, func() *exec.Cmd {
+	growth := testkit.LongLineGrowth(t, func() *exec.Cmd {
 		cmd := exec.Command(mcpbridgeBin, "demo", "-tick", "0")
 		cmd.WaitDelay = waitLimit
 		return cmd

@@ -66,14 +66,17 @@ type demoChild struct {
 func connectDemo(t *testing.T, ch demoChild) *stdio.Client {
 	t.Helper()
 	stderr := &syncBuffer{}
-	cfg := ch.cfg
-	cfg.Path, cfg.Args, cfg.Stderr = mcpbridgeBin, append([]string{"demo"}, ch.args...), stderr
 	if ch.caps == "" {
 		ch.caps = "{}"
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	c, err := stdio.Connect(ctx, func(ctx context.Context) (*stdio.Client, error) { return stdio.Start(ctx, cfg) },
+	start := func(ctx context.Context) (*stdio.Client, error) {
+		cmd := exec.Command(mcpbridgeBin, append([]string{"demo"}, ch.args...)...)
+		cmd.Stderr = stderr
+		return stdio.Start(ctx, cmd, ch.cfg)
+	}
+	c, err := stdio.Connect(ctx, start,
 		stdio.ConnectConfig{Versions: []string{ch.version}, Capabilities: json.RawMessage(ch.caps)})
 	if err != nil {
 		t.Fatalf("Connect(%s): %v\nstderr:\n%s", ch.version, err, stderr)

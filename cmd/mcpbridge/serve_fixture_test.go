@@ -7,8 +7,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // The "slow" fixture is a stdio MCP server (package stdio/mcp) for the
@@ -23,17 +24,17 @@ import (
 // a signal ends it.
 //
 // The test binary is the fixture: the bridge under test runs it with
-// MCPBRIDGE_TEST_FIXTURE=slow, and this init serves the fixture and exits
+// testkit.FixtureEnv=slow, and this init serves the fixture and exits
 // before the test machinery starts. (The switch lives here rather than in
 // TestMain, which is shared with the demo's tests.)
 func init() {
-	if os.Getenv("MCPBRIDGE_TEST_FIXTURE") == "slow" {
+	if os.Getenv(testkit.FixtureEnv) == "slow" {
 		os.Exit(runSlowFixture())
 	}
 }
 
 func runSlowFixture() int {
-	out, err := stdio.TakeStdout()
+	out, err := server.TakeStdout()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 2
@@ -59,7 +60,7 @@ func runSlowFixture() int {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	if err := stdio.Serve(context.Background(), srv, os.Stdin, out, stdio.ServerConfig{RequestTimeout: -1}); err != nil {
+	if err := server.Serve(context.Background(), srv, os.Stdin, out, server.Config{RequestTimeout: -1}); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture: serve:", err)
 	}
 	if os.Getenv("FIXTURE_IGNORE_EOF") == "1" {

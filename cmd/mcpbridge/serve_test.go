@@ -26,8 +26,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // These tests run `mcpbridge serve` as a real process (the binary TestMain
@@ -225,13 +225,13 @@ const installGrpcurl = "GOBIN=$PWD/bin go install github.com/fullstorydev/grpcur
 // or fails under CI=true.
 func findGrpcurl(t *testing.T) grpcurl {
 	t.Helper()
-	if p := filepath.Join(stdiotest.ModuleRoot(t), "bin", "grpcurl"); isExecutable(p) {
+	if p := filepath.Join(testkit.ModuleRoot(t), "bin", "grpcurl"); isExecutable(p) {
 		return grpcurl{p}
 	}
 	if p, err := exec.LookPath("grpcurl"); err == nil {
 		return grpcurl{p}
 	}
-	stdiotest.MissingPeer(t, "grpcurl", installGrpcurl)
+	testkit.MissingPeer(t, "grpcurl", installGrpcurl)
 	return grpcurl{}
 }
 
@@ -279,7 +279,7 @@ func shellQuote(args []string) string {
 // lossless Call, an error's details with -format-error, and health.
 func TestServeWithGrpcurl(t *testing.T) {
 	g := findGrpcurl(t)
-	b := startBridge(t, nil, append([]string{"--"}, stdiotest.GoSDKServer(t)...)...)
+	b := startBridge(t, nil, append([]string{"--"}, testkit.GoSDKServer(t)...)...)
 	rpc := func(method string) string { return "mcpbridge.v1.BridgeService/" + method }
 
 	t.Run("list", func(t *testing.T) {
@@ -413,8 +413,7 @@ func slowFixture(t *testing.T, env ...string) (fixtureEnv []string, command []st
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Under -race a process sleeps 1 s at exit by default.
-	env = append(env, "MCPBRIDGE_TEST_FIXTURE=slow", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	env = append(env, testkit.FixtureEnv+"=slow", testkit.QuickRaceExit())
 	return env, []string{"--", self}
 }
 
@@ -480,7 +479,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 func TestServeKilledLeavesNoChild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
-	b := startBridge(t, nil, append([]string{"--"}, stdiotest.GoSDKServer(t)...)...)
+	b := startBridge(t, nil, append([]string{"--"}, testkit.GoSDKServer(t)...)...)
 	child := pidfd(t, childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t))))
 	if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -524,7 +523,7 @@ func TestServeFlags(t *testing.T) {
 	})
 
 	t.Run("protocol", func(t *testing.T) {
-		sdk := stdiotest.GoSDKServer(t)
+		sdk := testkit.GoSDKServer(t)
 		for _, tc := range []struct{ flag, want string }{
 			{"auto", "2026-07-28"},
 			{"2026-07-28", "2026-07-28"},

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // BenchmarkEchoServer measures stdio MCP servers as a host sees them: one
@@ -93,13 +94,13 @@ var benchServers = []benchServer{{
 	want:   []byte(`"text":"hello"`),
 }, {
 	name:   "gosdk",
-	argv:   stdiotest.GoSDKServer,
+	argv:   testkit.GoSDKServer,
 	eras:   eras,
 	params: json.RawMessage(`{"name":"test_simple_text","arguments":{"message":"hello"}}`),
 	want:   []byte(`"text":"This is a simple text response for testing."`),
 }, {
 	name:   "everything",
-	argv:   stdiotest.ServerEverything,
+	argv:   testkit.ServerEverything,
 	eras:   []string{stdio.Version20251125},
 	params: json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`),
 	want:   []byte(`"text":"Echo: hello"`),
@@ -115,11 +116,12 @@ func startBenchServer(b *testing.B, s benchServer, version string) *stdio.Client
 		argv = append(argv, "-cpuprofile", *demoCPUProfile+"."+version)
 	}
 	stderr := &syncBuffer{}
-	cfg := stdio.ClientConfig{Path: argv[0], Args: argv[1:], Stderr: stderr}
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	c, err := stdio.Connect(ctx, func(ctx context.Context) (*stdio.Client, error) {
-		c, err := stdio.Start(ctx, cfg)
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stderr = stderr
+		c, err := stdio.Start(ctx, cmd, stdio.ClientConfig{})
 		if err == nil {
 			b.Cleanup(func() { stopBenchServer(b, c) })
 		}

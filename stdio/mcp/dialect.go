@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // This file decides under which protocol revision a request is served
@@ -43,7 +43,7 @@ var (
 // declarations and its params.
 type call struct {
 	sess   *session
-	sreq   *stdio.Request
+	sreq   *server.Request
 	method string
 	params json.RawMessage // a JSON object; {} when absent
 	modern bool
@@ -61,7 +61,7 @@ const msgNoMeta = "Required request _meta is missing"
 
 // classify picks the era of sreq and validates what precedes the method's
 // own params. bare reports a ping outside any era, answered {}.
-func (ss *session) classify(sreq *stdio.Request) (c *call, bare bool, err *jsonrpc.Error) {
+func (ss *session) classify(sreq *server.Request) (c *call, bare bool, err *jsonrpc.Error) {
 	srv := ss.srv
 	c = &call{sess: ss, sreq: sreq, method: sreq.Method, params: sreq.Params}
 	if c.params == nil {

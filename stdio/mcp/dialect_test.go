@@ -12,7 +12,7 @@ import (
 )
 
 // The STDIO.md §6 dialect scenarios (68-75), each over real pipes with
-// stdio.Serve.
+// server.Serve.
 
 // Scenario 68: for each legacy version, initialize echoes it, ping is {},
 // tools/list and tools/call carry none of the 2026 fields, and

@@ -1,10 +1,10 @@
 // Package mcp is the MCP runtime of mcpbridge's stdio server: a Go
 // developer registers tools, resources, prompts and completions on a
-// [Server], hands it to [stdio.Serve], and has an MCP server on stdin and
+// [Server], hands it to [server.Serve], and has an MCP server on stdin and
 // stdout that speaks every protocol era at once (MCP.md, STDIO.md §4.5).
 //
 //	func main() {
-//		out, err := stdio.TakeStdout() // before anything can print
+//		out, err := server.TakeStdout() // before anything can print
 //		if err != nil {
 //			log.Fatal(err)
 //		}
@@ -20,14 +20,14 @@
 //			}
 //			return mcp.TextResult("Sunny in " + args.City), nil
 //		})
-//		if err := stdio.Serve(context.Background(), srv, os.Stdin, out, stdio.ServerConfig{}); err != nil {
+//		if err := server.Serve(context.Background(), srv, os.Stdin, out, server.Config{}); err != nil {
 //			log.Fatal(err)
 //		}
 //	}
 //
 // # Eras
 //
-// [Server] implements [stdio.Runtime]. Which versions it serves is
+// [Server] implements [server.Runtime]. Which versions it serves is
 // [ServerConfig.Versions] (default all three, 2026-07-28 preferred).
 //
 //   - 2026-07-28 is stateless: every request carries its version,
@@ -67,7 +67,7 @@
 // [Request.Ask] (and its typed forms [Request.Elicit],
 // [Request.CreateMessage] and [Request.ListRoots]) is the one way to ask
 // the client for input, and it works in both eras. On a 2025 connection it
-// sends the server-to-client request through the connection's [stdio.Peer]
+// sends the server-to-client request through the connection's [server.Peer]
 // and returns the answer. On 2026-07-28 it returns the answer the client
 // sent in inputResponses (or an earlier round carried in requestState) or,
 // when there is none yet, [ErrInputRequired]: the handler returns that

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // A tool that asks the user's name, served in-process over two pipes and
@@ -38,7 +38,7 @@ func Example() {
 	outR, outW := io.Pipe()
 	done := make(chan error)
 	go func() {
-		done <- stdio.Serve(context.Background(), srv, inR, outW, stdio.ServerConfig{})
+		done <- server.Serve(context.Background(), srv, inR, outW, server.Config{})
 		outW.Close()
 	}()
 	lines := bufio.NewScanner(outR)

@@ -11,12 +11,12 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
-// FuzzRequest feeds arbitrary input lines through stdio.Serve to the
+// FuzzRequest feeds arbitrary input lines through server.Serve to the
 // runtime: whatever arrives, Serve ends cleanly at EOF and every output
 // line is one valid JSON-RPC message. Seeds are in testdata/fuzz.
 func FuzzRequest(f *testing.F) {
@@ -35,7 +35,7 @@ func FuzzRequest(f *testing.F) {
 	srv.RemoveTools("park") // it waits for a cancellation that EOF does not send
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var out bytes.Buffer
-		if err := stdio.Serve(context.Background(), srv, bytes.NewReader(input), &out, stdio.ServerConfig{}); err != nil {
+		if err := server.Serve(context.Background(), srv, bytes.NewReader(input), &out, server.Config{}); err != nil {
 			t.Fatalf("Serve = %v", err)
 		}
 		for line := range strings.Lines(out.String()) {
@@ -76,7 +76,7 @@ func FuzzMetaKey(f *testing.F) {
 			return
 		}
 		params := `{"_meta":{` + v26 + `,` + noCaps + `,` + string(rawKey) + `:1}}`
-		_, err := sess.Handle(context.Background(), &stdio.Request{ID: json.RawMessage(`1`), Method: "tools/list", Params: json.RawMessage(params)})
+		_, err := sess.Handle(context.Background(), &server.Request{ID: json.RawMessage(`1`), Method: "tools/list", Params: json.RawMessage(params)})
 		valid := metaKeyOracle.MatchString(decoded)
 		var rpc *jsonrpc.Error
 		switch {

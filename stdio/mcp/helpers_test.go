@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // waitLimit bounds every wait for an event; it only fires when something
@@ -31,7 +31,7 @@ const (
 	serverInf = `{"name":"test-server","version":"1.0.0"}`
 )
 
-// pipe serves a Server over in-process pipes with stdio.Serve.
+// pipe serves a Server over in-process pipes with server.Serve.
 type pipe struct {
 	tb   testing.TB
 	in   *io.PipeWriter
@@ -43,7 +43,7 @@ type pipe struct {
 	lines chan string
 }
 
-// serve starts stdio.Serve on srv; the test ends it with eof (or it is
+// serve starts server.Serve on srv; the test ends it with eof (or it is
 // ended at cleanup).
 func serve(tb testing.TB, srv *mcp.Server) *pipe {
 	tb.Helper()
@@ -52,7 +52,7 @@ func serve(tb testing.TB, srv *mcp.Server) *pipe {
 	p := &pipe{tb: tb, in: inW, rd: outR, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan error, 1), lines: make(chan string, 1000)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		p.done <- stdio.Serve(ctx, srv, inR, outW, stdio.ServerConfig{})
+		p.done <- server.Serve(ctx, srv, inR, outW, server.Config{})
 		outW.Close()
 	}()
 	readerDone := make(chan struct{})

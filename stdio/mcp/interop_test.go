@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // Interop: a server built on this runtime, run as a real child process
@@ -25,31 +26,30 @@ func init() { fixtures["server"] = runServerFixture }
 // runServerFixture serves the test server on the process's stdio, as a
 // real server binary would.
 func runServerFixture() int {
-	out, err := stdio.TakeStdout()
+	out, err := server.TakeStdout()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	srv := newTestServer(nil, mcp.ServerConfig{})
-	if err := stdio.Serve(context.Background(), srv, os.Stdin, out, stdio.ServerConfig{}); err != nil {
+	if err := server.Serve(context.Background(), srv, os.Stdin, out, server.Config{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
 }
 
-// childArgs are the arguments that re-execute the test binary as the
-// server fixture.
-var childArgs = []string{"-test.run=^$"}
-
 // connectOwn connects the project's stdio.Client to a fixture child.
 func connectOwn(t *testing.T, versions []string, caps string, cfg stdio.ClientConfig) *stdio.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	cfg.Path, cfg.Args = os.Args[0], childArgs
-	cfg.Env = []stdio.EnvVar{{Name: "MCP_TEST_FIXTURE", Value: "server"}}
-	c, err := stdio.Connect(ctx, func(ctx context.Context) (*stdio.Client, error) { return stdio.Start(ctx, cfg) },
+	start := func(ctx context.Context) (*stdio.Client, error) {
+		cmd := testkit.FixtureCommand(t, "server")
+		cmd.Stderr = os.Stderr
+		return stdio.Start(ctx, cmd, cfg)
+	}
+	c, err := stdio.Connect(ctx, start,
 		stdio.ConnectConfig{Versions: versions, Capabilities: json.RawMessage(caps)})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
@@ -169,8 +169,7 @@ func connectSDK(t *testing.T, version string, opts *sdk.ClientOptions) *sdk.Clie
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	cmd := exec.Command(os.Args[0], childArgs...)
-	cmd.Env = append(os.Environ(), "MCP_TEST_FIXTURE=server")
+	cmd := testkit.FixtureCommand(t, "server")
 	cmd.Stderr = os.Stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-client", Version: "1.0.0"}, opts)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: version})

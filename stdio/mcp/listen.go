@@ -7,13 +7,13 @@ import (
 	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // This file carries change notifications to clients: on 2026-07-28 over
 // subscriptions/listen streams (MCP.md §3.4), on 2025 connections as
-// unsolicited notifications through the connection's stdio.Peer (MCP.md
+// unsolicited notifications through the connection's server.Peer (MCP.md
 // §4.3).
 //
 // Every receiver (a listen stream, a legacy session) has an eventQueue
@@ -259,7 +259,7 @@ func uriParam(c *call) (string, error) {
 	return uri, nil
 }
 
-// listener is the stdio.Source of one subscriptions/listen stream.
+// listener is the server.Source of one subscriptions/listen stream.
 type listener struct {
 	srv                       *Server
 	tools, prompts, resources bool
@@ -272,7 +272,7 @@ type listener struct {
 // (-32601 on a legacy connection), with a notifications filter narrowed to
 // what the server advertises. A server with no tools, prompts or
 // resources has no source: -32601.
-func (ss *session) listen(sreq *stdio.Request) (stdio.Source, error) {
+func (ss *session) listen(sreq *server.Request) (server.Source, error) {
 	s := ss.srv
 	c, _, rerr := ss.classify(sreq)
 	if rerr != nil {
@@ -378,10 +378,10 @@ func (l *listener) wants(ev event) bool {
 	return false
 }
 
-// Accepted implements stdio.Source.
+// Accepted implements server.Source.
 func (l *listener) Accepted() json.RawMessage { return l.accepted }
 
-// Next implements stdio.Source: it waits for the next change the stream
+// Next implements server.Source: it waits for the next change the stream
 // asked for. Streams end when the client cancels them or the connection
 // ends; the runtime never ends one itself.
 func (l *listener) Next(ctx context.Context) (string, json.RawMessage, error) {
@@ -393,11 +393,11 @@ func (l *listener) Next(ctx context.Context) (string, json.RawMessage, error) {
 	return method, params, nil
 }
 
-// Close implements stdio.Source.
+// Close implements server.Source.
 func (l *listener) Close(error) {
 	l.srv.mu.Lock()
 	delete(l.srv.listeners, l)
 	l.srv.mu.Unlock()
 }
 
-var _ stdio.Source = (*listener)(nil)
+var _ server.Source = (*listener)(nil)

@@ -26,7 +26,7 @@ import (
 //
 //   - On a 2025 connection, [Request.Ask] sends each question as a real
 //     server-to-client request (elicitation/create, sampling/createMessage,
-//     roots/list) through the connection's stdio.Peer, waits for the answer
+//     roots/list) through the connection's server.Peer, waits for the answer
 //     and returns it: the handler runs once, straight through.
 //   - On 2026-07-28 there are no server-to-client requests. Ask looks the
 //     question's key up in the answers the client sent (inputResponses) or

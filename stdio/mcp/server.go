@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // Defaults of ServerConfig.
@@ -63,8 +63,8 @@ type ServerConfig struct {
 }
 
 // Server is an MCP server: a registry of tools, prompts, resources and
-// completions, and the [stdio.Runtime] that serves them in every enabled
-// protocol era. Serve it with [stdio.Serve]; one Server may serve any
+// completions, and the [server.Runtime] that serves them in every enabled
+// protocol era. Serve it with [server.Serve]; one Server may serve any
 // number of connections at once.
 //
 // Registration and change notification are safe for concurrent use, at
@@ -183,11 +183,11 @@ func (s *Server) features() features {
 	return s.has
 }
 
-// NewSession implements [stdio.Runtime]: it starts the state of one
+// NewSession implements [server.Runtime]: it starts the state of one
 // connection. A legacy session keeps what initialize declared, its log
 // level and its resource subscriptions; a 2026-07-28 client needs none of
 // it, since every request carries its own.
-func (s *Server) NewSession(peer stdio.Peer) stdio.Session {
+func (s *Server) NewSession(peer server.Peer) server.Session {
 	ss := &session{srv: s, peer: peer, done: make(chan struct{})}
 	ss.queue.init()
 	s.mu.Lock()
@@ -196,10 +196,10 @@ func (s *Server) NewSession(peer stdio.Peer) stdio.Session {
 	return ss
 }
 
-// session is one connection: a stdio.Session.
+// session is one connection: a server.Session.
 type session struct {
 	srv  *Server
-	peer stdio.Peer
+	peer server.Peer
 
 	mu         sync.Mutex
 	caps       ClientCapabilities // from the last initialize
@@ -222,9 +222,9 @@ func (ss *session) legacyClient() (ClientCapabilities, json.RawMessage) {
 	return ss.caps, ss.clientInfo
 }
 
-// Handle implements [stdio.Session]: it classifies the request's era,
+// Handle implements [server.Session]: it classifies the request's era,
 // validates it and dispatches it.
-func (ss *session) Handle(ctx context.Context, sreq *stdio.Request) (json.RawMessage, error) {
+func (ss *session) Handle(ctx context.Context, sreq *server.Request) (json.RawMessage, error) {
 	c, bare, rerr := ss.classify(sreq)
 	if rerr != nil {
 		return nil, rerr
@@ -366,20 +366,20 @@ func marshalReply(v any) (*reply, error) {
 	return &reply{body: body}, nil
 }
 
-// Listen implements [stdio.Session] for subscriptions/listen (listen.go).
-func (ss *session) Listen(ctx context.Context, sreq *stdio.Request) (stdio.Source, error) {
+// Listen implements [server.Session] for subscriptions/listen (listen.go).
+func (ss *session) Listen(ctx context.Context, sreq *server.Request) (server.Source, error) {
 	return ss.listen(sreq)
 }
 
-// Notify implements [stdio.Session]. The client's notifications need no
+// Notify implements [server.Session]. The client's notifications need no
 // action: cancellation is the transport's, and the runtime caches nothing
 // that notifications/roots/list_changed would invalidate.
 func (ss *session) Notify(context.Context, string, json.RawMessage) {}
 
-// ServerInfo implements [stdio.Session].
+// ServerInfo implements [server.Session].
 func (ss *session) ServerInfo() json.RawMessage { return ss.srv.info }
 
-// Close implements [stdio.Session]: it forgets the connection and stops
+// Close implements [server.Session]: it forgets the connection and stops
 // its notification pump.
 func (ss *session) Close() {
 	s := ss.srv

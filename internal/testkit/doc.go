@@ -1,0 +1,29 @@
+// Package stdiotest gives this module's tests real MCP peers to talk to over
+// stdio, in the manner of [net/http/httptest].
+//
+// Fakes we write only prove that we agree with ourselves, so every
+// integration test of the bridge or of our stdio server should also pass
+// against a peer written by someone else (the project's PEERS.md says which
+// peers, and how each is kept). Each function here returns the argv that
+// starts one such peer; the test starts the process itself, with [os/exec],
+// and owns its lifetime:
+//
+//   - [GoSDKServer]: the Go SDK's conformance everything-server, pinned by
+//     go.mod's tool directive. It speaks both the 2026-07-28 era and the
+//     legacy 2025-11-25 … 2024-11-05 eras over stdio.
+//   - [ServerEverything]: the TypeScript @modelcontextprotocol/server-everything,
+//     a legacy-era peer, installed by npm ci --prefix testdata/peers.
+//   - [Conformance]: the official conformance CLI under the Node 22 it
+//     needs, installed by npm ci --prefix testdata/conformance.
+//
+// [ModuleRoot] finds the tree that holds go.mod and testdata/.
+//
+// A peer that is not installed makes the test skip with the command that
+// installs it, so go test ./... passes on a fresh clone with only Go. When
+// the environment variable CI is "true" a missing peer fails the test
+// instead: .ci/run installs every peer, and a skip there would hide a broken
+// install step. [MissingPeer] implements that rule for tests that need other
+// peers.
+//
+// Every function may be called from parallel tests.
+package testkit

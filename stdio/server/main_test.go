@@ -1,0 +1,13 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+)
+
+// fixtures are the programs a test can run as a child; each test file
+// registers its own from init.
+var fixtures = testkit.Fixtures{}
+
+func TestMain(m *testing.M) { fixtures.Main(m) }
