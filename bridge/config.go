@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
@@ -128,8 +128,8 @@ func (c *Config) normalize() error {
 		// Checked here, not at the first start: a bad version would
 		// otherwise fail every start until the crash-loop limit.
 		for _, v := range s.Versions {
-			if !slices.Contains(stdio.DefaultVersions, v) {
-				return fmt.Errorf("bridge: server %q: unsupported protocol version %q (supported: %s)", s.Name, v, strings.Join(stdio.DefaultVersions, ", "))
+			if !protocol.Supported(v) {
+				return fmt.Errorf("bridge: server %q: unsupported protocol version %q (supported: %s)", s.Name, v, strings.Join(protocol.Versions, ", "))
 			}
 		}
 		if s.Grace < 0 {

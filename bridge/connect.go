@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -161,7 +162,7 @@ type tunnelListen struct {
 func newTunnel(s *Service, c *child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *tunnel {
 	ctx, cancel := context.WithCancel(stream.Context())
 	return &tunnel{
-		s: s, c: c, legacy: c.client.Protocol() != stdio.Version20260728,
+		s: s, c: c, legacy: !protocol.Modern(c.client.Protocol()),
 		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: newDropRing[[]byte](subscribeBuffer),
@@ -305,7 +306,7 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	case t.legacy && method == "logging/setLevel":
 		raw, _ := rawjson.Member(params, "level")
 		name, _ := rawjson.StringValue(raw)
-		level := logRank(name)
+		level := levelOf(name)
 		if level == 0 {
 			t.fail(id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown logging level"))
 			return
@@ -413,7 +414,7 @@ func takeProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage
 	if !wire.ValidID(token) {
 		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: _meta.progressToken must be a string or an integer")
 	}
-	out, err := rawjson.SetMember(params, "_meta", withoutMember(meta, "progressToken"))
+	out, err := rawjson.SetMember(params, "_meta", rawjson.DeleteMember(meta, "progressToken"))
 	if err != nil {
 		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: params must be a JSON object")
 	}
@@ -501,7 +502,7 @@ func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 	}
 	var meta json.RawMessage
 	if m, ok := rawjson.Member(params, "_meta"); ok && rawjson.IsObject(m) {
-		meta = withoutMember(withoutMember(m, "progressToken"), stdio.MetaSubscriptionID)
+		meta = rawjson.DeleteMember(rawjson.DeleteMember(m, "progressToken"), protocol.MetaSubscriptionID)
 	}
 	sub, err := t.c.client.Listen(ctx, filter, &stdio.ListenOptions{
 		Timeout: t.s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest, Meta: meta,
@@ -531,7 +532,7 @@ func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 		t.mu.Unlock()
 		sub.Close()
 	}()
-	subMeta := append(append([]byte(`{"`+stdio.MetaSubscriptionID+`":`), id...), '}')
+	subMeta := append(append([]byte(`{"`+protocol.MetaSubscriptionID+`":`), id...), '}')
 	ack := append([]byte(`{"notifications":`), sub.Accepted()...)
 	ack = append(append(append(ack, `,"_meta":`...), subMeta...), '}')
 	t.push(wire.AppendNotification(nil, "notifications/subscriptions/acknowledged", ack))
@@ -552,7 +553,7 @@ func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 			t.log.Warn("mcpbridge: dropped listen events for a tunnel that fell behind", "dropped", ev.Dropped)
 		}
 		evMeta, _ := rawjson.Member(ev.Params, "_meta")
-		evMeta, err = rawjson.SetMember(evMeta, stdio.MetaSubscriptionID, id)
+		evMeta, err = rawjson.SetMember(evMeta, protocol.MetaSubscriptionID, id)
 		if err != nil {
 			continue
 		}
@@ -706,7 +707,7 @@ func (t *tunnel) notify(n stdio.Notification) {
 		t.mu.Lock()
 		wanted := false
 		for sub := range t.uris {
-			if covers(sub, uri) {
+			if protocol.Covers(sub, uri) {
 				wanted = true
 				break
 			}
@@ -722,7 +723,7 @@ func (t *tunnel) notify(n stdio.Notification) {
 		if level != 0 {
 			raw, _ := rawjson.Member(n.Params, "level")
 			name, _ := rawjson.StringValue(raw)
-			if logRank(name) < level {
+			if levelOf(name) < level {
 				return
 			}
 		}

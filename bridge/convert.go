@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -57,17 +58,11 @@ type eraRules struct {
 func rulesFor(version string) eraRules {
 	return eraRules{
 		version:   version,
-		modern:    version == stdio.Version20260728,
-		icons:     version == stdio.Version20260728 || version == stdio.Version20251125,
-		execution: version == stdio.Version20251125,
+		modern:    protocol.Modern(version),
+		icons:     version == protocol.Version20260728 || version == protocol.Version20251125,
+		execution: version == protocol.Version20251125,
 	}
 }
-
-// Keys of request _meta that the bridge owns (bridge.proto, ListToolsRequest.meta).
-const (
-	metaProgressToken = "progressToken"
-	metaLogLevel      = "io.modelcontextprotocol/logLevel"
-)
 
 // Result types of 2026-07-28 results (MCP.md §3.3).
 const (
@@ -804,7 +799,7 @@ func decodeCompleteResult(raw json.RawMessage, r eraRules) (*mcpbridgev1.Complet
 }
 
 // Log levels in MCP's order, lowest first; the index is the LoggingLevel.
-var logLevels = []string{"", "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+var logLevels = append([]string{""}, protocol.LogLevels...)
 
 // levelName is the MCP name of a LoggingLevel, "" for UNSPECIFIED or an
 // unknown value.
@@ -1299,7 +1294,7 @@ func (m *requestMeta) add(key string, value []byte) {
 
 // write adds `_meta` to o when there is anything to send.
 func (m *requestMeta) write(o *object) error {
-	for _, k := range append([]string{metaProgressToken, stdio.MetaProtocolVersion}, m.owned...) {
+	for _, k := range append([]string{protocol.MetaProgressToken, protocol.MetaProtocolVersion}, m.owned...) {
 		if _, ok := m.caller.GetFields()[k]; ok {
 			return fmt.Errorf("meta key %q is set by the bridge", k)
 		}
@@ -1354,7 +1349,7 @@ func (q mrtrRequest) write(o *object, meta *requestMeta, r eraRules) error {
 		if err != nil {
 			return fmt.Errorf("client_capabilities: %w", err)
 		}
-		meta.add(stdio.MetaClientCapabilities, b)
+		meta.add(protocol.MetaClientCapabilities, b)
 	}
 	return nil
 }
@@ -1370,7 +1365,7 @@ func logLevelMeta(meta *requestMeta, level mcpbridgev1.LoggingLevel, r eraRules)
 		return fmt.Errorf("log_level %d is not a known level", level)
 	}
 	if r.modern {
-		meta.add(metaLogLevel, rawjson.AppendString(nil, name))
+		meta.add(protocol.MetaLogLevel, rawjson.AppendString(nil, name))
 	}
 	return nil
 }
@@ -1512,7 +1507,7 @@ func rawStreamParams(text string, level mcpbridgev1.LoggingLevel, r eraRules) (p
 		}
 		own = m
 	}
-	if _, ok := rawjson.Member(own, metaProgressToken); ok {
+	if _, ok := rawjson.Member(own, protocol.MetaProgressToken); ok {
 		return nil, nil, errors.New("params_json._meta.progressToken is set by the bridge")
 	}
 	var meta requestMeta

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
 var jsonSeeds = []string{
@@ -109,10 +109,10 @@ func TestDecodeEras(t *testing.T) {
 		version string
 		want    *mcpbridgev1.ListToolsResponse
 	}{
-		{stdio.Version20260728, &mcpbridgev1.ListToolsResponse{NextCursor: "c2", Tools: []*mcpbridgev1.Tool{{Name: "t", InputSchema: schema, Icons: icons}},
+		{protocol.Version20260728, &mcpbridgev1.ListToolsResponse{NextCursor: "c2", Tools: []*mcpbridgev1.Tool{{Name: "t", InputSchema: schema, Icons: icons}},
 			Ttl: durationOf(1500 * time.Millisecond), CacheScope: mcpbridgev1.CacheScope_CACHE_SCOPE_PRIVATE}},
-		{stdio.Version20251125, &mcpbridgev1.ListToolsResponse{NextCursor: "c2", Tools: []*mcpbridgev1.Tool{{Name: "t", InputSchema: schema, Icons: icons, Execution: execution}}}},
-		{stdio.Version20250618, &mcpbridgev1.ListToolsResponse{NextCursor: "c2", Tools: []*mcpbridgev1.Tool{{Name: "t", InputSchema: schema}}}},
+		{protocol.Version20251125, &mcpbridgev1.ListToolsResponse{NextCursor: "c2", Tools: []*mcpbridgev1.Tool{{Name: "t", InputSchema: schema, Icons: icons, Execution: execution}}}},
+		{protocol.Version20250618, &mcpbridgev1.ListToolsResponse{NextCursor: "c2", Tools: []*mcpbridgev1.Tool{{Name: "t", InputSchema: schema}}}},
 	} {
 		got, err := decodeListTools(json.RawMessage(list), rulesFor(tt.version))
 		if err != nil {
@@ -128,7 +128,7 @@ func TestDecodeEras(t *testing.T) {
 // Cache hints and result types of 2026-07-28 results, and results that do
 // not fit a typed response.
 func TestDecodeResults(t *testing.T) {
-	modern, legacy := rulesFor(stdio.Version20260728), rulesFor(stdio.Version20251125)
+	modern, legacy := rulesFor(protocol.Version20260728), rulesFor(protocol.Version20251125)
 	for _, tt := range []struct {
 		name  string
 		raw   string

@@ -14,6 +14,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -141,7 +142,7 @@ func (r *relay) onServerRequest(ctx context.Context, req stdio.ServerRequest) (j
 	switch {
 	case c == nil:
 		return nil, methodNotFound(req.Method) // still negotiating: nobody to ask yet
-	case c.Protocol() == stdio.Version20260728:
+	case protocol.Modern(c.Protocol()):
 		r.log.Warn("mcpbridge: a 2026-07-28 server sent a request; answering -32601", "method", req.Method)
 		return nil, methodNotFound(req.Method)
 	case req.Method == "ping":

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -227,7 +228,7 @@ func (s *Service) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpb
 		return nil, toStatus(sup.name, "ping", err)
 	}
 	method := "ping"
-	if c.client.Protocol() == stdio.Version20260728 {
+	if protocol.Modern(c.client.Protocol()) {
 		method = "server/discover"
 	}
 	start := time.Now()

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -45,7 +45,7 @@ func (s *Service) Subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	if err != nil {
 		return toStatus(sup.name, method, err)
 	}
-	if c.client.Protocol() == stdio.Version20260728 {
+	if protocol.Modern(c.client.Protocol()) {
 		return s.listen(ctx, sup, c, req, stream)
 	}
 	return s.subscribeLegacy(ctx, sup, c, req, stream)
@@ -168,53 +168,11 @@ func eventMeta(params json.RawMessage) *structpb.Struct {
 	if !ok {
 		return nil
 	}
-	meta = withoutMember(meta, stdio.MetaSubscriptionID)
+	meta = rawjson.DeleteMember(meta, protocol.MetaSubscriptionID)
 	if len(rawjson.Fields(meta)) == 0 {
 		return nil
 	}
 	return toStruct(meta)
-}
-
-// withoutMember returns a copy of the JSON object obj without the
-// top-level member key; every other member keeps its bytes and order.
-func withoutMember(obj json.RawMessage, key string) json.RawMessage {
-	out := append(make(json.RawMessage, 0, len(obj)), '{')
-	for _, f := range rawjson.Fields(obj) {
-		if f.Key == key {
-			continue
-		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(out, f.RawKey...)
-		out = append(out, ':')
-		out = append(out, f.Value...)
-	}
-	return append(out, '}')
-}
-
-// logRank orders MCP log levels (RFC 5424, lowest first) as the
-// LoggingLevel enum does; 0 for an unknown level.
-func logRank(level string) mcpbridgev1.LoggingLevel {
-	switch level {
-	case "debug":
-		return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_DEBUG
-	case "info":
-		return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_INFO
-	case "notice":
-		return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_NOTICE
-	case "warning":
-		return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_WARNING
-	case "error":
-		return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_ERROR
-	case "critical":
-		return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_CRITICAL
-	case "alert":
-		return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_ALERT
-	case "emergency":
-		return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_EMERGENCY
-	}
-	return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED
 }
 
 // eventLog maps the params of a notifications/message.
@@ -227,7 +185,7 @@ func eventLog(params json.RawMessage) (*mcpbridgev1.LogMessage, bool) {
 	if json.Unmarshal(params, &w) != nil {
 		return nil, false
 	}
-	m := &mcpbridgev1.LogMessage{Level: logRank(w.Level), Logger: w.Logger}
+	m := &mcpbridgev1.LogMessage{Level: levelOf(w.Level), Logger: w.Logger}
 	if len(w.Data) > 0 {
 		var v structpb.Value
 		if v.UnmarshalJSON(w.Data) == nil {
@@ -235,15 +193,6 @@ func eventLog(params json.RawMessage) (*mcpbridgev1.LogMessage, bool) {
 		}
 	}
 	return m, true
-}
-
-// covers reports whether an update of uri concerns a subscription to sub:
-// the same URI or a sub-resource of it.
-func covers(sub, uri string) bool {
-	if uri == sub {
-		return true
-	}
-	return strings.HasPrefix(uri, sub) && (strings.HasSuffix(sub, "/") || uri[len(sub)] == '/')
 }
 
 // eventSink receives the child's unsolicited notifications from the
@@ -362,7 +311,7 @@ func (l *legacySub) notify(n stdio.Notification) {
 		if l.level != 0 {
 			raw, _ := rawjson.Member(n.Params, "level")
 			name, _ := rawjson.StringValue(raw)
-			keep = logRank(name) >= l.level
+			keep = levelOf(name) >= l.level
 		}
 	}
 	if keep {
@@ -387,7 +336,7 @@ func (l *legacySub) wants(uri string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, sub := range l.uris {
-		if covers(sub, uri) {
+		if protocol.Covers(sub, uri) {
 			return true
 		}
 	}
@@ -408,9 +357,9 @@ func (s *Service) subscribeLegacy(ctx context.Context, sup *supervisor, c *child
 	const method = "resources/subscribe"
 	caps := c.client.ServerCapabilities()
 	sub := &legacySub{
-		tools:     req.GetToolsListChanged() && capability(caps, "tools", "listChanged"),
-		prompts:   req.GetPromptsListChanged() && capability(caps, "prompts", "listChanged"),
-		resources: req.GetResourcesListChanged() && capability(caps, "resources", "listChanged"),
+		tools:     req.GetToolsListChanged() && protocol.Capability(caps, "tools", "listChanged"),
+		prompts:   req.GetPromptsListChanged() && protocol.Capability(caps, "prompts", "listChanged"),
+		resources: req.GetResourcesListChanged() && protocol.Capability(caps, "resources", "listChanged"),
 		level:     req.GetLogLevel(),
 		events:    newDropRing[stdio.Notification](subscribeBuffer),
 	}
@@ -427,7 +376,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, sup *supervisor, c *child
 			c.relay.unsubscribeURI(c.client, uri, s.cfg.DefaultDeadline)
 		}
 	}()
-	if uris := req.GetResourceSubscriptions(); len(uris) > 0 && capability(caps, "resources", "subscribe") {
+	if uris := req.GetResourceSubscriptions(); len(uris) > 0 && protocol.Capability(caps, "resources", "subscribe") {
 		for _, uri := range uris {
 			if slices.Contains(held, uri) {
 				continue
@@ -480,17 +429,6 @@ func (s *Service) subscribeLegacy(ctx context.Context, sup *supervisor, c *child
 			}
 		}
 	}
-}
-
-// capability reports whether the capabilities object caps has
-// caps[kind][flag] == true.
-func capability(caps json.RawMessage, kind, flag string) bool {
-	obj, ok := rawjson.Member(caps, kind)
-	if !ok {
-		return false
-	}
-	v, ok := rawjson.Member(obj, flag)
-	return ok && string(v) == "true"
 }
 
 // uriSub is one URI the relay subscribed on a legacy child.

@@ -19,8 +19,8 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
 // These tests run the supervisor with real child processes (the "child"
@@ -158,7 +158,7 @@ func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
 	if c1.GetState() != mcpbridgev1.ChildState_CHILD_STATE_READY || c1.GetPid() == 0 || c1.GetStartedAt() == nil || c1.GetRestarts() != 0 || c1.GetLastExit() != "" {
 		t.Fatalf("GetServer().child = %v, want READY with a pid, started_at, no restarts or last exit", c1)
 	}
-	if first.GetName() != "fx" || first.GetProtocolVersion() != stdio.Version20260728 || first.GetServerInfo().GetFields()["name"].GetStringValue() != "bridge-fixture" {
+	if first.GetName() != "fx" || first.GetProtocolVersion() != protocol.Version20260728 || first.GetServerInfo().GetFields()["name"].GetStringValue() != "bridge-fixture" {
 		t.Errorf("GetServer() = %v, want server fx at 2026-07-28 with the fixture's serverInfo", first)
 	}
 

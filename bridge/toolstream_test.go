@@ -13,8 +13,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
 // streamEvent is what the stream tests compare: one line per message,
@@ -75,7 +75,7 @@ func toolStream(tb testing.TB, h *typedHarness, ctx context.Context, req *mcpbri
 // from real children of both eras.
 func TestCallToolStreamProgress(t *testing.T) {
 	t.Parallel()
-	h := startTypedBridge(t, goSDKServer(t, "modern"), goSDKServer(t, "legacy", stdio.Version20251125))
+	h := startTypedBridge(t, goSDKServer(t, "modern"), goSDKServer(t, "legacy", protocol.Version20251125))
 	ctx := context.Background()
 	for _, server := range []string{"modern", "legacy"} {
 		t.Run(server, func(t *testing.T) {
@@ -184,7 +184,7 @@ func TestCallToolStreamLogs(t *testing.T) {
 			} `json:"structuredContent"`
 		}
 		json.Unmarshal([]byte(msgs[len(msgs)-1].GetResult().GetResultJson()), &res)
-		if m := res.StructuredContent.Meta; m[metaLogLevel] != "notice" || m["k"] != 1.0 || m["progressToken"] == nil {
+		if m := res.StructuredContent.Meta; m[protocol.MetaLogLevel] != "notice" || m["k"] != 1.0 || m["progressToken"] == nil {
 			t.Errorf("the child got _meta %v, want the caller's k, logLevel notice and a progressToken", m)
 		}
 	})

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
@@ -122,10 +122,10 @@ func (f *typedChild) handle(m fixtureMessage) {
 			return
 		}
 		f.reply(m.ID, map[string]any{
-			"supportedVersions": []string{stdio.Version20260728},
+			"supportedVersions": []string{protocol.Version20260728},
 			"capabilities":      map[string]any{"tools": map[string]any{}, "logging": map[string]any{}},
 			"ttlMs":             0, "cacheScope": "public",
-			"_meta": map[string]any{stdio.MetaServerInfo: typedChildInfo},
+			"_meta": map[string]any{protocol.MetaServerInfo: typedChildInfo},
 		})
 	case "initialize":
 		if f.modern {
@@ -133,7 +133,7 @@ func (f *typedChild) handle(m fixtureMessage) {
 			return
 		}
 		f.reply(m.ID, map[string]any{
-			"protocolVersion": stdio.Version20251125,
+			"protocolVersion": protocol.Version20251125,
 			"capabilities":    map[string]any{"tools": map[string]any{}, "logging": map[string]any{}},
 			"serverInfo":      typedChildInfo,
 		})

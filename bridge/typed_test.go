@@ -18,8 +18,8 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
 // The Go SDK conformance server's fixtures (PEERS.md §1), as base64.
@@ -74,7 +74,7 @@ func toolNamesOf(tools []*mcpbridgev1.Tool) []string {
 // serverInfoMeta is the _meta every 2026-07-28 result of the Go SDK server
 // carries.
 func serverInfoMeta(tb testing.TB) *structpb.Struct {
-	return mustStruct(tb, map[string]any{stdio.MetaServerInfo: map[string]any{"name": "mcp-conformance-test-server", "version": "1.0.0"}})
+	return mustStruct(tb, map[string]any{protocol.MetaServerInfo: map[string]any{"name": "mcp-conformance-test-server", "version": "1.0.0"}})
 }
 
 // The Go SDK conformance server in both eras: every typed unary RPC against
@@ -82,7 +82,7 @@ func serverInfoMeta(tb testing.TB) *structpb.Struct {
 // 2025-11-25.
 func TestTypedGoSDK(t *testing.T) {
 	t.Parallel()
-	h := startTypedBridge(t, goSDKServer(t, "modern"), goSDKServer(t, "legacy", stdio.Version20251125))
+	h := startTypedBridge(t, goSDKServer(t, "modern"), goSDKServer(t, "legacy", protocol.Version20251125))
 	for _, server := range []string{"modern", "legacy"} {
 		modern := server == "modern"
 		t.Run(server, func(t *testing.T) {
@@ -519,10 +519,10 @@ func TestTypedRequestShape(t *testing.T) {
 		"inputResponses": map[string]any{"k": map[string]any{"action": "decline"}},
 		"requestState":   "opaque\"state✓",
 		"_meta": map[string]any{
-			"example.com/trace":          "abc",
-			stdio.MetaProtocolVersion:    "2026-07-28",
-			stdio.MetaClientCapabilities: map[string]any{"elicitation": map[string]any{}},
-			stdio.MetaClientInfo:         map[string]any{"name": "mcpbridge", "version": "dev"},
+			"example.com/trace":             "abc",
+			protocol.MetaProtocolVersion:    "2026-07-28",
+			protocol.MetaClientCapabilities: map[string]any{"elicitation": map[string]any{}},
+			protocol.MetaClientInfo:         map[string]any{"name": "mcpbridge", "version": "dev"},
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -566,15 +566,15 @@ func TestTypedInvalidInput(t *testing.T) {
 			return err
 		}},
 		{"protocolVersion in meta", func() error {
-			_, err := h.bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "modern", Name: "echo", Meta: mustStruct(t, map[string]any{stdio.MetaProtocolVersion: "2026-07-28"})})
+			_, err := h.bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "modern", Name: "echo", Meta: mustStruct(t, map[string]any{protocol.MetaProtocolVersion: "2026-07-28"})})
 			return err
 		}},
 		{"protocolVersion in meta, legacy", func() error {
-			_, err := h.bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "legacy", Name: "echo", Meta: mustStruct(t, map[string]any{stdio.MetaProtocolVersion: "2025-11-25"})})
+			_, err := h.bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "legacy", Name: "echo", Meta: mustStruct(t, map[string]any{protocol.MetaProtocolVersion: "2025-11-25"})})
 			return err
 		}},
 		{"client_capabilities and the meta key", func() error {
-			_, err := h.bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "modern", Name: "echo", ClientCapabilities: caps, Meta: mustStruct(t, map[string]any{stdio.MetaClientCapabilities: map[string]any{}})})
+			_, err := h.bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "modern", Name: "echo", ClientCapabilities: caps, Meta: mustStruct(t, map[string]any{protocol.MetaClientCapabilities: map[string]any{}})})
 			return err
 		}},
 		{"request_state to a legacy child", func() error {
@@ -604,7 +604,7 @@ func TestTypedInvalidInput(t *testing.T) {
 		}},
 		{"stream: log_level and the meta key", func() error {
 			s, err := h.bc.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Server: "modern", Name: "echo",
-				LogLevel: mcpbridgev1.LoggingLevel_LOGGING_LEVEL_INFO, Meta: mustStruct(t, map[string]any{metaLogLevel: "debug"})})
+				LogLevel: mcpbridgev1.LoggingLevel_LOGGING_LEVEL_INFO, Meta: mustStruct(t, map[string]any{protocol.MetaLogLevel: "debug"})})
 			if err == nil {
 				_, err = recvAll(s)
 			}
@@ -695,7 +695,7 @@ func TestTypedInvalidInput(t *testing.T) {
 			return err
 		}},
 		{"ListTools with protocolVersion in meta", func() error {
-			_, err := h.bc.ListTools(ctx, &mcpbridgev1.ListToolsRequest{Server: "legacy", Meta: mustStruct(t, map[string]any{stdio.MetaProtocolVersion: "x"})})
+			_, err := h.bc.ListTools(ctx, &mcpbridgev1.ListToolsRequest{Server: "legacy", Meta: mustStruct(t, map[string]any{protocol.MetaProtocolVersion: "x"})})
 			return err
 		}},
 	} {
@@ -784,12 +784,12 @@ func TestTypedPagination(t *testing.T) {
 	h := startTypedBridge(t,
 		func() ServerConfig {
 			sc := fixtureServer(t, "modern", "typed-pager")
-			sc.Versions = []string{stdio.Version20260728}
+			sc.Versions = []string{protocol.Version20260728}
 			return sc
 		}(),
 		func() ServerConfig {
 			sc := fixtureServer(t, "legacy", "typed-pager")
-			sc.Versions = []string{stdio.Version20250618}
+			sc.Versions = []string{protocol.Version20250618}
 			return sc
 		}(),
 	)
@@ -897,7 +897,7 @@ func TestCallByteIdentical(t *testing.T) {
 			{"prompts/get", `{"name":"test_prompt_with_arguments","arguments":{"arg1":"é","arg2":"\u00e9"}}`},
 			{"tools/call", `{"name":"test_input_required_result_elicitation","_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}`},
 		}},
-		{"go-sdk-2025-06-18", func(tb testing.TB) ServerConfig { return goSDKServer(tb, "", stdio.Version20250618) }, [][2]string{
+		{"go-sdk-2025-06-18", func(tb testing.TB) ServerConfig { return goSDKServer(tb, "", protocol.Version20250618) }, [][2]string{
 			{"tools/list", ""},
 			{"tools/call", `{"name":"test_image_content"}`},
 			{"prompts/list", ""},

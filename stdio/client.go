@@ -42,7 +42,7 @@ type ClientConfig struct {
 	// OnServerRequest answers requests the child sends (sampling,
 	// elicitation, roots, …). Each runs in its own goroutine under a ctx
 	// that ends at Close, on terminal failure, or when the child cancels
-	// it. Return the result, or an *Error to answer with that error. With
+	// it. Return the result, or an *jsonrpc.Error to answer with that error. With
 	// no handler every server request but ping gets -32601.
 	OnServerRequest func(ctx context.Context, req ServerRequest) (json.RawMessage, error)
 	// MaxServerRequests bounds the handlers running at once (default 16).
@@ -61,13 +61,13 @@ type ClientConfig struct {
 func (cfg *ClientConfig) normalize() error {
 	switch {
 	case cfg.MaxLineBytes < 0:
-		return jsonrpc.Errorf(CodeInvalidParams, "invalid ClientConfig: MaxLineBytes is negative")
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ClientConfig: MaxLineBytes is negative")
 	case cfg.MaxLineBytes == 0:
 		cfg.MaxLineBytes = DefaultClientMaxLineBytes
 	}
 	switch {
 	case cfg.MaxServerRequests < 0:
-		return jsonrpc.Errorf(CodeInvalidParams, "invalid ClientConfig: MaxServerRequests is negative")
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ClientConfig: MaxServerRequests is negative")
 	case cfg.MaxServerRequests == 0:
 		cfg.MaxServerRequests = DefaultMaxServerRequests
 	}
@@ -173,7 +173,7 @@ type Client struct {
 	pending  map[int64]*call
 	subs     map[int64]*Subscription
 	handlers map[string]context.CancelFunc // running server requests by raw id
-	err      *Error                        // terminal error; nil while healthy
+	err      *jsonrpc.Error                // terminal error; nil while healthy
 	state    *os.ProcessState
 
 	running   int // server-request handlers running
@@ -339,13 +339,13 @@ func (c *Client) Signal(sig syscall.Signal) error {
 // EOF, and [Client.Done] says when it has. Close is idempotent, returns nil
 // and does not block.
 func (c *Client) Close() error {
-	c.fail(&Error{Code: CodeConnectionClosed, Message: "Connection closed"}, true)
+	c.fail(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Connection closed"}, true)
 	return nil
 }
 
 // fail ends the connection with e unless it has already ended. discard
 // (Close) drops queued subscription events instead of delivering them.
-func (c *Client) fail(e *Error, discard bool) {
+func (c *Client) fail(e *jsonrpc.Error, discard bool) {
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
@@ -378,7 +378,7 @@ func (c *Client) closeStdin() {
 }
 
 // terminal returns the error that ended the connection, if any.
-func (c *Client) terminal() *Error {
+func (c *Client) terminal() *jsonrpc.Error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
@@ -454,7 +454,7 @@ func (c *Client) writer() {
 			batch = make([]byte, 0, writeBatch)
 		}
 		if err != nil {
-			c.fail(&Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}, false)
+			c.fail(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}, false)
 			return
 		}
 	}
@@ -484,14 +484,14 @@ func (c *Client) waiter() {
 
 // exitedError is the terminal error of a child that went away: its exit
 // status when known, else cause.
-func (c *Client) exitedError(cause error) *Error {
+func (c *Client) exitedError(cause error) *jsonrpc.Error {
 	c.mu.Lock()
 	state := c.state
 	c.mu.Unlock()
 	if state != nil {
-		return &Error{Code: CodeConnectionClosed, Message: "The stdio server exited", Cause: exitError(state, c.tail)}
+		return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server exited", Cause: exitError(state, c.tail)}
 	}
-	return &Error{Code: CodeConnectionClosed, Message: "The stdio server exited", Cause: cause}
+	return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server exited", Cause: cause}
 }
 
 // reader owns the child's stdout until EOF, also after Close, so that a
@@ -519,7 +519,7 @@ func (c *Client) reader() {
 			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
 				c.fail(c.exitedError(err), false)
 			} else {
-				c.fail(&Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}, false)
+				c.fail(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}, false)
 			}
 			return
 		}
@@ -582,11 +582,11 @@ func (c *Client) routeResponse(m *wire.Message, kept bool) {
 	var r response
 	switch {
 	case m.HasResult() == m.HasError():
-		r.err = &Error{Code: CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
+		r.err = &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
 	case m.HasError():
 		e, ok := wire.DecodeError(m.Error)
 		if !ok {
-			e = &Error{Code: CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
+			e = &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
 		}
 		r.err = e
 	case kept && !m.Dirty: // the line is ours: no copy of a huge result
@@ -614,7 +614,7 @@ func (c *Client) routeResponse(m *wire.Message, kept bool) {
 // response is the outcome the reader (or a terminal failure) hands a call.
 type response struct {
 	result json.RawMessage
-	err    *Error
+	err    *jsonrpc.Error
 }
 
 // call is one request in flight.
@@ -629,7 +629,7 @@ type call struct {
 // Call sends a request and waits for its result. params is nil, a
 // json.RawMessage or a value that marshals to a JSON object. The result is
 // the child's "result" member as compact JSON; a JSON-RPC error is
-// returned as an *Error with the child's code, message and data. A tool
+// returned as an *jsonrpc.Error with the child's code, message and data. A tool
 // result with isError true is a result, not an error.
 //
 // On a connection made by [Connect], a 2026-07-28 child's requests carry
@@ -638,7 +638,7 @@ type call struct {
 // [Client.Listen].
 func (c *Client) Call(ctx context.Context, method string, params any, opts *CallOptions) (json.RawMessage, error) {
 	if method == "subscriptions/listen" {
-		return nil, jsonrpc.Errorf(CodeInvalidParams, "use Listen for subscriptions/listen")
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "use Listen for subscriptions/listen")
 	}
 	var o CallOptions
 	if opts != nil {
@@ -738,7 +738,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 		case <-timerC:
 			e := timeoutError(timeout)
 			if capped {
-				e = jsonrpc.WithData(CodeRequestTimeout, "Maximum total timeout exceeded",
+				e = jsonrpc.WithData(jsonrpc.CodeRequestTimeout, "Maximum total timeout exceeded",
 					map[string]int64{"maxTotalTimeoutMs": maxTotal.Milliseconds()})
 			}
 			return c.abandon(cl, true, e, o)
@@ -770,7 +770,7 @@ func (c *Client) send(ctx context.Context, cl *call, f *frame, sent time.Time, t
 			res, err = c.abandon(cl, false, e, o)
 			return true, res, err
 		default:
-			c.fail(&Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: werr}, false)
+			c.fail(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server connection failed", Cause: werr}, false)
 			r := <-cl.resp
 			return true, nil, r.err
 		}
@@ -838,21 +838,21 @@ func (c *Client) writeDirect(ctx context.Context, buf []byte, sent time.Time, ti
 	return true, err
 }
 
-func timeoutError(d time.Duration) *Error {
-	return jsonrpc.WithData(CodeRequestTimeout, "Request timed out", map[string]int64{"timeoutMs": d.Milliseconds()})
+func timeoutError(d time.Duration) *jsonrpc.Error {
+	return jsonrpc.WithData(jsonrpc.CodeRequestTimeout, "Request timed out", map[string]int64{"timeoutMs": d.Milliseconds()})
 }
 
-func ctxError(ctx context.Context) *Error {
+func ctxError(ctx context.Context) *jsonrpc.Error {
 	msg := "Request timed out"
 	if errors.Is(ctx.Err(), context.Canceled) {
 		msg = "Request cancelled"
 	}
-	return &Error{Code: CodeRequestTimeout, Message: msg, Cause: ctx.Err()}
+	return &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout, Message: msg, Cause: ctx.Err()}
 }
 
 // abandon gives up on a call with e, unless its outcome was decided first,
 // and tells the child when the request had been written.
-func (c *Client) abandon(cl *call, written bool, e *Error, o *CallOptions) (json.RawMessage, error) {
+func (c *Client) abandon(cl *call, written bool, e *jsonrpc.Error, o *CallOptions) (json.RawMessage, error) {
 	c.mu.Lock()
 	mine := c.pending[cl.id] == cl
 	if mine {
@@ -928,7 +928,7 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 		return ctxError(ctx)
 	}
 	if err := <-errc; err != nil {
-		return &Error{Code: CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}
+		return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}
 	}
 	return nil
 }
@@ -941,7 +941,7 @@ func marshalParams(params any) (json.RawMessage, error) {
 		return nil, nil // a nil map or pointer: no params
 	}
 	if err == nil && out != nil && !rawjson.IsObject(out) {
-		return nil, jsonrpc.Errorf(CodeInvalidParams, "params must be a JSON object")
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "params must be a JSON object")
 	}
 	return out, err
 }
@@ -956,13 +956,13 @@ func marshalAny(params any) (json.RawMessage, error) {
 		}
 		out, err := rawjson.Canonical(p)
 		if err != nil {
-			return nil, &Error{Code: CodeInvalidParams, Message: "params are not valid JSON", Cause: err}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params are not valid JSON", Cause: err}
 		}
 		return out, nil
 	default:
 		out, err := rawjson.Marshal(p)
 		if err != nil {
-			return nil, &Error{Code: CodeInvalidParams, Message: "params cannot be marshalled", Cause: err}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params cannot be marshalled", Cause: err}
 		}
 		return out, nil
 	}
@@ -1057,7 +1057,7 @@ func (c *Client) deliverLast(cl *call, o *CallOptions) (last time.Time, err erro
 }
 
 // callbackPanicked abandons a call whose progress or log callback panicked.
-func (c *Client) callbackPanicked(cl *call, msg string, perr error) *Error {
+func (c *Client) callbackPanicked(cl *call, msg string, perr error) *jsonrpc.Error {
 	c.mu.Lock()
 	if c.pending[cl.id] == cl {
 		delete(c.pending, cl.id)
@@ -1066,7 +1066,7 @@ func (c *Client) callbackPanicked(cl *call, msg string, perr error) *Error {
 	} else {
 		c.mu.Unlock()
 	}
-	return &Error{Code: CodeInternalError, Message: msg, Cause: perr}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg, Cause: perr}
 }
 
 // PanicError is the Cause of an error reporting a recovered panic.

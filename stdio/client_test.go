@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // rawClient starts the fixture in the legacy era, which checks no _meta, and
@@ -35,9 +37,9 @@ func rawClient(tb testing.TB, mutate func(*spec), env ...string) *Client {
 	return startClient(tb, cfg)
 }
 
-func wantCode(tb testing.TB, what string, err error, code int64) *Error {
+func wantCode(tb testing.TB, what string, err error, code int64) *jsonrpc.Error {
 	tb.Helper()
-	var e *Error
+	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != code {
 		tb.Fatalf("%s: error = %v, want code %d", what, err, code)
 	}
@@ -81,7 +83,7 @@ func TestConnectModernFixture(t *testing.T) {
 		t.Fatalf("echo = %s, %v", res, err)
 	}
 	_, err = callTool(context.Background(), c, "nope", nil, nil)
-	wantCode(t, "unknown tool", err, CodeInvalidParams)
+	wantCode(t, "unknown tool", err, jsonrpc.CodeInvalidParams)
 }
 
 // Scenarios 2 and 3.
@@ -115,7 +117,7 @@ func TestUTF8RoundTrip(t *testing.T) {
 func TestLineLimit(t *testing.T) {
 	c := rawClient(t, func(cfg *spec) { cfg.MaxLineBytes = 100_000 })
 	_, err := callTool(context.Background(), c, "big", map[string]int{"bytes": 300_000}, &CallOptions{Timeout: time.Second})
-	wantCode(t, "300,000-byte result", err, CodeRequestTimeout)
+	wantCode(t, "300,000-byte result", err, jsonrpc.CodeRequestTimeout)
 	res, err := callTool(context.Background(), c, "echo", map[string]string{"message": "after"}, nil)
 	if err != nil || echoText(t, res) != "after" {
 		t.Fatalf("echo after a dropped line = %s, %v", res, err)
@@ -147,7 +149,7 @@ func TestInvalidConfig(t *testing.T) {
 		if c != nil {
 			t.Fatalf("Start with bad %s spawned a child", tt.field)
 		}
-		if e := wantCode(t, tt.field, err, CodeInvalidParams); !strings.Contains(e.Message, tt.field) {
+		if e := wantCode(t, tt.field, err, jsonrpc.CodeInvalidParams); !strings.Contains(e.Message, tt.field) {
 			t.Errorf("error %q does not name %s", e.Message, tt.field)
 		}
 	}
@@ -189,7 +191,7 @@ func TestBannerAndCRLF(t *testing.T) {
 func TestOddResponses(t *testing.T) {
 	c := rawClient(t, nil)
 	_, err := callTool(context.Background(), c, "weird", nil, nil)
-	if e := wantCode(t, "result and error", err, CodeConnectionClosed); e.Message != "Invalid JSON-RPC response" {
+	if e := wantCode(t, "result and error", err, jsonrpc.CodeConnectionClosed); e.Message != "Invalid JSON-RPC response" {
 		t.Errorf("message %q", e.Message)
 	}
 	if _, err := callTool(context.Background(), c, "garbage", nil, nil); err != nil {
@@ -250,7 +252,7 @@ func awaitCancel(tb testing.TB, c *Client, id int64) (seen bool, workers int) {
 func TestTimeoutCancelsOnChild(t *testing.T) {
 	c := rawClient(t, nil)
 	_, err := callTool(context.Background(), c, "park", nil, &CallOptions{Timeout: 200 * time.Millisecond})
-	e := wantCode(t, "park", err, CodeRequestTimeout)
+	e := wantCode(t, "park", err, jsonrpc.CodeRequestTimeout)
 	if string(e.Data) != `{"timeoutMs":200}` {
 		t.Errorf("Data = %s, want {\"timeoutMs\":200}", e.Data)
 	}
@@ -274,7 +276,7 @@ func TestContextCancel(t *testing.T) {
 	id, _ := strconv.ParseInt(getStats(t, c).Parked[0], 10, 64)
 	cancel()
 	err := <-done
-	wantCode(t, "cancelled call", err, CodeRequestTimeout)
+	wantCode(t, "cancelled call", err, jsonrpc.CodeRequestTimeout)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("errors.Is(%v, context.Canceled) = false", err)
 	}
@@ -326,7 +328,7 @@ func TestProgressCallbackPanic(t *testing.T) {
 	c := rawClient(t, nil)
 	_, err := callTool(context.Background(), c, "progress", map[string]any{"count": 50, "intervalMs": 20},
 		&CallOptions{Progress: func(Progress) { panic("boom") }})
-	wantCode(t, "panicking callback", err, CodeInternalError)
+	wantCode(t, "panicking callback", err, jsonrpc.CodeInternalError)
 	var p *PanicError
 	if !errors.As(err, &p) || p.Value != "boom" {
 		t.Errorf("Cause = %v, want the panic", errors.Unwrap(err))
@@ -344,7 +346,7 @@ func TestCallerProgressToken(t *testing.T) {
 	c := rawClient(t, nil)
 	_, err := callTool(context.Background(), c, "echo", nil, &CallOptions{
 		Progress: func(Progress) {}, Meta: json.RawMessage(`{"progressToken":"mine"}`)})
-	wantCode(t, "caller token", err, CodeInvalidParams)
+	wantCode(t, "caller token", err, jsonrpc.CodeInvalidParams)
 	// The child's previous line, as it read it, is the lastline request's
 	// predecessor: the refused request must not be it.
 	if _, err := callTool(context.Background(), c, "echo", map[string]string{"message": "before"}, nil); err != nil {
@@ -352,7 +354,7 @@ func TestCallerProgressToken(t *testing.T) {
 	}
 	_, err = callTool(context.Background(), c, "echo", nil, &CallOptions{
 		Progress: func(Progress) {}, Meta: json.RawMessage(`{"progressToken":"mine"}`)})
-	wantCode(t, "caller token", err, CodeInvalidParams)
+	wantCode(t, "caller token", err, jsonrpc.CodeInvalidParams)
 	res, err := callTool(context.Background(), c, "lastline", nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -374,7 +376,7 @@ func TestLateProgressAndResponse(t *testing.T) {
 	var calls atomic.Int32
 	_, err := callTool(context.Background(), c, "progress", map[string]any{"count": 10, "intervalMs": 30, "ignoreCancel": true},
 		&CallOptions{Timeout: 100 * time.Millisecond, Progress: func(Progress) { calls.Add(1) }})
-	wantCode(t, "timed out", err, CodeRequestTimeout)
+	wantCode(t, "timed out", err, jsonrpc.CodeRequestTimeout)
 	after := calls.Load()
 	// The child goes on for ~200 ms and then answers; the cancellation
 	// is recorded once its tool has returned.
@@ -460,7 +462,7 @@ func TestServerRequestHandlerFailures(t *testing.T) {
 			case "panic":
 				panic("handler boom")
 			case "params":
-				return nil, &Error{Code: CodeInvalidParams, Message: "bad", Data: json.RawMessage(`{"k":1}`)}
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "bad", Data: json.RawMessage(`{"k":1}`)}
 			case "plain":
 				return nil, errors.New("secret detail")
 			default:
@@ -638,20 +640,20 @@ func TestChildExit(t *testing.T) {
 	waitWorkers(t, c, 1)
 	_, err := callTool(context.Background(), c, "exit", map[string]int{"code": 3}, nil)
 	for _, err := range []error{err, <-done} {
-		wantCode(t, "call at exit", err, CodeConnectionClosed)
+		wantCode(t, "call at exit", err, jsonrpc.CodeConnectionClosed)
 		var x *ExitError
 		if !errors.As(err, &x) || x.Code != 3 {
 			t.Errorf("errors.As(%v, *ExitError) = %+v, want Code 3", err, x)
 		}
 	}
 	_, err = callTool(context.Background(), c, "echo", nil, nil)
-	wantCode(t, "later Call", err, CodeConnectionClosed)
-	wantCode(t, "later Notify", c.Notify(context.Background(), "notifications/x", nil), CodeConnectionClosed)
+	wantCode(t, "later Call", err, jsonrpc.CodeConnectionClosed)
+	wantCode(t, "later Notify", c.Notify(context.Background(), "notifications/x", nil), jsonrpc.CodeConnectionClosed)
 	sub, err := c.Listen(context.Background(), json.RawMessage(`{"toolsListChanged":true}`), nil)
 	if sub != nil {
 		t.Errorf("later Listen opened a subscription")
 	}
-	wantCode(t, "later Listen", err, CodeConnectionClosed)
+	wantCode(t, "later Listen", err, jsonrpc.CodeConnectionClosed)
 	var x *ExitError
 	if !errors.As(err, &x) || x.Code != 3 {
 		t.Errorf("later Listen: errors.As(%v, *ExitError) = %+v, want Code 3", err, x)
@@ -671,7 +673,7 @@ func TestChildClosesStdin(t *testing.T) {
 	}
 	for range 2 {
 		_, err := callTool(context.Background(), c, "echo", nil, &CallOptions{Timeout: 5 * time.Second})
-		e := wantCode(t, "call after the child closed stdin", err, CodeConnectionClosed)
+		e := wantCode(t, "call after the child closed stdin", err, jsonrpc.CodeConnectionClosed)
 		var x *ExitError
 		if !errors.Is(err, syscall.EPIPE) && !(errors.As(err, &x) && x.Code == 0) {
 			t.Errorf("cause %v, want EPIPE or exit 0 (%s)", e.Cause, e.Message)
@@ -688,7 +690,7 @@ func TestResponseThenExit(t *testing.T) {
 	}
 	<-c.Done()
 	_, err = callTool(context.Background(), c, "echo", nil, nil)
-	wantCode(t, "next call", err, CodeConnectionClosed)
+	wantCode(t, "next call", err, jsonrpc.CodeConnectionClosed)
 }
 
 // Scenario 27.
@@ -706,13 +708,13 @@ func TestCloseFailsCallsInFlight(t *testing.T) {
 		t.Fatalf("Close = %v", err)
 	}
 	for range 5 {
-		e := wantCode(t, "in flight at Close", <-errs, CodeConnectionClosed)
+		e := wantCode(t, "in flight at Close", <-errs, jsonrpc.CodeConnectionClosed)
 		if e.Message != "Connection closed" {
 			t.Errorf("message %q", e.Message)
 		}
 	}
 	_, err := callTool(context.Background(), c, "echo", nil, nil)
-	wantCode(t, "after Close", err, CodeConnectionClosed)
+	wantCode(t, "after Close", err, jsonrpc.CodeConnectionClosed)
 	if err := c.Close(); err != nil {
 		t.Errorf("second Close = %v", err)
 	}
@@ -784,7 +786,7 @@ func TestMissingExecutable(t *testing.T) {
 		if c != nil {
 			t.Fatalf("Start(%s) returned a client", tt.path)
 		}
-		e := wantCode(t, tt.path, err, CodeConnectionClosed)
+		e := wantCode(t, tt.path, err, jsonrpc.CodeConnectionClosed)
 		if e.Message != tt.msg || !errors.Is(err, tt.cause) {
 			t.Errorf("Start(%s) = %v, want %q caused by %v", tt.path, err, tt.msg, tt.cause)
 		}
@@ -920,8 +922,8 @@ func TestStalledChildNoPartialLines(t *testing.T) {
 	timeouts := 0
 	for range 40 { // 40 × ~4 KiB is more than the 64 KiB a pipe holds
 		_, err := callTool(context.Background(), c, "echo", map[string]string{"message": payload}, &CallOptions{Timeout: 20 * time.Millisecond})
-		var e *Error
-		if errors.As(err, &e) && e.Code == CodeRequestTimeout {
+		var e *jsonrpc.Error
+		if errors.As(err, &e) && e.Code == jsonrpc.CodeRequestTimeout {
 			timeouts++
 		}
 	}

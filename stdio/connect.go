@@ -7,32 +7,25 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// The protocol versions this package speaks, newest first.
+// The protocol versions this package speaks, newest first: 2026-07-28 (the
+// stateless era) and the two legacy revisions, which start with initialize.
 const (
-	Version20260728 = "2026-07-28"
-	Version20251125 = "2025-11-25"
-	Version20250618 = "2025-06-18"
+	Version20260728 = protocol.Version20260728
+	Version20251125 = protocol.Version20251125
+	Version20250618 = protocol.Version20250618
 )
 
 // DefaultVersions is ConnectConfig.Versions' default: every version, in
 // preference order.
-var DefaultVersions = []string{Version20260728, Version20251125, Version20250618}
+var DefaultVersions = slices.Clone(protocol.Versions)
 
 // DefaultProbeTimeout bounds the server/discover probe.
 const DefaultProbeTimeout = 10 * time.Second
-
-// Keys of the 2026-07-28 request _meta (MCP.md §3.1).
-const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
-)
 
 // ConnectConfig says which protocol versions [Connect] may settle on and
 // how the client introduces itself. The zero value means the defaults.
@@ -98,19 +91,17 @@ func (c *Client) Instructions() string {
 	return e.instructions
 }
 
-// otherEra lists, per era, the methods that exist only in the other one;
-// Call refuses them locally so they never reach the child.
-var otherEra = map[bool][]string{
-	false: {"server/discover", "subscriptions/listen", "tasks/update"},
-	true: {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
-		"tasks/result", "tasks/list"},
-}
-
+// refuse refuses, locally, a method that exists only in the other era, so
+// that it never reaches the child.
 func (e *era) refuse(method string) error {
-	if e == nil || !slices.Contains(otherEra[e.modern], method) {
+	other := protocol.ModernOnly
+	if e != nil && e.modern {
+		other = protocol.LegacyOnly
+	}
+	if e == nil || !slices.Contains(other, method) {
 		return nil
 	}
-	return jsonrpc.WithData(CodeMethodNotFound, "Method not found in the negotiated protocol version",
+	return jsonrpc.WithData(jsonrpc.CodeMethodNotFound, "Method not found in the negotiated protocol version",
 		map[string]string{"method": method, "protocolVersion": e.version})
 }
 
@@ -124,13 +115,13 @@ func (e *era) params(raw, meta, token json.RawMessage) (json.RawMessage, error) 
 		return raw, nil
 	}
 	if raw != nil && !rawjson.IsObject(raw) {
-		return nil, jsonrpc.Errorf(CodeInvalidParams, "params must be a JSON object")
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "params must be a JSON object")
 	}
 	var extra []rawjson.Field
 	if meta != nil {
 		m, err := rawjson.Compact(meta)
 		if err != nil || !rawjson.IsObject(m) {
-			return nil, jsonrpc.Errorf(CodeInvalidParams, "CallOptions.Meta must be a JSON object")
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "CallOptions.Meta must be a JSON object")
 		}
 		extra = rawjson.Fields(m)
 	}
@@ -140,7 +131,7 @@ func (e *era) params(raw, meta, token json.RawMessage) (json.RawMessage, error) 
 	for _, f := range rawjson.Fields(raw) {
 		if f.Key == "_meta" {
 			if !rawjson.IsObject(f.Value) {
-				return nil, jsonrpc.Errorf(CodeInvalidParams, "params._meta must be a JSON object")
+				return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "params._meta must be a JSON object")
 			}
 			own = append(own, rawjson.Fields(f.Value)...)
 			continue
@@ -152,10 +143,10 @@ func (e *era) params(raw, meta, token json.RawMessage) (json.RawMessage, error) 
 	for _, f := range callers {
 		switch {
 		case f.Key == "progressToken" && token != nil:
-			return nil, jsonrpc.Errorf(CodeInvalidParams, "progressToken is set by the client when a progress callback is given")
-		case f.Key == MetaProtocolVersion && modern:
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "progressToken is set by the client when a progress callback is given")
+		case f.Key == protocol.MetaProtocolVersion && modern:
 			if v, _ := rawjson.StringValue(f.Value); v != e.version {
-				return nil, jsonrpc.Errorf(CodeInvalidParams, "%s conflicts with the negotiated version %s", MetaProtocolVersion, e.version)
+				return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s conflicts with the negotiated version %s", protocol.MetaProtocolVersion, e.version)
 			}
 		}
 	}
@@ -214,12 +205,12 @@ func appendField(out []byte, f rawjson.Field) []byte {
 }
 
 func newEra(version string, cfg *ConnectConfig) *era {
-	e := &era{version: version, modern: version == Version20260728}
+	e := &era{version: version, modern: protocol.Modern(version)}
 	if e.modern {
 		e.stamp = []rawjson.Field{
-			{Key: MetaProtocolVersion, RawKey: rawjson.AppendString(nil, MetaProtocolVersion), Value: rawjson.AppendString(nil, version)},
-			{Key: MetaClientCapabilities, RawKey: rawjson.AppendString(nil, MetaClientCapabilities), Value: cfg.Capabilities},
-			{Key: MetaClientInfo, RawKey: rawjson.AppendString(nil, MetaClientInfo), Value: cfg.ClientInfo},
+			{Key: protocol.MetaProtocolVersion, RawKey: rawjson.AppendString(nil, protocol.MetaProtocolVersion), Value: rawjson.AppendString(nil, version)},
+			{Key: protocol.MetaClientCapabilities, RawKey: rawjson.AppendString(nil, protocol.MetaClientCapabilities), Value: cfg.Capabilities},
+			{Key: protocol.MetaClientInfo, RawKey: rawjson.AppendString(nil, protocol.MetaClientInfo), Value: cfg.ClientInfo},
 		}
 	}
 	return e
@@ -230,9 +221,9 @@ func (cfg *ConnectConfig) normalize() error {
 		cfg.Versions = DefaultVersions
 	}
 	for _, v := range cfg.Versions {
-		if !slices.Contains(DefaultVersions, v) {
-			return jsonrpc.WithData(CodeInvalidParams, "Unsupported protocol version requested",
-				map[string][]string{"requested": cfg.Versions, "supported": DefaultVersions})
+		if !protocol.Supported(v) {
+			return jsonrpc.WithData(jsonrpc.CodeInvalidParams, "Unsupported protocol version requested",
+				map[string][]string{"requested": cfg.Versions, "supported": protocol.Versions})
 		}
 	}
 	if cfg.ProbeTimeout <= 0 {
@@ -242,12 +233,12 @@ func (cfg *ConnectConfig) normalize() error {
 	if cfg.ClientInfo == nil {
 		cfg.ClientInfo = json.RawMessage(`{"name":"mcpbridge","version":"dev"}`)
 	} else if cfg.ClientInfo, err = rawjson.Compact(cfg.ClientInfo); err != nil || !rawjson.IsObject(cfg.ClientInfo) {
-		return jsonrpc.Errorf(CodeInvalidParams, "invalid ConnectConfig: ClientInfo must be a JSON object")
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ConnectConfig: ClientInfo must be a JSON object")
 	}
 	if cfg.Capabilities == nil {
 		cfg.Capabilities = json.RawMessage(`{}`)
 	} else if cfg.Capabilities, err = rawjson.Compact(cfg.Capabilities); err != nil || !rawjson.IsObject(cfg.Capabilities) {
-		return jsonrpc.Errorf(CodeInvalidParams, "invalid ConnectConfig: Capabilities must be a JSON object")
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ConnectConfig: Capabilities must be a JSON object")
 	}
 	return nil
 }
@@ -293,7 +284,7 @@ func Connect(ctx context.Context, start func(context.Context) (*Client, error), 
 	probe := newEra(Version20260728, &cfg)
 	params, _ := probe.params(nil, nil, nil)
 	res, err := c.call(ctx, "server/discover", params, &CallOptions{Timeout: cfg.ProbeTimeout})
-	var rpcErr *Error
+	var rpcErr *jsonrpc.Error
 	switch {
 	case err == nil:
 		supported, _ := stringList(res, "supportedVersions")
@@ -301,11 +292,11 @@ func Connect(ctx context.Context, start func(context.Context) (*Client, error), 
 			break // a result without supportedVersions is no DiscoverResult
 		}
 		return settle(ctx, c, supported, res, legacy, &cfg)
-	case errors.As(err, &rpcErr) && rpcErr.Code == CodeUnsupportedVersion:
+	case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeUnsupportedVersion:
 		if supported, ok := stringList(rpcErr.Data, "supported"); ok {
 			return settle(ctx, c, supported, nil, legacy, &cfg)
 		}
-	case errors.As(err, &rpcErr) && (rpcErr.Code == CodeMissingCapability || rpcErr.Code == CodeHeaderMismatch):
+	case errors.As(err, &rpcErr) && (rpcErr.Code == jsonrpc.CodeMissingCapability || rpcErr.Code == jsonrpc.CodeHeaderMismatch):
 		c.era.Store(newEra(Version20260728, &cfg))
 		return c, nil
 	}
@@ -335,16 +326,16 @@ func Connect(ctx context.Context, start func(context.Context) (*Client, error), 
 // the connection still healthy, as opposed to a local timeout or a dead or
 // misbehaving connection.
 func cleanReply(c *Client, err error) bool {
-	var e *Error
+	var e *jsonrpc.Error
 	if !errors.As(err, &e) || c.Err() != nil {
 		return false
 	}
-	return e.Code != CodeRequestTimeout && e.Message != "Invalid JSON-RPC response"
+	return e.Code != jsonrpc.CodeRequestTimeout && e.Message != "Invalid JSON-RPC response"
 }
 
 func isVersionRefusal(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Code == CodeInvalidParams && len(e.Data) > 0
+	var e *jsonrpc.Error
+	return errors.As(err, &e) && e.Code == jsonrpc.CodeInvalidParams && len(e.Data) > 0
 }
 
 // settle picks the first allowed version the server supports. 2026-07-28
@@ -362,7 +353,7 @@ func settle(ctx context.Context, c *Client, supported []string, discover json.Ra
 		e := newEra(v, cfg)
 		if discover != nil {
 			if meta, ok := rawjson.Member(discover, "_meta"); ok {
-				e.serverInfo, _ = rawjson.Member(meta, MetaServerInfo)
+				e.serverInfo, _ = rawjson.Member(meta, protocol.MetaServerInfo)
 			}
 			e.capabilities, _ = rawjson.Member(discover, "capabilities")
 			if s, ok := rawjson.Member(discover, "instructions"); ok {
@@ -373,7 +364,7 @@ func settle(ctx context.Context, c *Client, supported []string, discover json.Ra
 		return c, nil
 	}
 	c.Close()
-	return nil, jsonrpc.WithData(CodeInvalidParams, "No protocol version in common with the server",
+	return nil, jsonrpc.WithData(jsonrpc.CodeInvalidParams, "No protocol version in common with the server",
 		map[string][]string{"requested": cfg.Versions, "supported": supported})
 }
 
@@ -395,7 +386,7 @@ func initialize(ctx context.Context, c *Client, versions []string, cfg *ConnectC
 	got, _ := rawjson.StringValue(raw)
 	if !slices.Contains(versions, got) {
 		c.Close()
-		return nil, jsonrpc.WithData(CodeInvalidParams, "The server offered a protocol version that is not allowed",
+		return nil, jsonrpc.WithData(jsonrpc.CodeInvalidParams, "The server offered a protocol version that is not allowed",
 			map[string]any{"negotiated": got, "requested": versions})
 	}
 	e := newEra(got, cfg)

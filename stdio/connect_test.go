@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // Scenario 33.
@@ -32,7 +35,7 @@ func TestConnectLegacy(t *testing.T) {
 		t.Errorf("ping = %s, %v; want {}", res, err)
 	}
 	_, err = c.Call(context.Background(), "server/discover", nil, nil)
-	if e := wantCode(t, "discover on legacy", err, CodeMethodNotFound); string(e.Data) != `{"method":"server/discover","protocolVersion":"2025-11-25"}` {
+	if e := wantCode(t, "discover on legacy", err, jsonrpc.CodeMethodNotFound); string(e.Data) != `{"method":"server/discover","protocolVersion":"2025-11-25"}` {
 		t.Errorf("data %s", e.Data)
 	}
 	var ticks []float64
@@ -85,7 +88,7 @@ func TestConnectCounterOfferedByDiscover(t *testing.T) {
 // Scenario 36.
 func TestConnectCounterOffer(t *testing.T) {
 	_, _, err := connectFixture(t, ConnectConfig{Versions: []string{Version20251125}}, "FIXTURE_ERA=old")
-	e := wantCode(t, "disallowed counter-offer", err, CodeInvalidParams)
+	e := wantCode(t, "disallowed counter-offer", err, jsonrpc.CodeInvalidParams)
 	if string(e.Data) != `{"negotiated":"2025-06-18","requested":["2025-11-25"]}` {
 		t.Errorf("data %s", e.Data)
 	}
@@ -94,7 +97,7 @@ func TestConnectCounterOffer(t *testing.T) {
 		t.Fatalf("Connect = %v; protocol %q", err, c.Protocol())
 	}
 	_, _, err = connectFixture(t, ConnectConfig{Versions: []string{"2099-01-01"}})
-	e = wantCode(t, "unknown version", err, CodeInvalidParams)
+	e = wantCode(t, "unknown version", err, jsonrpc.CodeInvalidParams)
 	if !strings.Contains(string(e.Data), `"supported"`) {
 		t.Errorf("data %s", e.Data)
 	}
@@ -116,10 +119,10 @@ func TestModernStamping(t *testing.T) {
 	var got struct{ Meta map[string]any }
 	json.Unmarshal(res, &got)
 	want := map[string]any{
-		MetaProtocolVersion:    "2026-07-28",
-		MetaClientCapabilities: map[string]any{"elicitation": map[string]any{}},
-		MetaClientInfo:         map[string]any{"name": "mcpbridge", "version": "dev"},
-		"traceparent":          "00-x",
+		protocol.MetaProtocolVersion:    "2026-07-28",
+		protocol.MetaClientCapabilities: map[string]any{"elicitation": map[string]any{}},
+		protocol.MetaClientInfo:         map[string]any{"name": "mcpbridge", "version": "dev"},
+		"traceparent":                   "00-x",
 	}
 	if diff := cmp.Diff(want, got.Meta); diff != "" {
 		t.Errorf("request _meta (-want +got):\n%s", diff)
@@ -129,12 +132,12 @@ func TestModernStamping(t *testing.T) {
 	}
 	for _, m := range []string{"initialize", "ping", "resources/subscribe", "logging/setLevel"} {
 		_, err := c.Call(context.Background(), m, nil, nil)
-		wantCode(t, m+" on 2026", err, CodeMethodNotFound)
+		wantCode(t, m+" on 2026", err, jsonrpc.CodeMethodNotFound)
 	}
 	_, err = c.Call(context.Background(), "tools/list", json.RawMessage(`[1]`), nil)
-	wantCode(t, "array params", err, CodeInvalidParams)
+	wantCode(t, "array params", err, jsonrpc.CodeInvalidParams)
 	_, err = c.Call(context.Background(), "tools/list", nil, &CallOptions{Meta: json.RawMessage(`{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}`)})
-	wantCode(t, "conflicting version", err, CodeInvalidParams)
+	wantCode(t, "conflicting version", err, jsonrpc.CodeInvalidParams)
 }
 
 // Scenario 38.

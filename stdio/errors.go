@@ -2,30 +2,6 @@ package stdio
 
 import (
 	"fmt"
-
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
-)
-
-// Error is a JSON-RPC protocol failure: Code, Message and Data are the wire
-// fields, Cause is local diagnosis that is never serialised. It is
-// [jsonrpc.Error]; see there for how errors.Is matches by code.
-type Error = jsonrpc.Error
-
-// The JSON-RPC error codes this package produces or passes through. See
-// STDIO.md §5 for who produces each and when.
-const (
-	CodeParseError             = jsonrpc.CodeParseError
-	CodeInvalidRequest         = jsonrpc.CodeInvalidRequest
-	CodeMethodNotFound         = jsonrpc.CodeMethodNotFound
-	CodeInvalidParams          = jsonrpc.CodeInvalidParams
-	CodeInternalError          = jsonrpc.CodeInternalError
-	CodeConnectionClosed       = jsonrpc.CodeConnectionClosed
-	CodeRequestTimeout         = jsonrpc.CodeRequestTimeout
-	CodeResourceNotFound       = jsonrpc.CodeResourceNotFound
-	CodeHeaderMismatch         = jsonrpc.CodeHeaderMismatch
-	CodeMissingCapability      = jsonrpc.CodeMissingCapability
-	CodeUnsupportedVersion     = jsonrpc.CodeUnsupportedVersion
-	CodeURLElicitationRequired = jsonrpc.CodeURLElicitationRequired
 )
 
 // ExitError is the Cause of the -32000 error that ends a connection whose

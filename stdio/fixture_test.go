@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
@@ -235,11 +236,11 @@ func (f *fixtureServer) request(id json.RawMessage, method string, params, prev 
 	f.sawOther = true
 	f.mu.Unlock()
 	if f.era == "modern" {
-		v, _ := rawjson.Member(meta, MetaProtocolVersion)
-		caps, _ := rawjson.Member(meta, MetaClientCapabilities)
-		info, _ := rawjson.Member(meta, MetaClientInfo)
+		v, _ := rawjson.Member(meta, protocol.MetaProtocolVersion)
+		caps, _ := rawjson.Member(meta, protocol.MetaClientCapabilities)
+		info, _ := rawjson.Member(meta, protocol.MetaClientInfo)
 		if string(v) != `"2026-07-28"` || !rawjson.IsObject(caps) || !rawjson.IsObject(info) {
-			f.fail(id, CodeInvalidParams, "Required request _meta is missing", nil)
+			f.fail(id, jsonrpc.CodeInvalidParams, "Required request _meta is missing", nil)
 			return
 		}
 	}
@@ -278,7 +279,7 @@ func (f *fixtureServer) request(id json.RawMessage, method string, params, prev 
 			f.mu.Unlock()
 		}()
 	default:
-		f.fail(id, CodeMethodNotFound, "Method not found", nil)
+		f.fail(id, jsonrpc.CodeMethodNotFound, "Method not found", nil)
 	}
 }
 
@@ -287,7 +288,7 @@ func (f *fixtureServer) discover(id json.RawMessage) {
 	case "modern":
 		f.result(id, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true},"resources":{"subscribe":true}},"instructions":"fixture","ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fixture","version":"1"}}}`)
 	case "unsupported":
-		f.fail(id, CodeUnsupportedVersion, "Unsupported protocol version", map[string]any{"supported": []string{"2025-11-25"}, "requested": "2026-07-28"})
+		f.fail(id, jsonrpc.CodeUnsupportedVersion, "Unsupported protocol version", map[string]any{"supported": []string{"2025-11-25"}, "requested": "2026-07-28"})
 	case "silent-probe":
 	case "garbage-probe":
 		f.write([]byte("this is not json\n"))
@@ -297,7 +298,7 @@ func (f *fixtureServer) discover(id json.RawMessage) {
 		f.mu.Lock()
 		f.sawOther = true
 		f.mu.Unlock()
-		f.fail(id, CodeMethodNotFound, "Method not found", nil)
+		f.fail(id, jsonrpc.CodeMethodNotFound, "Method not found", nil)
 	}
 }
 
@@ -360,7 +361,7 @@ func (f *fixtureServer) listen(id, params json.RawMessage) {
 	json.Unmarshal(filter, &fl)
 	for k, v := range fl {
 		if _, ok := v.(bool); !ok && !strings.HasPrefix(k, "x-") && k != "resourceSubscriptions" {
-			f.fail(id, CodeInvalidParams, "Invalid filter: "+k, nil)
+			f.fail(id, jsonrpc.CodeInvalidParams, "Invalid filter: "+k, nil)
 			return
 		}
 	}
@@ -578,7 +579,7 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 			case "cancelled":
 				b = wire.AppendNotification(b, "notifications/cancelled", json.RawMessage(`{"requestId":`+l+`}`))
 			case "error":
-				b = wire.AppendError(b, json.RawMessage(l), &jsonrpc.Error{Code: CodeInternalError, Message: "Subscription source failed"})
+				b = wire.AppendError(b, json.RawMessage(l), &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Subscription source failed"})
 			}
 			if a.End != "" {
 				f.mu.Lock()
@@ -589,7 +590,7 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 		b = wire.AppendResponse(b, id, json.RawMessage(`{"emitted":true}`))
 		f.write(b)
 	default:
-		f.fail(id, CodeInvalidParams, "Unknown tool: "+name, nil)
+		f.fail(id, jsonrpc.CodeInvalidParams, "Unknown tool: "+name, nil)
 	}
 }
 

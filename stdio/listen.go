@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -69,7 +70,7 @@ type Subscription struct {
 	acked    chan struct{} // closed at the acknowledgement
 	signal   chan struct{} // one slot: something changed
 	ended    bool
-	endErr   error // io.EOF for a normal end, else *Error
+	endErr   error // io.EOF for a normal end, else *jsonrpc.Error
 	closed   bool
 }
 
@@ -98,12 +99,12 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 		if e != nil {
 			version = e.version
 		}
-		return nil, jsonrpc.WithData(CodeMethodNotFound, "subscriptions/listen needs protocol version 2026-07-28",
+		return nil, jsonrpc.WithData(jsonrpc.CodeMethodNotFound, "subscriptions/listen needs protocol version 2026-07-28",
 			map[string]string{"method": "subscriptions/listen", "protocolVersion": version})
 	}
 	switch {
 	case o.MaxBuffer < 0:
-		return nil, jsonrpc.Errorf(CodeInvalidParams, "invalid ListenOptions: MaxBuffer is negative")
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ListenOptions: MaxBuffer is negative")
 	case o.MaxBuffer == 0:
 		o.MaxBuffer = DefaultMaxBuffer
 	}
@@ -112,7 +113,7 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 	}
 	f, err := rawjson.Compact(filter)
 	if err != nil || !rawjson.IsObject(f) {
-		return nil, jsonrpc.Errorf(CodeInvalidParams, "the listen filter must be a JSON object")
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "the listen filter must be a JSON object")
 	}
 	params, err := e.params(append(append([]byte(`{"notifications":`), f...), '}'), o.Meta, nil)
 	if err != nil {
@@ -164,10 +165,10 @@ wait:
 			if !ended {
 				continue
 			}
-			if e, ok := endErr.(*Error); ok {
+			if e, ok := endErr.(*jsonrpc.Error); ok {
 				return nil, e
 			}
-			return nil, &Error{Code: CodeConnectionClosed, Message: "The subscription ended before it was acknowledged"}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The subscription ended before it was acknowledged"}
 		case <-timerC:
 			e := timeoutError(o.Timeout)
 			s.abort(e, "Acknowledgement timed out")
@@ -182,7 +183,7 @@ wait:
 	accepted, early := s.accepted, len(s.queue) > 0
 	s.mu.Unlock()
 	if !rawjson.IsObject(accepted) {
-		e := &Error{Code: CodeConnectionClosed, Message: "Invalid acknowledgement"}
+		e := &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Invalid acknowledgement"}
 		s.abort(e, "Invalid acknowledgement")
 		return nil, e
 	}
@@ -204,7 +205,7 @@ func (s *Subscription) Accepted() json.RawMessage {
 }
 
 // Next returns the next event. After the last queued event, a normal end of
-// the stream gives io.EOF and a failure its *Error, on every later call too;
+// the stream gives io.EOF and a failure its *jsonrpc.Error, on every later call too;
 // after Close it gives -32000. A ctx that ends gives -32001 and leaves the
 // queue untouched.
 func (s *Subscription) Next(ctx context.Context) (Event, error) {
@@ -215,7 +216,7 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 		switch {
 		case s.closed:
 			s.mu.Unlock()
-			return Event{}, &Error{Code: CodeConnectionClosed, Message: "Subscription closed"}
+			return Event{}, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Subscription closed"}
 		case len(s.queue) > 0:
 			ev := s.queue[0]
 			s.queue[0] = Event{}
@@ -273,7 +274,7 @@ func (s *Subscription) drop() {
 
 // abort forgets a subscription that failed before Listen returned, and
 // tells the server.
-func (s *Subscription) abort(e *Error, reason string) {
+func (s *Subscription) abort(e *jsonrpc.Error, reason string) {
 	s.c.mu.Lock()
 	mine := s.c.subs[s.id] == s
 	if mine {
@@ -367,7 +368,7 @@ func (s *Subscription) terminal(r response) {
 	default:
 		rt, ok := rawjson.Member(r.result, "resultType")
 		if v, _ := rawjson.StringValue(rt); ok && v != "complete" {
-			s.end(&Error{Code: CodeConnectionClosed, Message: "The subscription ended with resultType " + v}, false)
+			s.end(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The subscription ended with resultType " + v}, false)
 			return
 		}
 		s.end(io.EOF, false)
@@ -407,7 +408,7 @@ func (c *Client) routeEvent(m *wire.Message) bool {
 	if !ok {
 		return false
 	}
-	raw, _ := rawjson.Member(meta, MetaSubscriptionID)
+	raw, _ := rawjson.Member(meta, protocol.MetaSubscriptionID)
 	id, ok := wire.IntID(raw)
 	if !ok {
 		return false

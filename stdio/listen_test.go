@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 func modernClient(tb testing.TB) *Client {
@@ -72,7 +75,7 @@ func TestListenRouting(t *testing.T) {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	json.Unmarshal(ev.Params, &p)
-	if ev.Method != "notifications/resources/updated" || p.URI != "file:///u" || string(p.Meta[MetaSubscriptionID]) != fmt.Sprint(s.ID()) {
+	if ev.Method != "notifications/resources/updated" || p.URI != "file:///u" || string(p.Meta[protocol.MetaSubscriptionID]) != fmt.Sprint(s.ID()) {
 		t.Errorf("first event = %s %s", ev.Method, ev.Params)
 	}
 	if ev := next(t, s); seqOf(t, ev) != 1 {
@@ -150,7 +153,7 @@ func TestListenClose(t *testing.T) {
 		t.Errorf("second Close = %v", err)
 	}
 	_, err = s.Next(context.Background())
-	wantCode(t, "Next after Close", err, CodeConnectionClosed)
+	wantCode(t, "Next after Close", err, jsonrpc.CodeConnectionClosed)
 }
 
 // Scenarios 43 and 44.
@@ -161,7 +164,7 @@ func TestListenEnds(t *testing.T) {
 	}{
 		{"complete", io.EOF},
 		{"cancelled", io.EOF},
-		{"error", &Error{Code: CodeInternalError}},
+		{"error", &jsonrpc.Error{Code: jsonrpc.CodeInternalError}},
 	} {
 		t.Run(tt.end, func(t *testing.T) {
 			c := modernClient(t)
@@ -185,7 +188,7 @@ func TestListenEnds(t *testing.T) {
 	}
 	c := modernClient(t)
 	_, err := c.Listen(context.Background(), json.RawMessage(`{"toolsListChanged":"yes"}`), nil)
-	wantCode(t, "bad filter", err, CodeInvalidParams)
+	wantCode(t, "bad filter", err, jsonrpc.CodeInvalidParams)
 	c.mu.Lock()
 	n := len(c.subs)
 	c.mu.Unlock()
@@ -198,12 +201,12 @@ func TestListenEnds(t *testing.T) {
 func TestListenAcknowledgementFailures(t *testing.T) {
 	c := modernClient(t)
 	_, err := c.Listen(context.Background(), json.RawMessage(`{"x-noack":true}`), &ListenOptions{Timeout: 300 * time.Millisecond})
-	wantCode(t, "no acknowledgement", err, CodeRequestTimeout)
+	wantCode(t, "no acknowledgement", err, jsonrpc.CodeRequestTimeout)
 	if seen, _ := awaitCancel(t, c, c.nextID.Load()); !seen {
 		t.Error("no cancellation after the acknowledgement timed out")
 	}
 	_, err = c.Listen(context.Background(), json.RawMessage(`{"x-badack":true}`), nil)
-	wantCode(t, "non-object acknowledgement", err, CodeConnectionClosed)
+	wantCode(t, "non-object acknowledgement", err, jsonrpc.CodeConnectionClosed)
 	if seen, _ := awaitCancel(t, c, c.nextID.Load()); !seen {
 		t.Error("no cancellation after an invalid acknowledgement")
 	}
@@ -222,7 +225,7 @@ func TestListenConnectionEnds(t *testing.T) {
 		t.Errorf("queued event = %s", ev.Params)
 	}
 	_, err = s.Next(context.Background())
-	wantCode(t, "after exit", err, CodeConnectionClosed)
+	wantCode(t, "after exit", err, jsonrpc.CodeConnectionClosed)
 	var x *ExitError
 	if !errors.As(err, &x) || x.Code != 3 {
 		t.Errorf("Next after exit = %v, want *ExitError{Code:3}", err)
@@ -236,7 +239,7 @@ func TestListenConnectionEnds(t *testing.T) {
 	emit(t, c, "", seqEvent(1))
 	c.Close()
 	_, err = s.Next(context.Background())
-	if e := wantCode(t, "after Close", err, CodeConnectionClosed); e.Message != "Connection closed" {
+	if e := wantCode(t, "after Close", err, jsonrpc.CodeConnectionClosed); e.Message != "Connection closed" {
 		t.Errorf("message %q: queued events must be discarded at Close", e.Message)
 	}
 }
@@ -252,7 +255,7 @@ func TestListenNextContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	_, err = s.Next(ctx)
 	cancel()
-	wantCode(t, "Next with an expiring ctx", err, CodeRequestTimeout)
+	wantCode(t, "Next with an expiring ctx", err, jsonrpc.CodeRequestTimeout)
 	emit(t, c, "", seqEvent(7))
 	if ev := next(t, s); seqOf(t, ev) != 7 {
 		t.Errorf("event after a timed-out Next = %s", ev.Params)
@@ -263,9 +266,9 @@ func TestListenNextContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = legacy.Listen(context.Background(), json.RawMessage(`{}`), nil)
-	if e := wantCode(t, "Listen on legacy", err, CodeMethodNotFound); !strings.Contains(string(e.Data), `"protocolVersion":"2025-11-25"`) {
+	if e := wantCode(t, "Listen on legacy", err, jsonrpc.CodeMethodNotFound); !strings.Contains(string(e.Data), `"protocolVersion":"2025-11-25"`) {
 		t.Errorf("data %s", e.Data)
 	}
 	_, err = legacy.Call(context.Background(), "subscriptions/listen", nil, nil)
-	wantCode(t, "Call(subscriptions/listen)", err, CodeInvalidParams)
+	wantCode(t, "Call(subscriptions/listen)", err, jsonrpc.CodeInvalidParams)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 func TestParamsMerge(t *testing.T) {
@@ -33,11 +35,11 @@ func TestParamsMerge(t *testing.T) {
 			want: `{"x":[1.50],"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"roots":{}},"k":2,"trace":"t"}}`},
 		{name: "same version is no conflict", e: modern, raw: `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
 			want: `{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`},
-		{name: "version conflict", e: modern, meta: `{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}`, code: CodeInvalidParams},
-		{name: "caller token with progress", e: legacy, raw: `{"_meta":{"progressToken":"mine"}}`, token: `3`, code: CodeInvalidParams},
-		{name: "non-object params", e: modern, raw: `[1]`, code: CodeInvalidParams},
-		{name: "non-object _meta", e: legacy, raw: `{"_meta":3}`, token: `1`, code: CodeInvalidParams},
-		{name: "non-object options meta", e: legacy, meta: `[]`, code: CodeInvalidParams},
+		{name: "version conflict", e: modern, meta: `{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}`, code: jsonrpc.CodeInvalidParams},
+		{name: "caller token with progress", e: legacy, raw: `{"_meta":{"progressToken":"mine"}}`, token: `3`, code: jsonrpc.CodeInvalidParams},
+		{name: "non-object params", e: modern, raw: `[1]`, code: jsonrpc.CodeInvalidParams},
+		{name: "non-object _meta", e: legacy, raw: `{"_meta":3}`, token: `1`, code: jsonrpc.CodeInvalidParams},
+		{name: "non-object options meta", e: legacy, meta: `[]`, code: jsonrpc.CodeInvalidParams},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

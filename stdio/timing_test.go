@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // fakeChild is the far end of an in-process Client, for the timing tests:
@@ -113,8 +114,8 @@ func TestProgressTimeoutReset(t *testing.T) {
 					}
 					return
 				}
-				var e *Error
-				if !errors.As(err, &e) || e.Code != CodeRequestTimeout || e.Message+" "+string(e.Data) != tt.want {
+				var e *jsonrpc.Error
+				if !errors.As(err, &e) || e.Code != jsonrpc.CodeRequestTimeout || e.Message+" "+string(e.Data) != tt.want {
 					t.Fatalf("Call error = %v, want %s", err, tt.want)
 				}
 				limit := opts.Timeout
@@ -150,7 +151,7 @@ func TestContextDeadlineNotExtended(t *testing.T) {
 		defer cancel()
 		start := time.Now()
 		_, err := c.Call(ctx, "slow", nil, &CallOptions{Timeout: 5 * time.Second, ResetTimeoutOnProgress: true, Progress: func(Progress) {}})
-		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, &Error{Code: CodeRequestTimeout}) {
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout}) {
 			t.Fatalf("Call = %v, want -32001 caused by the deadline", err)
 		}
 		if d := time.Since(start); d != 500*time.Millisecond {
@@ -183,7 +184,7 @@ func TestExitWindow(t *testing.T) {
 		if d := time.Since(start); d != exitWindow {
 			t.Errorf("pending call failed %v after the exit, want %v", d, exitWindow)
 		}
-		if e := wantCode(t, "call at exit", err, CodeConnectionClosed); e.Message != "The stdio server exited" {
+		if e := wantCode(t, "call at exit", err, jsonrpc.CodeConnectionClosed); e.Message != "The stdio server exited" {
 			t.Errorf("message %q", e.Message)
 		}
 		f.out.Close()
@@ -230,7 +231,7 @@ func TestListenAckTimeout(t *testing.T) {
 		}()
 		start := time.Now()
 		_, err := c.Listen(context.Background(), json.RawMessage(`{"toolsListChanged":true}`), nil)
-		wantCode(t, "Listen", err, CodeRequestTimeout)
+		wantCode(t, "Listen", err, jsonrpc.CodeRequestTimeout)
 		if d := time.Since(start); d != 3*time.Second {
 			t.Errorf("Listen gave up after %v, want RequestTimeout (3s)", d)
 		}

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -42,8 +43,8 @@ func TestBridgeFrontsDemo(t *testing.T) {
 		}
 	})
 	for _, era := range []struct{ name, protocol, want string }{
-		{"2026-07-28", "auto", stdio.Version20260728},
-		{"2025-11-25", stdio.Version20251125, stdio.Version20251125},
+		{"2026-07-28", "auto", protocol.Version20260728},
+		{"2025-11-25", protocol.Version20251125, protocol.Version20251125},
 	} {
 		t.Run(era.name, func(t *testing.T) {
 			b := startBridge(t, nil, "--protocol", era.protocol, "--grace", "1s", "--", mcpbridgeBin, "demo", "-tick", "200ms")

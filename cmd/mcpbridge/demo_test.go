@@ -19,9 +19,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // waitLimit bounds every wait of these tests for an event that should come
@@ -30,7 +32,7 @@ const waitLimit = 30 * time.Second
 
 // eras are the protocol versions the tests drive the demo at: the modern,
 // stateless one and the newest legacy one.
-var eras = []string{stdio.Version20260728, stdio.Version20251125}
+var eras = []string{protocol.Version20260728, protocol.Version20251125}
 
 // syncBuffer collects a child's stderr.
 type syncBuffer struct {
@@ -118,7 +120,7 @@ func callErr(t *testing.T, c *stdio.Client, method, params string, code int64) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	res, err := c.Call(ctx, method, json.RawMessage(params), nil)
-	var e *stdio.Error
+	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != code {
 		t.Errorf("Call(%s, %s) = %s, %v; want error %d", method, params, res, err, code)
 	}
@@ -233,7 +235,7 @@ func TestDemoTools(t *testing.T) {
 				t.Errorf("progress result %s", res)
 			}
 
-			callErr(t, c, "tools/call", `{"name":"nope"}`, stdio.CodeInvalidParams)
+			callErr(t, c, "tools/call", `{"name":"nope"}`, jsonrpc.CodeInvalidParams)
 		})
 	}
 }
@@ -243,10 +245,10 @@ const accept = `{"action":"accept","content":{"answer":"Ada"}}`
 
 func TestDemoAskLegacy(t *testing.T) {
 	asked := make(chan json.RawMessage, 1)
-	c := connectDemo(t, demoChild{version: stdio.Version20251125, caps: `{"elicitation":{}}`, args: []string{"-tick", "0"},
+	c := connectDemo(t, demoChild{version: protocol.Version20251125, caps: `{"elicitation":{}}`, args: []string{"-tick", "0"},
 		cfg: stdio.ClientConfig{OnServerRequest: func(_ context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
 			if req.Method != "elicitation/create" {
-				return nil, &stdio.Error{Code: stdio.CodeMethodNotFound, Message: "Method not found"}
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"}
 			}
 			asked <- req.Params
 			return json.RawMessage(accept), nil
@@ -267,7 +269,7 @@ func TestDemoAskLegacy(t *testing.T) {
 }
 
 func TestDemoAskModern(t *testing.T) {
-	c := connectDemo(t, demoChild{version: stdio.Version20260728, caps: `{"elicitation":{}}`, args: []string{"-tick", "0"}})
+	c := connectDemo(t, demoChild{version: protocol.Version20260728, caps: `{"elicitation":{}}`, args: []string{"-tick", "0"}})
 	// The MRTR round trip: input_required with the question, then the
 	// retry with the answer and the requestState, byte for byte.
 	r := decode[toolResult](t, call(t, c, "tools/call", `{"name":"ask"}`, nil))
@@ -299,7 +301,7 @@ func TestDemoAskModern(t *testing.T) {
 func TestDemoAskWithoutCapability(t *testing.T) {
 	// The runtime refuses a question the client cannot take: -32021 on
 	// 2026-07-28, -32602 on a 2025 connection.
-	for version, code := range map[string]int64{stdio.Version20260728: stdio.CodeMissingCapability, stdio.Version20251125: stdio.CodeInvalidParams} {
+	for version, code := range map[string]int64{protocol.Version20260728: jsonrpc.CodeMissingCapability, protocol.Version20251125: jsonrpc.CodeInvalidParams} {
 		t.Run(version, func(t *testing.T) {
 			c := connectDemo(t, demoChild{version: version, args: []string{"-tick", "0"}})
 			callErr(t, c, "tools/call", `{"name":"ask"}`, code)
@@ -348,9 +350,9 @@ func TestDemoResources(t *testing.T) {
 			}
 			// A missing resource: -32002 on 2025 connections, -32602 on
 			// 2026-07-28 (MCP.md §3.6).
-			code := int64(stdio.CodeResourceNotFound)
-			if version == stdio.Version20260728 {
-				code = stdio.CodeInvalidParams
+			code := int64(jsonrpc.CodeResourceNotFound)
+			if version == protocol.Version20260728 {
+				code = jsonrpc.CodeInvalidParams
 			}
 			callErr(t, c, "resources/read", `{"uri":"demo://nothing"}`, code)
 		})
@@ -360,7 +362,7 @@ func TestDemoResources(t *testing.T) {
 // TestDemoSubscriptionModern watches demo://counter on a listen stream:
 // the timer's updates arrive on it, and a read then sees the new value.
 func TestDemoSubscriptionModern(t *testing.T) {
-	c := connectDemo(t, demoChild{version: stdio.Version20260728, args: []string{"-tick", "20ms"}})
+	c := connectDemo(t, demoChild{version: protocol.Version20260728, args: []string{"-tick", "20ms"}})
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	sub, err := c.Listen(ctx, json.RawMessage(`{"resourceSubscriptions":["`+counterURI+`"],"toolsListChanged":true}`), nil)
@@ -380,7 +382,7 @@ func TestDemoSubscriptionModern(t *testing.T) {
 			URI  string                     `json:"uri"`
 			Meta map[string]json.RawMessage `json:"_meta"`
 		}](t, ev.Params)
-		if ev.Method != "notifications/resources/updated" || p.URI != counterURI || p.Meta[stdio.MetaSubscriptionID] == nil {
+		if ev.Method != "notifications/resources/updated" || p.URI != counterURI || p.Meta[protocol.MetaSubscriptionID] == nil {
 			t.Errorf("event %s %s, want resources/updated of %s with a subscription id", ev.Method, ev.Params, counterURI)
 		}
 	}
@@ -394,7 +396,7 @@ func TestDemoSubscriptionModern(t *testing.T) {
 // the timer's updates as unsolicited notifications, until it unsubscribes.
 func TestDemoSubscriptionLegacy(t *testing.T) {
 	notes := make(chan stdio.Notification, 64)
-	c := connectDemo(t, demoChild{version: stdio.Version20251125, args: []string{"-tick", "20ms"},
+	c := connectDemo(t, demoChild{version: protocol.Version20251125, args: []string{"-tick", "20ms"},
 		cfg: stdio.ClientConfig{OnNotification: func(n stdio.Notification) {
 			select {
 			case notes <- n:
@@ -431,8 +433,8 @@ func TestDemoPrompts(t *testing.T) {
 			if len(p.Messages) != 1 || p.Messages[0].Role != "user" || p.Messages[0].Content.Text != "Please greet Ada in a pirate style, in one sentence." {
 				t.Errorf("prompts/get greet = %+v", p)
 			}
-			callErr(t, c, "prompts/get", `{"name":"greet"}`, stdio.CodeInvalidParams)
-			callErr(t, c, "prompts/get", `{"name":"greet","arguments":{"name":"Ada","style":"rude"}}`, stdio.CodeInvalidParams)
+			callErr(t, c, "prompts/get", `{"name":"greet"}`, jsonrpc.CodeInvalidParams)
+			callErr(t, c, "prompts/get", `{"name":"greet","arguments":{"name":"Ada","style":"rude"}}`, jsonrpc.CodeInvalidParams)
 
 			for _, tt := range []struct {
 				ref, arg, value string
@@ -460,9 +462,9 @@ func TestDemoExit(t *testing.T) {
 		version, args string
 		want          int
 	}{
-		{stdio.Version20260728, `{"code":3}`, 3},
-		{stdio.Version20251125, `{}`, 1},
-		{stdio.Version20251125, `{"code":0}`, 0},
+		{protocol.Version20260728, `{"code":3}`, 3},
+		{protocol.Version20251125, `{}`, 1},
+		{protocol.Version20251125, `{"code":0}`, 0},
 	} {
 		t.Run(tt.version+tt.args, func(t *testing.T) {
 			c := connectDemo(t, demoChild{version: tt.version, args: []string{"-tick", "0"}, wantExit: tt.want})
@@ -471,8 +473,8 @@ func TestDemoExit(t *testing.T) {
 			// The process dies before it answers: the call fails with the
 			// connection, whose cause is the exit.
 			res, err := c.Call(ctx, "tools/call", json.RawMessage(`{"name":"exit","arguments":`+tt.args+`}`), nil)
-			var e *stdio.Error
-			if !errors.As(err, &e) || e.Code != stdio.CodeConnectionClosed {
+			var e *jsonrpc.Error
+			if !errors.As(err, &e) || e.Code != jsonrpc.CodeConnectionClosed {
 				t.Errorf("exit tool = %s, %v; want -32000", res, err)
 			}
 			select {

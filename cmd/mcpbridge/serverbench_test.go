@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
@@ -101,7 +102,7 @@ var benchServers = []benchServer{{
 }, {
 	name:   "everything",
 	argv:   testkit.ServerEverything,
-	eras:   []string{stdio.Version20251125},
+	eras:   []string{protocol.Version20251125},
 	params: json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`),
 	want:   []byte(`"text":"Echo: hello"`),
 }}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
@@ -14,17 +15,14 @@ import (
 // (MCP.md §3.8, STDIO.md §4.5) and runs the 2026-07-28 validation order
 // (MCP.md §3.1) up to the point where a method's own params are checked.
 
-// The protocol versions the runtime serves, newest first.
+// The protocol versions the runtime serves, newest first: 2026-07-28 (the
+// stateless era) and the two legacy revisions, which start with
+// initialize.
 const (
-	Version20260728 = "2026-07-28"
-	Version20251125 = "2025-11-25"
-	Version20250618 = "2025-06-18"
+	Version20260728 = protocol.Version20260728
+	Version20251125 = protocol.Version20251125
+	Version20250618 = protocol.Version20250618
 )
-
-// knownLegacy are the 2025-era versions a client may name; a legacy
-// session's request whose _meta names another one of them conflicts with
-// the session (-32602) rather than being unsupported (-32022).
-var knownLegacy = []string{Version20251125, Version20250618, "2025-03-26", "2024-11-05"}
 
 // Methods each era serves. subscriptions/listen is served by
 // Session.Listen and so appears in neither table.
@@ -79,12 +77,15 @@ func (ss *session) classify(sreq *server.Request) (c *call, bare bool, err *json
 	case hasVersion && slices.Contains(srv.modern, version):
 		return c, false, ss.validateModern(c, meta, version)
 	case hasVersion && version == "":
-		return nil, false, invalidParams("_meta.%s must be a string", metaProtocolVersion)
+		return nil, false, invalidParams("_meta.%s must be a string", protocol.MetaProtocolVersion)
 	case hasVersion && session != "" && version == session:
 		// A legacy request restating its session's version.
-	case hasVersion && session != "" && slices.Contains(knownLegacy, version):
+	// A legacy session's request whose _meta names another legacy version
+	// conflicts with the session (-32602) rather than being unsupported
+	// (-32022).
+	case hasVersion && session != "" && slices.Contains(protocol.KnownLegacy, version):
 		return nil, false, invalidParams("_meta.%s %q conflicts with the session's version %s",
-			metaProtocolVersion, version, session)
+			protocol.MetaProtocolVersion, version, session)
 	case hasVersion:
 		return nil, false, unsupportedVersion(srv.versions, version)
 	case session == "":
@@ -97,7 +98,7 @@ func (ss *session) classify(sreq *server.Request) (c *call, bare bool, err *json
 		case meta == nil:
 			return nil, false, invalidParams(msgNoMeta)
 		default:
-			return nil, false, invalidParams("_meta.%s is required", metaProtocolVersion)
+			return nil, false, invalidParams("_meta.%s is required", protocol.MetaProtocolVersion)
 		}
 	}
 

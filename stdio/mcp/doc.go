@@ -81,7 +81,7 @@
 //
 // # Errors
 //
-// A handler's *jsonrpc.Error (stdio.Error) is sent as it is. A tool's other
+// A handler's *jsonrpc.Error (jsonrpc.Error) is sent as it is. A tool's other
 // errors become isError results, which the model sees; a prompt's,
 // resource's or completion's become -32603 without detail. Unknown tools
 // and prompts are -32602 in every era (the 2025 tools page and 2026-07-28

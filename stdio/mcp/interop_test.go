@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
@@ -130,7 +131,7 @@ func TestInteropOwnClientLegacy(t *testing.T) {
 	c := connectOwn(t, []string{"2025-11-25"}, `{"elicitation":{}}`, stdio.ClientConfig{
 		OnServerRequest: func(_ context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
 			if req.Method != "elicitation/create" {
-				return nil, &stdio.Error{Code: stdio.CodeMethodNotFound, Message: "no"}
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "no"}
 			}
 			return json.RawMessage(accept), nil
 		},

@@ -3,9 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"sync"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
@@ -119,16 +119,6 @@ func (q *eventQueue) next(ctx context.Context) (event, error) {
 	}
 }
 
-// covers reports whether an update of uri concerns a subscription to sub:
-// the same URI, or a sub-resource of it (the 2026-07-28 schema allows
-// updates of sub-resources).
-func covers(sub, uri string) bool {
-	if uri == sub {
-		return true
-	}
-	return strings.HasPrefix(uri, sub) && (strings.HasSuffix(sub, "/") || uri[len(sub)] == '/')
-}
-
 // broadcast hands ev to every receiver that wants it.
 func (s *Server) broadcast(ev event) {
 	s.mu.Lock()
@@ -182,7 +172,7 @@ func (ss *session) wants(ev event) bool {
 		return true
 	}
 	for sub := range ss.subs {
-		if covers(sub, ev.uri) {
+		if protocol.Covers(sub, ev.uri) {
 			return true
 		}
 	}
@@ -371,7 +361,7 @@ func (l *listener) wants(ev event) bool {
 		return l.resources
 	}
 	for _, sub := range l.uris {
-		if covers(sub, ev.uri) {
+		if protocol.Covers(sub, ev.uri) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
@@ -29,15 +30,8 @@ const (
 	LevelEmergency LoggingLevel = "emergency"
 )
 
-var levelRank = map[LoggingLevel]int{
-	LevelDebug: 0, LevelInfo: 1, LevelNotice: 2, LevelWarning: 3,
-	LevelError: 4, LevelCritical: 5, LevelAlert: 6, LevelEmergency: 7,
-}
-
 func parseLevel(s string) (LoggingLevel, bool) {
-	l := LoggingLevel(s)
-	_, ok := levelRank[l]
-	return l, ok
+	return LoggingLevel(s), protocol.LogRank(s) > 0
 }
 
 // threshold is the level below which nothing is sent for c, "" for none.
@@ -73,8 +67,8 @@ func (r *Request) Log(ctx context.Context, level LoggingLevel, logger string, da
 
 func (r *Request) logs(level LoggingLevel) bool {
 	min := r.c.threshold()
-	rank, ok := levelRank[level]
-	return ok && min != "" && rank >= levelRank[min]
+	rank := protocol.LogRank(string(level))
+	return rank > 0 && min != "" && rank >= protocol.LogRank(string(min))
 }
 
 // Logger returns a *slog.Logger whose records go to the client as

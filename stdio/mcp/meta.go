@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -11,15 +12,6 @@ import (
 // This file reads what a client says about itself: the _meta object of a
 // 2026-07-28 request (MCP.md §3.1), its key grammar, and client
 // capabilities in either era.
-
-// Keys of a 2026-07-28 request's _meta and of a result's _meta.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaLogLevel           = "io.modelcontextprotocol/logLevel"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
-)
 
 // ClientCapabilities is what a client declares it can do: in 2026-07-28
 // per request (_meta io.modelcontextprotocol/clientCapabilities), in the
@@ -163,7 +155,7 @@ func metaVersion(params json.RawMessage) (meta json.RawMessage, version string, 
 	if !ok || !rawjson.IsObject(meta) {
 		return nil, "", false
 	}
-	raw, ok := rawjson.Member(meta, metaProtocolVersion)
+	raw, ok := rawjson.Member(meta, protocol.MetaProtocolVersion)
 	if !ok {
 		return meta, "", false
 	}
@@ -174,11 +166,11 @@ func metaVersion(params json.RawMessage) (meta json.RawMessage, version string, 
 // checkCapabilities is step 3 of MCP.md §3.1: the _meta of a request
 // whose version is served must carry clientCapabilities, an object.
 func checkCapabilities(meta json.RawMessage) (ClientCapabilities, *jsonrpc.Error) {
-	raw, ok := rawjson.Member(meta, metaClientCapabilities)
+	raw, ok := rawjson.Member(meta, protocol.MetaClientCapabilities)
 	if !ok {
-		return ClientCapabilities{}, invalidParams("_meta.%s is required", metaClientCapabilities)
+		return ClientCapabilities{}, invalidParams("_meta.%s is required", protocol.MetaClientCapabilities)
 	}
-	return parseCapabilities(raw, "_meta."+metaClientCapabilities)
+	return parseCapabilities(raw, "_meta."+protocol.MetaClientCapabilities)
 }
 
 // checkMetaKeys is step 5 of MCP.md §3.1 for _meta itself: every key in
@@ -189,16 +181,16 @@ func checkMetaKeys(meta json.RawMessage, m *requestMeta) *jsonrpc.Error {
 			return invalidParams("_meta key %q is outside the key grammar", f.Key)
 		}
 		switch f.Key {
-		case metaClientInfo:
+		case protocol.MetaClientInfo:
 			if !validImplementation(f.Value) {
-				return invalidParams("_meta.%s must be an Implementation with a name and a version", metaClientInfo)
+				return invalidParams("_meta.%s must be an Implementation with a name and a version", protocol.MetaClientInfo)
 			}
 			m.clientInfo = f.Value
-		case metaLogLevel:
+		case protocol.MetaLogLevel:
 			s, _ := rawjson.StringValue(f.Value)
 			level, ok := parseLevel(s)
 			if !ok {
-				return invalidParams("_meta.%s must be a logging level", metaLogLevel)
+				return invalidParams("_meta.%s must be a logging level", protocol.MetaLogLevel)
 			}
 			m.logLevel = level
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
@@ -25,7 +26,7 @@ const (
 
 // DefaultVersions is ServerConfig.Versions' default: every version the
 // runtime serves, 2026-07-28 preferred.
-var DefaultVersions = []string{Version20260728, Version20251125, Version20250618}
+var DefaultVersions = slices.Clone(protocol.Versions)
 
 // ServerConfig configures a [Server]. Its zero value means the defaults,
 // filled in by [NewServer].
@@ -124,7 +125,7 @@ func NewServer(info Implementation, cfg ServerConfig) *Server {
 		sessions:    make(map[*session]struct{}),
 	}
 	for _, v := range cfg.Versions {
-		if v == Version20260728 {
+		if protocol.Modern(v) {
 			s.modern = append(s.modern, v)
 		} else {
 			s.legacy = append(s.legacy, v)
@@ -145,8 +146,8 @@ func (cfg ServerConfig) normalize() (ServerConfig, error) {
 	}
 	seen := map[string]bool{}
 	for _, v := range cfg.Versions {
-		if !slices.Contains(DefaultVersions, v) || seen[v] {
-			return cfg, fmt.Errorf("mcp: invalid ServerConfig.Versions %q: want distinct versions among %q", cfg.Versions, DefaultVersions)
+		if !protocol.Supported(v) || seen[v] {
+			return cfg, fmt.Errorf("mcp: invalid ServerConfig.Versions %q: want distinct versions among %q", cfg.Versions, protocol.Versions)
 		}
 		seen[v] = true
 	}
@@ -345,7 +346,7 @@ func (s *Server) finish(c *call, r *reply) (json.RawMessage, error) {
 		if meta != nil && !rawjson.IsObject(meta) {
 			return nil, errors.New("mcp: a result's _meta is not a JSON object")
 		}
-		if meta, err = rawjson.SetMember(meta, metaServerInfo, s.info); err != nil {
+		if meta, err = rawjson.SetMember(meta, protocol.MetaServerInfo, s.info); err != nil {
 			return nil, err
 		}
 	}

@@ -52,7 +52,7 @@ type CallToolRequest struct {
 
 // ToolHandler runs a tool. It returns the result, or an error:
 //
-//   - a *jsonrpc.Error (stdio.Error) is sent as that protocol error;
+//   - a *jsonrpc.Error (jsonrpc.Error) is sent as that protocol error;
 //   - [ErrInputRequired] from [Request.Ask] (2026-07-28) becomes an
 //     input_required result, and the handler runs again on the retry;
 //   - a [*MissingCapabilityError] becomes -32021 (2026-07-28) or -32602;

@@ -35,8 +35,6 @@ const (
 	initializedMethod  = "notifications/initialized"
 	cancelledMethod    = "notifications/cancelled"
 	acknowledgedMethod = "notifications/subscriptions/acknowledged"
-	metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
-	metaServerInfo     = "io.modelcontextprotocol/serverInfo"
 )
 
 var (

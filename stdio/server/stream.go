@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 )
@@ -93,7 +94,7 @@ func (c *serveConn) ackFrame(id json.RawMessage, src Source) (frame []byte, err 
 		}
 	}
 	params := append([]byte(`{"notifications":`), accepted...)
-	params = append(params, `,"_meta":{"`+metaSubscriptionID+`":`...)
+	params = append(params, `,"_meta":{"`+protocol.MetaSubscriptionID+`":`...)
 	params = append(params, id...)
 	params = append(params, "}}"...)
 	return wire.AppendNotification(nil, acknowledgedMethod, params), nil
@@ -223,7 +224,7 @@ func eventFrame(id json.RawMessage, method string, params json.RawMessage) ([]by
 	if !ok || !rawjson.IsObject(meta) {
 		meta = nil
 	}
-	meta, err := rawjson.SetMember(meta, metaSubscriptionID, id)
+	meta, err := rawjson.SetMember(meta, protocol.MetaSubscriptionID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -239,9 +240,9 @@ func (c *serveConn) endFrame(id json.RawMessage, err error) []byte {
 	if !errors.Is(err, io.EOF) {
 		return wire.AppendError(nil, id, serveInternal("Subscription source failed"))
 	}
-	meta, _ := rawjson.SetMember(nil, metaSubscriptionID, id)
+	meta, _ := rawjson.SetMember(nil, protocol.MetaSubscriptionID, id)
 	if info := c.serverInfo(); info != nil {
-		meta, _ = rawjson.SetMember(meta, metaServerInfo, info)
+		meta, _ = rawjson.SetMember(meta, protocol.MetaServerInfo, info)
 	}
 	result := append([]byte(`{"resultType":"complete","_meta":`), meta...)
 	return wire.AppendResponse(nil, id, append(result, '}'))

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -280,7 +281,7 @@ func TestServeManyStreamsInterleave(t *testing.T) { // §4.4: several streams, e
 			Meta map[string]json.RawMessage `json:"_meta"`
 		}
 		json.Unmarshal(w.Params, &p)
-		id := string(p.Meta[metaSubscriptionID])
+		id := string(p.Meta[protocol.MetaSubscriptionID])
 		if p.N != next[id] {
 			t.Errorf("stream %s: event %d, want %d", id, p.N, next[id])
 		}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -168,7 +169,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !a.enter() {
-		writeJSON(w, http.StatusServiceUnavailable, errorFrame(nil, jsonrpc.Errorf(stdio.CodeConnectionClosed, "The adapter is closed")))
+		writeJSON(w, http.StatusServiceUnavailable, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The adapter is closed")))
 		return
 	}
 	defer a.wg.Done()
@@ -206,14 +207,14 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // post reads one JSON-RPC message and routes it by era.
 func (a *Adapter) post(w http.ResponseWriter, r *http.Request, sid string) {
 	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
-		writeJSON(w, http.StatusUnsupportedMediaType, errorFrame(nil, jsonrpc.Errorf(stdio.CodeInvalidRequest, "Content-Type must be application/json")))
+		writeJSON(w, http.StatusUnsupportedMediaType, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.cfg.MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			writeJSON(w, http.StatusRequestEntityTooLarge, errorFrame(nil, jsonrpc.Errorf(stdio.CodeInvalidRequest, "Body larger than %d bytes", tooLarge.Limit)))
+			writeJSON(w, http.StatusRequestEntityTooLarge, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Body larger than %d bytes", tooLarge.Limit)))
 		}
 		return // the client went away
 	}
@@ -223,7 +224,7 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, sid string) {
 	if err != nil {
 		var e *jsonrpc.Error
 		if !errors.As(err, &e) {
-			e = jsonrpc.Errorf(stdio.CodeParseError, "Parse error")
+			e = jsonrpc.Errorf(jsonrpc.CodeParseError, "Parse error")
 		}
 		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, &jsonrpc.Error{Code: e.Code, Message: e.Message}))
 		return
@@ -232,7 +233,7 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, sid string) {
 	case sid != "":
 		s := a.session(sid)
 		if s == nil {
-			writeJSON(w, http.StatusNotFound, errorFrame(m.ID, jsonrpc.Errorf(stdio.CodeInvalidRequest, "Session not found")))
+			writeJSON(w, http.StatusNotFound, errorFrame(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Session not found")))
 			return
 		}
 		s.post(w, r, &m)
@@ -269,7 +270,7 @@ func (a *Adapter) startBackend(name string, legacy, connected bool) (*backend, e
 	var err error
 	if connected {
 		c, err = stdio.Connect(a.ctx, start, stdio.ConnectConfig{
-			Versions:   []string{stdio.Version20260728},
+			Versions:   []string{protocol.Version20260728},
 			ClientInfo: []byte(`{"name":"mcphttp","version":"0"}`),
 		})
 	} else {
@@ -319,7 +320,7 @@ func (a *Adapter) modernBackend(shared bool) (*backend, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closing {
-		return nil, jsonrpc.Errorf(stdio.CodeConnectionClosed, "The adapter is closed")
+		return nil, jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The adapter is closed")
 	}
 	slot, name := &a.verbatim, "verbatim"
 	if shared {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -249,7 +250,7 @@ func (b *backend) serverRequest(ctx context.Context, req stdio.ServerRequest) (j
 		if target != nil {
 			target.offer(msg)
 		}
-		return nil, jsonrpc.Errorf(stdio.CodeMethodNotFound, "Method not found: a 2026-07-28 server sends no requests (%s)", req.Method)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: a 2026-07-28 server sends no requests (%s)", req.Method)
 	}
 	defer func() {
 		b.mu.Lock()
@@ -259,7 +260,7 @@ func (b *backend) serverRequest(ctx context.Context, req stdio.ServerRequest) (j
 		b.mu.Unlock()
 	}()
 	if target == nil || !target.offer(msg) {
-		return nil, jsonrpc.Errorf(stdio.CodeInternalError, "No client stream is open to carry %s", req.Method)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "No client stream is open to carry %s", req.Method)
 	}
 	select {
 	case r := <-ch:
@@ -268,7 +269,7 @@ func (b *backend) serverRequest(ctx context.Context, req stdio.ServerRequest) (j
 		}
 		return r.result, nil
 	case <-target.done:
-		return nil, jsonrpc.Errorf(stdio.CodeInternalError, "The client's stream closed before it answered %s", req.Method)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client's stream closed before it answered %s", req.Method)
 	case <-ctx.Done():
 		return nil, ctx.Err() // cancelled by the child or closed: nothing is written
 	}
@@ -282,13 +283,13 @@ func (b *backend) answer(m *wire.Message) {
 	case m.HasError():
 		e, ok := wire.DecodeError(m.Error)
 		if !ok {
-			e = jsonrpc.Errorf(stdio.CodeInternalError, "The client sent an invalid error")
+			e = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client sent an invalid error")
 		}
 		r.err = e
 	default:
 		res, err := rawjson.Compact(m.Result)
 		if err != nil {
-			r.err = jsonrpc.Errorf(stdio.CodeInternalError, "The client sent an invalid result")
+			r.err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client sent an invalid result")
 		}
 		r.result = res
 	}
@@ -323,7 +324,7 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m 
 	id := clone(m.ID)
 	params := m.Params
 	resp := newResponder(w, r, modern)
-	st := b.open(resp.allowSSE, modern && hasMeta(params, metaLogLevel))
+	st := b.open(resp.allowSSE, modern && hasMeta(params, protocol.MetaLogLevel))
 	defer b.close(st)
 
 	ctx, cancel := context.WithCancel(parent)

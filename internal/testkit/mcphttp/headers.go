@@ -9,9 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -20,12 +20,12 @@ import (
 // 127.0.0.1 or [::1] (any port).
 func checkOrigin(r *http.Request) error {
 	if !loopbackHost(r.Host) {
-		return jsonrpc.Errorf(stdio.CodeInvalidRequest, "Forbidden: Host %q is not a loopback name", r.Host)
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Forbidden: Host %q is not a loopback name", r.Host)
 	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !loopbackHost(u.Host) {
-			return jsonrpc.Errorf(stdio.CodeInvalidRequest, "Forbidden: Origin %q is not a loopback origin", o)
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Forbidden: Origin %q is not a loopback origin", o)
 		}
 	}
 	return nil
@@ -66,7 +66,7 @@ var nameParam = map[string]string{
 // Values are compared after trimming optional whitespace, and Mcp-Name after
 // decoding the =?base64?…?= form.
 func checkHeaders(h http.Header, m *wire.Message) error {
-	if v, ok := metaString(m.Params, stdio.MetaProtocolVersion); ok {
+	if v, ok := metaString(m.Params, protocol.MetaProtocolVersion); ok {
 		got, present := header(h, "MCP-Protocol-Version")
 		switch {
 		case !present:
@@ -113,7 +113,7 @@ func checkHeaders(h http.Header, m *wire.Message) error {
 }
 
 func mismatch(format string, args ...any) error {
-	return jsonrpc.Errorf(stdio.CodeHeaderMismatch, "Header mismatch: "+format, args...)
+	return jsonrpc.Errorf(jsonrpc.CodeHeaderMismatch, "Header mismatch: "+format, args...)
 }
 
 // header returns a header's value with optional whitespace trimmed

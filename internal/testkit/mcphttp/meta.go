@@ -2,24 +2,12 @@ package mcphttp
 
 import (
 	"encoding/json"
+	"slices"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
-	"github.com/mcpbridge/mcpbridge/stdio"
 )
-
-// metaLogLevel is the 2026 _meta key that opts a request into logs.
-const metaLogLevel = "io.modelcontextprotocol/logLevel"
-
-// removedIn2026 are the methods a Client connected at 2026-07-28 refuses
-// locally (package stdio's doc comment, "methods that exist only in the
-// other era"). Requests for them go to the verbatim child, so that the
-// server, not the Client, answers.
-var removedIn2026 = map[string]bool{
-	"initialize": true, "ping": true, "logging/setLevel": true,
-	"resources/subscribe": true, "resources/unsubscribe": true,
-	"tasks/result": true, "tasks/list": true,
-}
 
 // meta returns params._meta when it is an object.
 func meta(params json.RawMessage) (json.RawMessage, bool) {
@@ -56,7 +44,7 @@ func hasMeta(params json.RawMessage, key string) bool {
 // version in _meta, whatever its value: such a request is stateless, even
 // an initialize.
 func hasModernVersion(params json.RawMessage) bool {
-	return hasMeta(params, stdio.MetaProtocolVersion)
+	return hasMeta(params, protocol.MetaProtocolVersion)
 }
 
 // sharedCanCarry reports whether the connected Client would send the
@@ -64,12 +52,12 @@ func hasModernVersion(params json.RawMessage) bool {
 // with the version it is connected at, and its method is not one it
 // refuses.
 func sharedCanCarry(method string, params json.RawMessage) bool {
-	if removedIn2026[method] {
+	if slices.Contains(protocol.LegacyOnly, method) {
 		return false
 	}
-	v, ok := metaString(params, stdio.MetaProtocolVersion)
-	return ok && v == stdio.Version20260728 &&
-		hasMeta(params, stdio.MetaClientCapabilities) && hasMeta(params, stdio.MetaClientInfo)
+	v, ok := metaString(params, protocol.MetaProtocolVersion)
+	return ok && v == protocol.Version20260728 &&
+		hasMeta(params, protocol.MetaClientCapabilities) && hasMeta(params, protocol.MetaClientInfo)
 }
 
 // progressToken returns params._meta.progressToken when it is a valid

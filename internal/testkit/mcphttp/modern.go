@@ -5,9 +5,9 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -15,7 +15,7 @@ import (
 func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, m *wire.Message) {
 	switch m.Kind {
 	case wire.KindResponse:
-		writeJSON(w, http.StatusBadRequest, errorFrame(nil, jsonrpc.Errorf(stdio.CodeInvalidRequest,
+		writeJSON(w, http.StatusBadRequest, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: a response outside a session (2026-07-28 clients send none)")))
 		return
 	case wire.KindNotification:
@@ -102,7 +102,7 @@ func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, m *wire.Message
 		return
 	}
 	defer sub.Close()
-	subID := map[string]any{stdio.MetaSubscriptionID: id}
+	subID := map[string]any{protocol.MetaSubscriptionID: id}
 	ack := map[string]any{"notifications": sub.Accepted(), "_meta": subID}
 	params, _ := rawjson.Marshal(ack)
 	resp.event(trimLF(wire.AppendNotification(nil, "notifications/subscriptions/acknowledged", params)))
@@ -110,7 +110,7 @@ func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, m *wire.Message
 		ev, err := sub.Next(ctx)
 		switch {
 		case err == nil:
-			params := setMeta(ev.Params, stdio.MetaSubscriptionID, id)
+			params := setMeta(ev.Params, protocol.MetaSubscriptionID, id)
 			resp.event(trimLF(wire.AppendNotification(nil, ev.Method, params)))
 		case errors.Is(err, io.EOF):
 			result, _ := rawjson.Marshal(map[string]any{"resultType": "complete", "_meta": subID})

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/wire"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -128,9 +127,9 @@ func (r *responder) finalFrame(msg []byte, code int64) {
 // JSON-RPC error travels in a 200.
 func statusOf(code int64) int {
 	switch code {
-	case stdio.CodeMethodNotFound:
+	case jsonrpc.CodeMethodNotFound:
 		return http.StatusNotFound
-	case stdio.CodeInvalidParams, stdio.CodeHeaderMismatch, stdio.CodeMissingCapability, stdio.CodeUnsupportedVersion:
+	case jsonrpc.CodeInvalidParams, jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingCapability, jsonrpc.CodeUnsupportedVersion:
 		return http.StatusBadRequest
 	}
 	return http.StatusOK
@@ -140,7 +139,7 @@ func statusOf(code int64) int {
 func asError(err error) *jsonrpc.Error {
 	var e *jsonrpc.Error
 	if !errors.As(err, &e) {
-		return jsonrpc.Errorf(stdio.CodeInternalError, "Internal error")
+		return jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error")
 	}
 	return e
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -32,7 +31,7 @@ func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, m *wire.Mes
 	id := clone(m.ID)
 	resp := newResponder(w, r, false)
 	if !a.reserveSession() {
-		writeJSON(w, http.StatusServiceUnavailable, errorFrame(id, jsonrpc.Errorf(stdio.CodeInternalError, "Too many sessions (%d)", a.cfg.MaxSessions)))
+		writeJSON(w, http.StatusServiceUnavailable, errorFrame(id, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Too many sessions (%d)", a.cfg.MaxSessions)))
 		return
 	}
 	sid := newSessionID()
@@ -123,7 +122,7 @@ func (a *Adapter) endSession(s *session) {
 // post handles a message that names this session.
 func (s *session) post(w http.ResponseWriter, r *http.Request, m *wire.Message) {
 	if v, ok := header(r.Header, "MCP-Protocol-Version"); ok && s.version != "" && v != s.version {
-		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, jsonrpc.Errorf(stdio.CodeInvalidRequest,
+		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"Bad Request: MCP-Protocol-Version %q is not the session's %q", v, s.version)))
 		return
 	}

@@ -1,0 +1,90 @@
+// Package protocol is what the stdio client, the MCP server runtime and the
+// bridge all know of MCP itself: the protocol revisions and their eras, the
+// reserved _meta keys, the log levels, and the few rules each side applies
+// alike. docs/protocol.md describes the eras.
+//
+// It holds data and pure functions only; the public packages re-export what
+// their users configure (stdio.DefaultVersions, mcp.DefaultVersions).
+package protocol
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+)
+
+// The protocol revisions this module speaks, newest first. 2026-07-28 is
+// the stateless era; the 2025 revisions are the legacy era, which starts
+// with the initialize handshake.
+const (
+	Version20260728 = "2026-07-28"
+	Version20251125 = "2025-11-25"
+	Version20250618 = "2025-06-18"
+)
+
+// Versions are the revisions this module speaks, in preference order.
+// Callers must not modify it.
+var Versions = []string{Version20260728, Version20251125, Version20250618}
+
+// KnownLegacy are the legacy revisions a peer may name, including the two
+// older ones this module does not speak itself.
+var KnownLegacy = []string{Version20251125, Version20250618, "2025-03-26", "2024-11-05"}
+
+// Supported reports whether v is one of Versions.
+func Supported(v string) bool { return slices.Contains(Versions, v) }
+
+// Modern reports whether v is a revision of the stateless era.
+func Modern(v string) bool { return v == Version20260728 }
+
+// Methods that exist in one era only. A client refuses them locally in the
+// other era rather than sending what the server cannot understand.
+var (
+	ModernOnly = []string{"server/discover", "subscriptions/listen", "tasks/update"}
+	LegacyOnly = []string{"initialize", "ping", "logging/setLevel", "resources/subscribe",
+		"resources/unsubscribe", "tasks/result", "tasks/list"}
+)
+
+// Reserved keys of _meta. A 2026-07-28 request carries the first four (the
+// version and capabilities always); results carry MetaServerInfo, and every
+// message of a subscriptions/listen stream MetaSubscriptionID.
+// MetaProgressToken opts a request into progress in every era.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
+	MetaProgressToken      = "progressToken"
+)
+
+// LogLevels are MCP's log levels, the RFC 5424 severities, least severe
+// first.
+var LogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// LogRank is a level's place in LogLevels counted from 1 (debug is 1,
+// emergency 8), or 0 for a name that is no level. Higher is more severe.
+func LogRank(level string) int { return slices.Index(LogLevels, level) + 1 }
+
+// Covers reports whether an update of uri concerns a subscription to sub:
+// the same URI, or a sub-resource of it (2026-07-28 allows updates of
+// sub-resources: "file:///a/" and "file:///a" both cover "file:///a/b").
+func Covers(sub, uri string) bool {
+	if uri == sub {
+		return true
+	}
+	return strings.HasPrefix(uri, sub) && (strings.HasSuffix(sub, "/") || uri[len(sub)] == '/')
+}
+
+// Capability reports whether the validated capabilities object caps has
+// caps[kind][flag] == true, as in Capability(caps, "resources", "subscribe").
+func Capability(caps json.RawMessage, kind, flag string) bool {
+	obj, ok := rawjson.Member(caps, kind)
+	if !ok {
+		return false
+	}
+	v, ok := rawjson.Member(obj, flag)
+	return ok && string(v) == "true"
+}
