@@ -188,10 +188,10 @@ func (t *tunnel) write(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReques
 	}
 	sendNotes := func() bool {
 		for _, it := range t.notes.take() {
-			if it.dropped > 0 {
-				t.log.Warn("mcpbridge: dropped notifications for a tunnel that fell behind", "dropped", it.dropped)
+			if it.Dropped > 0 {
+				t.log.Warn("mcpbridge: dropped notifications for a tunnel that fell behind", "dropped", it.Dropped)
 			}
-			if !send(it.v) {
+			if !send(it.V) {
 				return false
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -228,57 +229,36 @@ func (r *relay) removeSink(s eventSink) {
 	r.mu.Unlock()
 }
 
-// dropRing is a bounded FIFO that never blocks its producer: when full it
-// discards the oldest item and counts it on the item that then leads.
+// dropRing is a dropq.Queue that drops the oldest, under a lock, with a
+// one-slot signal: the stdio reader pushes and never waits, a stream's
+// goroutine takes what is queued when signalled.
 type dropRing[T any] struct {
-	max    int
 	signal chan struct{} // one slot: something was pushed
 
-	mu    sync.Mutex
-	items []ringItem[T]
-}
-
-type ringItem[T any] struct {
-	v       T
-	dropped int // items discarded just before this one
+	mu sync.Mutex
+	q  *dropq.Queue[T]
 }
 
 func newDropRing[T any](max int) *dropRing[T] {
-	return &dropRing[T]{max: max, signal: make(chan struct{}, 1)}
+	return &dropRing[T]{q: dropq.New[T](max, false), signal: make(chan struct{}, 1)}
 }
 
-// push queues v, discarding the oldest item when the ring is full. It
-// reports whether it discarded one.
-func (q *dropRing[T]) push(v T) bool {
-	q.mu.Lock()
-	full := len(q.items) >= q.max
-	it := ringItem[T]{v: v}
-	if full {
-		dropped := q.items[0].dropped + 1
-		q.items[0] = ringItem[T]{}
-		q.items = q.items[1:]
-		if len(q.items) > 0 {
-			q.items[0].dropped += dropped
-		} else {
-			it.dropped += dropped
-		}
-	}
-	q.items = append(q.items, it)
-	q.mu.Unlock()
+// push queues v, discarding the oldest item when the ring is full.
+func (r *dropRing[T]) push(v T) {
+	r.mu.Lock()
+	r.q.Push(v)
+	r.mu.Unlock()
 	select {
-	case q.signal <- struct{}{}:
+	case r.signal <- struct{}{}:
 	default:
 	}
-	return full
 }
 
 // take removes and returns everything queued.
-func (q *dropRing[T]) take() []ringItem[T] {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items := q.items
-	q.items = nil
-	return items
+func (r *dropRing[T]) take() []dropq.Item[T] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.q.Take()
 }
 
 // legacySub is one Subscribe stream on a legacy child: the kinds it gets
@@ -416,8 +396,8 @@ func (s *Service) subscribeLegacy(ctx context.Context, sup *supervisor, c *child
 			return s.childError(sup, method, c.client.Err())
 		case <-sub.events.signal:
 			for _, it := range sub.events.take() {
-				dropped += it.dropped
-				msg := sub.message(it.v)
+				dropped += it.Dropped
+				msg := sub.message(it.V)
 				if msg == nil {
 					continue // carried over to the next event
 				}

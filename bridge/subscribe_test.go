@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -314,28 +313,6 @@ func TestSubscribeDropsOldest(t *testing.T) {
 		t.Errorf("nothing was dropped: the flood did not fill the buffer")
 	}
 	t.Logf("received %d, dropped %d", got, dropped)
-}
-
-// TestDropRing checks the ring's accounting directly.
-func TestDropRing(t *testing.T) {
-	q := newDropRing[int](3)
-	for i := range 7 {
-		q.push(i)
-	}
-	var got []string
-	for _, it := range q.take() {
-		got = append(got, fmt.Sprintf("%d(dropped %d)", it.v, it.dropped))
-	}
-	want := []string{"4(dropped 4)", "5(dropped 0)", "6(dropped 0)"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ring after 7 pushes into 3 (-want +got):\n%s", diff)
-	}
-	if len(q.take()) != 0 {
-		t.Error("take did not empty the ring")
-	}
-	if strings.Join(got, "") == "" {
-		t.Error("nothing taken")
-	}
 }
 
 // TestSubscribeLegacyChildExits ends a legacy Subscribe stream with

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
@@ -57,15 +58,13 @@ type Event struct {
 // connection. Its events are read with Next, by one goroutine at a time;
 // Close may be called from any goroutine.
 type Subscription struct {
-	c         *Client
-	id        int64
-	maxBuffer int
-	overflow  Overflow
+	c  *Client
+	id int64
 
 	next sync.Mutex // serialises Next
 
 	mu       sync.Mutex
-	queue    []Event
+	queue    *dropq.Queue[Event]
 	accepted json.RawMessage
 	acked    chan struct{} // closed at the acknowledgement
 	signal   chan struct{} // one slot: something changed
@@ -120,7 +119,7 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 		return nil, err
 	}
 	s := &Subscription{
-		c: c, id: c.nextID.Add(1), maxBuffer: o.MaxBuffer, overflow: o.Overflow,
+		c: c, id: c.nextID.Add(1), queue: dropq.New[Event](o.MaxBuffer, o.Overflow == DropNewest),
 		acked: make(chan struct{}), signal: make(chan struct{}, 1),
 	}
 	c.mu.Lock()
@@ -159,7 +158,8 @@ wait:
 			s.mu.Lock()
 			ended, endErr := s.ended, s.endErr
 			if ended {
-				s.closed, s.queue = true, nil
+				s.closed = true
+				s.queue.Clear()
 			}
 			s.mu.Unlock()
 			if !ended {
@@ -180,7 +180,7 @@ wait:
 		}
 	}
 	s.mu.Lock()
-	accepted, early := s.accepted, len(s.queue) > 0
+	accepted, early := s.accepted, s.queue.Len() > 0
 	s.mu.Unlock()
 	if !rawjson.IsObject(accepted) {
 		e := &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Invalid acknowledgement"}
@@ -217,11 +217,11 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 		case s.closed:
 			s.mu.Unlock()
 			return Event{}, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Subscription closed"}
-		case len(s.queue) > 0:
-			ev := s.queue[0]
-			s.queue[0] = Event{}
-			s.queue = s.queue[1:]
+		case s.queue.Len() > 0:
+			it, _ := s.queue.Pop()
 			s.mu.Unlock()
+			ev := it.V
+			ev.Dropped = it.Dropped
 			return ev, nil
 		case s.ended:
 			err := s.endErr
@@ -248,7 +248,7 @@ func (s *Subscription) Close() error {
 	}
 	wasOpen := !s.ended
 	s.closed, s.ended = true, true
-	s.queue = nil
+	s.queue.Clear()
 	s.mu.Unlock()
 	s.wake()
 	s.c.mu.Lock()
@@ -283,7 +283,8 @@ func (s *Subscription) abort(e *jsonrpc.Error, reason string) {
 	healthy := s.c.err == nil
 	s.c.mu.Unlock()
 	s.mu.Lock()
-	s.ended, s.closed, s.endErr, s.queue = true, true, e, nil
+	s.ended, s.closed, s.endErr = true, true, e
+	s.queue.Clear()
 	s.mu.Unlock()
 	if mine && healthy {
 		s.c.cancelRequest(s.id, reason)
@@ -304,21 +305,7 @@ func (s *Subscription) push(ev Event) {
 		s.mu.Unlock()
 		return
 	}
-	if len(s.queue) >= s.maxBuffer {
-		if s.overflow == DropNewest {
-			s.queue[len(s.queue)-1].Dropped++
-			s.mu.Unlock()
-			return
-		}
-		dropped := s.queue[0].Dropped + 1
-		s.queue = s.queue[1:]
-		if len(s.queue) > 0 {
-			s.queue[0].Dropped += dropped
-		} else {
-			ev.Dropped += dropped
-		}
-	}
-	s.queue = append(s.queue, ev)
+	s.queue.Push(ev)
 	s.mu.Unlock()
 	s.wake()
 }
@@ -347,7 +334,7 @@ func (s *Subscription) end(err error, discard bool) {
 	}
 	s.ended, s.endErr = true, err
 	if discard {
-		s.queue = nil
+		s.queue.Clear()
 	}
 	s.mu.Unlock()
 	s.wake()

@@ -1,0 +1,75 @@
+package dropq
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestDropOldest(t *testing.T) {
+	q := New[int](2, false)
+	for i := 1; i <= 5; i++ {
+		if dropped := q.Push(i); dropped != (i > 2) {
+			t.Errorf("Push(%d) dropped = %v, want %v", i, dropped, i > 2)
+		}
+	}
+	// 1, 2 and 3 were dropped in turn; the drops travel with the head.
+	want := []Item[int]{{V: 4, Dropped: 3}, {V: 5}}
+	if diff := cmp.Diff(want, q.Take()); diff != "" {
+		t.Errorf("Take (-want +got):\n%s", diff)
+	}
+	if q.Len() != 0 {
+		t.Errorf("Len after Take = %d", q.Len())
+	}
+}
+
+func TestDropOldestOfOne(t *testing.T) {
+	q := New[string](1, false)
+	q.Push("a")
+	q.Push("b")
+	q.Push("c")
+	it, ok := q.Pop()
+	if !ok || it != (Item[string]{V: "c", Dropped: 2}) {
+		t.Errorf("Pop = %+v, %v; want c with 2 dropped", it, ok)
+	}
+	if _, ok := q.Pop(); ok {
+		t.Error("Pop on an empty queue reported an item")
+	}
+}
+
+func TestDropNewest(t *testing.T) {
+	q := New[int](1, true)
+	for i := 1; i <= 3; i++ {
+		q.Push(i)
+	}
+	it, _ := q.Pop()
+	if it != (Item[int]{V: 1, Dropped: 2}) {
+		t.Errorf("Pop = %+v, want 1 with 2 dropped after it", it)
+	}
+}
+
+// The queue never holds more than its bound, however much is pushed.
+func TestBounded(t *testing.T) {
+	for _, newest := range []bool{false, true} {
+		t.Run(fmt.Sprint("newest=", newest), func(t *testing.T) {
+			q := New[int](64, newest)
+			total := 0
+			for i := range 10000 {
+				q.Push(i)
+				if q.Len() > 64 {
+					t.Fatalf("Len = %d after %d pushes", q.Len(), i+1)
+				}
+			}
+			for _, it := range q.Take() {
+				total += 1 + it.Dropped
+			}
+			if total != 10000 {
+				t.Errorf("kept plus dropped = %d, want 10000", total)
+			}
+		})
+	}
+}
