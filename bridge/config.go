@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
@@ -22,6 +23,10 @@ const (
 	DefaultGrace           = 5 * time.Second
 	DefaultMaxRestarts     = 5
 )
+
+// DefaultServerRequestTimeout is ServerConfig.ServerRequestTimeout's
+// default: how long a request from a legacy child waits for an answer.
+const DefaultServerRequestTimeout = time.Minute
 
 // Config configures a Service. The zero value of each field means its
 // default; negative sizes and durations are invalid.
@@ -170,65 +175,6 @@ func (s *ServerConfig) connect() stdio.ConnectConfig {
 	return stdio.ConnectConfig{Versions: s.Versions, ClientInfo: s.ClientInfo, Capabilities: s.capabilities()}
 }
 
-// stderrLog writes a child's stderr into the structured log, one record per
-// line, with the child's pid. exec.Cmd's copier goroutine is its only
-// writer; it starts with the process, a moment before the pid is known, so
-// Write waits for started.
-type stderrLog struct {
-	log   *slog.Logger
-	ready chan struct{} // closed by started; then log is read-only
-	part  []byte
-}
-
-func newStderrLog(log *slog.Logger) *stderrLog {
-	return &stderrLog{log: log, ready: make(chan struct{})}
-}
-
-// started records the child's pid (0 if it did not start) for every line.
-func (w *stderrLog) started(pid int) {
-	if pid != 0 {
-		w.log = w.log.With("pid", pid)
-	}
-	close(w.ready)
-}
-
-var _ io.Writer = (*stderrLog)(nil)
-
-// maxStderrLine bounds one logged stderr line; longer ones are split.
-const maxStderrLine = 4 << 10
-
-func (w *stderrLog) Write(p []byte) (int, error) {
-	<-w.ready
-	n := len(p)
-	for len(p) > 0 {
-		i := 0
-		for i < len(p) && p[i] != '\n' {
-			i++
-		}
-		w.part = append(w.part, p[:i]...)
-		if i < len(p) || len(w.part) >= maxStderrLine {
-			w.log.Info("mcpbridge: server stderr", "line", string(w.part))
-			w.part = w.part[:0]
-		}
-		if i < len(p) {
-			i++
-		}
-		p = p[i:]
-	}
-	return n, nil
-}
-
-// EnvVar is one change to the child's environment: set Name to Value, or
-// remove Name when Unset is true.
-type EnvVar struct {
-	// Name is the variable's name.
-	Name string
-	// Value is its value, when it is set.
-	Value string
-	// Unset removes Name from the child's environment instead.
-	Unset bool
-}
-
 // childEnv applies changes in order over base; the last entry for a name
 // wins.
 func childEnv(base []string, changes []EnvVar) []string {
@@ -263,3 +209,40 @@ func childEnv(base []string, changes []EnvVar) []string {
 }
 
 // resolvePath finds the executable as STDIO.md §3.1 says: absolute paths as
+
+// normalizeRequests checks Roots and fills in ServerRequestTimeout's
+// default; Config.normalize calls it.
+func (s *ServerConfig) normalizeRequests() error {
+	if s.ServerRequestTimeout <= 0 {
+		s.ServerRequestTimeout = DefaultServerRequestTimeout
+	}
+	if s.Roots == nil {
+		return nil
+	}
+	roots, err := rawjson.Compact(s.Roots)
+	if err != nil || len(roots) == 0 || roots[0] != '[' {
+		return fmt.Errorf("bridge: server %q: Roots must be a JSON array of roots", s.Name)
+	}
+	s.Roots = roots
+	return nil
+}
+
+// capabilities is what the bridge declares to the child: Capabilities,
+// plus roots when the bridge answers roots/list itself.
+func (s *ServerConfig) capabilities() json.RawMessage {
+	if s.Roots == nil {
+		return s.Capabilities
+	}
+	caps := s.Capabilities
+	if caps == nil {
+		caps = json.RawMessage(`{}`)
+	}
+	if _, ok := rawjson.Member(caps, "roots"); ok {
+		return caps
+	}
+	out, err := rawjson.SetMember(caps, "roots", json.RawMessage(`{}`))
+	if err != nil {
+		return s.Capabilities // not an object: Connect reports it
+	}
+	return out
+}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -52,7 +53,7 @@ func invalidInput(server, method, format string, args ...any) error {
 
 // toStatus turns any error from a call into the gRPC status a client sees.
 // It is the one place where errors leave the bridge: JSON-RPC codes map as
-// DESIGN.md says, the original error travels in the details as
+// docs/errors.md says, the original error travels in the details as
 // mcpbridge.v1.JsonRpcError with a google.rpc.ErrorInfo, and nothing else
 // (no causes, stacks or paths) is exposed.
 func toStatus(server, method string, err error) error {
@@ -63,7 +64,12 @@ func toStatus(server, method string, err error) error {
 		return err // already a deliberate status
 	}
 	var ce *callError
-	if !errors.As(err, &ce) {
+	var u *supervisor.UnavailableError
+	switch {
+	case errors.As(err, &ce):
+	case errors.As(err, &u): // no child to call: restarting, failed or stopping
+		ce = &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "%s", u.Message), retryAfter: u.RetryAfter}
+	default:
 		var rpc *jsonrpc.Error
 		if !errors.As(err, &rpc) {
 			// What the stdio client reports for the same events, so that
@@ -77,7 +83,7 @@ func toStatus(server, method string, err error) error {
 				rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 			}
 		}
-		ce = &callError{rpc: rpc, server: server, method: method}
+		ce = &callError{rpc: rpc}
 	}
 	if ce.server == "" {
 		ce.server = server
@@ -106,7 +112,7 @@ func toStatus(server, method string, err error) error {
 }
 
 // grpcCode maps a JSON-RPC error to a gRPC code and an ErrorInfo reason
-// (DESIGN.md, Errors).
+// (docs/errors.md).
 func grpcCode(e *jsonrpc.Error) (codes.Code, string) {
 	switch e.Code {
 	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams:

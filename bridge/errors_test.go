@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -60,7 +61,7 @@ func TestToStatus(t *testing.T) {
 		meta   map[string]string // ErrorInfo metadata; nil: server, method, code as given
 		retry  time.Duration     // RetryInfo delay; 0: none
 	}{
-		// DESIGN.md's table, row by row.
+		// docs/errors.md's table, row by row.
 		{name: "-32700 parse error", err: rpcErr(-32700, "Parse error", ""), code: codes.InvalidArgument, msg: "Parse error", rpc: -32700, reason: "CHILD_ERROR"},
 		{name: "-32600 invalid request", err: rpcErr(-32600, "Invalid Request", ""), code: codes.InvalidArgument, msg: "Invalid Request", rpc: -32600, reason: "CHILD_ERROR"},
 		{name: "-32602 invalid params", err: rpcErr(-32602, "Resource not found", `{"uri":"file:///a b"}`), code: codes.InvalidArgument, msg: "Resource not found", rpc: -32602, data: `{"uri":"file:///a b"}`, reason: "CHILD_ERROR"},
@@ -76,6 +77,17 @@ func TestToStatus(t *testing.T) {
 			name: "-32000 while restarting",
 			err:  &callError{rpc: &jsonrpc.Error{Code: -32000, Message: "The stdio server exited", Cause: exitCause}, retryAfter: 250 * time.Millisecond},
 			code: codes.Unavailable, msg: "The stdio server exited", rpc: -32000, reason: "CHILD_UNAVAILABLE", retry: 250 * time.Millisecond,
+		},
+		{
+			name: "no child: restarting after a failed start",
+			err: &supervisor.UnavailableError{State: supervisor.Restarting, Message: "The MCP server could not be started; retrying",
+				RetryAfter: 400 * time.Millisecond, Cause: &jsonrpc.Error{Code: -32000, Message: "Executable not found", Cause: exitCause}},
+			code: codes.Unavailable, msg: "The MCP server could not be started; retrying", rpc: -32000, reason: "CHILD_UNAVAILABLE", retry: 400 * time.Millisecond,
+		},
+		{
+			name: "no child: failed",
+			err:  &supervisor.UnavailableError{State: supervisor.Failed, Message: "The MCP server kept exiting and is not restarted"},
+			code: codes.Unavailable, msg: "The MCP server kept exiting and is not restarted", rpc: -32000, reason: "CHILD_UNAVAILABLE",
 		},
 		{
 			name: "-32001 request timeout", err: &jsonrpc.Error{Code: -32001, Message: "Request timed out", Data: json.RawMessage(`{"timeoutMs":30000}`)},

@@ -1,12 +1,15 @@
 package bridge
 
+// This file routes the requests a legacy child sends to the client
+// (sampling, elicitation, roots) to whoever can answer them: a Connect
+// tunnel, or the streams that opted in, which answer with
+// RespondToServerRequest. The routing rules are on relay.
+
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -20,98 +23,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
-
-// DefaultServerRequestTimeout is ServerConfig.ServerRequestTimeout's
-// default: how long a request from a legacy child waits for an answer.
-const DefaultServerRequestTimeout = time.Minute
-
-// relay is everything of one child that is not a call of its own: the
-// requests the child sends to the client (bridge.proto, "Requests from a
-// legacy child to the client"), the notifications no call claims, and the
-// streams and tunnels that receive them. The supervisor makes one per
-// spawned child and hands its callbacks to stdio.ClientConfig (hook); it
-// lives and dies with that child.
-//
-// Routing of a request from the child, first match wins:
-//
-//  1. ping: the stdio Client answers it itself and never calls us.
-//  2. roots/list with ServerConfig.Roots set: answered from it.
-//  3. the most recently opened Connect tunnel on the child: forwarded into
-//     it under a bridge-minted id (tunnel.ask).
-//  4. the opted-in streams (streamReg with optIn): offered as a
-//     ServerRequest, answered by RespondToServerRequest; the lone call in
-//     flight alone when it is an opted-in stream.
-//  5. nobody: -32601 at once.
-//
-// Bounds: the stdio Client runs at most MaxServerRequests handlers at once
-// (more are refused -32603 with retryable) and every one of them waits at
-// most ServerRequestTimeout, so pending and every per-stream queue, which
-// is sized to that limit, can never overflow.
-type relay struct {
-	server  string
-	roots   json.RawMessage // the ListRootsResult answered for roots/list; nil: not configured
-	timeout time.Duration
-	limit   int // the stdio Client's MaxServerRequests
-	log     *slog.Logger
-	client  atomic.Pointer[stdio.Client]
-
-	mu      sync.Mutex
-	calls   int                        // calls in flight on the child that the bridge knows of
-	streams map[*streamReg]struct{}    // registered call and opted-in streams
-	tunnels []*tunnel                  // open Connect tunnels, oldest first
-	sinks   map[eventSink]struct{}     // receivers of unsolicited notifications
-	uris    map[string]*uriSub         // legacy resources/subscribe, reference-counted
-	pending map[string]*pendingRequest // server requests offered on streams, by minted id
-}
-
-func newRelay(server string, cfg *ServerConfig, log *slog.Logger) *relay {
-	r := &relay{
-		server: server, timeout: cfg.ServerRequestTimeout, limit: stdio.DefaultMaxServerRequests, log: log,
-		streams: map[*streamReg]struct{}{}, sinks: map[eventSink]struct{}{},
-		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{},
-	}
-	if r.timeout <= 0 {
-		r.timeout = DefaultServerRequestTimeout
-	}
-	if cfg.Roots != nil {
-		r.roots = append(append(json.RawMessage(`{"roots":`), cfg.Roots...), '}')
-	}
-	return r
-}
-
-// hook installs the relay's callbacks in the configuration of the child it
-// serves.
-func (r *relay) hook(cfg stdio.ClientConfig) stdio.ClientConfig {
-	cfg.OnServerRequest = r.onServerRequest
-	cfg.OnNotification = r.onNotification
-	if cfg.MaxServerRequests > 0 {
-		r.limit = cfg.MaxServerRequests
-	}
-	return cfg
-}
-
-// attach records the child's Client once stdio.Connect negotiated it.
-// Until then the relay asks nobody: the Client's era is written by
-// Connect without synchronisation, so its Protocol may not be read
-// before Connect returned (the atomic store publishes it).
-func (r *relay) attach(c *stdio.Client) { r.client.Store(c) }
-
-// enter counts a call in flight on the child, for the rule that a lone
-// opted-in call is the cause of a server request. Every path that calls
-// the child uses it: defer c.relay.enter()().
-func (r *relay) enter() (leave func()) {
-	r.mu.Lock()
-	r.calls++
-	r.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			r.mu.Lock()
-			r.calls--
-			r.mu.Unlock()
-		})
-	}
-}
 
 // serverRequestPrefix makes minted ids unique beyond this process, so an id
 // from an earlier bridge is never mistaken for a current one.
@@ -159,38 +70,6 @@ func (r *relay) onServerRequest(ctx context.Context, req stdio.ServerRequest) (j
 		return nil, methodNotFound(req.Method)
 	}
 	return r.await(ctx, p)
-}
-
-// tunnel returns the most recently opened tunnel that still takes server
-// requests.
-func (r *relay) tunnel() *tunnel {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if r.tunnels[i].takesRequests() {
-			return r.tunnels[i]
-		}
-	}
-	return nil
-}
-
-func (r *relay) addTunnel(t *tunnel) {
-	r.mu.Lock()
-	r.tunnels = append(r.tunnels, t)
-	r.sinks[t] = struct{}{}
-	r.mu.Unlock()
-}
-
-func (r *relay) removeTunnel(t *tunnel) {
-	r.mu.Lock()
-	for i, x := range r.tunnels {
-		if x == t {
-			r.tunnels = append(r.tunnels[:i], r.tunnels[i+1:]...)
-			break
-		}
-	}
-	delete(r.sinks, t)
-	r.mu.Unlock()
 }
 
 // outcome is an answer to a server request: a result or an error.
@@ -429,13 +308,11 @@ func lockedSend[M any](send func(M) error) func(M) error {
 }
 
 // currentRelay returns the relay of the server's current child, or nil.
-func (s *supervisor) currentRelay() *relay {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.current == nil {
-		return nil
+func (srv *upstream) currentRelay() *relay {
+	if c := srv.sup.Status().Child; c != nil {
+		return c.relay
 	}
-	return s.current.relay
+	return nil
 }
 
 // RespondToServerRequest answers a ServerRequest offered on a stream. The
@@ -470,20 +347,20 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 	if req.GetId() == "" {
 		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "id is required"))
 	}
-	sups := make([]*supervisor, 0, len(s.servers))
+	srvs := make([]*upstream, 0, len(s.servers))
 	if req.GetServer() != "" {
-		sup, err := s.lookup(ctx, req.GetServer(), method)
+		srv, err := s.lookup(ctx, req.GetServer(), method)
 		if err != nil {
-			return nil, toStatus(req.GetServer(), method, err)
+			return nil, err
 		}
-		sups = append(sups, sup)
+		srvs = append(srvs, srv)
 	} else {
-		for _, sup := range s.servers {
-			sups = append(sups, sup)
+		for _, srv := range s.servers {
+			srvs = append(srvs, srv)
 		}
 	}
-	for _, sup := range sups {
-		if r := sup.currentRelay(); r != nil && r.respond(req.GetId(), o) {
+	for _, srv := range srvs {
+		if r := srv.currentRelay(); r != nil && r.respond(req.GetId(), o) {
 			return &mcpbridgev1.RespondToServerRequestResponse{}, nil
 		}
 	}
@@ -492,41 +369,4 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		rpc:    jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId()),
 		reason: reasonInvalidInput,
 	})
-}
-
-// normalizeRequests checks Roots and fills in ServerRequestTimeout's
-// default; Config.normalize calls it.
-func (s *ServerConfig) normalizeRequests() error {
-	if s.ServerRequestTimeout <= 0 {
-		s.ServerRequestTimeout = DefaultServerRequestTimeout
-	}
-	if s.Roots == nil {
-		return nil
-	}
-	roots, err := rawjson.Compact(s.Roots)
-	if err != nil || len(roots) == 0 || roots[0] != '[' {
-		return fmt.Errorf("bridge: server %q: Roots must be a JSON array of roots", s.Name)
-	}
-	s.Roots = roots
-	return nil
-}
-
-// capabilities is what the bridge declares to the child: Capabilities,
-// plus roots when the bridge answers roots/list itself.
-func (s *ServerConfig) capabilities() json.RawMessage {
-	if s.Roots == nil {
-		return s.Capabilities
-	}
-	caps := s.Capabilities
-	if caps == nil {
-		caps = json.RawMessage(`{}`)
-	}
-	if _, ok := rawjson.Member(caps, "roots"); ok {
-		return caps
-	}
-	out, err := rawjson.SetMember(caps, "roots", json.RawMessage(`{}`))
-	if err != nil {
-		return s.Capabilities // not an object: Connect reports it
-	}
-	return out
 }

@@ -19,6 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -60,8 +61,8 @@ func checkChildGone(t *testing.T, what string, err error, restarting bool) {
 		t.Errorf("%s: status %v %q, JsonRpcError %v, ErrorInfo %v; want UNAVAILABLE, -32000, CHILD_UNAVAILABLE", what, st.Code(), st.Message(), rpc, info)
 	}
 	switch {
-	case restarting && (ri == nil || ri.GetRetryDelay().AsDuration() <= 0 || ri.GetRetryDelay().AsDuration() > initialBackoff):
-		t.Errorf("%s: RetryInfo %v, want a delay in (0, %v]", what, ri, initialBackoff)
+	case restarting && (ri == nil || ri.GetRetryDelay().AsDuration() <= 0 || ri.GetRetryDelay().AsDuration() > firstBackoff):
+		t.Errorf("%s: RetryInfo %v, want a delay in (0, %v]", what, ri, firstBackoff)
 	case !restarting && ri != nil:
 		t.Errorf("%s: RetryInfo %v, want none", what, ri)
 	}
@@ -108,15 +109,30 @@ func exited(t *testing.T, fd int, wait time.Duration) bool {
 	}
 }
 
+// firstBackoff is how long the first restart after a crash waits.
+const firstBackoff = 100 * time.Millisecond
+
+// waitState waits until the server is in state want, or FAILED or
+// STOPPING, which it never leaves, and returns the state it found.
+func waitState(svc *Service, server string, want supervisor.State) supervisor.Status[*child] {
+	for {
+		st := svc.servers[server].sup.Status()
+		switch st.State {
+		case want, supervisor.Failed, supervisor.Stopping:
+			return st
+		}
+		<-st.Changed
+	}
+}
+
 // currentChild waits for the server's child to be READY and returns it.
 func currentChild(t *testing.T, svc *Service, server string) *child {
 	t.Helper()
-	sup := svc.servers[server]
-	if st := sup.waitState(mcpbridgev1.ChildState_CHILD_STATE_READY); st != mcpbridgev1.ChildState_CHILD_STATE_READY {
-		t.Fatalf("server %q is %v, want READY", server, st)
+	st := waitState(svc, server, supervisor.Ready)
+	if st.State != supervisor.Ready {
+		t.Fatalf("server %q is %v, want ready", server, st.State)
 	}
-	_, c := sup.info()
-	return c
+	return st.Child
 }
 
 // The whole crash-and-restart cycle over gRPC on loopback: calls in flight
@@ -224,7 +240,7 @@ func TestChildThatCannotStartEndsFailed(t *testing.T) {
 	conn := loopbackBridge(t, svc)
 	bc := mcpbridgev1.NewBridgeServiceClient(conn)
 
-	if st := svc.servers[""].waitState(mcpbridgev1.ChildState_CHILD_STATE_FAILED); st != mcpbridgev1.ChildState_CHILD_STATE_FAILED {
+	if st := waitState(svc, "", supervisor.Failed).State; st != supervisor.Failed {
 		t.Fatalf("state = %v, want FAILED", st)
 	}
 	_, err := callTool(ctx, bc, "echo", `{"message":"x"}`)
@@ -272,8 +288,8 @@ func TestCloseEscalates(t *testing.T) {
 				t.Fatal(err)
 			}
 			var pids struct{ Pid, Grandchild int }
-			if err := json.Unmarshal([]byte(firstText(t, res.GetResultJson())), &pids); err != nil || pids.Pid != c.proc.Pid() {
-				t.Fatalf("pids = %+v, %v; want the child's pid %d", pids, err, c.proc.Pid())
+			if err := json.Unmarshal([]byte(firstText(t, res.GetResultJson())), &pids); err != nil || pids.Pid != c.Pid() {
+				t.Fatalf("pids = %+v, %v; want the child's pid %d", pids, err, c.Pid())
 			}
 			var grandchild int
 			if pids.Grandchild != 0 {
@@ -284,7 +300,7 @@ func TestCloseEscalates(t *testing.T) {
 			svc.Close()
 			took := time.Since(start)
 
-			state := c.client.ExitState()
+			state := c.ExitState()
 			if state == nil {
 				t.Fatalf("Close returned before the child was reaped")
 			}
@@ -325,7 +341,7 @@ func TestCloseLeavesNoChildBehind(t *testing.T) {
 	var fds []int
 	for _, name := range []string{"plain", "stubborn"} {
 		c := currentChild(t, svc, name)
-		fds = append(fds, pidfd(t, c.proc.Pid()))
+		fds = append(fds, pidfd(t, c.Pid()))
 		res, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Server: name, Method: "tools/call", ParamsJson: `{"name":"pids"}`})
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package bridge
+package convert
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -30,23 +31,23 @@ func TestParseJSONMatchesProtojson(t *testing.T) {
 		if err := protojson.Unmarshal([]byte(in), want); err != nil {
 			t.Fatalf("protojson.Unmarshal(%s): %v", in, err)
 		}
-		got, err := jsonValue(json.RawMessage(in))
+		got, err := Value(json.RawMessage(in))
 		if err != nil {
-			t.Errorf("jsonValue(%s): %v", in, err)
+			t.Errorf("Value(%s): %v", in, err)
 			continue
 		}
 		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
-			t.Errorf("jsonValue(%s) (-protojson +got):\n%s", in, diff)
+			t.Errorf("Value(%s) (-protojson +got):\n%s", in, diff)
 		}
 	}
 	// protojson refuses a lone surrogate; like encoding/json, this parser
 	// reads it as U+FFFD, since children do send them.
-	if v, err := jsonValue(json.RawMessage(`"a\ud800b"`)); err != nil || v.GetStringValue() != "a\ufffdb" {
-		t.Errorf("jsonValue(lone surrogate) = %v, %v; want \"a\\ufffdb\"", v, err)
+	if v, err := Value(json.RawMessage(`"a\ud800b"`)); err != nil || v.GetStringValue() != "a\ufffdb" {
+		t.Errorf("Value(lone surrogate) = %v, %v; want \"a\\ufffdb\"", v, err)
 	}
 	for _, in := range []string{`1e400`, `{"a":1e999}`, ``, `{`, `[1,]`, `"open`, `{"a"}`, `tru`, `"\x"`, `"\u12"`, `[1 2]`, `NaN`, `Inf`, `+1`, `0x1p3`, `01`, `1.`, `.5`, `1e`, `-`} {
-		if v, err := jsonValue(json.RawMessage(in)); err == nil {
-			t.Errorf("jsonValue(%s) = %v, want an error", in, v)
+		if v, err := Value(json.RawMessage(in)); err == nil {
+			t.Errorf("Value(%s) = %v, want an error", in, v)
 		}
 	}
 }
@@ -56,21 +57,21 @@ func FuzzParseJSON(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := jsonValue(json.RawMessage(in)) // never panics
+		got, err := Value(json.RawMessage(in)) // never panics
 		want := &structpb.Value{}
 		if protojson.Unmarshal([]byte(in), want) != nil {
 			return // protojson is stricter (duplicate keys, invalid UTF-8)
 		}
 		if err != nil {
-			t.Fatalf("jsonValue(%q): %v; protojson accepts it", in, err)
+			t.Fatalf("Value(%q): %v; protojson accepts it", in, err)
 		}
 		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
-			t.Fatalf("jsonValue(%q) (-protojson +got):\n%s", in, diff)
+			t.Fatalf("Value(%q) (-protojson +got):\n%s", in, diff)
 		}
 		// What appendValue writes reads back the same.
-		out, err := appendValue(nil, got)
+		out, err := AppendValue(nil, got)
 		if err != nil {
-			t.Fatalf("appendValue(%v): %v", got, err)
+			t.Fatalf("AppendValue(%v): %v", got, err)
 		}
 		back := &structpb.Value{}
 		if err := protojson.Unmarshal(out, back); err != nil || !cmp.Equal(got, back, protocmp.Transform()) {
@@ -86,14 +87,14 @@ func TestAppendValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := appendStruct(nil, st)
+	got, err := AppendStruct(nil, st)
 	want := `{"a":[0.5,1e+21,1e-7,-3,"é\"<"],"b":1,"c":{},"n":null,"t":true}`
 	if err != nil || string(got) != want {
 		t.Errorf("appendStruct = %s, %v; want %s", got, err, want)
 	}
 	for _, v := range []*structpb.Value{{}, structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewNumberValue(1), {}}})} {
-		if out, err := appendValue(nil, v); err == nil {
-			t.Errorf("appendValue(%v) = %s, want an error for a Value without a kind", v, out)
+		if out, err := AppendValue(nil, v); err == nil {
+			t.Errorf("AppendValue(%v) = %s, want an error for a Value without a kind", v, out)
 		}
 	}
 }
@@ -110,17 +111,17 @@ func TestDecodeEras(t *testing.T) {
 		want    *mcpbridgev1.ListToolsResponse
 	}{
 		{protocol.Version20260728, &mcpbridgev1.ListToolsResponse{NextCursor: "c2", Tools: []*mcpbridgev1.Tool{{Name: "t", InputSchema: schema, Icons: icons}},
-			Ttl: durationOf(1500 * time.Millisecond), CacheScope: mcpbridgev1.CacheScope_CACHE_SCOPE_PRIVATE}},
+			Ttl: durationpb.New(1500 * time.Millisecond), CacheScope: mcpbridgev1.CacheScope_CACHE_SCOPE_PRIVATE}},
 		{protocol.Version20251125, &mcpbridgev1.ListToolsResponse{NextCursor: "c2", Tools: []*mcpbridgev1.Tool{{Name: "t", InputSchema: schema, Icons: icons, Execution: execution}}}},
 		{protocol.Version20250618, &mcpbridgev1.ListToolsResponse{NextCursor: "c2", Tools: []*mcpbridgev1.Tool{{Name: "t", InputSchema: schema}}}},
 	} {
-		got, err := decodeListTools(json.RawMessage(list), rulesFor(tt.version))
+		got, err := DecodeListTools(json.RawMessage(list), EraOf(tt.version))
 		if err != nil {
-			t.Errorf("%s: decodeListTools: %v", tt.version, err)
+			t.Errorf("%s: DecodeListTools: %v", tt.version, err)
 			continue
 		}
 		if diff := cmp.Diff(tt.want, got, protocmp.Transform()); diff != "" {
-			t.Errorf("%s: decodeListTools (-want +got):\n%s", tt.version, diff)
+			t.Errorf("%s: DecodeListTools (-want +got):\n%s", tt.version, diff)
 		}
 	}
 }
@@ -128,11 +129,11 @@ func TestDecodeEras(t *testing.T) {
 // Cache hints and result types of 2026-07-28 results, and results that do
 // not fit a typed response.
 func TestDecodeResults(t *testing.T) {
-	modern, legacy := rulesFor(protocol.Version20260728), rulesFor(protocol.Version20251125)
+	modern, legacy := EraOf(protocol.Version20260728), EraOf(protocol.Version20251125)
 	for _, tt := range []struct {
 		name  string
 		raw   string
-		r     eraRules
+		r     Era
 		check func(*mcpbridgev1.ReadResourceResponse) bool
 	}{
 		{"negative ttl counts as 0", `{"contents":[],"ttlMs":-5,"cacheScope":"public"}`, modern, func(r *mcpbridgev1.ReadResourceResponse) bool {
@@ -155,15 +156,15 @@ func TestDecodeResults(t *testing.T) {
 			return blob && text
 		}},
 	} {
-		got, err := decodeReadResourceResult(json.RawMessage(tt.raw), tt.r)
+		got, err := DecodeReadResourceResult(json.RawMessage(tt.raw), tt.r)
 		if err != nil || !tt.check(got) {
-			t.Errorf("%s: decodeReadResourceResult(%s) = %v, %v", tt.name, tt.raw, got, err)
+			t.Errorf("%s: DecodeReadResourceResult(%s) = %v, %v", tt.name, tt.raw, got, err)
 		}
 	}
 	for _, tt := range []struct {
 		name string
 		raw  string
-		r    eraRules
+		r    Era
 	}{
 		{"an extension's result type", `{"resultType":"task","task":{}}`, modern},
 		{"content not an array", `{"content":{"type":"text"}}`, legacy},
@@ -171,11 +172,11 @@ func TestDecodeResults(t *testing.T) {
 		{"_meta not an object", `{"content":[],"_meta":[]}`, modern},
 		{"not an object", `[]`, modern},
 	} {
-		if got, err := decodeCallToolResult(json.RawMessage(tt.raw), tt.r); err == nil {
-			t.Errorf("%s: decodeCallToolResult(%s) = %v, want an error", tt.name, tt.raw, got)
+		if got, err := DecodeCallToolResult(json.RawMessage(tt.raw), tt.r); err == nil {
+			t.Errorf("%s: DecodeCallToolResult(%s) = %v, want an error", tt.name, tt.raw, got)
 		}
 	}
-	if _, err := decodeCompleteResult(json.RawMessage(`{"resultType":"input_required"}`), modern); err == nil || !strings.Contains(err.Error(), "input_required") {
+	if _, err := DecodeCompleteResult(json.RawMessage(`{"resultType":"input_required"}`), modern); err == nil || !strings.Contains(err.Error(), "input_required") {
 		t.Errorf("completion/complete answered input_required: error %v, want one naming it", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
@@ -57,13 +58,13 @@ func (s *Service) Connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	if err != nil {
 		return err
 	}
-	sup, err := s.lookup(ctx, first.GetServer(), method)
+	srv, err := s.lookup(ctx, first.GetServer(), method)
 	if err != nil {
-		return toStatus(first.GetServer(), method, err)
+		return err
 	}
-	c, err := sup.acquire(ctx)
+	c, err := srv.acquire(ctx, method)
 	if err != nil {
-		return toStatus(sup.name, method, err)
+		return err
 	}
 	t := newTunnel(s, c, stream)
 	c.relay.addTunnel(t)
@@ -96,22 +97,22 @@ func (s *Service) Connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 		case r := <-msgs:
 			switch {
 			case errors.Is(r.err, io.EOF):
-				return t.halfClose(ctx, sup)
+				return t.halfClose(ctx, srv)
 			case r.err != nil:
 				t.abort()
 				return r.err
-			case r.msg.GetServer() != "" && r.msg.GetServer() != sup.name:
+			case r.msg.GetServer() != "" && r.msg.GetServer() != srv.name:
 				t.abort()
-				return toStatus(sup.name, method, invalidInput(sup.name, method,
+				return toStatus(srv.name, method, invalidInput(srv.name, method,
 					"the server field may only be set on the first message, or to the same value on every message"))
 			}
 			t.handle(r.msg.GetMessageJson())
 		case <-ctx.Done():
 			t.abort()
-			return toStatus(sup.name, method, ctx.Err())
-		case <-c.client.Closed():
+			return toStatus(srv.name, method, ctx.Err())
+		case <-c.Closed():
 			t.abort()
-			return s.childError(sup, method, c.client.Err())
+			return srv.failure(method, c.Err())
 		case <-t.dead:
 			t.abort()
 			return t.writeErr
@@ -162,7 +163,7 @@ type tunnelListen struct {
 func newTunnel(s *Service, c *child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *tunnel {
 	ctx, cancel := context.WithCancel(stream.Context())
 	return &tunnel{
-		s: s, c: c, legacy: !protocol.Modern(c.client.Protocol()),
+		s: s, c: c, legacy: !protocol.Modern(c.Protocol()),
 		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: newDropRing[[]byte](subscribeBuffer),
@@ -306,7 +307,7 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	case t.legacy && method == "logging/setLevel":
 		raw, _ := rawjson.Member(params, "level")
 		name, _ := rawjson.StringValue(raw)
-		level := levelOf(name)
+		level := convert.Level(name)
 		if level == 0 {
 			t.fail(id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown logging level"))
 			return
@@ -395,7 +396,7 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 		}
 	}
 	leave := t.c.relay.enter()
-	res, err := t.c.client.Call(ctx, method, params, opts)
+	res, err := t.c.Call(ctx, method, params, opts)
 	leave()
 	t.finish(id, call, res, err)
 }
@@ -424,7 +425,7 @@ func takeProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage
 // initializeResult answers a legacy tunnel's initialize from what the
 // bridge negotiated: the child is initialized once, by the bridge.
 func (t *tunnel) initializeResult() json.RawMessage {
-	c := t.c.client
+	c := t.c.Client
 	out := append([]byte(`{"protocolVersion":`), rawjson.AppendString(nil, c.Protocol())...)
 	caps := c.ServerCapabilities()
 	if !rawjson.IsObject(caps) {
@@ -451,7 +452,7 @@ func (t *tunnel) subscription(ctx context.Context, call *tunnelCall, id json.Raw
 		delete(t.uris, uri)
 		t.mu.Unlock()
 		if held {
-			r.unsubscribeURI(t.c.client, uri, timeout)
+			r.unsubscribeURI(t.c.Client, uri, timeout)
 		}
 		t.finish(id, call, json.RawMessage(`{}`), nil)
 		return
@@ -463,7 +464,7 @@ func (t *tunnel) subscription(ctx context.Context, call *tunnelCall, id json.Raw
 		t.finish(id, call, json.RawMessage(`{}`), nil)
 		return
 	}
-	if err := r.subscribeURI(ctx, t.c.client, uri, timeout); err != nil {
+	if err := r.subscribeURI(ctx, t.c.Client, uri, timeout); err != nil {
 		t.finish(id, call, nil, err)
 		return
 	}
@@ -472,7 +473,7 @@ func (t *tunnel) subscription(ctx context.Context, call *tunnelCall, id json.Raw
 	t.uris[uri] = true
 	t.mu.Unlock()
 	if extra {
-		r.unsubscribeURI(t.c.client, uri, timeout)
+		r.unsubscribeURI(t.c.Client, uri, timeout)
 	}
 	t.finish(id, call, json.RawMessage(`{}`), nil)
 }
@@ -487,7 +488,7 @@ func (t *tunnel) releaseURIs() {
 	clear(t.uris)
 	t.mu.Unlock()
 	for _, uri := range uris {
-		t.c.relay.unsubscribeURI(t.c.client, uri, t.s.cfg.DefaultDeadline)
+		t.c.relay.unsubscribeURI(t.c.Client, uri, t.s.cfg.DefaultDeadline)
 	}
 }
 
@@ -504,7 +505,7 @@ func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 	if m, ok := rawjson.Member(params, "_meta"); ok && rawjson.IsObject(m) {
 		meta = rawjson.DeleteMember(rawjson.DeleteMember(m, "progressToken"), protocol.MetaSubscriptionID)
 	}
-	sub, err := t.c.client.Listen(ctx, filter, &stdio.ListenOptions{
+	sub, err := t.c.Listen(ctx, filter, &stdio.ListenOptions{
 		Timeout: t.s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest, Meta: meta,
 	})
 	if err != nil {
@@ -598,7 +599,7 @@ func (t *tunnel) notification(method string, params json.RawMessage) {
 		t.log.Debug("mcpbridge: dropped a notification a 2026-07-28 server does not take", "method", method)
 		return
 	}
-	if err := t.c.client.Notify(t.ctx, method, params); err != nil {
+	if err := t.c.Notify(t.ctx, method, params); err != nil {
 		t.log.Info("mcpbridge: forwarding a tunnel's notification failed", "method", method, "error", err)
 	}
 }
@@ -723,7 +724,7 @@ func (t *tunnel) notify(n stdio.Notification) {
 		if level != 0 {
 			raw, _ := rawjson.Member(n.Params, "level")
 			name, _ := rawjson.StringValue(raw)
-			if levelOf(name) < level {
+			if convert.Level(name) < level {
 				return
 			}
 		}
@@ -757,7 +758,7 @@ func (t *tunnel) stopIntake() {
 // halfClose ends the tunnel after the client closed its send side: its
 // listens and subscriptions end, its other requests finish and are
 // answered, then the stream ends with OK.
-func (t *tunnel) halfClose(ctx context.Context, sup *supervisor) error {
+func (t *tunnel) halfClose(ctx context.Context, srv *upstream) error {
 	t.stopIntake()
 	waited := make(chan struct{})
 	go func() { // ends when every request has returned
@@ -768,9 +769,9 @@ func (t *tunnel) halfClose(ctx context.Context, sup *supervisor) error {
 	select {
 	case <-waited:
 	case <-ctx.Done():
-		err = toStatus(sup.name, "Connect", ctx.Err())
-	case <-t.c.client.Closed():
-		err = t.s.childError(sup, "Connect", t.c.client.Err())
+		err = toStatus(srv.name, "Connect", ctx.Err())
+	case <-t.c.Closed():
+		err = srv.failure("Connect", t.c.Err())
 	case <-t.dead:
 		err = t.writeErr
 	}

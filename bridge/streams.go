@@ -2,11 +2,11 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
@@ -66,7 +66,7 @@ func (e *streamEvents[T]) broken() error {
 // CallToolStreamRequest.log_level). A level this API does not know is
 // delivered as UNSPECIFIED rather than dropped.
 func (e *streamEvents[T]) log(n stdio.Notification) {
-	m := decodeLog(n.Params)
+	m := convert.Log(n.Params)
 	if m.Level != mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED && m.Level < e.minLog {
 		return
 	}
@@ -76,7 +76,7 @@ func (e *streamEvents[T]) log(n stdio.Notification) {
 // options adds the stream's callbacks to base.
 func (e *streamEvents[T]) options(base *stdio.CallOptions) *stdio.CallOptions {
 	o := *base
-	o.Progress = func(p stdio.Progress) { e.send(progressOf(p)) }
+	o.Progress = func(p stdio.Progress) { e.send(convert.Progress(p)) }
 	if e.minLog != mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED {
 		o.Log = e.log
 	}
@@ -130,63 +130,27 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	// a Send fails.
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
-	t, err := s.target(ctx, req.GetServer(), method)
+	r, err := s.route(ctx, req.GetServer(), method)
 	if err != nil {
 		return err
 	}
-	meta := requestMeta{caller: req.GetMeta()}
-	params, err := func() (json.RawMessage, error) {
-		if err := logLevelMeta(&meta, req.GetLogLevel(), t.era); err != nil {
-			return nil, err
-		}
-		return callToolParams(req.GetName(), req.GetArguments(), meta,
-			mrtrRequest{req.GetInputResponses(), req.GetRequestState(), req.GetClientCapabilities()}, t.era)
-	}()
+	params, err := convert.CallToolParams(req, req.GetLogLevel(), r.era)
 	if err != nil {
-		return t.invalid(method, err)
+		return r.invalid(err)
 	}
 	ev := &streamEvents[mcpbridgev1.CallToolStreamResponse]{stream: stream, wrap: toolStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
 	// The stream counts as the call in flight and, when it opted in, is
 	// offered the requests a legacy child sends meanwhile (serverreq.go);
 	// it leaves the routing before the result is sent.
-	reg := t.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
-	res, err := s.callCounted(ctx, t, method, params, ev.options(s.callOptions(ctx)))
+	reg := r.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	res, err := r.callCounted(ctx, params, ev.options(s.callOptions(ctx)))
 	reg.Close()
 	if err != nil {
 		return ev.finish(err)
 	}
-	out, err := decodeCallToolResult(res, t.era)
+	out, err := convert.DecodeCallToolResult(res, r.era)
 	if err != nil {
-		return t.badResult(method, err)
+		return r.badResult(err)
 	}
 	return ev.send(out)
-}
-
-// CallStream is Call with a progress token: progress and log messages,
-// then the result as JSON text, losslessly.
-func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.ServerStreamingServer[mcpbridgev1.CallStreamResponse]) error {
-	method := req.GetMethod()
-	if err := checkRawMethod(method); err != nil {
-		return toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
-	}
-	ctx, cancel := context.WithCancel(stream.Context())
-	defer cancel()
-	t, err := s.target(ctx, req.GetServer(), method)
-	if err != nil {
-		return err
-	}
-	params, extra, err := rawStreamParams(req.GetParamsJson(), req.GetLogLevel(), t.era)
-	if err != nil {
-		return t.invalid(method, err)
-	}
-	ev := &streamEvents[mcpbridgev1.CallStreamResponse]{stream: stream, wrap: callStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
-	opts := ev.options(s.callOptions(ctx))
-	opts.Meta = extra
-	reg := t.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
-	res, err := s.callCounted(ctx, t, method, params, opts)
-	reg.Close()
-	if err != nil {
-		return ev.finish(err)
-	}
-	return ev.send(&mcpbridgev1.CallResponse{ResultJson: string(res)})
 }

@@ -1,4 +1,4 @@
-package bridge
+package supervisor
 
 import (
 	"context"
@@ -12,20 +12,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
-	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // The supervisor's timing (backoff, crash-loop limit, the healthy-minute
-// reset, RetryInfo, escalation) runs here under testing/synctest, with a
+// reset, RetryAfter, escalation) runs here under testing/synctest, with a
 // fake process in place of a child: fake time makes the intervals exact
-// and the tests instant. supervisor_test.go runs the same life cycle with
-// real processes.
+// and the tests instant. bridge/child_test.go runs the same life cycle
+// with real processes, through gRPC.
 
 // fakeProc is a child process as the supervisor sees it. It exits at EOF
 // (Close) unless dieOn says which signal it needs.
@@ -132,7 +128,7 @@ type fakeStarter struct {
 	procs []*fakeProc
 }
 
-func (f *fakeStarter) start(ctx context.Context) (*child, error) {
+func (f *fakeStarter) start(ctx context.Context, _ func(Process)) (*fakeProc, error) {
 	f.mu.Lock()
 	n := len(f.at)
 	f.at = append(f.at, time.Since(f.t0))
@@ -144,7 +140,7 @@ func (f *fakeStarter) start(ctx context.Context) (*child, error) {
 	f.mu.Lock()
 	f.procs = append(f.procs, p)
 	f.mu.Unlock()
-	return &child{proc: p, startedAt: time.Now()}, nil
+	return p, nil
 }
 
 func (f *fakeStarter) starts() []time.Duration {
@@ -185,43 +181,53 @@ func (h *healthLog) changes() []bool {
 	return append([]bool(nil), h.got...)
 }
 
-// fakeSupervisor launches a supervisor over f inside the current bubble;
-// the test stops it.
-func fakeSupervisor(cfg ServerConfig, f *fakeStarter, h *healthLog) *supervisor {
+// The defaults the bridge gives a server.
+const (
+	defaultGrace       = 5 * time.Second
+	defaultMaxRestarts = 5
+)
+
+// fakeSupervisor starts a supervisor over f inside the current bubble; the
+// test stops it.
+func fakeSupervisor(cfg Config[*fakeProc], f *fakeStarter, h *healthLog) *Supervisor[*fakeProc] {
 	if cfg.Grace == 0 {
-		cfg.Grace = DefaultGrace
+		cfg.Grace = defaultGrace
 	}
 	if cfg.MaxRestarts == 0 {
-		cfg.MaxRestarts = DefaultMaxRestarts
+		cfg.MaxRestarts = defaultMaxRestarts
 	}
-	var report func(bool)
 	if h != nil {
-		report = h.report
+		cfg.Health = h.report
 	}
-	s := makeSupervisor("fake", cfg, slog.New(slog.DiscardHandler), report)
-	s.startChild = f.start
-	s.launch()
-	return s
+	if cfg.Start == nil {
+		cfg.Start = f.start
+	}
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	return New(cfg)
 }
 
-func (s *supervisor) currentState() mcpbridgev1.ChildState {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.state
-}
+func (s *Supervisor[P]) currentState() State { return s.Status().State }
 
-// waitState waits until the supervisor is in state want, or FAILED or
-// STOPPING, which it never leaves, and returns the state it found.
-func (s *supervisor) waitState(want mcpbridgev1.ChildState) mcpbridgev1.ChildState {
+// waitState waits until the supervisor is in state want, or Failed or
+// Stopping, which it never leaves, and returns the state it found.
+func (s *Supervisor[P]) waitState(want State) State {
 	for {
-		s.mu.Lock()
-		st, changed := s.state, s.changed
-		s.mu.Unlock()
-		switch st {
-		case want, mcpbridgev1.ChildState_CHILD_STATE_FAILED, mcpbridgev1.ChildState_CHILD_STATE_STOPPING:
-			return st
+		st := s.Status()
+		switch st.State {
+		case want, Failed, Stopping:
+			return st.State
 		}
-		<-changed
+		<-st.Changed
+	}
+}
+
+// unavailable checks that err is an *UnavailableError with retry after
+// the given delay (0: none).
+func unavailable(t *testing.T, what string, err error, retry time.Duration) {
+	t.Helper()
+	var u *UnavailableError
+	if !errors.As(err, &u) || u.RetryAfter != retry {
+		t.Errorf("%s = %v, want an UnavailableError with RetryAfter %v", what, err, retry)
 	}
 }
 
@@ -249,23 +255,20 @@ func millis(n ...int) []time.Duration {
 func TestSupervisorBackoffUntilCrashLoopLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeStarter{t0: time.Now(), outcome: alwaysFails}
-		s := fakeSupervisor(ServerConfig{}, f, nil)
-		defer s.stop()
+		s := fakeSupervisor(Config[*fakeProc]{}, f, nil)
+		defer s.Stop()
 
 		time.Sleep(time.Hour)
 		synctest.Wait()
 		if diff := cmp.Diff(millis(100, 200, 400, 800, 1600), gaps(f.starts())); diff != "" {
 			t.Errorf("intervals between starts (-want +got):\n%s", diff)
 		}
-		info, _ := s.info()
-		if info.State != mcpbridgev1.ChildState_CHILD_STATE_FAILED || info.Restarts != 5 || info.LastExit != "exit status 1" {
-			t.Errorf("info() = %v, want state FAILED, 5 restarts, last exit \"exit status 1\"", info)
+		info := s.Status()
+		if info.State != Failed || info.Restarts != 5 || info.LastExit != "exit status 1" {
+			t.Errorf("Status() = %+v, want state Failed, 5 restarts, last exit \"exit status 1\"", info)
 		}
-		_, err := s.acquire(t.Context())
-		st := status.Convert(toStatus(s.name, "tools/call", err))
-		if st.Code() != codes.Unavailable || retryInfo(st) != nil {
-			t.Errorf("acquire in FAILED = %v %q, RetryInfo %v; want UNAVAILABLE without RetryInfo", st.Code(), st.Message(), retryInfo(st))
-		}
+		_, err := s.Acquire(t.Context())
+		unavailable(t, "Acquire in Failed", err, 0)
 	})
 }
 
@@ -273,8 +276,8 @@ func TestSupervisorBackoffUntilCrashLoopLimit(t *testing.T) {
 func TestSupervisorBackoffIsCapped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeStarter{t0: time.Now(), outcome: alwaysFails}
-		s := fakeSupervisor(ServerConfig{MaxRestarts: 12}, f, nil)
-		defer s.stop()
+		s := fakeSupervisor(Config[*fakeProc]{MaxRestarts: 12}, f, nil)
+		defer s.Stop()
 
 		time.Sleep(24 * time.Hour)
 		synctest.Wait()
@@ -282,7 +285,7 @@ func TestSupervisorBackoffIsCapped(t *testing.T) {
 		if diff := cmp.Diff(want, gaps(f.starts())); diff != "" {
 			t.Errorf("intervals between starts (-want +got):\n%s", diff)
 		}
-		if got := s.currentState(); got != mcpbridgev1.ChildState_CHILD_STATE_FAILED {
+		if got := s.currentState(); got != Failed {
 			t.Errorf("state after 13 failures = %v, want FAILED", got)
 		}
 	})
@@ -296,42 +299,38 @@ func TestSupervisorRetryInfoWhileRestarting(t *testing.T) {
 		t0 := time.Now()
 		f := &fakeStarter{t0: t0, outcome: func(n int) (*fakeProc, error) { return newFakeProc(100+n, 0, t0), nil }}
 		h := &healthLog{}
-		s := fakeSupervisor(ServerConfig{}, f, h)
-		defer s.stop()
+		s := fakeSupervisor(Config[*fakeProc]{}, f, h)
+		defer s.Stop()
 
 		synctest.Wait()
-		first, _ := s.info()
-		if first.State != mcpbridgev1.ChildState_CHILD_STATE_READY || first.Pid != 100 {
-			t.Fatalf("info() after start = %v, want READY with pid 100", first)
+		first := s.Status()
+		if first.State != Ready || first.Child.Pid() != 100 {
+			t.Fatalf("Status() after start = %+v, want Ready with pid 100", first)
 		}
 
 		// A call in flight sees the connection end as early as the
-		// supervisor does; retryAfter waits for the supervisor to act.
+		// supervisor does; RetryAfter waits for the supervisor to act.
 		f.last().crash(3)
-		if got, want := s.retryAfter(), 100*time.Millisecond; got != want {
-			t.Errorf("retryAfter() right after the crash = %v, want %v", got, want)
+		if got, want := s.RetryAfter(), 100*time.Millisecond; got != want {
+			t.Errorf("RetryAfter() right after the crash = %v, want %v", got, want)
 		}
 		time.Sleep(30 * time.Millisecond)
-		_, err := s.acquire(t.Context())
-		st := status.Convert(toStatus(s.name, "tools/call", err))
-		ri := retryInfo(st)
-		if st.Code() != codes.Unavailable || ri == nil || ri.GetRetryDelay().AsDuration() != 70*time.Millisecond {
-			t.Errorf("acquire 30 ms into the backoff = %v %q, RetryInfo %v; want UNAVAILABLE with RetryInfo 70ms", st.Code(), st.Message(), ri)
-		}
-		info, _ := s.info()
-		if info.State != mcpbridgev1.ChildState_CHILD_STATE_RESTARTING || info.Pid != 0 || info.StartedAt != nil || info.LastExit != "exit status 3" {
-			t.Errorf("info() while restarting = %v, want RESTARTING, no pid or started_at, last exit \"exit status 3\"", info)
+		_, err := s.Acquire(t.Context())
+		unavailable(t, "Acquire 30 ms into the backoff", err, 70*time.Millisecond)
+		info := s.Status()
+		if info.State != Restarting || info.Child != nil || !info.StartedAt.IsZero() || info.LastExit != "exit status 3" {
+			t.Errorf("Status() while restarting = %+v, want Restarting, no child or start time, last exit \"exit status 3\"", info)
 		}
 
 		time.Sleep(70 * time.Millisecond)
 		synctest.Wait()
-		c, err := s.acquire(t.Context())
-		if err != nil || c.proc.Pid() != 101 {
-			t.Fatalf("acquire after the backoff = %v, %v; want the child with pid 101", c, err)
+		c, err := s.Acquire(t.Context())
+		if err != nil || c.Pid() != 101 {
+			t.Fatalf("Acquire after the backoff = %v, %v; want the child with pid 101", c, err)
 		}
-		info, _ = s.info()
-		if info.State != mcpbridgev1.ChildState_CHILD_STATE_READY || info.Restarts != 1 || !info.StartedAt.AsTime().Equal(t0.Add(100*time.Millisecond)) {
-			t.Errorf("info() after the restart = %v, want READY, 1 restart, started 100ms after the first", info)
+		info = s.Status()
+		if info.State != Ready || info.Restarts != 1 || !info.StartedAt.Equal(t0.Add(100*time.Millisecond)) {
+			t.Errorf("Status() after the restart = %+v, want Ready, 1 restart, started 100ms after the first", info)
 		}
 		if diff := cmp.Diff([]bool{true, false, true}, h.changes()); diff != "" {
 			t.Errorf("health changes (-want +got):\n%s", diff)
@@ -350,8 +349,8 @@ func TestSupervisorBackoffResetsAfterHealthyMinute(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		t0 := time.Now()
 		f := &fakeStarter{t0: t0, outcome: func(n int) (*fakeProc, error) { return newFakeProc(100+n, 0, t0), nil }}
-		s := fakeSupervisor(ServerConfig{MaxRestarts: 3}, f, nil)
-		defer s.stop()
+		s := fakeSupervisor(Config[*fakeProc]{MaxRestarts: 3}, f, nil)
+		defer s.Stop()
 
 		// Each child lives this long, then crashes.
 		lives := []time.Duration{time.Second, 59 * time.Second, time.Minute, 0, 0, 0}
@@ -359,13 +358,13 @@ func TestSupervisorBackoffResetsAfterHealthyMinute(t *testing.T) {
 		for _, life := range lives {
 			// Fake time stands still until the test and the supervisor
 			// both block, so this returns at the instant of the start.
-			if s.waitState(mcpbridgev1.ChildState_CHILD_STATE_READY) != mcpbridgev1.ChildState_CHILD_STATE_READY {
+			if s.waitState(Ready) != Ready {
 				break
 			}
 			time.Sleep(life)
 			crashes = append(crashes, time.Since(t0))
 			f.last().crash(1)
-			s.waitState(mcpbridgev1.ChildState_CHILD_STATE_RESTARTING)
+			s.waitState(Restarting)
 		}
 		starts := f.starts()
 		var waited []time.Duration
@@ -379,7 +378,7 @@ func TestSupervisorBackoffResetsAfterHealthyMinute(t *testing.T) {
 		if diff := cmp.Diff(millis(100, 200, 100, 200, 400), waited); diff != "" {
 			t.Errorf("backoff after each crash (-want +got):\n%s", diff)
 		}
-		if got := s.currentState(); got != mcpbridgev1.ChildState_CHILD_STATE_FAILED {
+		if got := s.currentState(); got != Failed {
 			t.Errorf("state after 4 quick crashes in a row = %v, want FAILED", got)
 		}
 	})
@@ -405,22 +404,20 @@ func TestSupervisorEscalation(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				t0 := time.Now()
 				f := &fakeStarter{t0: t0, outcome: func(n int) (*fakeProc, error) { return newFakeProc(100, tc.dieOn, t0), nil }}
-				s := fakeSupervisor(ServerConfig{Grace: grace}, f, nil)
+				s := fakeSupervisor(Config[*fakeProc]{Grace: grace}, f, nil)
 				synctest.Wait()
-				s.stop()
+				s.Stop()
 				if took := time.Since(t0); took != tc.took {
 					t.Errorf("stop took %v, want %v", took, tc.took)
 				}
 				if diff := cmp.Diff(tc.want, f.last().sent()); diff != "" {
 					t.Errorf("signals (-want +got):\n%s", diff)
 				}
-				if got := s.currentState(); got != mcpbridgev1.ChildState_CHILD_STATE_STOPPING {
+				if got := s.currentState(); got != Stopping {
 					t.Errorf("state after stop = %v, want STOPPING", got)
 				}
-				_, err := s.acquire(t.Context())
-				if st := status.Convert(toStatus(s.name, "ping", err)); st.Code() != codes.Unavailable || retryInfo(st) != nil {
-					t.Errorf("acquire after stop = %v, RetryInfo %v; want UNAVAILABLE without RetryInfo", st.Code(), retryInfo(st))
-				}
+				_, err := s.Acquire(t.Context())
+				unavailable(t, "Acquire after Stop", err, 0)
 			})
 		})
 	}
@@ -432,7 +429,7 @@ func TestSupervisorEscalatesCrashedChildInBackground(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		t0 := time.Now()
 		f := &fakeStarter{t0: t0, outcome: func(n int) (*fakeProc, error) { return newFakeProc(100+n, 0, t0), nil }}
-		s := fakeSupervisor(ServerConfig{Grace: time.Second}, f, nil)
+		s := fakeSupervisor(Config[*fakeProc]{Grace: time.Second}, f, nil)
 		synctest.Wait()
 		first := f.last()
 		first.mu.Lock()
@@ -441,10 +438,10 @@ func TestSupervisorEscalatesCrashedChildInBackground(t *testing.T) {
 		first.end(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server exited"})
 		time.Sleep(500 * time.Millisecond)
 		synctest.Wait()
-		if got := s.currentState(); got != mcpbridgev1.ChildState_CHILD_STATE_READY {
+		if got := s.currentState(); got != Ready {
 			t.Fatalf("state 500ms after the crash = %v, want READY (restarted)", got)
 		}
-		s.stop()
+		s.Stop()
 		if took := time.Since(t0); took != time.Second {
 			t.Errorf("stop returned after %v, want 1s (the crashed child's grace)", took)
 		}
@@ -461,20 +458,18 @@ func TestSupervisorStopWhileStartingOrRestarting(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			t0 := time.Now()
 			var startCtx context.Context
-			s := makeSupervisor("fake", ServerConfig{Grace: time.Second, MaxRestarts: 1}, slog.New(slog.DiscardHandler), nil)
-			s.startChild = func(ctx context.Context) (*child, error) {
+			s := fakeSupervisor(Config[*fakeProc]{Grace: time.Second, MaxRestarts: 1, Start: func(ctx context.Context, _ func(Process)) (*fakeProc, error) {
 				startCtx = ctx
 				<-ctx.Done() // a child that never finishes negotiating
 				return nil, ctx.Err()
-			}
-			s.launch()
+			}}, nil, nil)
 			synctest.Wait()
-			if got := s.currentState(); got != mcpbridgev1.ChildState_CHILD_STATE_STARTING {
+			if got := s.currentState(); got != Starting {
 				t.Fatalf("state = %v, want STARTING", got)
 			}
 			var wg sync.WaitGroup
 			for range 3 {
-				wg.Go(s.stop)
+				wg.Go(s.Stop)
 			}
 			wg.Wait()
 			if took := time.Since(t0); took != 0 {
@@ -483,7 +478,7 @@ func TestSupervisorStopWhileStartingOrRestarting(t *testing.T) {
 			if !errors.Is(startCtx.Err(), context.Canceled) {
 				t.Errorf("start ctx = %v after stop, want cancelled", startCtx.Err())
 			}
-			if got := s.currentState(); got != mcpbridgev1.ChildState_CHILD_STATE_STOPPING {
+			if got := s.currentState(); got != Stopping {
 				t.Errorf("state after stop = %v, want STOPPING", got)
 			}
 		})
@@ -492,17 +487,17 @@ func TestSupervisorStopWhileStartingOrRestarting(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			t0 := time.Now()
 			f := &fakeStarter{t0: t0, outcome: alwaysFails}
-			s := fakeSupervisor(ServerConfig{}, f, nil)
+			s := fakeSupervisor(Config[*fakeProc]{}, f, nil)
 			time.Sleep(50 * time.Millisecond)
-			s.stop()
-			s.stop()
+			s.Stop()
+			s.Stop()
 			if took := time.Since(t0); took != 50*time.Millisecond {
 				t.Errorf("stop returned at %v, want 50ms (no wait for the backoff)", took)
 			}
 			if n := len(f.starts()); n != 1 {
 				t.Errorf("%d starts, want 1", n)
 			}
-			if got := s.currentState(); got != mcpbridgev1.ChildState_CHILD_STATE_STOPPING {
+			if got := s.currentState(); got != Stopping {
 				t.Errorf("state after stop = %v, want STOPPING", got)
 			}
 		})
@@ -515,19 +510,17 @@ func TestSupervisorStopDuringStartStopsTheNewChild(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		t0 := time.Now()
 		p := newFakeProc(100, 0, t0)
-		s := makeSupervisor("fake", ServerConfig{Grace: time.Second, MaxRestarts: 1}, slog.New(slog.DiscardHandler), nil)
 		release := make(chan struct{})
-		s.startChild = func(ctx context.Context) (*child, error) {
+		s := fakeSupervisor(Config[*fakeProc]{Grace: time.Second, MaxRestarts: 1, Start: func(ctx context.Context, _ func(Process)) (*fakeProc, error) {
 			<-release // negotiation ends just as stop comes
-			return &child{proc: p, startedAt: time.Now()}, nil
-		}
-		s.launch()
+			return p, nil
+		}}, nil, nil)
 		synctest.Wait()
 		go func() {
 			synctest.Wait()
 			close(release)
 		}()
-		s.stop()
+		s.Stop()
 		select {
 		case <-p.Done():
 		default:
@@ -536,12 +529,26 @@ func TestSupervisorStopDuringStartStopsTheNewChild(t *testing.T) {
 	})
 }
 
-// retryInfo returns the RetryInfo detail of st, or nil.
-func retryInfo(st *status.Status) *errdetails.RetryInfo {
-	for _, d := range st.Details() {
-		if ri, ok := d.(*errdetails.RetryInfo); ok {
-			return ri
+// A process the start function retires (a probe the negotiation gave up
+// on) is stopped in the background; Stop waits for it too.
+func TestSupervisorStopWaitsForRetired(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		probe := newFakeProc(99, syscall.SIGTERM, t0) // ignores EOF
+		s := fakeSupervisor(Config[*fakeProc]{Grace: time.Second, Start: func(ctx context.Context, retire func(Process)) (*fakeProc, error) {
+			retire(probe)
+			return newFakeProc(100, 0, t0), nil
+		}}, nil, nil)
+		synctest.Wait()
+		if got := s.currentState(); got != Ready {
+			t.Fatalf("state = %v, want Ready", got)
 		}
-	}
-	return nil
+		s.Stop()
+		if took := time.Since(t0); took != time.Second {
+			t.Errorf("Stop returned after %v, want 1s (the retired probe's grace)", took)
+		}
+		if diff := cmp.Diff([]sent{{syscall.SIGTERM, time.Second}, {syscall.SIGKILL, time.Second}}, probe.sent()); diff != "" {
+			t.Errorf("signals to the retired probe (-want +got):\n%s", diff)
+		}
+	})
 }

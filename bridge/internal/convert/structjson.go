@@ -1,0 +1,334 @@
+package convert
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+)
+
+// This file converts between JSON text and google.protobuf.Struct and
+// Value, both ways.
+//
+// The stdio Client hands over results it has validated, so the parser need
+// not report where JSON goes wrong; it still never panics on bad input. It
+// is what protojson does for Struct and Value (numbers become doubles; one
+// outside the float64 range is an error), at a fraction of the cost:
+// results are decoded on every typed call. With duplicate keys the last one
+// wins, as rawjson.Member has it. The writer emits compact JSON with keys
+// sorted (a Struct is a map; sorting makes the bytes deterministic) and
+// numbers as encoding/json writes them.
+
+// Struct converts a JSON object to a Struct.
+func Struct(v json.RawMessage) (*structpb.Struct, error) {
+	i := rawjson.SkipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	st, end, err := parseObject(v, i, 0)
+	if err == nil && rawjson.SkipSpace(v, end) != len(v) {
+		err = errBadJSON
+	}
+	return st, err
+}
+
+// Value converts any JSON value to a Value.
+func Value(v json.RawMessage) (*structpb.Value, error) {
+	val, end, err := parseValue(v, 0, 0)
+	if err == nil && rawjson.SkipSpace(v, end) != len(v) {
+		err = errBadJSON
+	}
+	return val, err
+}
+
+var errBadJSON = errors.New("malformed JSON")
+
+// maxJSONDepth bounds nesting, so that a deep result cannot exhaust the
+// stack.
+const maxJSONDepth = 10000
+
+// parseString decodes the JSON string that starts at b[i].
+func parseString(b []byte, i int) (string, int, error) {
+	start := i + 1
+	j := start
+	for j < len(b) && b[j] != '"' && b[j] != '\\' {
+		j++
+	}
+	if j < len(b) && b[j] == '"' { // no escapes: the common case
+		return string(b[start:j]), j + 1, nil
+	}
+	out := append(make([]byte, 0, j-start+16), b[start:j]...)
+	for j < len(b) {
+		c := b[j]
+		switch {
+		case c == '"':
+			return string(out), j + 1, nil
+		case c != '\\':
+			out = append(out, c)
+			j++
+			continue
+		}
+		if j+1 >= len(b) {
+			break
+		}
+		switch e := b[j+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(b, j+2)
+			if !ok {
+				return "", j, errBadJSON
+			}
+			j += 6
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(b, j+2); ok && j+1 < len(b) && b[j] == '\\' && b[j+1] == 'u' {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						out = utf8.AppendRune(out, d)
+						j += 6
+						continue
+					}
+				}
+				r = utf8.RuneError // a lone surrogate, as encoding/json has it
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			return "", j, errBadJSON
+		}
+		j += 2
+	}
+	return "", j, errBadJSON
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// parseValue decodes the JSON value that starts at b[i] (after any space).
+func parseValue(b []byte, i, depth int) (*structpb.Value, int, error) {
+	i = rawjson.SkipSpace(b, i)
+	if i >= len(b) || depth > maxJSONDepth {
+		return nil, i, errBadJSON
+	}
+	switch c := b[i]; c {
+	case '{':
+		st, j, err := parseObject(b, i, depth+1)
+		return structpb.NewStructValue(st), j, err
+	case '[':
+		list := &structpb.ListValue{}
+		i = rawjson.SkipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return structpb.NewListValue(list), i + 1, nil
+		}
+		for {
+			v, j, err := parseValue(b, i, depth+1)
+			if err != nil {
+				return nil, j, err
+			}
+			list.Values = append(list.Values, v)
+			i = rawjson.SkipSpace(b, j)
+			switch {
+			case i < len(b) && b[i] == ',':
+				i++
+			case i < len(b) && b[i] == ']':
+				return structpb.NewListValue(list), i + 1, nil
+			default:
+				return nil, i, errBadJSON
+			}
+		}
+	case '"':
+		str, j, err := parseString(b, i)
+		return structpb.NewStringValue(str), j, err
+	case 't', 'f', 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if lit[0] == c && len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+				switch c {
+				case 't':
+					return structpb.NewBoolValue(true), i + 4, nil
+				case 'f':
+					return structpb.NewBoolValue(false), i + 5, nil
+				}
+				return structpb.NewNullValue(), i + 4, nil
+			}
+		}
+		return nil, i, errBadJSON
+	}
+	j := rawjson.SkipValue(b, i) // a number runs to the next delimiter
+	if !isJSONNumber(b[i:j]) {
+		return nil, j, errBadJSON
+	}
+	f, err := strconv.ParseFloat(string(b[i:j]), 64)
+	if err != nil {
+		return nil, j, fmt.Errorf("the number %s does not fit a double", b[i:j])
+	}
+	return structpb.NewNumberValue(f), j, nil
+}
+
+// isJSONNumber reports whether tok is a JSON number (RFC 8259 §6), which
+// strconv.ParseFloat alone does not check (it takes "Inf", "0x1p3", "+1").
+func isJSONNumber(tok []byte) bool {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(tok) && tok[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(tok) && tok[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
+		i++
+		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(tok)
+}
+
+// parseObject decodes the JSON object that starts at b[i].
+func parseObject(b []byte, i, depth int) (*structpb.Struct, int, error) {
+	st := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	i = rawjson.SkipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return st, i + 1, nil
+	}
+	for {
+		i = rawjson.SkipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return nil, i, errBadJSON
+		}
+		key, j, err := parseString(b, i)
+		if err != nil {
+			return nil, j, err
+		}
+		i = rawjson.SkipSpace(b, j)
+		if i >= len(b) || b[i] != ':' {
+			return nil, i, errBadJSON
+		}
+		v, j, err := parseValue(b, i+1, depth)
+		if err != nil {
+			return nil, j, err
+		}
+		st.Fields[key] = v
+		i = rawjson.SkipSpace(b, j)
+		switch {
+		case i < len(b) && b[i] == ',':
+			i++
+		case i < len(b) && b[i] == '}':
+			return st, i + 1, nil
+		default:
+			return nil, i, errBadJSON
+		}
+	}
+}
+
+// AppendStruct appends s as a JSON object, keys sorted.
+func AppendStruct(dst []byte, s *structpb.Struct) ([]byte, error) {
+	fields := s.GetFields()
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = rawjson.AppendString(dst, k)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = AppendValue(dst, fields[k]); err != nil {
+			return nil, fmt.Errorf("%q: %w", k, err)
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// AppendValue appends v as JSON. A number that is not finite, or a Value
+// with no kind set, is an error, as protojson has it.
+func AppendValue(dst []byte, v *structpb.Value) ([]byte, error) {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NullValue:
+		return append(dst, "null"...), nil
+	case *structpb.Value_BoolValue:
+		return strconv.AppendBool(dst, k.BoolValue), nil
+	case *structpb.Value_NumberValue:
+		if math.IsNaN(k.NumberValue) || math.IsInf(k.NumberValue, 0) {
+			return nil, fmt.Errorf("the number %v is not valid JSON", k.NumberValue)
+		}
+		return rawjson.AppendFloat(dst, k.NumberValue), nil
+	case *structpb.Value_StringValue:
+		return rawjson.AppendString(dst, k.StringValue), nil
+	case *structpb.Value_StructValue:
+		return AppendStruct(dst, k.StructValue)
+	case *structpb.Value_ListValue:
+		dst = append(dst, '[')
+		for i, el := range k.ListValue.GetValues() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = AppendValue(dst, el); err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	return nil, errors.New("a google.protobuf.Value has no kind set")
+}
+
+// requestMeta is a typed request's `_meta`: the caller's meta plus the keys

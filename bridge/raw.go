@@ -1,0 +1,91 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"google.golang.org/grpc"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+)
+
+// This file serves the lossless RPCs, Call and CallStream: any method,
+// params and result as JSON text, validated and compacted but never
+// re-encoded (docs/protocol.md, "Fidelity rules for the bridge").
+
+// Call sends any method with params as JSON text and returns the result as
+// JSON text, both validated and compacted but never re-encoded.
+func (s *Service) Call(ctx context.Context, req *mcpbridgev1.CallRequest) (*mcpbridgev1.CallResponse, error) {
+	method := req.GetMethod()
+	if err := checkRawMethod(method); err != nil {
+		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
+	}
+	var params json.RawMessage
+	if req.GetParamsJson() != "" {
+		p, err := rawjson.Compact([]byte(req.GetParamsJson()))
+		if err != nil || !rawjson.IsObject(p) {
+			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "params_json must be a JSON object"))
+		}
+		params = p
+	}
+	r, err := s.route(ctx, req.GetServer(), method)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.call(ctx, params, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpbridgev1.CallResponse{ResultJson: string(res)}, nil
+}
+
+// bridgeOwned are the methods the bridge itself speaks with the child; Call
+// refuses them (Connect handles them for its tunnel).
+var bridgeOwned = map[string]bool{
+	"initialize": true, "subscriptions/listen": true,
+	"resources/subscribe": true, "resources/unsubscribe": true, "logging/setLevel": true,
+}
+
+func checkRawMethod(method string) error {
+	switch {
+	case method == "":
+		return errors.New("method is required")
+	case bridgeOwned[method]:
+		return errors.New(method + " is managed by the bridge; use Subscribe or Connect")
+	case len(method) > 14 && method[:14] == "notifications/":
+		return errors.New("notifications are not requests; use Connect to send them")
+	}
+	return nil
+}
+
+// CallStream is Call with a progress token: progress and log messages,
+// then the result as JSON text, losslessly.
+func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.ServerStreamingServer[mcpbridgev1.CallStreamResponse]) error {
+	method := req.GetMethod()
+	if err := checkRawMethod(method); err != nil {
+		return toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
+	}
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	r, err := s.route(ctx, req.GetServer(), method)
+	if err != nil {
+		return err
+	}
+	params, extra, err := convert.CallParams(req.GetParamsJson(), req.GetLogLevel(), r.era)
+	if err != nil {
+		return r.invalid(err)
+	}
+	ev := &streamEvents[mcpbridgev1.CallStreamResponse]{stream: stream, wrap: callStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
+	opts := ev.options(s.callOptions(ctx))
+	opts.Meta = extra
+	reg := r.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	res, err := r.callCounted(ctx, params, opts)
+	reg.Close()
+	if err != nil {
+		return ev.finish(err)
+	}
+	return ev.send(&mcpbridgev1.CallResponse{ResultJson: string(res)})
+}

@@ -1,0 +1,297 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/dropq"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/stdio"
+)
+
+// relay is everything of one child that is not a call of its own: the
+// requests the child sends to the client (bridge.proto, "Requests from a
+// legacy child to the client"), the notifications no call claims, and the
+// streams and tunnels that receive them. The supervisor makes one per
+// spawned child and hands its callbacks to stdio.ClientConfig (hook); it
+// lives and dies with that child.
+//
+// Routing of a request from the child, first match wins:
+//
+//  1. ping: the stdio Client answers it itself and never calls us.
+//  2. roots/list with ServerConfig.Roots set: answered from it.
+//  3. the most recently opened Connect tunnel on the child: forwarded into
+//     it under a bridge-minted id (tunnel.ask).
+//  4. the opted-in streams (streamReg with optIn): offered as a
+//     ServerRequest, answered by RespondToServerRequest; the lone call in
+//     flight alone when it is an opted-in stream.
+//  5. nobody: -32601 at once.
+//
+// Bounds: the stdio Client runs at most MaxServerRequests handlers at once
+// (more are refused -32603 with retryable) and every one of them waits at
+// most ServerRequestTimeout, so pending and every per-stream queue, which
+// is sized to that limit, can never overflow.
+type relay struct {
+	server  string
+	roots   json.RawMessage // the ListRootsResult answered for roots/list; nil: not configured
+	timeout time.Duration
+	limit   int // the stdio Client's MaxServerRequests
+	log     *slog.Logger
+	client  atomic.Pointer[stdio.Client]
+
+	mu      sync.Mutex
+	calls   int                        // calls in flight on the child that the bridge knows of
+	streams map[*streamReg]struct{}    // registered call and opted-in streams
+	tunnels []*tunnel                  // open Connect tunnels, oldest first
+	sinks   map[eventSink]struct{}     // receivers of unsolicited notifications
+	uris    map[string]*uriSub         // legacy resources/subscribe, reference-counted
+	pending map[string]*pendingRequest // server requests offered on streams, by minted id
+}
+
+func newRelay(server string, cfg *ServerConfig, log *slog.Logger) *relay {
+	r := &relay{
+		server: server, timeout: cfg.ServerRequestTimeout, limit: stdio.DefaultMaxServerRequests, log: log,
+		streams: map[*streamReg]struct{}{}, sinks: map[eventSink]struct{}{},
+		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{},
+	}
+	if r.timeout <= 0 {
+		r.timeout = DefaultServerRequestTimeout
+	}
+	if cfg.Roots != nil {
+		r.roots = append(append(json.RawMessage(`{"roots":`), cfg.Roots...), '}')
+	}
+	return r
+}
+
+// hook installs the relay's callbacks in the configuration of the child it
+// serves.
+func (r *relay) hook(cfg stdio.ClientConfig) stdio.ClientConfig {
+	cfg.OnServerRequest = r.onServerRequest
+	cfg.OnNotification = r.onNotification
+	if cfg.MaxServerRequests > 0 {
+		r.limit = cfg.MaxServerRequests
+	}
+	return cfg
+}
+
+// attach records the child's Client once stdio.Connect negotiated it.
+// Until then the relay asks nobody: the Client's era is written by
+// Connect without synchronisation, so its Protocol may not be read
+// before Connect returned (the atomic store publishes it).
+func (r *relay) attach(c *stdio.Client) { r.client.Store(c) }
+
+// enter counts a call in flight on the child, for the rule that a lone
+// opted-in call is the cause of a server request. Every path that calls
+// the child uses it: defer c.relay.enter()().
+func (r *relay) enter() (leave func()) {
+	r.mu.Lock()
+	r.calls++
+	r.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.calls--
+			r.mu.Unlock()
+		})
+	}
+}
+
+// tunnel returns the most recently opened tunnel that still takes server
+// requests.
+func (r *relay) tunnel() *tunnel {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := len(r.tunnels) - 1; i >= 0; i-- {
+		if r.tunnels[i].takesRequests() {
+			return r.tunnels[i]
+		}
+	}
+	return nil
+}
+
+func (r *relay) addTunnel(t *tunnel) {
+	r.mu.Lock()
+	r.tunnels = append(r.tunnels, t)
+	r.sinks[t] = struct{}{}
+	r.mu.Unlock()
+}
+
+func (r *relay) removeTunnel(t *tunnel) {
+	r.mu.Lock()
+	for i, x := range r.tunnels {
+		if x == t {
+			r.tunnels = append(r.tunnels[:i], r.tunnels[i+1:]...)
+			break
+		}
+	}
+	delete(r.sinks, t)
+	r.mu.Unlock()
+}
+
+// eventSink receives the child's unsolicited notifications from the
+// relay. notify runs on the stdio Client's reader goroutine: it must not
+// block.
+type eventSink interface {
+	notify(n stdio.Notification)
+}
+
+// onNotification is ClientConfig.OnNotification: it fans a notification
+// out to every sink, in arrival order.
+func (r *relay) onNotification(n stdio.Notification) {
+	r.mu.Lock()
+	sinks := make([]eventSink, 0, len(r.sinks))
+	for s := range r.sinks {
+		sinks = append(sinks, s)
+	}
+	r.mu.Unlock()
+	for _, s := range sinks {
+		s.notify(n)
+	}
+}
+
+func (r *relay) addSink(s eventSink) {
+	r.mu.Lock()
+	r.sinks[s] = struct{}{}
+	r.mu.Unlock()
+}
+
+func (r *relay) removeSink(s eventSink) {
+	r.mu.Lock()
+	delete(r.sinks, s)
+	r.mu.Unlock()
+}
+
+// dropRing is a dropq.Queue that drops the oldest, under a lock, with a
+// one-slot signal: the stdio reader pushes and never waits, a stream's
+// goroutine takes what is queued when signalled.
+type dropRing[T any] struct {
+	signal chan struct{} // one slot: something was pushed
+
+	mu sync.Mutex
+	q  *dropq.Queue[T]
+}
+
+func newDropRing[T any](max int) *dropRing[T] {
+	return &dropRing[T]{q: dropq.New[T](max, false), signal: make(chan struct{}, 1)}
+}
+
+// push queues v, discarding the oldest item when the ring is full.
+func (r *dropRing[T]) push(v T) {
+	r.mu.Lock()
+	r.q.Push(v)
+	r.mu.Unlock()
+	select {
+	case r.signal <- struct{}{}:
+	default:
+	}
+}
+
+// take removes and returns everything queued.
+func (r *dropRing[T]) take() []dropq.Item[T] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.q.Take()
+}
+
+// uriSub is one URI the relay subscribed on a legacy child.
+type uriSub struct {
+	refs    int
+	leaving bool          // resources/unsubscribe is on its way
+	ready   chan struct{} // closed when the child answered (un)subscribe
+	err     error         // the subscribe's failure
+}
+
+// subscribeURI takes a reference on uri, sending resources/subscribe when
+// it is the first. It returns the child's error for a refused subscribe;
+// on success the caller must release the reference with unsubscribeURI.
+// The child call is not bound to ctx (other subscribers may wait for it),
+// only to timeout.
+func (r *relay) subscribeURI(ctx context.Context, c *stdio.Client, uri string, timeout time.Duration) error {
+	for {
+		r.mu.Lock()
+		e := r.uris[uri]
+		if e == nil {
+			e = &uriSub{refs: 1, ready: make(chan struct{})}
+			r.uris[uri] = e
+			r.mu.Unlock()
+			err := r.uriCall(ctx, c, "resources/subscribe", uri, timeout)
+			r.mu.Lock()
+			e.err = err
+			if err != nil {
+				delete(r.uris, uri)
+			}
+			close(e.ready)
+			r.mu.Unlock()
+			return err
+		}
+		ready, leaving := e.ready, e.leaving
+		if !leaving {
+			e.refs++
+		}
+		r.mu.Unlock()
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			if !leaving {
+				r.release(c, uri, e, timeout)
+			}
+			return ctx.Err()
+		}
+		if leaving {
+			continue // subscribe afresh once the unsubscribe is through
+		}
+		if e.err != nil {
+			return e.err // the entry is gone; the reference went with it
+		}
+		return nil
+	}
+}
+
+// unsubscribeURI releases a reference taken by subscribeURI, sending
+// resources/unsubscribe when it was the last.
+func (r *relay) unsubscribeURI(c *stdio.Client, uri string, timeout time.Duration) {
+	r.mu.Lock()
+	e := r.uris[uri]
+	r.mu.Unlock()
+	if e != nil {
+		r.release(c, uri, e, timeout)
+	}
+}
+
+func (r *relay) release(c *stdio.Client, uri string, e *uriSub, timeout time.Duration) {
+	r.mu.Lock()
+	if r.uris[uri] != e || e.leaving {
+		r.mu.Unlock()
+		return
+	}
+	e.refs--
+	if e.refs > 0 {
+		r.mu.Unlock()
+		return
+	}
+	// refs reaches 0 only after the subscribe was answered: its sender
+	// holds a reference until then.
+	e.leaving = true
+	e.ready = make(chan struct{})
+	r.mu.Unlock()
+	if err := r.uriCall(context.Background(), c, "resources/unsubscribe", uri, timeout); err != nil {
+		r.log.Info("mcpbridge: resources/unsubscribe failed", "uri", uri, "error", err)
+	}
+	r.mu.Lock()
+	delete(r.uris, uri)
+	close(e.ready)
+	r.mu.Unlock()
+}
+
+// uriCall sends resources/subscribe or resources/unsubscribe for uri.
+func (r *relay) uriCall(ctx context.Context, c *stdio.Client, method, uri string, timeout time.Duration) error {
+	defer r.enter()()
+	params := append(rawjson.AppendString([]byte(`{"uri":`), uri), '}')
+	_, err := c.Call(context.WithoutCancel(ctx), method, json.RawMessage(params), &stdio.CallOptions{Timeout: timeout})
+	return err
+}

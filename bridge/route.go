@@ -1,0 +1,85 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// This file is the one way from an RPC to a child: find the server the
+// request names, take its ready child, call it, and turn every failure
+// into the status the gRPC client sees. Every RPC handler starts here.
+
+// route is one request on its way to a child: the server, the child that
+// serves it and the child's era.
+type route struct {
+	s      *Service
+	srv    *upstream
+	c      *child
+	era    convert.Era
+	method string
+}
+
+// route finds and acquires the child for a request. A failure is already
+// a status.
+func (s *Service) route(ctx context.Context, field, method string) (*route, error) {
+	srv, err := s.lookup(ctx, field, method)
+	if err != nil {
+		return nil, err
+	}
+	c, err := srv.acquire(ctx, method)
+	if err != nil {
+		return nil, err
+	}
+	return &route{s: s, srv: srv, c: c, era: convert.EraOf(c.Protocol()), method: method}, nil
+}
+
+// callOptions bounds a child call by the gRPC deadline, or by the default
+// deadline when there is none, never beyond the maximum.
+func (s *Service) callOptions(ctx context.Context) *stdio.CallOptions {
+	if _, ok := ctx.Deadline(); ok {
+		// The gRPC deadline ends ctx; the package timer only cuts one that
+		// lies beyond the maximum.
+		return &stdio.CallOptions{Timeout: s.cfg.MaxDeadline}
+	}
+	return &stdio.CallOptions{Timeout: s.cfg.DefaultDeadline}
+}
+
+// call sends the route's request to the child, counted in flight on its
+// relay (server-request routing needs the count), with the RPC's deadline
+// when opts is nil. A failure is already a status.
+func (r *route) call(ctx context.Context, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
+	defer r.c.relay.enter()()
+	return r.callCounted(ctx, params, opts)
+}
+
+// callCounted is call for a caller that already counts the call in flight
+// (a stream registered with the child's relay).
+func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
+	if opts == nil {
+		opts = r.s.callOptions(ctx)
+	}
+	res, err := r.c.Call(ctx, r.method, params, opts)
+	if err != nil {
+		return nil, r.srv.failure(r.method, err)
+	}
+	return res, nil
+}
+
+// invalid refuses bad input from the gRPC client; nothing reaches the
+// child.
+func (r *route) invalid(err error) error {
+	return toStatus(r.srv.name, r.method, invalidInput(r.srv.name, r.method, "%v", err))
+}
+
+// badResult reports a child result that the typed response cannot hold:
+// INTERNAL, with the reason in the JsonRpcError's data. Call returns such
+// a result as JSON.
+func (r *route) badResult(err error) error {
+	e := jsonrpc.WithData(jsonrpc.CodeInternalError, "The MCP server's result does not fit the typed response; Call returns it as JSON",
+		map[string]string{"error": err.Error()})
+	return toStatus(r.srv.name, r.method, &callError{rpc: e})
+}
