@@ -105,7 +105,11 @@ func runChildFixture() int {
 		grandchild = cmd.Process.Pid
 	}
 
-	srv := mcp.NewServer(mcp.Implementation{Name: "bridge-fixture", Version: "1.0.0"}, mcp.ServerConfig{})
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "bridge-fixture", Version: "1.0.0"}, mcp.Config{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fixture:", err)
+		return 2
+	}
 	srv.AddTool(mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		var args struct{ Message string }
 		if err := json.Unmarshal(req.Arguments, &args); err != nil {

@@ -272,8 +272,12 @@ func runTypedPager() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "typed-pager", Version: "1.0.0"},
-		mcp.ServerConfig{PageSize: 2, CacheTTL: 90 * time.Second, CacheScope: "public"})
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "typed-pager", Version: "1.0.0"},
+		mcp.Config{PageSize: 2, CacheTTL: 90 * time.Second, CacheScope: "public"})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	for i := 1; i <= 5; i++ {
 		n := fmt.Sprint(i)
 		srv.AddTool(mcp.Tool{Name: "tool" + n, Description: "Tool " + n}, func(context.Context, *mcp.CallToolRequest) (*mcp.ToolResult, error) {

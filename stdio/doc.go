@@ -1,18 +1,32 @@
-// Package stdio is MCP over pipes: newline-delimited JSON-RPC 2.0 between a
-// host and a stdio MCP server, both halves.
+// Package stdio is the client side of MCP over pipes: it runs a stdio MCP
+// server as a child process and talks newline-delimited JSON-RPC 2.0 with
+// it over the child's stdin and stdout. The gRPC bridge keeps one [Client]
+// per child, shared by all its callers; docs/stdio.md is the contract.
 //
-// # Client side
+//	start := func(ctx context.Context) (*stdio.Client, error) {
+//		cmd := exec.Command("npx", "-y", "@modelcontextprotocol/server-everything")
+//		return stdio.Start(ctx, cmd, stdio.ClientConfig{})
+//	}
+//	c, err := stdio.Connect(ctx, start, stdio.ConnectConfig{})
+//	...
+//	res, err := c.Call(ctx, "tools/list", nil, nil)
 //
-// [Start] runs one stdio MCP server as a child process and returns a
-// [Client] that any number of goroutines may share: [Client.Call] correlates
-// responses by id, delivers progress to a per-call callback strictly before
-// the result, enforces timeouts (sending notifications/cancelled to the
-// child when it gives up), answers the child's own requests through
+// [Start] runs the child and returns a [Client] that any number of
+// goroutines may share: [Client.Call] correlates responses by id, delivers
+// progress to a per-call callback strictly before the result, enforces
+// timeouts (sending notifications/cancelled to the child when it gives
+// up), answers the child's own requests through
 // [ClientConfig.OnServerRequest], and reads subscriptions/listen streams
 // through [Client.Listen]. [Connect] adds version negotiation: a
 // server/discover probe for 2026-07-28, else the initialize handshake of
 // 2025-11-25 or 2025-06-18, and for a 2026-07-28 child the _meta every
-// request must carry.
+// request must carry (docs/protocol.md, "Era detection").
+//
+// Failures are *jsonrpc.Error values (package
+// [github.com/mcpbridge/mcpbridge/stdio/jsonrpc]): the child's own error
+// responses with their code, message and data, and the client's own
+// reports, -32000 when the connection ended ([ExitError] says how the
+// child exited) and -32001 when a call timed out or was cancelled.
 //
 // The Client owns three goroutines (a reader of the child's stdout, a
 // writer of its stdin and the sole caller of Wait) and never blocks the
@@ -22,7 +36,7 @@
 // stdin, and escalation ([Client.Signal]) is the caller's (the bridge's
 // supervisor's) decision.
 //
-// Decisions where the contract (STDIO.md) leaves room:
+// Decisions where the contract leaves room:
 //
 //   - Call takes params that are a JSON object (or nil); anything else is
 //     refused with -32602 before anything is written, since every MCP
@@ -43,35 +57,6 @@
 //     dropped silently; progress with a token it never issued goes to
 //     OnNotification.
 //
-// # Server side
-//
-// [Serve] serves a [Runtime] over one connection, normally the process's
-// stdin and the descriptor [TakeStdout] reserves:
-//
-//	out, err := server.TakeStdout() // first thing in main
-//	if err != nil { ... }
-//	err = server.Serve(ctx, runtime, os.Stdin, out, server.Config{})
-//
-// The pieces fit as follows.
-//
-//   - [Serve] is the transport. Its coordinator owns framing and the
-//     connection's state (requests and streams by id, the negotiated
-//     version), serialises every write (one frame per Write, one at a time,
-//     each within WriteTimeout) and never waits on a handler.
-//   - [Executor] is the execution policy: bounded concurrency, a bounded
-//     FIFO queue, a deadline per request counted from admission, and
-//     cancellation. It is transport-neutral and may be shared.
-//   - [Runtime], [Session], [Request], [Peer], [Source] and
-//     [ProgressReporter] are the seam to the MCP runtime (package
-//     stdio/mcp), which owns everything MCP: dialects, validation, result
-//     stamping, tools, resources and prompts. The seam passes raw JSON.
-//
-// Bounds, all configurable in [ServerConfig] or [ExecutorConfig]: an input
-// line is at most 2,000,000 bytes; 32 requests run and 256 wait; 32
-// listen streams are open, each with one event in flight; one frame is
-// written at a time, within 5 s. Excess is refused with -32603 and
-// {"retryable":true,"limit":N}; nothing queues without a bound.
-//
-// The JSON-RPC message model, framing, line limits and encoder shared by
-// both halves are in package [github.com/mcpbridge/mcpbridge/stdio/jsonrpc].
+// The server side, which serves an MCP runtime on a process's own stdin
+// and stdout, is package [github.com/mcpbridge/mcpbridge/stdio/server].
 package stdio

@@ -23,3 +23,14 @@ func (e *ExitError) Error() string {
 	}
 	return fmt.Sprintf("stdio server exited with status %d", e.Code)
 }
+
+// PanicError is the Cause of an error reporting a recovered panic.
+type PanicError struct {
+	// Value is what the code panicked with.
+	Value any
+	// Stack is the panicking goroutine's stack trace.
+	Stack []byte
+}
+
+// Error returns the panic value and the stack trace.
+func (p *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", p.Value, p.Stack) }

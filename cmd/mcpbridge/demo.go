@@ -82,7 +82,10 @@ func runDemo(args []string) error {
 		defer stop()
 	}
 
-	d := newDemo(cfg, log)
+	d, err := newDemo(cfg, log)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -154,14 +157,14 @@ func demoVersion() string {
 }
 
 // newDemoServer builds the demo's mcp.Server.
-func newDemoServer(log *slog.Logger) *mcp.Server {
+func newDemoServer(log *slog.Logger) (*mcp.Server, error) {
 	return mcp.NewServer(mcp.Implementation{
 		Name:        "mcpbridge-demo",
 		Title:       "mcpbridge demo server",
 		Version:     demoVersion(),
 		Description: "The MCP demo server built into mcpbridge",
 		WebsiteURL:  "https://github.com/mcpbridge/mcpbridge",
-	}, mcp.ServerConfig{
+	}, mcp.Config{
 		Instructions: demoInstructions,
 		// Nothing the demo returns depends on who asks.
 		CacheScope: "public",

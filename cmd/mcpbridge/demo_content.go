@@ -38,15 +38,19 @@ type demo struct {
 
 // newDemo builds the demo server with its content and, with
 // cfg.conformance, the conformance fixtures.
-func newDemo(cfg demoConfig, log *slog.Logger) *demo {
-	d := &demo{cfg: cfg, log: log, srv: newDemoServer(log)}
+func newDemo(cfg demoConfig, log *slog.Logger) (*demo, error) {
+	srv, err := newDemoServer(log)
+	if err != nil {
+		return nil, err
+	}
+	d := &demo{cfg: cfg, log: log, srv: srv}
 	d.addTools()
 	d.addResources()
 	d.addPrompts()
 	if cfg.conformance {
 		d.addConformance()
 	}
-	return d
+	return d, nil
 }
 
 // tickLoop advances the counter every cfg.tick and announces the change to

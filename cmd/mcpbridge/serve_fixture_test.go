@@ -39,7 +39,11 @@ func runSlowFixture() int {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 2
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "slow-fixture", Version: "1.0.0"}, mcp.ServerConfig{})
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "slow-fixture", Version: "1.0.0"}, mcp.Config{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fixture:", err)
+		return 2
+	}
 	srv.AddTool(mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		var args struct{ MS int }
 		if err := json.Unmarshal(req.Arguments, &args); err != nil {

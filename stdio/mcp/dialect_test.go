@@ -20,7 +20,7 @@ import (
 func TestScenario68LegacyHandshake(t *testing.T) {
 	for _, version := range []string{"2025-11-25", "2025-06-18"} {
 		t.Run(version, func(t *testing.T) {
-			p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+			p := serve(t, newTestServer(t, mcp.Config{}))
 			res := p.initialize(version, `{}`)
 			if got := field(res, "protocolVersion"); got != `"`+version+`"` {
 				t.Errorf("initialize protocolVersion = %s, want %q", got, version)
@@ -53,7 +53,7 @@ func TestScenario68LegacyHandshake(t *testing.T) {
 // 2025-11-25; a repeated initialize renegotiates; legacy progress and
 // cancellation work.
 func TestScenario69LegacyNegotiationProgressCancel(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	if got := field(p.initialize("2024-11-05", `{}`), "protocolVersion"); got != `"2025-11-25"` {
 		t.Errorf("initialize 2024-11-05 = %s, want the counter-offer 2025-11-25", got)
 	}
@@ -103,7 +103,7 @@ func TestScenario69LegacyNegotiationProgressCancel(t *testing.T) {
 // Scenario 70: a 2026-07-28 request with full _meta gets resultType and
 // serverInfo; a request without _meta on a dual-era runtime gets -32602.
 func TestScenario70ModernStamping(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	got := p.call(request(1, "tools/call", `{"name":"echo","arguments":{"text":"hi"},`+meta26+`}`))
 	want := `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}],` +
 		`"_meta":{"io.modelcontextprotocol/serverInfo":` + serverInf + `}}}`
@@ -121,7 +121,7 @@ func TestScenario70ModernStamping(t *testing.T) {
 // Scenario 71: server/discover has exactly the specified keys, with ttlMs
 // 0 and cacheScope "private"; tools come back sorted by name.
 func TestScenario71Discover(t *testing.T) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "test-server", Version: "1.0.0"}, mcp.ServerConfig{})
+	srv := newServer(t, "test-server", mcp.Config{})
 	for _, name := range []string{"zeta", "alpha", "mid"} {
 		srv.AddTool(mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest) (*mcp.ToolResult, error) { return nil, nil })
 	}
@@ -151,7 +151,7 @@ func TestScenario71Discover(t *testing.T) {
 
 // Scenario 72: validation errors keep the request's id.
 func TestScenario72Validation(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	wantError(t, p.call(request("u1", "no/such/method", `{`+meta26+`}`)), `"u1"`, -32601)
 	wantError(t, p.call(request(2, "tools/list", `{"name":"x"}`)), "2", -32602)
 	wantError(t, p.call(request(3, "tools/list", `{"_meta":{`+v26+`}}`)), "3", -32602)
@@ -169,7 +169,7 @@ func TestScenario72Validation(t *testing.T) {
 // -32022; after initialize a 2026-07-28 request is still served
 // statelessly; a bare ping before initialize is {}.
 func TestScenario73DiscoverVersionsAndMixing(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	if got := p.call(request(1, "ping", "")); got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
 		t.Errorf("bare ping before initialize = %s, want {}", got)
 	}
@@ -194,7 +194,7 @@ func TestScenario73DiscoverVersionsAndMixing(t *testing.T) {
 // Scenario 74: ping is gone on 2026-07-28, MRTR-only methods are invalid
 // top-level requests, and a 2026-only runtime refuses initialize.
 func TestScenario74RemovedMethods(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	for i, method := range []string{"ping", "initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"} {
 		wantError(t, p.call(request(i, method, `{`+meta26+`}`)), fmt.Sprint(i), -32601)
 	}
@@ -203,7 +203,7 @@ func TestScenario74RemovedMethods(t *testing.T) {
 	}
 	p.eof()
 
-	modern := serve(t, newTestServer(t, mcp.ServerConfig{Versions: []string{mcp.Version20260728}}))
+	modern := serve(t, newTestServer(t, mcp.Config{Versions: []string{mcp.Version20260728}}))
 	m := wantError(t, modern.call(request(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`)), "1", -32022)
 	if got := string(m.Error.Data); got != `{"supported":["2026-07-28"],"requested":"2025-11-25"}` {
 		t.Errorf("-32022 data = %s", got)
@@ -219,7 +219,7 @@ func TestScenario74RemovedMethods(t *testing.T) {
 // declared, it answers input_required; the retry on a new id with
 // inputResponses completes.
 func TestScenario75InputRequired(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	m := wantError(t, p.call(request(1, "tools/call", `{"name":"elicit",`+meta26+`}`)), "1", -32021)
 	if got := string(m.Error.Data); got != `{"requiredCapabilities":{"elicitation":{"form":{}}}}` {
 		t.Errorf("-32021 data = %s", got)

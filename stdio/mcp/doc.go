@@ -1,14 +1,19 @@
 // Package mcp is the MCP runtime of mcpbridge's stdio server: a Go
 // developer registers tools, resources, prompts and completions on a
-// [Server], hands it to [server.Serve], and has an MCP server on stdin and
-// stdout that speaks every protocol era at once (MCP.md, STDIO.md §4.5).
+// [Server], hands it to [server.Serve] (package
+// [github.com/mcpbridge/mcpbridge/stdio/server]), and has an MCP server on
+// stdin and stdout that speaks every protocol era at once
+// (docs/protocol.md).
 //
 //	func main() {
 //		out, err := server.TakeStdout() // before anything can print
 //		if err != nil {
 //			log.Fatal(err)
 //		}
-//		srv := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"}, mcp.ServerConfig{})
+//		srv, err := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"}, mcp.Config{})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
 //		srv.AddTool(mcp.Tool{
 //			Name:        "forecast",
 //			Description: "Tomorrow's forecast for a city",
@@ -28,7 +33,7 @@
 // # Eras
 //
 // [Server] implements [server.Runtime]. Which versions it serves is
-// [ServerConfig.Versions] (default all three, 2026-07-28 preferred).
+// [Config.Versions] (default all three, 2026-07-28 preferred).
 //
 //   - 2026-07-28 is stateless: every request carries its version,
 //     capabilities and identity in params._meta, validated in the order of
@@ -92,7 +97,7 @@
 //
 // tools/list, prompts/list, resources/list and resources/templates/list
 // are sorted by name, URI or URI template and paged by
-// [ServerConfig.PageSize], with signed cursors; an altered cursor, or one
+// [Config.PageSize], with signed cursors; an altered cursor, or one
 // from another list, is -32602. A kind of feature is advertised once one
 // is registered, and stays advertised; methods of kinds never registered
 // are -32601.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
@@ -16,7 +17,10 @@ import (
 // the retry with the answer completes. A 2025 client would instead get an
 // elicitation/create request during its one call; the handler is the same.
 func Example() {
-	srv := mcp.NewServer(mcp.Implementation{Name: "greeter", Version: "1.0.0"}, mcp.ServerConfig{})
+	srv, err := mcp.NewServer(mcp.Implementation{Name: "greeter", Version: "1.0.0"}, mcp.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
 	srv.AddTool(mcp.Tool{Name: "greet", Description: "Greets the user by name"},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 			res, err := req.Elicit(ctx, "name", mcp.ElicitParams{

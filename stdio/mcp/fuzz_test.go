@@ -31,7 +31,7 @@ func FuzzRequest(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	srv := newTestServer(f, mcp.ServerConfig{PageSize: 3})
+	srv := newTestServer(f, mcp.Config{PageSize: 3})
 	srv.RemoveTools("park") // it waits for a cancellation that EOF does not send
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var out bytes.Buffer
@@ -62,7 +62,7 @@ func FuzzMetaKey(f *testing.F) {
 		"a.b-c.d9/n_a.m-e", "1a/b", "a-/b", "a..b/c", "/x", "x/", "a/b/c", "-x", "x-", "x.y", "_x", "a b", "é", "a.b/c.", "traceparent"} {
 		f.Add(seed)
 	}
-	srv := mcp.NewServer(mcp.Implementation{Name: "fuzz", Version: "1"}, mcp.ServerConfig{})
+	srv := newServer(f, "fuzz", mcp.Config{})
 	srv.AddTool(mcp.Tool{Name: "t"}, noop)
 	sess := srv.NewSession(nil)
 	f.Cleanup(sess.Close)

@@ -201,9 +201,18 @@ func (p *pipe) initialize(version, caps string) json.RawMessage {
 
 // newTestServer builds the fixture server of the tests: a small copy of
 // the conformance fixtures, enough to exercise every path of the runtime.
-func newTestServer(tb testing.TB, cfg mcp.ServerConfig) *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "test-server", Version: "1.0.0"}, cfg)
+func newTestServer(tb testing.TB, cfg mcp.Config) *mcp.Server {
+	srv := newServer(tb, "test-server", cfg)
 	addFixtures(srv)
+	return srv
+}
+
+// newServer is mcp.NewServer for a valid configuration, named name.
+func newServer(tb testing.TB, name string, cfg mcp.Config) *mcp.Server {
+	srv, err := mcp.NewServer(mcp.Implementation{Name: name, Version: "1.0.0"}, cfg)
+	if err != nil {
+		tb.Fatalf("NewServer: %v", err)
+	}
 	return srv
 }
 

@@ -32,7 +32,7 @@ func runServerFixture() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	srv := newTestServer(nil, mcp.ServerConfig{})
+	srv := newTestServer(nil, mcp.Config{})
 	if err := server.Serve(context.Background(), srv, os.Stdin, out, server.Config{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -16,15 +16,15 @@ func noop(context.Context, *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 }
 
 // toolsAndResources is a server with tools and resources but no prompts.
-func toolsAndResources() *mcp.Server {
-	srv := mcp.NewServer(mcp.Implementation{Name: "test-server", Version: "1.0.0"}, mcp.ServerConfig{})
+func toolsAndResources(tb testing.TB) *mcp.Server {
+	srv := newServer(tb, "test-server", mcp.Config{})
 	srv.AddTool(mcp.Tool{Name: "a"}, noop)
 	srv.AddResource(mcp.Resource{URI: "test://watched", Name: "watched"}, mcp.TextResource("w"))
 	return srv
 }
 
 func TestListen(t *testing.T) {
-	srv := toolsAndResources()
+	srv := toolsAndResources(t)
 	p := serve(t, srv)
 	p.send(request("L1", "subscriptions/listen", `{`+meta26+`,"notifications":{"toolsListChanged":true,"promptsListChanged":true,`+
 		`"resourcesListChanged":false,"resourceSubscriptions":["test://watched","test://dir/"],"taskIds":["t"]}}`))
@@ -71,7 +71,7 @@ func TestListen(t *testing.T) {
 }
 
 func TestListenErrors(t *testing.T) {
-	p := serve(t, toolsAndResources())
+	p := serve(t, toolsAndResources(t))
 	for i, filter := range []string{`"notifications":{"toolsListChanged":"yes"}`, `"notifications":[]`, ``,
 		`"notifications":{"resourceSubscriptions":"x"}`} {
 		params := `{` + meta26
@@ -89,7 +89,7 @@ func TestListenErrors(t *testing.T) {
 // Legacy sessions get unsolicited list changes once initialized, and
 // resources/updated for what they subscribed to.
 func TestLegacyNotifications(t *testing.T) {
-	srv := toolsAndResources()
+	srv := toolsAndResources(t)
 	p := serve(t, srv)
 	srv.AddTool(mcp.Tool{Name: "before"}, noop) // not initialized yet: nothing
 	p.initialize("2025-11-25", `{}`)
@@ -115,7 +115,7 @@ func TestLegacyNotifications(t *testing.T) {
 // Producers never block on a slow client: changes coalesce while a stream
 // is not pulled, so however many happen, one of each kind is pending.
 func TestChangesCoalesce(t *testing.T) {
-	srv := toolsAndResources()
+	srv := toolsAndResources(t)
 	sess := srv.NewSession(nil)
 	defer sess.Close()
 	src, err := sess.Listen(context.Background(), &server.Request{ID: json.RawMessage(`1`), Method: "subscriptions/listen",

@@ -33,7 +33,7 @@ func jsonText(v any) string {
 }
 
 func TestAskMultipleInputsAndCapabilities(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	// Only sampling declared: the tool needs all three, so -32021 names the
 	// two that are missing.
 	m := wantError(t, p.call(request(1, "tools/call", `{"name":"multi","_meta":{`+v26+`,"io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}`)), "1", -32021)
@@ -72,7 +72,7 @@ func TestAskMultipleInputsAndCapabilities(t *testing.T) {
 }
 
 func TestAskMultiRoundCarriesEarlierAnswers(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	r1 := inputRequired(t, p, 1, `{"name":"rounds",`+elicitCaps+`}`)
 	if !strings.Contains(field(r1, "inputRequests"), `"step1"`) {
 		t.Fatalf("round 1 = %s, want step1", r1)
@@ -93,7 +93,7 @@ func TestAskMultiRoundCarriesEarlierAnswers(t *testing.T) {
 
 func TestAskRequestStateIntegrity(t *testing.T) {
 	key := []byte("a secret shared by two servers")
-	p := serve(t, newTestServer(t, mcp.ServerConfig{RequestStateKey: key}))
+	p := serve(t, newTestServer(t, mcp.Config{RequestStateKey: key}))
 	r1 := inputRequired(t, p, 1, `{"name":"stateful",`+elicitCaps+`}`)
 	state, _ := rawjson.StringValue(json.RawMessage(field(r1, "requestState")))
 	answer := `"inputResponses":{"confirm":{"action":"accept","content":{"ok":true}}}`
@@ -128,16 +128,16 @@ func TestAskRequestStateIntegrity(t *testing.T) {
 
 	// Another server with the same key accepts the state; one with another
 	// key does not.
-	same := serve(t, newTestServer(t, mcp.ServerConfig{RequestStateKey: key}))
+	same := serve(t, newTestServer(t, mcp.Config{RequestStateKey: key}))
 	wantResult(t, same.call(request(1, "tools/call", `{"name":"stateful",`+elicitCaps+`,`+answer+`,"requestState":"`+state+`"}`)), "1")
 	same.eof()
-	other := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	other := serve(t, newTestServer(t, mcp.Config{}))
 	wantError(t, other.call(request(1, "tools/call", `{"name":"stateful",`+elicitCaps+`,`+answer+`,"requestState":"`+state+`"}`)), "1", -32602)
 	other.eof()
 }
 
 func TestAskRequestStateExpires(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{RequestStateTTL: 1})) // 1 ns: expired when issued
+	p := serve(t, newTestServer(t, mcp.Config{RequestStateTTL: 1})) // 1 ns: expired when issued
 	r1 := inputRequired(t, p, 1, `{"name":"stateful",`+elicitCaps+`}`)
 	m := wantError(t, p.call(request(2, "tools/call", `{"name":"stateful",`+elicitCaps+`,"requestState":`+field(r1, "requestState")+`}`)), "2", -32602)
 	if !strings.Contains(m.Error.Message, "expired") {
@@ -147,7 +147,7 @@ func TestAskRequestStateExpires(t *testing.T) {
 }
 
 func TestAskInputResponsesValidation(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	for i, tc := range []struct {
 		responses string
 		code      int64 // 0: input_required again
@@ -176,7 +176,7 @@ func TestAskInputResponsesValidation(t *testing.T) {
 }
 
 func TestAskPromptsGet(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	res := wantResult(t, p.call(request(1, "prompts/get", `{"name":"asking",`+elicitCaps+`}`)), "1")
 	if field(res, "resultType") != `"input_required"` || !strings.Contains(field(res, "inputRequests"), "user_context") {
 		t.Fatalf("prompts/get = %s, want input_required for user_context", res)
@@ -200,7 +200,7 @@ func TestAskPromptsGet(t *testing.T) {
 func TestAskLegacyServerRequests(t *testing.T) {
 	for _, version := range []string{"2025-11-25", "2025-06-18"} {
 		t.Run(version, func(t *testing.T) {
-			p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+			p := serve(t, newTestServer(t, mcp.Config{}))
 			p.initialize(version, `{"elicitation":{},"sampling":{},"roots":{}}`)
 			p.send(request(1, "tools/call", `{"name":"multi"}`))
 			var methods []string
@@ -236,7 +236,7 @@ func TestAskLegacyServerRequests(t *testing.T) {
 }
 
 func TestAskLegacyMissingCapability(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	p.initialize("2025-11-25", `{"sampling":{}}`)
 	m := wantError(t, p.call(request(1, "tools/call", `{"name":"elicit"}`)), "1", -32602)
 	if got := string(m.Error.Data); got != `{"requiredCapabilities":{"elicitation":{"form":{}}}}` {
@@ -258,7 +258,7 @@ func TestAskLegacyMissingCapability(t *testing.T) {
 // with the handler's ctx: no response is written, and the client's late
 // answer is dropped.
 func TestAskLegacyCancelled(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	p.initialize("2025-11-25", `{"elicitation":{}}`)
 	p.send(request(1, "tools/call", `{"name":"elicit"}`))
 	ask := decode(t, p.next())

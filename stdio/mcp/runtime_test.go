@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
 
 func TestToolResults(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	p.initialize("2025-11-25", `{}`)
 	for _, tc := range []struct{ params, want string }{
 		{`{"name":"content"}`, `{"content":[{"type":"text","text":"hi"},{"type":"image","data":"AQID","mimeType":"image/png"},` +
@@ -34,7 +35,7 @@ func TestToolResults(t *testing.T) {
 }
 
 func TestResources(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	res := wantResult(t, p.call(request(1, "resources/read", `{"uri":"test://static-binary",`+meta26+`}`)), "1")
 	if got := field(res, "contents"); got != `[{"uri":"test://static-binary","mimeType":"image/png","blob":"iVBORw=="}]` {
 		t.Errorf("blob contents = %s", got)
@@ -60,7 +61,7 @@ func TestResources(t *testing.T) {
 }
 
 func TestPromptsAndCompletion(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	res := wantResult(t, p.call(request(1, "prompts/get", `{"name":"with_args","arguments":{"arg1":"a","arg2":"b"},`+meta26+`}`)), "1")
 	if got := field(res, "messages"); got != `[{"role":"user","content":{"type":"text","text":"arg1=a arg2=b"}}]` {
 		t.Errorf("messages = %s", got)
@@ -88,7 +89,7 @@ func TestPromptsAndCompletion(t *testing.T) {
 
 // A server advertises only what it has; the rest is -32601 (MCP.md §7).
 func TestCapabilityGating(t *testing.T) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "bare", Version: "1"}, mcp.ServerConfig{})
+	srv := newServer(t, "bare", mcp.Config{})
 	p := serve(t, srv)
 	for i, method := range []string{"tools/list", "prompts/list", "resources/list", "completion/complete", "subscriptions/listen"} {
 		wantError(t, p.call(request(i, method, `{`+meta26+`,"notifications":{}}`)), fmt.Sprint(i), -32601)
@@ -101,7 +102,7 @@ func TestCapabilityGating(t *testing.T) {
 }
 
 func TestPagination(t *testing.T) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "paged", Version: "1"}, mcp.ServerConfig{PageSize: 2})
+	srv := newServer(t, "paged", mcp.Config{PageSize: 2})
 	for _, n := range []string{"e", "d", "c", "b", "a"} {
 		srv.AddTool(mcp.Tool{Name: n}, func(context.Context, *mcp.CallToolRequest) (*mcp.ToolResult, error) { return nil, nil })
 	}
@@ -144,7 +145,7 @@ func TestPagination(t *testing.T) {
 }
 
 func TestMetaValidation(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	for i, tc := range []struct {
 		meta string
 		code int64
@@ -174,7 +175,7 @@ func TestMetaValidation(t *testing.T) {
 }
 
 func TestLogging(t *testing.T) {
-	p := serve(t, newTestServer(t, mcp.ServerConfig{}))
+	p := serve(t, newTestServer(t, mcp.Config{}))
 	// 2026-07-28 without a logLevel: nothing but the result.
 	wantResult(t, p.call(request(1, "tools/call", `{"name":"log",`+meta26+`}`)), "1")
 	p.send(request(2, "tools/call", `{"name":"log","_meta":{`+v26+`,`+noCaps+`,"io.modelcontextprotocol/logLevel":"info"}}`))
@@ -203,4 +204,25 @@ func TestLogging(t *testing.T) {
 		}
 	}
 	p.eof()
+}
+
+// NewServer refuses a configuration it cannot serve, naming the setting.
+func TestNewServerInvalidConfig(t *testing.T) {
+	info := mcp.Implementation{Name: "bad", Version: "1"}
+	for _, tt := range []struct {
+		cfg  mcp.Config
+		want string
+	}{
+		{mcp.Config{Versions: []string{"2024-11-05"}}, "Versions"},
+		{mcp.Config{Versions: []string{mcp.Version20251125, mcp.Version20251125}}, "Versions"},
+		{mcp.Config{PageSize: -1}, "PageSize"},
+		{mcp.Config{CacheTTL: -time.Second}, "CacheTTL"},
+		{mcp.Config{RequestStateTTL: -time.Second}, "RequestStateTTL"},
+		{mcp.Config{CacheScope: "shared"}, "CacheScope"},
+	} {
+		srv, err := mcp.NewServer(info, tt.cfg)
+		if srv != nil || err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("NewServer(%+v) = %v, %v; want an error naming %s", tt.cfg, srv, err, tt.want)
+		}
+	}
 }

@@ -18,19 +18,19 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
-// Defaults of ServerConfig.
+// Defaults of Config.
 const (
 	DefaultPageSize        = 100
 	DefaultRequestStateTTL = 10 * time.Minute
 )
 
-// DefaultVersions is ServerConfig.Versions' default: every version the
+// DefaultVersions is Config.Versions' default: every version the
 // runtime serves, 2026-07-28 preferred.
 var DefaultVersions = slices.Clone(protocol.Versions)
 
-// ServerConfig configures a [Server]. Its zero value means the defaults,
+// Config configures a [Server]. Its zero value means the defaults,
 // filled in by [NewServer].
-type ServerConfig struct {
+type Config struct {
 	// Versions are the protocol versions served, in preference order
 	// (default DefaultVersions). 2026-07-28 enables the stateless era;
 	// 2025-11-25 and 2025-06-18 enable initialize. With only 2026-07-28,
@@ -74,7 +74,7 @@ type ServerConfig struct {
 // subscriptions/listen streams that asked for it).
 type Server struct {
 	info     json.RawMessage // the Implementation, compact
-	cfg      ServerConfig
+	cfg      Config
 	versions []string // enabled, in preference order
 	modern   []string // the enabled 2026-07-28 versions
 	legacy   []string // the enabled 2025 versions
@@ -99,18 +99,18 @@ type features struct {
 	tools, prompts, resources, completions bool
 }
 
-// NewServer returns a Server that introduces itself as info. It panics
-// when cfg is invalid (an unknown version in Versions, a negative size or
-// duration, a CacheScope other than "public" or "private"): that is a
-// programming error.
-func NewServer(info Implementation, cfg ServerConfig) *Server {
+// NewServer returns a Server that introduces itself as info. It fails
+// when cfg is invalid (an unknown or repeated version in Versions, a
+// negative size or duration, a CacheScope other than "public" or
+// "private") or info cannot be marshalled.
+func NewServer(info Implementation, cfg Config) (*Server, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
-		panic(err)
+		return nil, err
 	}
 	raw, err := rawjson.Marshal(info)
 	if err != nil {
-		panic(fmt.Sprintf("mcp: NewServer: %v", err))
+		return nil, fmt.Errorf("mcp: NewServer: the Implementation cannot be marshalled: %w", err)
 	}
 	s := &Server{
 		info:        raw,
@@ -137,30 +137,30 @@ func NewServer(info Implementation, cfg ServerConfig) *Server {
 		rand.Read(secret) // never fails (crypto/rand)
 	}
 	s.keys = newKeys(secret)
-	return s
+	return s, nil
 }
 
-func (cfg ServerConfig) normalize() (ServerConfig, error) {
+func (cfg Config) normalize() (Config, error) {
 	if len(cfg.Versions) == 0 {
 		cfg.Versions = DefaultVersions
 	}
 	seen := map[string]bool{}
 	for _, v := range cfg.Versions {
 		if !protocol.Supported(v) || seen[v] {
-			return cfg, fmt.Errorf("mcp: invalid ServerConfig.Versions %q: want distinct versions among %q", cfg.Versions, protocol.Versions)
+			return cfg, fmt.Errorf("mcp: invalid Config.Versions %q: want distinct versions among %q", cfg.Versions, protocol.Versions)
 		}
 		seen[v] = true
 	}
 	cfg.Versions = slices.Clone(cfg.Versions)
 	switch {
 	case cfg.PageSize < 0:
-		return cfg, errors.New("mcp: invalid ServerConfig: PageSize is negative")
+		return cfg, errors.New("mcp: invalid Config: PageSize is negative")
 	case cfg.CacheTTL < 0:
-		return cfg, errors.New("mcp: invalid ServerConfig: CacheTTL is negative")
+		return cfg, errors.New("mcp: invalid Config: CacheTTL is negative")
 	case cfg.RequestStateTTL < 0:
-		return cfg, errors.New("mcp: invalid ServerConfig: RequestStateTTL is negative")
+		return cfg, errors.New("mcp: invalid Config: RequestStateTTL is negative")
 	case cfg.CacheScope != "" && cfg.CacheScope != "public" && cfg.CacheScope != "private":
-		return cfg, fmt.Errorf("mcp: invalid ServerConfig: CacheScope %q", cfg.CacheScope)
+		return cfg, fmt.Errorf("mcp: invalid Config: CacheScope %q", cfg.CacheScope)
 	}
 	if cfg.PageSize == 0 {
 		cfg.PageSize = DefaultPageSize

@@ -1,5 +1,8 @@
 package stdio
 
+// This file answers the requests a child sends to its client (sampling,
+// elicitation, roots, ping): docs/stdio.md, "Server-to-client requests".
+
 import (
 	"context"
 	"encoding/json"
@@ -11,6 +14,16 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
+
+// ServerRequest is a request the child sent to the client.
+type ServerRequest struct {
+	// ID is the child's id, kept byte for byte; the answer echoes it.
+	ID json.RawMessage
+	// Method is the request's method, e.g. "sampling/createMessage".
+	Method string
+	// Params is the request's params as sent, nil when absent.
+	Params json.RawMessage
+}
 
 // serverRequest handles a request from the child (STDIO.md §3.4). It runs on
 // the reader and never blocks: handlers run in goroutines of their own, and

@@ -1,0 +1,529 @@
+package stdio
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// CallOptions tune one call. The zero value (or nil) means the defaults.
+type CallOptions struct {
+	// Timeout bounds the call: the wait for the writer, the write and the
+	// response. Zero: ClientConfig.RequestTimeout.
+	Timeout time.Duration
+	// Progress, when set, receives the call's notifications/progress in
+	// arrival order, in the caller's goroutine, always before Call
+	// returns. The request id becomes params._meta.progressToken.
+	Progress func(Progress)
+	// ResetTimeoutOnProgress restarts the timeout at each progress
+	// notification, never past MaxTotalTimeout after the call started.
+	ResetTimeoutOnProgress bool
+	// MaxTotalTimeout caps ResetTimeoutOnProgress (default 600 s).
+	MaxTotalTimeout time.Duration
+	// Log, when set, receives the child's log messages
+	// (notifications/message) that can be told to belong to this call, in
+	// arrival order interleaved with progress, in the caller's goroutine,
+	// before Call returns. MCP links a log message to no request (MCP.md
+	// §4.5): on a 2026-07-28 connection, where servers log only for
+	// requests that set a log level, a log belongs to the one call in
+	// flight that takes logs; on other connections, to the call in flight
+	// when it is the only one. Other logs go to ClientConfig.OnNotification.
+	Log func(Notification)
+	// Meta is merged into params._meta, last (it wins over stamped keys
+	// and the params' own _meta). It must be a JSON object.
+	Meta json.RawMessage
+}
+
+// Progress is one notifications/progress for a call.
+type Progress struct {
+	// Progress is the params' progress value, increasing with each
+	// notification of a call.
+	Progress float64
+	// Total is the params' total, nil when the child sent none.
+	Total *float64
+	// Message is the params' message, "" when the child sent none.
+	Message string
+	// Raw is the notification's params as sent.
+	Raw json.RawMessage
+}
+
+// call is one request in flight.
+type call struct {
+	id       int64
+	resp     chan response  // one slot: exactly one sender removes the entry
+	progress *progressQueue // progress and attributed logs, in arrival order
+	logs     bool           // the call takes log messages
+	few      bool           // few calls were in flight when it started
+}
+
+// Call sends a request and waits for its result. params is nil, a
+// json.RawMessage or a value that marshals to a JSON object. The result is
+// the child's "result" member as compact JSON; a JSON-RPC error is
+// returned as an *jsonrpc.Error with the child's code, message and data. A tool
+// result with isError true is a result, not an error.
+//
+// On a connection made by [Connect], a 2026-07-28 child's requests carry
+// the required _meta, and methods of the other era are refused locally
+// with -32601. subscriptions/listen is refused with -32602: use
+// [Client.Listen].
+func (c *Client) Call(ctx context.Context, method string, params any, opts *CallOptions) (json.RawMessage, error) {
+	if method == "subscriptions/listen" {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "use Listen for subscriptions/listen")
+	}
+	var o CallOptions
+	if opts != nil {
+		o = *opts
+	}
+	return c.call(ctx, method, params, &o)
+}
+
+// call is Call without the listen check.
+func (c *Client) call(ctx context.Context, method string, params any, o *CallOptions) (json.RawMessage, error) {
+	e := c.era.Load()
+	if err := e.refuse(method); err != nil {
+		return nil, err
+	}
+	raw, err := marshalParams(params)
+	if err != nil {
+		return nil, err
+	}
+	id := c.nextID.Add(1)
+	var token json.RawMessage
+	if o.Progress != nil {
+		token = rawjson.AppendInt(nil, id)
+	}
+	p, err := e.params(raw, o.Meta, token)
+	if err != nil {
+		return nil, err
+	}
+	cl := &call{id: id, resp: make(chan response, 1), logs: o.Log != nil}
+	if o.Progress != nil || o.Log != nil {
+		cl.progress = newProgressQueue()
+	}
+	c.mu.Lock()
+	if c.err != nil {
+		e := c.err
+		c.mu.Unlock()
+		return nil, e
+	}
+	c.pending[id] = cl
+	cl.few = len(c.pending) <= directMaxInFlight
+	c.mu.Unlock()
+
+	timeout := o.Timeout
+	if timeout == 0 {
+		timeout = c.cfg.RequestTimeout
+	}
+	var timerC <-chan time.Time
+	var timer *time.Timer
+	sent := time.Now()
+	if timeout > 0 {
+		timer = time.NewTimer(timeout)
+		defer timer.Stop()
+		timerC = timer.C
+	}
+	var idb [20]byte
+	f := newFrame()
+	f.buf = wire.AppendRequest(f.buf, rawjson.AppendInt(idb[:0], id), method, p)
+	if ended, res, err := c.send(ctx, cl, f, sent, timeout, timerC, o); ended {
+		return res, err
+	}
+
+	deadline := sent.Add(timeout)
+	maxTotal := o.MaxTotalTimeout
+	if maxTotal <= 0 {
+		maxTotal = DefaultMaxTotalTimeout
+	}
+	limit := sent.Add(maxTotal)
+	capped := false
+	var progressC <-chan struct{}
+	if cl.progress != nil {
+		progressC = cl.progress.signal
+	}
+	for {
+		select {
+		case r := <-cl.resp:
+			if err := c.deliver(cl, o); err != nil {
+				return nil, err
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+			return r.result, nil
+		case <-progressC:
+			last, err := c.deliverLast(cl, o)
+			if err != nil {
+				return nil, err
+			}
+			if o.ResetTimeoutOnProgress && timer != nil && !last.IsZero() {
+				next := last.Add(timeout)
+				if next.After(limit) {
+					next, capped = limit, true
+				}
+				if next.After(deadline) {
+					deadline = next
+					timer.Reset(time.Until(deadline))
+				}
+			}
+		case <-timerC:
+			e := timeoutError(timeout)
+			if capped {
+				e = jsonrpc.WithData(jsonrpc.CodeRequestTimeout, "Maximum total timeout exceeded",
+					map[string]int64{"maxTotalTimeoutMs": maxTotal.Milliseconds()})
+			}
+			return c.abandon(cl, true, e, o)
+		case <-ctx.Done():
+			return c.abandon(cl, true, ctxError(ctx), o)
+		}
+	}
+}
+
+// send writes a call's request, directly when it can, else through the
+// writer. ended reports that the call is over (res and err are its
+// outcome): the connection ended, the timeout or ctx came first (nothing
+// was written, so nothing needs cancelling), or the write failed.
+func (c *Client) send(ctx context.Context, cl *call, f *frame, sent time.Time, timeout time.Duration, timerC <-chan time.Time, o *CallOptions) (ended bool, res json.RawMessage, err error) {
+	direct, werr := false, error(nil)
+	if cl.few {
+		direct, werr = c.writeDirect(ctx, f.buf, sent, timeout)
+	}
+	if direct {
+		f.release()
+		switch {
+		case werr == nil:
+			return false, nil, nil
+		case errors.Is(werr, os.ErrDeadlineExceeded):
+			e := timeoutError(timeout)
+			if ctx.Err() != nil {
+				e = ctxError(ctx)
+			}
+			res, err = c.abandon(cl, false, e, o)
+			return true, res, err
+		default:
+			c.fail(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server connection failed", Cause: werr}, false)
+			r := <-cl.resp
+			return true, nil, r.err
+		}
+	}
+	select {
+	case c.writes <- f:
+		return false, nil, nil
+	case r := <-cl.resp: // the connection ended first
+		f.release()
+		return true, nil, r.err
+	case <-timerC:
+		f.release()
+		res, err = c.abandon(cl, false, timeoutError(timeout), o)
+		return true, res, err
+	case <-ctx.Done():
+		f.release()
+		res, err = c.abandon(cl, false, ctxError(ctx), o)
+		return true, res, err
+	}
+}
+
+// directMaxInFlight is how many calls may be in flight for a new one to
+// write itself. Beyond it the writer's batching (many lines per system
+// call) beats saving the hand-off.
+const directMaxInFlight = 2
+
+// pipeAtomic is the largest write a pipe takes whole or not at all
+// (PIPE_BUF on Linux), so a deadline can interrupt it only before any byte
+// is written.
+const pipeAtomic = 4096
+
+// deadliner is a writer whose writes can be bounded in time.
+type deadliner interface{ SetWriteDeadline(time.Time) error }
+
+// writeDirect writes a small frame from the caller's goroutine when no one
+// else is writing, saving the hand-off to the writer (a goroutine switch
+// per request). It reports false, having done nothing, when the frame must
+// go through the writer: stdin takes no deadlines, the frame is large, or
+// someone is writing (the writer then batches it with the others). The
+// write is bounded by the call's timeout and ctx deadline; since the frame
+// is at most pipeAtomic bytes, a deadline leaves it unwritten, never half
+// written.
+func (c *Client) writeDirect(ctx context.Context, buf []byte, sent time.Time, timeout time.Duration) (bool, error) {
+	if c.direct == nil || len(buf) > pipeAtomic {
+		return false, nil
+	}
+	select {
+	case c.wlock <- struct{}{}:
+	default:
+		return false, nil
+	}
+	defer func() { <-c.wlock }()
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = sent.Add(timeout)
+	}
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	if !deadline.IsZero() {
+		c.direct.SetWriteDeadline(deadline)
+		defer c.direct.SetWriteDeadline(time.Time{})
+	}
+	_, err := c.stdin.Write(buf)
+	return true, err
+}
+
+func timeoutError(d time.Duration) *jsonrpc.Error {
+	return jsonrpc.WithData(jsonrpc.CodeRequestTimeout, "Request timed out", map[string]int64{"timeoutMs": d.Milliseconds()})
+}
+
+func ctxError(ctx context.Context) *jsonrpc.Error {
+	msg := "Request timed out"
+	if errors.Is(ctx.Err(), context.Canceled) {
+		msg = "Request cancelled"
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout, Message: msg, Cause: ctx.Err()}
+}
+
+// abandon gives up on a call with e, unless its outcome was decided first,
+// and tells the child when the request had been written.
+func (c *Client) abandon(cl *call, written bool, e *jsonrpc.Error, o *CallOptions) (json.RawMessage, error) {
+	c.mu.Lock()
+	mine := c.pending[cl.id] == cl
+	if mine {
+		delete(c.pending, cl.id)
+	}
+	c.mu.Unlock()
+	if !mine { // a response or the connection's end won the race
+		r := <-cl.resp
+		if err := c.deliver(cl, o); err != nil {
+			return nil, err
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.result, nil
+	}
+	if written {
+		c.cancelRequest(cl.id, e.Message)
+	}
+	return nil, e
+}
+
+// cancelGrace bounds how long a cancellation notice waits for the writer.
+const cancelGrace = 5 * time.Second
+
+// cancelRequest sends notifications/cancelled for an abandoned request from
+// a goroutine of its own, so a slow child never holds the caller.
+func (c *Client) cancelRequest(id int64, reason string) {
+	params := rawjson.AppendInt([]byte(`{"requestId":`), id)
+	params = append(params, `,"reason":`...)
+	params = rawjson.AppendString(params, reason)
+	params = append(params, '}')
+	f := newFrame()
+	f.buf = wire.AppendNotification(f.buf, "notifications/cancelled", params)
+	go func() {
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
+		select {
+		case c.writes <- f:
+		case <-c.closing:
+			f.release()
+		case <-t.C:
+			f.release()
+			c.log.Warn("stdio: gave up sending a cancellation", "id", id)
+		}
+	}()
+}
+
+// Notify writes a notification and returns once the whole line is in the
+// child's stdin pipe. It fails with -32000 on a closed or failed
+// connection, and with -32001 (Cause ctx.Err(), nothing written) if ctx
+// ends before the writer takes the line. Notifications get no stamped
+// _meta.
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return err
+	}
+	if e := c.terminal(); e != nil {
+		return e
+	}
+	// errc is kept apart from f, which the writer releases once written.
+	errc := make(chan error, 1)
+	f := newFrame()
+	f.buf, f.errc = wire.AppendNotification(f.buf, method, raw), errc
+	select {
+	case c.writes <- f:
+	case <-c.closing:
+		f.release()
+		return c.terminal()
+	case <-ctx.Done():
+		f.release()
+		return ctxError(ctx)
+	}
+	if err := <-errc; err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}
+	}
+	return nil
+}
+
+// marshalParams turns Call's params into compact JSON text (nil for none).
+// MCP params are always objects; anything else is refused with -32602.
+func marshalParams(params any) (json.RawMessage, error) {
+	out, err := marshalAny(params)
+	if string(out) == "null" {
+		return nil, nil // a nil map or pointer: no params
+	}
+	if err == nil && out != nil && !rawjson.IsObject(out) {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "params must be a JSON object")
+	}
+	return out, err
+}
+
+func marshalAny(params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		if p == nil {
+			return nil, nil
+		}
+		out, err := rawjson.Canonical(p)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params are not valid JSON", Cause: err}
+		}
+		return out, nil
+	default:
+		out, err := rawjson.Marshal(p)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params cannot be marshalled", Cause: err}
+		}
+		return out, nil
+	}
+}
+
+// progressDepth bounds a call's undelivered progress notifications; the
+// oldest is dropped first (progress is cumulative, so the newest matters).
+const progressDepth = 64
+
+type progressItem struct {
+	raw json.RawMessage
+	at  time.Time
+	log bool // a notifications/message, not progress
+}
+
+// progressQueue hands progress from the reader to the waiting caller
+// without ever blocking the reader.
+type progressQueue struct {
+	mu     sync.Mutex
+	items  []progressItem
+	signal chan struct{}
+}
+
+func newProgressQueue() *progressQueue {
+	return &progressQueue{signal: make(chan struct{}, 1)}
+}
+
+func (q *progressQueue) push(raw json.RawMessage, log bool) {
+	q.mu.Lock()
+	if len(q.items) == progressDepth {
+		// Progress is cumulative, so an older one loses nothing the newer
+		// one does not say; a log message is dropped only when the queue
+		// holds nothing else.
+		drop := 0
+		for i, it := range q.items {
+			if !it.log {
+				drop = i
+				break
+			}
+		}
+		q.items = append(q.items[:drop], q.items[drop+1:]...)
+	}
+	q.items = append(q.items, progressItem{raw: raw, at: time.Now(), log: log})
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *progressQueue) take() []progressItem {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = nil
+	return items
+}
+
+// deliver runs the callback for all queued progress.
+func (c *Client) deliver(cl *call, o *CallOptions) error {
+	_, err := c.deliverLast(cl, o)
+	return err
+}
+
+// deliverLast runs the callback for queued progress and returns the arrival
+// time of the newest. A panicking callback abandons the call.
+func (c *Client) deliverLast(cl *call, o *CallOptions) (last time.Time, err error) {
+	if cl.progress == nil {
+		return time.Time{}, nil
+	}
+	for _, it := range cl.progress.take() {
+		if it.log {
+			if perr := safeCallback(func() { o.Log(Notification{Method: "notifications/message", Params: it.raw}) }); perr != nil {
+				return last, c.callbackPanicked(cl, "Log callback panicked", perr)
+			}
+			continue
+		}
+		if o.Progress == nil {
+			continue
+		}
+		p, ok := parseProgress(it.raw)
+		if !ok {
+			c.log.Debug("stdio: dropped malformed progress", "params", string(it.raw))
+			continue
+		}
+		if perr := safeCallback(func() { o.Progress(p) }); perr != nil {
+			return last, c.callbackPanicked(cl, "Progress callback panicked", perr)
+		}
+		last = it.at
+	}
+	return last, nil
+}
+
+// callbackPanicked abandons a call whose progress or log callback panicked.
+func (c *Client) callbackPanicked(cl *call, msg string, perr error) *jsonrpc.Error {
+	c.mu.Lock()
+	if c.pending[cl.id] == cl {
+		delete(c.pending, cl.id)
+		c.mu.Unlock()
+		c.cancelRequest(cl.id, "Client stopped waiting")
+	} else {
+		c.mu.Unlock()
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg, Cause: perr}
+}
+
+func safeCallback(fn func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: stack()}
+		}
+	}()
+	fn()
+	return nil
+}
+
+func parseProgress(raw json.RawMessage) (Progress, bool) {
+	var w struct {
+		Progress *float64 `json:"progress"`
+		Total    *float64 `json:"total"`
+		Message  string   `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil || w.Progress == nil {
+		return Progress{}, false
+	}
+	return Progress{Progress: *w.Progress, Total: w.Total, Message: w.Message, Raw: raw}, true
+}

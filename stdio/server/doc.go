@@ -1,0 +1,33 @@
+// Package server is the server side of MCP over pipes: [Serve] serves an
+// MCP runtime over one newline-delimited JSON-RPC connection, normally the
+// process's stdin and the descriptor [TakeStdout] reserves. The runtime is
+// package [github.com/mcpbridge/mcpbridge/stdio/mcp]; docs/stdio.md is the
+// contract.
+//
+//	out, err := server.TakeStdout() // first thing in main
+//	if err != nil { ... }
+//	srv, err := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"}, mcp.Config{})
+//	...
+//	err = server.Serve(ctx, srv, os.Stdin, out, server.Config{})
+//
+// The pieces fit as follows.
+//
+//   - [Serve] is the transport. Its coordinator owns framing and the
+//     connection's state (requests and streams by id, the negotiated
+//     version), serialises every write (one frame per Write, one at a time,
+//     each within WriteTimeout) and never waits on a handler.
+//   - [Executor] is the execution policy: bounded concurrency, a bounded
+//     FIFO queue, a deadline per request counted from admission, and
+//     cancellation. It knows nothing of the transport and may be shared by
+//     several connections.
+//   - [Runtime], [Session], [Request], [Peer], [Source] and
+//     [ProgressReporter] are the seam to the MCP runtime, which owns
+//     everything MCP: dialects, validation, result stamping, tools,
+//     resources and prompts. The seam passes raw JSON.
+//
+// Bounds, all configurable in [Config] or [ExecutorConfig]: an input line
+// is at most 2,000,000 bytes; 32 requests run and 256 wait; 32 listen
+// streams are open, each with one event in flight; one frame is written at
+// a time, within 5 s. Excess is refused with -32603 and
+// {"retryable":true,"limit":N}; nothing queues without a bound.
+package server
