@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -26,11 +27,11 @@ import (
 
 // faultBridge starts a Service fronting the "child" fixture (with extra
 // FIXTURE_* settings) behind gRPC on loopback.
-func faultBridge(t *testing.T, cfg Config, env ...string) (mcpbridgev1.BridgeServiceClient, *Service, *logRecorder) {
+func faultBridge(t *testing.T, cfg Config, env ...string) (mcpbridgev1.BridgeServiceClient, *Service, *testkit.Lines) {
 	t.Helper()
-	logs := newLogRecorder()
+	logs := &testkit.Lines{}
 	cfg.Servers = []ServerConfig{fixtureChild(t, "", time.Second, env...)}
-	cfg.Logger = logs.logger()
+	cfg.Logger = logs.Logger()
 	svc := newService(t, cfg)
 	return mcpbridgev1.NewBridgeServiceClient(loopbackBridge(t, svc)), svc, logs
 }
@@ -67,7 +68,7 @@ func TestFaultGarbageLines(t *testing.T) {
 	if err != nil || !strings.Contains(res.GetResultJson(), "survived") {
 		t.Fatalf("garbage = %v, %v; want its result after the garbage", res, err)
 	}
-	logs.waitFor(ctx, t, "skipped a line that is not a JSON-RPC message", "this is not JSON")
+	logs.WaitFor(ctx, t, "skipped a line that is not a JSON-RPC message", "this is not JSON")
 	echoWorks(ctx, t, bc, "after the garbage")
 	if after := childOf(ctx, t, bc); after.GetPid() != before.GetPid() || after.GetRestarts() != 0 {
 		t.Errorf("child after the garbage = %v, want the same process (%d), never restarted", after, before.GetPid())
@@ -89,7 +90,7 @@ func TestFaultHangingCall(t *testing.T) {
 		_, err := callTool(callCtx, bc, "block", `{}`)
 		hung <- err
 	}()
-	logs.waitFor(ctx, t, "fixture: blocking")
+	logs.WaitFor(ctx, t, "fixture: blocking")
 	echoWorks(ctx, t, bc, "while another call hangs")
 	select {
 	case err := <-hung:
@@ -99,7 +100,7 @@ func TestFaultHangingCall(t *testing.T) {
 	if err := <-hung; status.Code(err) != codes.DeadlineExceeded {
 		t.Errorf("the hanging call = %v, want DEADLINE_EXCEEDED", err)
 	}
-	logs.waitFor(ctx, t, "fixture: cancelled")
+	logs.WaitFor(ctx, t, "fixture: cancelled")
 	echoWorks(ctx, t, bc, "after the deadline")
 }
 
@@ -112,12 +113,12 @@ func TestFaultChildClosesStdout(t *testing.T) {
 	defer cancel()
 	bc, svc, logs := faultBridge(t, Config{})
 	before := childOf(ctx, t, bc)
-	fd := pidfd(t, int(before.GetPid()))
+	fd := testkit.Pidfd(t, int(before.GetPid()))
 
 	_, err := callTool(ctx, bc, "closeout", `{}`)
 	checkChildGone(t, "the call whose child closed its stdout", err, true)
-	logs.waitFor(ctx, t, "fixture: stdout closed")
-	if !exited(t, fd, 30*time.Second) {
+	logs.WaitFor(ctx, t, "fixture: stdout closed")
+	if !testkit.Exited(t, fd, 30*time.Second) {
 		t.Fatalf("the child %d that closed its stdout is still running", before.GetPid())
 	}
 	currentChild(t, svc, "")
@@ -143,7 +144,7 @@ func TestFaultResponseOverLimit(t *testing.T) {
 	if status.Code(err) != codes.DeadlineExceeded {
 		t.Errorf("a result over the %d-byte limit = %v, want DEADLINE_EXCEEDED", limit, err)
 	}
-	logs.waitFor(ctx, t, "dropped an over-long line from the server")
+	logs.WaitFor(ctx, t, "dropped an over-long line from the server")
 	res, err := callTool(ctx, bc, "large", `{"bytes":50000}`)
 	if err != nil || len(res.GetResultJson()) < 50000 {
 		t.Fatalf("a 50,000-byte result under the limit = %d bytes, %v; want it whole", len(res.GetResultJson()), err)
@@ -176,7 +177,7 @@ func TestFaultThousandCancelled(t *testing.T) {
 			errs <- err
 		})
 	}
-	logs.waitCount(ctx, t, calls, "fixture: blocking")
+	logs.WaitCount(ctx, t, calls, "fixture: blocking")
 	cancelCalls()
 	wg.Wait()
 	close(errs)
@@ -185,7 +186,7 @@ func TestFaultThousandCancelled(t *testing.T) {
 			t.Fatalf("a cancelled call = %v, want CANCELLED", err)
 		}
 	}
-	logs.waitCount(ctx, t, calls, "fixture: cancelled")
+	logs.WaitCount(ctx, t, calls, "fixture: cancelled")
 
 	echoWorks(ctx, t, bc, "after 1,000 cancellations")
 	if after := childOf(ctx, t, bc); after.GetPid() != before.GetPid() || after.GetRestarts() != 0 {

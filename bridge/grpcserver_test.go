@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -47,15 +48,15 @@ var panicDesc = grpc.ServiceDesc{
 func TestGRPCServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	logs := newLogRecorder()
-	svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "", time.Second)}, Logger: logs.logger()})
+	logs := &testkit.Lines{}
+	svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "", time.Second)}, Logger: logs.Logger()})
 	conn := loopbackBridgeWith(t, svc, func(gs *grpc.Server) { gs.RegisterService(&panicDesc, struct{}{}) })
 
 	err := conn.Invoke(ctx, "/mcpbridge.test.Panic/Boom", &emptypb.Empty{}, &emptypb.Empty{})
 	if st := status.Convert(err); st.Code() != codes.Internal || st.Message() != "internal error" || len(st.Details()) != 0 {
 		t.Errorf("a panicking handler = %v %q %v, want INTERNAL \"internal error\" and nothing else", st.Code(), st.Message(), st.Details())
 	}
-	logs.waitFor(ctx, t, "mcpbridge: handler panicked", "boom at /home/alice/secret.go:12", "stack=goroutine")
+	logs.WaitFor(ctx, t, "mcpbridge: handler panicked", "boom at /home/alice/secret.go:12", "stack=goroutine")
 
 	// A call refused at the bridge: no child involved, one log line.
 	const payload = `["not","an","object"]`
@@ -106,12 +107,12 @@ func TestGRPCServer(t *testing.T) {
 		}
 	}
 
-	line := logs.waitFor(ctx, t, "finished call", "grpc.method=Call")
+	line := logs.WaitFor(ctx, t, "finished call", "grpc.method=Call")
 	if !strings.Contains(line, "grpc.code=InvalidArgument") || strings.Contains(line, `"not","an"`) {
 		t.Errorf("log line of the Call = %q, want its code and no payload", line)
 	}
 	for _, quiet := range []string{"grpc.health", "grpc.reflection"} {
-		if logs.has("finished call", quiet) {
+		if logs.Has("finished call", quiet) {
 			t.Errorf("%s calls are logged; want them left out", quiet)
 		}
 	}
@@ -126,15 +127,15 @@ func (h warnOnly) Enabled(_ context.Context, l slog.Level) bool { return l >= sl
 func TestGRPCServerQuietLog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	logs := newLogRecorder()
-	quiet := slog.New(warnOnly{logs.logger().Handler()})
+	logs := &testkit.Lines{}
+	quiet := slog.New(warnOnly{logs.Logger().Handler()})
 	svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "", time.Second)}, Logger: quiet})
 	bc := mcpbridgev1.NewBridgeServiceClient(loopbackBridgeWith(t, svc, nil))
 	res, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: `{"name":"echo","arguments":{"message":"hi"}}`})
 	if err != nil || !strings.Contains(res.GetResultJson(), `"hi"`) {
 		t.Fatalf("Call(echo) = %v, %v; want the echo", res, err)
 	}
-	if logs.has("finished call") {
+	if logs.Has("finished call") {
 		t.Errorf("a finished call was logged with Info dropped")
 	}
 }

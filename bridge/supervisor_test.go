@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -80,35 +80,6 @@ func expectHealth(t *testing.T, w healthpb.Health_WatchClient, want healthpb.Hea
 	}
 }
 
-// pidfd opens a pidfd for pid, which must be alive, so that processes that
-// are not our children (a fixture's grandchild) can be waited for too.
-func pidfd(t *testing.T, pid int) int {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		t.Fatalf("pidfd_open(%d): %v", pid, err)
-	}
-	t.Cleanup(func() { unix.Close(fd) })
-	return fd
-}
-
-// exited waits up to wait for the process behind fd to exit (a zombie
-// counts: it runs no more) and reports whether it has.
-func exited(t *testing.T, fd int, wait time.Duration) bool {
-	t.Helper()
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int(wait.Milliseconds()))
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("poll(pidfd): %v", err)
-		}
-		return n == 1
-	}
-}
-
 // firstBackoff is how long the first restart after a crash waits.
 const firstBackoff = 100 * time.Millisecond
 
@@ -143,10 +114,10 @@ func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failing wait fails instead of hanging
 	defer cancel()
 	gate, release := newGate(t)
-	logs := newLogRecorder()
+	logs := &testkit.Lines{}
 	svc := newService(t, Config{
 		Servers: []ServerConfig{fixtureChild(t, "fx", time.Second, "FIXTURE_GATE="+gate)},
-		Logger:  logs.logger(),
+		Logger:  logs.Logger(),
 	})
 	conn := loopbackBridge(t, svc)
 	bc := mcpbridgev1.NewBridgeServiceClient(conn)
@@ -186,7 +157,7 @@ func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
 		blocked <- err
 	}()
 	// The child's stderr reaches the log line by line, with server and pid.
-	logs.waitFor(ctx, t, "mcpbridge: server stderr", "fixture: blocking", "server=fx", fmt.Sprintf("pid=%d", c1.GetPid()))
+	logs.WaitFor(ctx, t, "mcpbridge: server stderr", "fixture: blocking", "server=fx", fmt.Sprintf("pid=%d", c1.GetPid()))
 	_, err = callTool(ctx, bc, "crash", `{"code":3}`)
 	checkChildGone(t, "the call that crashed the child", err, true)
 	checkChildGone(t, "the call blocked in the child", <-blocked, true)
@@ -233,10 +204,10 @@ func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
 func TestChildThatCannotStartEndsFailed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failing wait fails instead of hanging
 	defer cancel()
-	logs := newLogRecorder()
+	logs := &testkit.Lines{}
 	cfg := fixtureChild(t, "", time.Second, "FIXTURE_FAIL_START=1")
 	cfg.MaxRestarts = 1
-	svc := newService(t, Config{Servers: []ServerConfig{cfg}, Logger: logs.logger()})
+	svc := newService(t, Config{Servers: []ServerConfig{cfg}, Logger: logs.Logger()})
 	conn := loopbackBridge(t, svc)
 	bc := mcpbridgev1.NewBridgeServiceClient(conn)
 
@@ -248,7 +219,7 @@ func TestChildThatCannotStartEndsFailed(t *testing.T) {
 	if st := status.Convert(err); strings.Contains(st.Message(), "secret") || strings.Contains(fmt.Sprint(st.Details()), "secret") {
 		t.Errorf("the status leaks the child's stderr: %v %v", st.Message(), st.Details())
 	}
-	if !logs.has("mcpbridge: server stderr", secretDiagnosis) {
+	if !logs.Has("mcpbridge: server stderr", secretDiagnosis) {
 		t.Errorf("the child's stderr is not in the bridge's log")
 	}
 	got, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
@@ -293,7 +264,7 @@ func TestCloseEscalates(t *testing.T) {
 			}
 			var grandchild int
 			if pids.Grandchild != 0 {
-				grandchild = pidfd(t, pids.Grandchild)
+				grandchild = testkit.Pidfd(t, pids.Grandchild)
 			}
 
 			start := time.Now()
@@ -314,7 +285,7 @@ func TestCloseEscalates(t *testing.T) {
 			if took < tc.atLeast {
 				t.Errorf("Close took %v, want at least %v", took, tc.atLeast)
 			}
-			if grandchild != 0 && !exited(t, grandchild, 10*time.Second) {
+			if grandchild != 0 && !testkit.Exited(t, grandchild, 10*time.Second) {
 				t.Errorf("grandchild %d survived Close", pids.Grandchild)
 			}
 		})
@@ -327,13 +298,13 @@ func TestCloseEscalates(t *testing.T) {
 func TestCloseLeavesNoChildBehind(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failing wait fails instead of hanging
 	defer cancel()
-	logs := newLogRecorder()
+	logs := &testkit.Lines{}
 	svc := newService(t, Config{
 		Servers: []ServerConfig{
 			fixtureChild(t, "plain", 200*time.Millisecond),
 			fixtureChild(t, "stubborn", 200*time.Millisecond, "FIXTURE_IGNORE_EOF=1", "FIXTURE_IGNORE_TERM=1", "FIXTURE_GRANDCHILD=1"),
 		},
-		Logger: logs.logger(),
+		Logger: logs.Logger(),
 	})
 	conn := loopbackBridge(t, svc)
 	bc := mcpbridgev1.NewBridgeServiceClient(conn)
@@ -341,7 +312,7 @@ func TestCloseLeavesNoChildBehind(t *testing.T) {
 	var fds []int
 	for _, name := range []string{"plain", "stubborn"} {
 		c := currentChild(t, svc, name)
-		fds = append(fds, pidfd(t, c.Pid()))
+		fds = append(fds, testkit.Pidfd(t, c.Pid()))
 		res, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Server: name, Method: "tools/call", ParamsJson: `{"name":"pids"}`})
 		if err != nil {
 			t.Fatal(err)
@@ -349,7 +320,7 @@ func TestCloseLeavesNoChildBehind(t *testing.T) {
 		var pids struct{ Grandchild int }
 		json.Unmarshal([]byte(firstText(t, res.GetResultJson())), &pids)
 		if pids.Grandchild != 0 {
-			fds = append(fds, pidfd(t, pids.Grandchild))
+			fds = append(fds, testkit.Pidfd(t, pids.Grandchild))
 		}
 	}
 	if len(fds) != 3 {
@@ -361,13 +332,13 @@ func TestCloseLeavesNoChildBehind(t *testing.T) {
 		_, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "plain", Method: "tools/call", ParamsJson: `{"name":"block"}`})
 		blocked <- err
 	}()
-	logs.waitFor(ctx, t, "fixture: blocking", "server=plain")
+	logs.WaitFor(ctx, t, "fixture: blocking", "server=plain")
 
 	svc.Close()
 	for i, fd := range fds {
 		// Close waited for each child and for its output to close; a
 		// process may take a moment more to turn into a zombie.
-		if !exited(t, fd, 5*time.Second) {
+		if !testkit.Exited(t, fd, 5*time.Second) {
 			t.Errorf("process %d of 3 is still running after Close", i+1)
 		}
 	}

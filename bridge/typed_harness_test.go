@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -120,28 +119,13 @@ func directClient(tb testing.TB, sc ServerConfig) *stdio.Client {
 	}, stdio.ConnectConfig{Versions: sc.Versions, Capabilities: sc.Capabilities})
 	tb.Cleanup(func() {
 		for _, c := range started {
-			stopDirect(c)
+			testkit.StopChild(tb, c, typedGrace)
 		}
 	})
 	if err != nil {
 		tb.Fatalf("Connect(%s): %v", sc.Command, err)
 	}
 	return c
-}
-
-// stopDirect closes a child's stdin and escalates to SIGKILL if it has not
-// exited within the grace period.
-func stopDirect(c *stdio.Client) {
-	c.Close()
-	t := time.NewTimer(typedGrace)
-	defer t.Stop()
-	select {
-	case <-c.Done():
-	case <-t.C:
-		c.Signal(syscall.SIGKILL)
-		<-c.Done()
-	}
-	c.Signal(syscall.SIGKILL) // descendants left in the group
 }
 
 // statusDetails checks that err is a status with code want and returns its

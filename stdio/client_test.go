@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -423,7 +424,7 @@ func TestServerRequests(t *testing.T) {
 				c, err = Connect(context.Background(), func(ctx context.Context) (*Client, error) {
 					c, err := cfg.start(ctx, t)
 					if err == nil {
-						t.Cleanup(func() { stopClient(t, c) })
+						t.Cleanup(func() { testkit.StopChild(t, c, 2*time.Second) })
 					}
 					return c, err
 				}, ConnectConfig{})
@@ -547,7 +548,7 @@ func TestServerRequestCancelAndDuplicate(t *testing.T) {
 	block := make(chan struct{})
 	asked := make(chan struct{}, 4)
 	returned := make(chan struct{}, 4)
-	var stderr lockedBuffer
+	var stderr testkit.SyncBuffer
 	c := rawClient(t, func(cfg *spec) {
 		cfg.Stderr = &stderr
 		cfg.OnNotification = func(n Notification) {
@@ -764,7 +765,7 @@ func TestStartContextIsStartupOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stopClient(t, c) })
+	t.Cleanup(func() { testkit.StopChild(t, c, 2*time.Second) })
 	cancel()
 	res, err := callTool(context.Background(), c, "echo", map[string]string{"message": "alive"}, nil)
 	if err != nil || echoText(t, res) != "alive" {
@@ -840,7 +841,7 @@ func TestEnvAndDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stopClient(t, c) })
+	t.Cleanup(func() { testkit.StopChild(t, c, 2*time.Second) })
 	res, err := callTool(context.Background(), c, "env", nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -939,23 +940,4 @@ func TestStalledChildNoPartialLines(t *testing.T) {
 	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
 		t.Errorf("call after the stall: %v", err)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the client's stderr copier and
-// the test at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -161,7 +162,7 @@ func TestLegacyBurstAndRoots(t *testing.T) {
 	c, err := Connect(context.Background(), func(ctx context.Context) (*Client, error) {
 		c, err := cfg.start(ctx, t)
 		if err == nil {
-			t.Cleanup(func() { stopClient(t, c) })
+			t.Cleanup(func() { testkit.StopChild(t, c, 2*time.Second) })
 		}
 		return c, err
 	}, ConnectConfig{Versions: []string{Version20251125}})

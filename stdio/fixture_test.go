@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -642,25 +641,8 @@ func startClient(tb testing.TB, cfg spec) *Client {
 	if err != nil {
 		tb.Fatalf("Start: %v", err)
 	}
-	tb.Cleanup(func() { stopClient(tb, c) })
+	tb.Cleanup(func() { testkit.StopChild(tb, c, 2*time.Second) })
 	return c
-}
-
-func stopClient(tb testing.TB, c *Client) {
-	c.Close()
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		select {
-		case <-c.Done():
-			return
-		case <-time.After(2 * time.Second):
-		}
-		c.Signal(sig)
-	}
-	select {
-	case <-c.Done():
-	case <-time.After(10 * time.Second):
-		tb.Errorf("child %d still running after SIGKILL", c.Pid())
-	}
 }
 
 // connectFixture negotiates with the fixture through Connect, counting
@@ -673,7 +655,7 @@ func connectFixture(tb testing.TB, cc ConnectConfig, env ...string) (*Client, *a
 		starts.Add(1)
 		c, err := cfg.start(ctx, tb)
 		if err == nil {
-			tb.Cleanup(func() { stopClient(tb, c) })
+			tb.Cleanup(func() { testkit.StopChild(tb, c, 2*time.Second) })
 		}
 		return c, err
 	}, cc)

@@ -17,7 +17,7 @@ func connectPeer(tb testing.TB, argv []string, cc ConnectConfig) *Client {
 	c, err := Connect(context.Background(), func(ctx context.Context) (*Client, error) {
 		c, err := cfg.start(ctx, tb)
 		if err == nil {
-			tb.Cleanup(func() { stopClient(tb, c) })
+			tb.Cleanup(func() { testkit.StopChild(tb, c, 2*time.Second) })
 		}
 		return c, err
 	}, cc)

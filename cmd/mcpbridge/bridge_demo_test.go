@@ -193,7 +193,7 @@ func TestBridgeFrontsDemo(t *testing.T) {
 			if status.Code(err) != codes.DeadlineExceeded {
 				t.Errorf("CallTool past its deadline = %v, want DEADLINE_EXCEEDED", err)
 			}
-			b.log.waitFor(ctx, t, "mcpbridge: server stderr", "progress: stopped", "cancel")
+			b.log.WaitFor(ctx, t, "mcpbridge: server stderr", "progress: stopped", "cancel")
 
 			// A tool that kills the demo: UNAVAILABLE with RetryInfo, then
 			// the restarted demo serves.

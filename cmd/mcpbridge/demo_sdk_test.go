@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
 // The demo driven by a client written by others: the Go SDK's (PEERS.md §1),
@@ -20,7 +22,7 @@ func connectSDK(t *testing.T, version string, opts *sdk.ClientOptions, args ...s
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	cmd := exec.Command(mcpbridgeBin, append([]string{"demo"}, args...)...)
 	cmd.Stderr = stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-client", Version: "1.0.0"}, opts)

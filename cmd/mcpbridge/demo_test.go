@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +20,8 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	"github.com/mcpbridge/mcpbridge/internal/testkit/stdiotest"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -33,24 +34,6 @@ const waitLimit = 30 * time.Second
 // eras are the protocol versions the tests drive the demo at: the modern,
 // stateless one and the newest legacy one.
 var eras = []string{protocol.Version20260728, protocol.Version20251125}
-
-// syncBuffer collects a child's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // demoChild describes one `mcpbridge demo` child for connectDemo.
 type demoChild struct {
@@ -67,63 +50,16 @@ type demoChild struct {
 // stderr is logged if the test failed.
 func connectDemo(t *testing.T, ch demoChild) *stdio.Client {
 	t.Helper()
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	if ch.caps == "" {
 		ch.caps = "{}"
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
 	start := func(ctx context.Context) (*stdio.Client, error) {
 		cmd := exec.Command(mcpbridgeBin, append([]string{"demo"}, ch.args...)...)
 		cmd.Stderr = stderr
 		return stdio.Start(ctx, cmd, ch.cfg)
 	}
-	c, err := stdio.Connect(ctx, start,
-		stdio.ConnectConfig{Versions: []string{ch.version}, Capabilities: json.RawMessage(ch.caps)})
-	if err != nil {
-		t.Fatalf("Connect(%s): %v\nstderr:\n%s", ch.version, err, stderr)
-	}
-	t.Cleanup(func() {
-		c.Close()
-		select {
-		case <-c.Done():
-		case <-time.After(waitLimit):
-			t.Errorf("the demo did not exit at stdin EOF")
-			c.Signal(9)
-			<-c.Done()
-		}
-		if st := c.ExitState(); st == nil || st.ExitCode() != ch.wantExit {
-			t.Errorf("demo exit = %v, want code %d", st, ch.wantExit)
-		}
-		if t.Failed() {
-			t.Logf("demo stderr:\n%s", stderr)
-		}
-	})
-	return c
-}
-
-// call makes one call that must succeed and returns its result.
-func call(t *testing.T, c *stdio.Client, method, params string, opts *stdio.CallOptions) json.RawMessage {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	res, err := c.Call(ctx, method, json.RawMessage(params), opts)
-	if err != nil {
-		t.Fatalf("Call(%s, %s) = %v", method, params, err)
-	}
-	return res
-}
-
-// callErr makes one call that must fail with a JSON-RPC error of code.
-func callErr(t *testing.T, c *stdio.Client, method, params string, code int64) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	res, err := c.Call(ctx, method, json.RawMessage(params), nil)
-	var e *jsonrpc.Error
-	if !errors.As(err, &e) || e.Code != code {
-		t.Errorf("Call(%s, %s) = %s, %v; want error %d", method, params, res, err, code)
-	}
+	return stdiotest.Connect(t, start, stdio.ConnectConfig{Versions: []string{ch.version}, Capabilities: json.RawMessage(ch.caps)}, ch.wantExit, stderr)
 }
 
 // toolResult is the part of a CallToolResult the tests look at.
@@ -172,7 +108,7 @@ func TestDemoTools(t *testing.T) {
 					Description string          `json:"description"`
 					InputSchema json.RawMessage `json:"inputSchema"`
 				} `json:"tools"`
-			}](t, call(t, c, "tools/list", `{}`, nil))
+			}](t, stdiotest.Call(t, c, "tools/list", `{}`, nil))
 			var names []string
 			for _, tool := range list.Tools {
 				names = append(names, tool.Name)
@@ -189,7 +125,7 @@ func TestDemoTools(t *testing.T) {
 				{`{"name":"echo","arguments":{}}`, "hello"},
 				{`{"name":"echo","arguments":{"message":"héllo, 世界\n"}}`, "héllo, 世界\n"},
 			} {
-				res := call(t, c, "tools/call", tt.params, nil)
+				res := stdiotest.Call(t, c, "tools/call", tt.params, nil)
 				if got := text(t, res); got != tt.want {
 					t.Errorf("tools/call %s: text %q, want %q", tt.params, got, tt.want)
 				}
@@ -198,26 +134,26 @@ func TestDemoTools(t *testing.T) {
 					t.Errorf("tools/call %s: structuredContent %s, want %s", tt.params, got, want)
 				}
 			}
-			if r := decode[toolResult](t, call(t, c, "tools/call", `{"name":"echo","arguments":{"message":3}}`, nil)); !r.IsError {
+			if r := decode[toolResult](t, stdiotest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"message":3}}`, nil)); !r.IsError {
 				t.Errorf("echo with a number: %+v, want an isError result", r)
 			}
 
-			r := decode[toolResult](t, call(t, c, "tools/call", `{"name":"fail"}`, nil))
+			r := decode[toolResult](t, stdiotest.Call(t, c, "tools/call", `{"name":"fail"}`, nil))
 			if !r.IsError || len(r.Content) != 1 || r.Content[0].Text != "this tool always fails" {
 				t.Errorf("fail = %+v, want isError with the default message", r)
 			}
 
-			big := text(t, call(t, c, "tools/call", `{"name":"large_result","arguments":{"bytes":300000}}`, nil))
+			big := text(t, stdiotest.Call(t, c, "tools/call", `{"name":"large_result","arguments":{"bytes":300000}}`, nil))
 			if len(big) != 300000 {
 				t.Errorf("large_result of 300000 bytes: got %d", len(big))
 			}
-			if got := text(t, call(t, c, "tools/call", `{"name":"large_result"}`, nil)); len(got) != 100000 {
+			if got := text(t, stdiotest.Call(t, c, "tools/call", `{"name":"large_result"}`, nil)); len(got) != 100000 {
 				t.Errorf("large_result by default: got %d bytes, want 100000", len(got))
 			}
 
 			// Every report reaches the callback before Call returns.
 			var reports []stdio.Progress
-			res := call(t, c, "tools/call", `{"name":"progress","arguments":{"seconds":0.2,"steps":4}}`,
+			res := stdiotest.Call(t, c, "tools/call", `{"name":"progress","arguments":{"seconds":0.2,"steps":4}}`,
 				&stdio.CallOptions{Progress: func(p stdio.Progress) { reports = append(reports, p) }})
 			var got []string
 			for _, p := range reports {
@@ -235,7 +171,7 @@ func TestDemoTools(t *testing.T) {
 				t.Errorf("progress result %s", res)
 			}
 
-			callErr(t, c, "tools/call", `{"name":"nope"}`, jsonrpc.CodeInvalidParams)
+			stdiotest.CallErr(t, c, "tools/call", `{"name":"nope"}`, jsonrpc.CodeInvalidParams)
 		})
 	}
 }
@@ -255,7 +191,7 @@ func TestDemoAskLegacy(t *testing.T) {
 		}}})
 	// The question is a real elicitation/create request, answered by
 	// OnServerRequest within the one tools/call.
-	if got := text(t, call(t, c, "tools/call", `{"name":"ask","arguments":{"question":"Who?"}}`, nil)); got != "The user answered: Ada" {
+	if got := text(t, stdiotest.Call(t, c, "tools/call", `{"name":"ask","arguments":{"question":"Who?"}}`, nil)); got != "The user answered: Ada" {
 		t.Errorf("ask = %q", got)
 	}
 	q := decode[struct {
@@ -272,7 +208,7 @@ func TestDemoAskModern(t *testing.T) {
 	c := connectDemo(t, demoChild{version: protocol.Version20260728, caps: `{"elicitation":{}}`, args: []string{"-tick", "0"}})
 	// The MRTR round trip: input_required with the question, then the
 	// retry with the answer and the requestState, byte for byte.
-	r := decode[toolResult](t, call(t, c, "tools/call", `{"name":"ask"}`, nil))
+	r := decode[toolResult](t, stdiotest.Call(t, c, "tools/call", `{"name":"ask"}`, nil))
 	if r.ResultType != "input_required" || r.RequestState == "" || len(r.InputRequests) != 1 {
 		t.Fatalf("ask = %+v, want input_required with one question and a requestState", r)
 	}
@@ -291,7 +227,7 @@ func TestDemoAskModern(t *testing.T) {
 		{`{"action":"decline"}`, "The user declined to answer."},
 	} {
 		retry := `{"name":"ask","inputResponses":{"answer":` + tt.answer + `},"requestState":` + string(state) + `}`
-		res := call(t, c, "tools/call", retry, nil)
+		res := stdiotest.Call(t, c, "tools/call", retry, nil)
 		if rt := decode[toolResult](t, res).ResultType; rt != "complete" || text(t, res) != tt.want {
 			t.Errorf("retry with %s = %s, want complete %q", tt.answer, res, tt.want)
 		}
@@ -304,7 +240,7 @@ func TestDemoAskWithoutCapability(t *testing.T) {
 	for version, code := range map[string]int64{protocol.Version20260728: jsonrpc.CodeMissingCapability, protocol.Version20251125: jsonrpc.CodeInvalidParams} {
 		t.Run(version, func(t *testing.T) {
 			c := connectDemo(t, demoChild{version: version, args: []string{"-tick", "0"}})
-			callErr(t, c, "tools/call", `{"name":"ask"}`, code)
+			stdiotest.CallErr(t, c, "tools/call", `{"name":"ask"}`, code)
 		})
 	}
 }
@@ -315,7 +251,7 @@ func TestDemoResources(t *testing.T) {
 			c := connectDemo(t, demoChild{version: version, args: []string{"-tick", "0"}})
 			list := decode[struct {
 				Resources []struct{ URI string } `json:"resources"`
-			}](t, call(t, c, "resources/list", `{}`, nil))
+			}](t, stdiotest.Call(t, c, "resources/list", `{}`, nil))
 			var uris []string
 			for _, r := range list.Resources {
 				uris = append(uris, r.URI)
@@ -323,7 +259,7 @@ func TestDemoResources(t *testing.T) {
 			if diff := cmp.Diff([]string{aboutURI, counterURI, pixelURI}, uris); diff != "" {
 				t.Errorf("resources/list (-want +got):\n%s", diff)
 			}
-			if got := string(call(t, c, "resources/templates/list", `{}`, nil)); !strings.Contains(got, `"uriTemplate":"demo://greeting/{name}"`) {
+			if got := string(stdiotest.Call(t, c, "resources/templates/list", `{}`, nil)); !strings.Contains(got, `"uriTemplate":"demo://greeting/{name}"`) {
 				t.Errorf("resources/templates/list = %s", got)
 			}
 
@@ -333,7 +269,7 @@ func TestDemoResources(t *testing.T) {
 				} `json:"contents"`
 			}
 			read := func(uri string) contents {
-				return decode[contents](t, call(t, c, "resources/read", `{"uri":"`+uri+`"}`, nil))
+				return decode[contents](t, stdiotest.Call(t, c, "resources/read", `{"uri":"`+uri+`"}`, nil))
 			}
 			if got := read("demo://greeting/Grace%20Hopper").Contents; len(got) != 1 || got[0].Text != "Hello, Grace Hopper!" {
 				t.Errorf("read greeting = %+v", got)
@@ -354,7 +290,7 @@ func TestDemoResources(t *testing.T) {
 			if version == protocol.Version20260728 {
 				code = jsonrpc.CodeInvalidParams
 			}
-			callErr(t, c, "resources/read", `{"uri":"demo://nothing"}`, code)
+			stdiotest.CallErr(t, c, "resources/read", `{"uri":"demo://nothing"}`, code)
 		})
 	}
 }
@@ -386,7 +322,7 @@ func TestDemoSubscriptionModern(t *testing.T) {
 			t.Errorf("event %s %s, want resources/updated of %s with a subscription id", ev.Method, ev.Params, counterURI)
 		}
 	}
-	text := decode[struct{ Contents []struct{ Text string } }](t, call(t, c, "resources/read", `{"uri":"`+counterURI+`"}`, nil)).Contents[0].Text
+	text := decode[struct{ Contents []struct{ Text string } }](t, stdiotest.Call(t, c, "resources/read", `{"uri":"`+counterURI+`"}`, nil)).Contents[0].Text
 	if text == "tick 0" {
 		t.Errorf("counter after two updates = %q", text)
 	}
@@ -403,7 +339,7 @@ func TestDemoSubscriptionLegacy(t *testing.T) {
 			default: // the test has what it needs
 			}
 		}}})
-	call(t, c, "resources/subscribe", `{"uri":"`+counterURI+`"}`, nil)
+	stdiotest.Call(t, c, "resources/subscribe", `{"uri":"`+counterURI+`"}`, nil)
 	for range 2 {
 		select {
 		case n := <-notes:
@@ -414,14 +350,14 @@ func TestDemoSubscriptionLegacy(t *testing.T) {
 			t.Fatal("no notifications/resources/updated after resources/subscribe")
 		}
 	}
-	call(t, c, "resources/unsubscribe", `{"uri":"`+counterURI+`"}`, nil)
+	stdiotest.Call(t, c, "resources/unsubscribe", `{"uri":"`+counterURI+`"}`, nil)
 }
 
 func TestDemoPrompts(t *testing.T) {
 	for _, version := range eras {
 		t.Run(version, func(t *testing.T) {
 			c := connectDemo(t, demoChild{version: version, args: []string{"-tick", "0"}})
-			if got := string(call(t, c, "prompts/list", `{}`, nil)); !strings.Contains(got, `"name":"greet"`) {
+			if got := string(stdiotest.Call(t, c, "prompts/list", `{}`, nil)); !strings.Contains(got, `"name":"greet"`) {
 				t.Errorf("prompts/list = %s", got)
 			}
 			p := decode[struct {
@@ -429,12 +365,12 @@ func TestDemoPrompts(t *testing.T) {
 					Role    string
 					Content struct{ Type, Text string }
 				}
-			}](t, call(t, c, "prompts/get", `{"name":"greet","arguments":{"name":"Ada","style":"pirate"}}`, nil))
+			}](t, stdiotest.Call(t, c, "prompts/get", `{"name":"greet","arguments":{"name":"Ada","style":"pirate"}}`, nil))
 			if len(p.Messages) != 1 || p.Messages[0].Role != "user" || p.Messages[0].Content.Text != "Please greet Ada in a pirate style, in one sentence." {
 				t.Errorf("prompts/get greet = %+v", p)
 			}
-			callErr(t, c, "prompts/get", `{"name":"greet"}`, jsonrpc.CodeInvalidParams)
-			callErr(t, c, "prompts/get", `{"name":"greet","arguments":{"name":"Ada","style":"rude"}}`, jsonrpc.CodeInvalidParams)
+			stdiotest.CallErr(t, c, "prompts/get", `{"name":"greet"}`, jsonrpc.CodeInvalidParams)
+			stdiotest.CallErr(t, c, "prompts/get", `{"name":"greet","arguments":{"name":"Ada","style":"rude"}}`, jsonrpc.CodeInvalidParams)
 
 			for _, tt := range []struct {
 				ref, arg, value string
@@ -448,7 +384,7 @@ func TestDemoPrompts(t *testing.T) {
 				params := fmt.Sprintf(`{"ref":%s,"argument":{"name":%q,"value":%q}}`, tt.ref, tt.arg, tt.value)
 				got := decode[struct {
 					Completion struct{ Values []string }
-				}](t, call(t, c, "completion/complete", params, nil)).Completion.Values
+				}](t, stdiotest.Call(t, c, "completion/complete", params, nil)).Completion.Values
 				if diff := cmp.Diff(tt.want, got); diff != "" {
 					t.Errorf("completion/complete %s (-want +got):\n%s", params, diff)
 				}

@@ -15,12 +15,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -41,75 +39,11 @@ import (
 // hanging until go test's own timeout.
 const testTimeout = 2 * time.Minute
 
-// lineLog collects a process's stderr lines and lets a test wait for one.
-type lineLog struct {
-	mu      sync.Mutex
-	lines   []string
-	changed chan struct{}
-}
-
-func (l *lineLog) add(line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.lines) < 10000 {
-		l.lines = append(l.lines, line)
-	}
-	close(l.changed)
-	l.changed = make(chan struct{})
-}
-
-// waitFor returns the first line that contains every one of parts.
-func (l *lineLog) waitFor(ctx context.Context, t *testing.T, parts ...string) string {
-	t.Helper()
-	for {
-		l.mu.Lock()
-		changed := l.changed
-		for _, line := range l.lines {
-			if containsAll(line, parts) {
-				l.mu.Unlock()
-				return line
-			}
-		}
-		l.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			t.Fatalf("no line with %q in the bridge's log (%v):\n%s", parts, ctx.Err(), l)
-		}
-	}
-}
-
-func (l *lineLog) has(parts ...string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, line := range l.lines {
-		if containsAll(line, parts) {
-			return true
-		}
-	}
-	return false
-}
-
-func (l *lineLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
-func containsAll(s string, parts []string) bool {
-	for _, p := range parts {
-		if !strings.Contains(s, p) {
-			return false
-		}
-	}
-	return true
-}
-
 // bridgeProcess is a running `mcpbridge serve`.
 type bridgeProcess struct {
 	cmd    *exec.Cmd
 	addr   string
-	log    *lineLog
+	log    *testkit.Lines
 	exited chan struct{} // closed once the process has been reaped
 	state  *os.ProcessState
 }
@@ -130,12 +64,12 @@ func startBridge(t *testing.T, env []string, args ...string) *bridgeProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	b := &bridgeProcess{cmd: cmd, log: &lineLog{changed: make(chan struct{})}, exited: make(chan struct{})}
+	b := &bridgeProcess{cmd: cmd, log: &testkit.Lines{}, exited: make(chan struct{})}
 	go func() { // the reader, then the sole caller of Wait
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
-			b.log.add(sc.Text())
+			b.log.Add(sc.Text())
 		}
 		io.Copy(io.Discard, stderr)
 		cmd.Wait()
@@ -151,7 +85,7 @@ func startBridge(t *testing.T, env []string, args ...string) *bridgeProcess {
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
-	b.addr = listenRE.FindStringSubmatch(b.log.waitFor(ctx, t, `msg="mcpbridge: serving"`))[1]
+	b.addr = listenRE.FindStringSubmatch(b.log.WaitFor(ctx, t, `msg="mcpbridge: serving"`))[1]
 	return b
 }
 
@@ -185,34 +119,6 @@ func childPid(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeServiceCli
 		t.Fatalf("GetServer = %v, %v; want a child with a pid", res, err)
 	}
 	return int(res.GetChild().GetPid())
-}
-
-// pidfd opens a pidfd for pid, which must be alive.
-func pidfd(t *testing.T, pid int) int {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		t.Fatalf("pidfd_open(%d): %v", pid, err)
-	}
-	t.Cleanup(func() { unix.Close(fd) })
-	return fd
-}
-
-// exited waits up to wait for the process behind fd to exit (a zombie
-// counts) and reports whether it has.
-func exited(t *testing.T, fd int, wait time.Duration) bool {
-	t.Helper()
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int(wait.Milliseconds()))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("poll(pidfd): %v", err)
-		}
-		return n == 1
-	}
 }
 
 // grpcurl runs the grpcurl binary and logs a transcript of each run.
@@ -450,10 +356,10 @@ func TestServeGracefulShutdown(t *testing.T) {
 				env, command := slowFixture(t)
 				b := startBridge(t, env, append([]string{"--shutdown-timeout", "500ms"}, command...)...)
 				bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
-				child := pidfd(t, childPid(ctx, t, bc))
+				child := testkit.Pidfd(t, childPid(ctx, t, bc))
 
 				done := callSlow(ctx, bc, tc.tool, 300)
-				b.log.waitFor(ctx, t, "mcpbridge: server stderr", "fixture: "+tc.tool+" started")
+				b.log.WaitFor(ctx, t, "mcpbridge: server stderr", "fixture: "+tc.tool+" started")
 				if err := b.cmd.Process.Signal(sig); err != nil {
 					t.Fatal(err)
 				}
@@ -463,10 +369,10 @@ func TestServeGracefulShutdown(t *testing.T) {
 				if code := b.wait(t); code != 0 {
 					t.Errorf("the bridge exited %d after %v, want 0", code, sig)
 				}
-				if !exited(t, child, 0) { // the bridge reaped it before exiting
+				if !testkit.Exited(t, child, 0) { // the bridge reaped it before exiting
 					t.Errorf("the child outlived the bridge")
 				}
-				if !b.log.has("mcpbridge: stopped") {
+				if !b.log.Has("mcpbridge: stopped") {
 					t.Errorf("the bridge's log lacks its last line")
 				}
 			})
@@ -480,12 +386,12 @@ func TestServeKilledLeavesNoChild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
 	b := startBridge(t, nil, append([]string{"--"}, testkit.GoSDKServer(t)...)...)
-	child := pidfd(t, childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t))))
+	child := testkit.Pidfd(t, childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t))))
 	if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	b.wait(t)
-	if !exited(t, child, 10*time.Second) {
+	if !testkit.Exited(t, child, 10*time.Second) {
 		t.Errorf("the child outlived the SIGKILLed bridge")
 	}
 }
@@ -591,17 +497,17 @@ func TestServeFlags(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 		defer cancel()
 		b := startBridge(t, env, append([]string{"--grace", "200ms"}, command...)...)
-		child := pidfd(t, childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t))))
+		child := testkit.Pidfd(t, childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t))))
 		if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
 		if code := b.wait(t); code != 0 {
 			t.Errorf("exit %d, want 0", code)
 		}
-		if !b.log.has("server did not exit; signalling its process group", "signal=terminated") {
+		if !b.log.Has("server did not exit; signalling its process group", "signal=terminated") {
 			t.Errorf("a child that ignores EOF did not get SIGTERM after --grace")
 		}
-		if !exited(t, child, 0) {
+		if !testkit.Exited(t, child, 0) {
 			t.Errorf("the child outlived the bridge")
 		}
 	})

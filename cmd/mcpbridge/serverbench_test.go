@@ -116,7 +116,7 @@ func startBenchServer(b *testing.B, s benchServer, version string) *stdio.Client
 	if s.name == "demo" && *demoCPUProfile != "" {
 		argv = append(argv, "-cpuprofile", *demoCPUProfile+"."+version)
 	}
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	c, err := stdio.Connect(ctx, func(ctx context.Context) (*stdio.Client, error) {
@@ -124,7 +124,7 @@ func startBenchServer(b *testing.B, s benchServer, version string) *stdio.Client
 		cmd.Stderr = stderr
 		c, err := stdio.Start(ctx, cmd, stdio.ClientConfig{})
 		if err == nil {
-			b.Cleanup(func() { stopBenchServer(b, c) })
+			b.Cleanup(func() { testkit.StopChild(b, c, 2*time.Second) })
 		}
 		return c, err
 	}, stdio.ConnectConfig{Versions: []string{version}})
@@ -139,23 +139,6 @@ func startBenchServer(b *testing.B, s benchServer, version string) *stdio.Client
 		b.Fatalf("%s: tools/call %s = %s, %v; want a result with %s", s.name, s.params, res, err, s.want)
 	}
 	return c
-}
-
-func stopBenchServer(tb testing.TB, c *stdio.Client) {
-	c.Close()
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		select {
-		case <-c.Done():
-			return
-		case <-time.After(2 * time.Second):
-		}
-		c.Signal(sig)
-	}
-	select {
-	case <-c.Done():
-	case <-time.After(waitLimit):
-		tb.Errorf("child %d still running after SIGKILL", c.Pid())
-	}
 }
 
 // benchEcho makes b.N calls from inflight goroutines, which take work from

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	"github.com/mcpbridge/mcpbridge/internal/testkit/stdiotest"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
@@ -43,43 +44,12 @@ func runServerFixture() int {
 // connectOwn connects the project's stdio.Client to a fixture child.
 func connectOwn(t *testing.T, versions []string, caps string, cfg stdio.ClientConfig) *stdio.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
 	start := func(ctx context.Context) (*stdio.Client, error) {
 		cmd := testkit.FixtureCommand(t, "server")
 		cmd.Stderr = os.Stderr
 		return stdio.Start(ctx, cmd, cfg)
 	}
-	c, err := stdio.Connect(ctx, start,
-		stdio.ConnectConfig{Versions: versions, Capabilities: json.RawMessage(caps)})
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() {
-		c.Close()
-		select {
-		case <-c.Done():
-		case <-time.After(waitLimit):
-			t.Errorf("the fixture did not exit at EOF")
-			c.Signal(9)
-			<-c.Done()
-		}
-		if st := c.ExitState(); st == nil || st.ExitCode() != 0 {
-			t.Errorf("fixture exit = %v, want 0", st)
-		}
-	})
-	return c
-}
-
-func callOwn(t *testing.T, c *stdio.Client, method, params string, opts *stdio.CallOptions) json.RawMessage {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	res, err := c.Call(ctx, method, json.RawMessage(params), opts)
-	if err != nil {
-		t.Fatalf("Call(%s, %s) = %v", method, params, err)
-	}
-	return res
+	return stdiotest.Connect(t, start, stdio.ConnectConfig{Versions: versions, Capabilities: json.RawMessage(caps)}, 0, nil)
 }
 
 func TestInteropOwnClientModern(t *testing.T) {
@@ -87,24 +57,24 @@ func TestInteropOwnClientModern(t *testing.T) {
 	if c.Protocol() != "2026-07-28" || string(c.ServerInfo()) != serverInf {
 		t.Fatalf("Protocol() = %q, ServerInfo() = %s", c.Protocol(), c.ServerInfo())
 	}
-	if !strings.Contains(string(callOwn(t, c, "tools/list", `{}`, nil)), `"name":"echo"`) {
+	if !strings.Contains(string(stdiotest.Call(t, c, "tools/list", `{}`, nil)), `"name":"echo"`) {
 		t.Error("tools/list lacks echo")
 	}
-	if got := field(callOwn(t, c, "tools/call", `{"name":"echo","arguments":{"text":"héllo 日本"}}`, nil), "content"); got != `[{"type":"text","text":"héllo 日本"}]` {
+	if got := field(stdiotest.Call(t, c, "tools/call", `{"name":"echo","arguments":{"text":"héllo 日本"}}`, nil), "content"); got != `[{"type":"text","text":"héllo 日本"}]` {
 		t.Errorf("echo = %s", got)
 	}
 	var progress []float64
-	callOwn(t, c, "tools/call", `{"name":"progress"}`, &stdio.CallOptions{Progress: func(p stdio.Progress) { progress = append(progress, p.Progress) }})
+	stdiotest.Call(t, c, "tools/call", `{"name":"progress"}`, &stdio.CallOptions{Progress: func(p stdio.Progress) { progress = append(progress, p.Progress) }})
 	if fmt.Sprint(progress) != "[0 50 100]" {
 		t.Errorf("progress = %v, want [0 50 100] before the result", progress)
 	}
 
 	// The MRTR round trip, by hand: input_required, then the retry.
-	res := callOwn(t, c, "tools/call", `{"name":"elicit"}`, nil)
+	res := stdiotest.Call(t, c, "tools/call", `{"name":"elicit"}`, nil)
 	if field(res, "resultType") != `"input_required"` {
 		t.Fatalf("elicit = %s, want input_required", res)
 	}
-	res = callOwn(t, c, "tools/call", `{"name":"elicit","inputResponses":{"user_name":`+accept+`},"requestState":`+field(res, "requestState")+`}`, nil)
+	res = stdiotest.Call(t, c, "tools/call", `{"name":"elicit","inputResponses":{"user_name":`+accept+`},"requestState":`+field(res, "requestState")+`}`, nil)
 	if got := field(res, "content"); got != `[{"type":"text","text":"Hello, Ada! (accept)"}]` {
 		t.Errorf("elicit retry = %s", got)
 	}
@@ -119,7 +89,7 @@ func TestInteropOwnClientModern(t *testing.T) {
 	if got := string(sub.Accepted()); got != `{"toolsListChanged":true,"promptsListChanged":true}` {
 		t.Errorf("Accepted() = %s", got)
 	}
-	callOwn(t, c, "tools/call", `{"name":"add_tool"}`, nil)
+	stdiotest.Call(t, c, "tools/call", `{"name":"add_tool"}`, nil)
 	ev, err := sub.Next(ctx)
 	if err != nil || ev.Method != "notifications/tools/list_changed" {
 		t.Errorf("Next = %+v, %v; want tools/list_changed", ev, err)
@@ -140,21 +110,21 @@ func TestInteropOwnClientLegacy(t *testing.T) {
 	if c.Protocol() != "2025-11-25" {
 		t.Fatalf("Protocol() = %q", c.Protocol())
 	}
-	res := callOwn(t, c, "tools/list", `{}`, nil)
+	res := stdiotest.Call(t, c, "tools/list", `{}`, nil)
 	if field(res, "resultType") != "" || !strings.Contains(string(res), `"name":"echo"`) {
 		t.Errorf("tools/list = %s", res)
 	}
 	var progress []float64
-	callOwn(t, c, "tools/call", `{"name":"progress"}`, &stdio.CallOptions{Progress: func(p stdio.Progress) { progress = append(progress, p.Progress) }})
+	stdiotest.Call(t, c, "tools/call", `{"name":"progress"}`, &stdio.CallOptions{Progress: func(p stdio.Progress) { progress = append(progress, p.Progress) }})
 	if fmt.Sprint(progress) != "[0 50 100]" {
 		t.Errorf("progress = %v", progress)
 	}
 	// Elicitation is a real server-to-client request, answered by the
 	// client's handler, within the one tools/call.
-	if got := field(callOwn(t, c, "tools/call", `{"name":"elicit"}`, nil), "content"); got != `[{"type":"text","text":"Hello, Ada! (accept)"}]` {
+	if got := field(stdiotest.Call(t, c, "tools/call", `{"name":"elicit"}`, nil), "content"); got != `[{"type":"text","text":"Hello, Ada! (accept)"}]` {
 		t.Errorf("elicit = %s", got)
 	}
-	callOwn(t, c, "tools/call", `{"name":"add_tool"}`, nil)
+	stdiotest.Call(t, c, "tools/call", `{"name":"add_tool"}`, nil)
 	select {
 	case n := <-notes:
 		if n.Method != "notifications/tools/list_changed" {
