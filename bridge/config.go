@@ -208,8 +208,6 @@ func childEnv(base []string, changes []EnvVar) []string {
 	return env
 }
 
-// resolvePath finds the executable as STDIO.md §3.1 says: absolute paths as
-
 // normalizeRequests checks Roots and fills in ServerRequestTimeout's
 // default; Config.normalize calls it.
 func (s *ServerConfig) normalizeRequests() error {

@@ -43,11 +43,11 @@ func rpcErr(code int64, msg, data string) *jsonrpc.Error {
 	return e
 }
 
-// toStatus maps every row of DESIGN.md's error table, and the bridge's own
-// errors, to the status code and details bridge.proto documents: a
-// JsonRpcError with the original code, message and data, an ErrorInfo with
-// the reason and server/method/code metadata, and RetryInfo only on
-// UNAVAILABLE while the child restarts.
+// toStatus maps every row of the table in docs/errors.md, "The mapping",
+// and the bridge's own errors, to the status code and details bridge.proto
+// documents: a JsonRpcError with the original code, message and data, an
+// ErrorInfo with the reason and server/method/code metadata, and RetryInfo
+// only on UNAVAILABLE while the child restarts.
 func TestToStatus(t *testing.T) {
 	const server, method = "files", "tools/call"
 	for _, tc := range []struct {

@@ -17,13 +17,13 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// Keepalive (DESIGN.md, Operations): Subscribe streams may stay quiet for
-// hours behind load balancers and NATs that drop idle connections, so the
-// server pings a connection after keepaliveTime without traffic and closes
-// it when the ping goes unanswered for keepaliveTimeout. Clients may ping
-// as often as every keepaliveMinTime, also with no call open, without
-// being sent away (grpc-go's default would GOAWAY a client pinging more
-// often than every 5 minutes).
+// Keepalive (docs/operations.md, "Keepalive"): Subscribe streams may stay
+// quiet for hours behind load balancers and NATs that drop idle
+// connections, so the server pings a connection after keepaliveTime without
+// traffic and closes it when the ping goes unanswered for keepaliveTimeout.
+// Clients may ping as often as every keepaliveMinTime, also with no call
+// open, without being sent away (grpc-go's default would GOAWAY a client
+// pinging more often than every 5 minutes).
 const (
 	keepaliveTime    = time.Minute
 	keepaliveTimeout = 20 * time.Second

@@ -24,12 +24,13 @@ import (
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
-// The real children of PEERS.md in the two failure paths the bridge must
-// carry to them: a deadline that expires mid-call reaches the child as
-// notifications/cancelled, and a child killed mid-call fails the call
-// UNAVAILABLE and is replaced, after which calls succeed. The demo server
-// is held to the same in cmd/mcpbridge (TestBridgeFrontsDemo); the
-// fixtures in toolstream_test.go and supervisor_test.go.
+// The real children (docs/testing.md, "Real peers") in the two failure
+// paths the bridge must carry to them: a deadline that expires mid-call
+// reaches the child as notifications/cancelled, and a child killed mid-call
+// fails the call UNAVAILABLE and is replaced, after which calls succeed.
+// The demo server is held to the same in cmd/mcpbridge
+// (TestBridgeFrontsDemo); the fixtures in toolstream_test.go and
+// supervisor_test.go.
 
 func init() { fixtures["tap"] = runTapFixture }
 
@@ -132,8 +133,9 @@ func cancelledCall(t *testing.T, msgs []map[string]any, tool string) (call, canc
 	return call, cancel
 }
 
-// realChild is a real peer of PEERS.md with a call that reports progress
-// early and then works on long enough to be interrupted, and a quick call.
+// realChild is a real peer (docs/testing.md, "Real peers") with a call that
+// reports progress early and then works on long enough to be interrupted,
+// and a quick call.
 type realChild struct {
 	name     string
 	sc       func(testing.TB) ServerConfig

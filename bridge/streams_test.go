@@ -297,7 +297,8 @@ func TestDeadlineCancelsChildCall(t *testing.T) {
 
 // Cancelling server-everything's long-running operation mid-stream: the
 // caller gets CANCELLED, and the progress the child keeps sending for the
-// cancelled request (PEERS.md §2) never reaches a later call.
+// cancelled request (docs/testing.md, "Peer quirks") never reaches a later
+// call.
 func TestCancelServerEverythingOperation(t *testing.T) {
 	t.Parallel()
 	h := startTypedBridge(t, everythingServer(t, "everything"))

@@ -43,7 +43,7 @@ var benchCallers = []int{1, 8, 64}
 //
 //	go test -run '^$' -bench 'CallTool$|GRPCEcho|LargeResult' -benchtime 3s ./bridge/
 //
-// Nothing here asserts on timing (STYLE.md, Tests).
+// Nothing here asserts on timing (docs/contributing.md, "Tests").
 func BenchmarkCallTool(b *testing.B) {
 	for _, child := range []struct {
 		name string

@@ -224,7 +224,9 @@ func (f *typedChild) call(m fixtureMessage, seen int) {
 		if token != nil {
 			f.notify("notifications/progress", map[string]any{"progressToken": token, "progress": 1, "message": "started " + string(m.ID)})
 		}
-		select { // a cancelled request gets no response (MCP.md §5)
+		// A cancelled request gets no response (docs/protocol.md,
+		// "Progress and cancellation").
+		select {
 		case <-done:
 		case <-f.eof:
 		}

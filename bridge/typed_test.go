@@ -22,7 +22,8 @@ import (
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
-// The Go SDK conformance server's fixtures (PEERS.md §1), as base64.
+// The Go SDK conformance server's fixtures (docs/testing.md,
+// "Go SDK everything-server"), as base64.
 const (
 	goSDKImage = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 	goSDKAudio = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
@@ -259,8 +260,8 @@ func TestTypedGoSDK(t *testing.T) {
 				}
 			}
 
-			// A missing resource: -32602 on 2026-07-28 (MCP.md §3.6); this
-			// server sends the same on 2025-11-25.
+			// A missing resource: -32602 on 2026-07-28 (docs/protocol.md,
+			// "Removed methods"); this server sends the same on 2025-11-25.
 			_, err = h.bc.ReadResource(ctx, &mcpbridgev1.ReadResourceRequest{Server: server, Uri: "test://no-such-resource"})
 			if rpc, _ := statusDetails(t, err, codes.InvalidArgument); rpc.GetCode() != -32602 {
 				t.Errorf("missing resource: JsonRpcError = %v, want -32602", rpc)

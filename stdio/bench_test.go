@@ -29,7 +29,8 @@ import (
 //
 //	go test -run '^$' -bench 'RoundTrip|Throughput|LargeResponse|RawPipe' -benchtime 3s -count 5 -benchmem ./stdio/
 //
-// Nothing here asserts on timing (STDIO.md §7, STYLE.md Tests).
+// Nothing here asserts on timing (docs/stdio.md, "Memory and timing";
+// docs/contributing.md, "Tests").
 
 // The "echo" fixture answers every request with its params as the result
 // ({} without params), or with a fixed result of echoResultEnv bytes. It

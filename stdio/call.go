@@ -30,11 +30,12 @@ type CallOptions struct {
 	// Log, when set, receives the child's log messages
 	// (notifications/message) that can be told to belong to this call, in
 	// arrival order interleaved with progress, in the caller's goroutine,
-	// before Call returns. MCP links a log message to no request (MCP.md
-	// §4.5): on a 2026-07-28 connection, where servers log only for
-	// requests that set a log level, a log belongs to the one call in
-	// flight that takes logs; on other connections, to the call in flight
-	// when it is the only one. Other logs go to ClientConfig.OnNotification.
+	// before Call returns. MCP links a log message to no request
+	// (docs/protocol.md, "Logging"): on a 2026-07-28 connection, where
+	// servers log only for requests that set a log level, a log belongs to
+	// the one call in flight that takes logs; on other connections, to the
+	// call in flight when it is the only one. Other logs go to
+	// ClientConfig.OnNotification.
 	Log func(Notification)
 	// Meta is merged into params._meta, last (it wins over stamped keys
 	// and the params' own _meta). It must be a JSON object.

@@ -566,9 +566,10 @@ type response struct {
 }
 
 // logTaker returns the call a log message belongs to, if one can be told
-// (MCP.md §4.5): on a 2026-07-28 connection, where a server logs only for
-// requests that set a log level, the one call in flight that takes logs;
-// otherwise the call in flight when it is the only one and takes logs.
+// (docs/protocol.md, "Logging"): on a 2026-07-28 connection, where a server
+// logs only for requests that set a log level, the one call in flight that
+// takes logs; otherwise the call in flight when it is the only one and
+// takes logs.
 func (c *Client) logTaker() *call {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -105,10 +105,10 @@ func (e *era) refuse(method string) error {
 		map[string]string{"method": method, "protocolVersion": e.version})
 }
 
-// params merges _meta into the request params (STDIO.md §3.6): stamped
-// keys, then the params' own _meta, then CallOptions.Meta, then the
-// progress token; the last writer of a key wins. Every member is re-emitted
-// byte for byte.
+// params merges _meta into the request params (docs/stdio.md,
+// "Negotiation"): stamped keys, then the params' own _meta, then
+// CallOptions.Meta, then the progress token; the last writer of a key wins.
+// Every member is re-emitted byte for byte.
 func (e *era) params(raw, meta, token json.RawMessage) (json.RawMessage, error) {
 	modern := e != nil && e.modern
 	if !modern && token == nil && meta == nil {
@@ -244,11 +244,12 @@ func (cfg *ConnectConfig) normalize() error {
 }
 
 // Connect starts a child with start and negotiates the protocol version
-// with it (STDIO.md §3.6, MCP.md §3.8). start is the caller's spawn
-// function, typically a closure over [Start]; Connect calls it again when
-// the server/discover probe may have tainted the first child (silence, a
-// dead child, or a failed initialize after the probe), after closing that
-// child without waiting for it.
+// with it (docs/stdio.md, "Negotiation"; docs/protocol.md,
+// "Era detection"). start is the caller's spawn function, typically a
+// closure over [Start]; Connect calls it again when the server/discover
+// probe may have tainted the first child (silence, a dead child, or a
+// failed initialize after the probe), after closing that child without
+// waiting for it.
 //
 // With both eras allowed, Connect probes with server/discover: a result or
 // a -32022/-32021/-32020 error means a 2026-07-28 server; anything else

@@ -89,7 +89,7 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 	if opts != nil {
 		o = *opts
 	}
-	if err := c.terminal(); err != nil { // a dead connection says so first (STDIO.md scenario 24)
+	if err := c.terminal(); err != nil { // a dead connection says so first (docs/stdio.md, scenario 24)
 		return nil, err
 	}
 	e := c.era.Load()

@@ -120,9 +120,9 @@ func (h *heapSampler) stopSampling() (peak uint64, samples int) {
 	return h.peak, h.samples
 }
 
-// STDIO.md §7: a 64 MB unterminated line against a 1 MB limit must not
-// raise the Client's peak memory by more than 16 MB, and the response that
-// follows the line must still reach its call.
+// docs/stdio.md, "Memory and timing": a 64 MB unterminated line against a
+// 1 MB limit must not raise the Client's peak memory by more than 16 MB,
+// and the response that follows the line must still reach its call.
 //
 // The heap is sampled from runtime/metrics: /memory/classes/heap/objects
 // counts live objects and garbage not yet swept, so it bounds what the

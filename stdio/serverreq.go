@@ -25,9 +25,10 @@ type ServerRequest struct {
 	Params json.RawMessage
 }
 
-// serverRequest handles a request from the child (STDIO.md §3.4). It runs on
-// the reader and never blocks: handlers run in goroutines of their own, and
-// the reader's own answers go through the bounded replies queue.
+// serverRequest handles a request from the child (docs/stdio.md,
+// "Server-to-client requests"). It runs on the reader and never blocks:
+// handlers run in goroutines of their own, and the reader's own answers go
+// through the bounded replies queue.
 func (c *Client) serverRequest(m *wire.Message) {
 	id := owned(m.ID, false)
 	if m.Method == "ping" {

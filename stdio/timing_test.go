@@ -167,8 +167,9 @@ func TestContextDeadlineNotExtended(t *testing.T) {
 	})
 }
 
-// STDIO.md §3.3: a child that exited while a descendant holds its stdout
-// ends the connection one second after the exit.
+// docs/stdio.md, "Child death, EOF and Close": a child that exited while a
+// descendant holds its stdout ends the connection one second after the
+// exit.
 func TestExitWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, f := newFakeClient(t, ClientConfig{})

@@ -15,11 +15,12 @@ import (
 )
 
 // This file holds the fixtures of the official MCP conformance suite
-// (@modelcontextprotocol/conformance, PEERS.md §4), served with
-// `mcpbridge demo -conformance`: the tools, resources and prompts its
-// server scenarios call by name, each behaving as the scenario's
-// "Server Implementation Requirements" describe. They are kept out of the
-// default demo, whose listing should stay short enough to read.
+// (@modelcontextprotocol/conformance; docs/testing.md,
+// "The conformance suite"), served with `mcpbridge demo -conformance`: the
+// tools, resources and prompts its server scenarios call by name, each
+// behaving as the scenario's "Server Implementation Requirements" describe.
+// They are kept out of the default demo, whose listing should stay short
+// enough to read.
 //
 // Where a scenario leaves room, a fixture does what the runtime does for
 // any server rather than what the test looks for: questions go through

@@ -10,12 +10,12 @@ import (
 )
 
 // tasksFailures are the checks `mcpbridge demo -conformance` fails at
-// 2026-07-28, all in the tasks extension (io.modelcontextprotocol/tasks,
-// MCP.md §3.9), which the suite runs but does not score: the runtime
-// (stdio/mcp) does not implement the extension, so the demo advertises no
-// tasks capability, its tools never answer with resultType "task", and
-// tasks/get, tasks/update and tasks/cancel are -32601. The Go SDK server,
-// which lacks it too, fails the same 30.
+// 2026-07-28, all in the tasks extension (io.modelcontextprotocol/tasks;
+// docs/protocol.md, "Tasks"), which the suite runs but does not score: the
+// runtime (stdio/mcp) does not implement the extension, so the demo
+// advertises no tasks capability, its tools never answer with resultType
+// "task", and tasks/get, tasks/update and tasks/cancel are -32601. The Go
+// SDK server, which lacks it too, fails the same 30.
 var tasksFailures = []string{
 	"tasks-capability-negotiation: tasks-extension-advertised",
 	"tasks-capability-negotiation: sep-2663-tasks-methods-non-declaring",

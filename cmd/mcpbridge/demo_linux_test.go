@@ -9,10 +9,11 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
-// TestDemoLongLine is STDIO.md's scenario 83 against the demo binary: a
-// 64 MB line without LF is refused with -32600 before its LF is sent, the
-// next request is answered, the demo exits 0 at EOF, and its peak RSS
-// (VmHWM) grows by less than 16 MB over a run without the long line.
+// TestDemoLongLine is the long-line scenario (docs/stdio.md, scenario 83)
+// against the demo binary: a 64 MB line without LF is refused with -32600
+// before its LF is sent, the next request is answered, the demo exits 0 at
+// EOF, and its peak RSS (VmHWM) grows by less than 16 MB over a run without
+// the long line.
 func TestDemoLongLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 64 MB through a pipe")

@@ -13,8 +13,9 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
-// The demo driven by a client written by others: the Go SDK's (PEERS.md §1),
-// over its own CommandTransport, in both eras.
+// The demo driven by a client written by others: the Go SDK's
+// (docs/testing.md, "Go SDK everything-server"), over its own
+// CommandTransport, in both eras.
 
 // connectSDK runs `mcpbridge demo args...` under the Go SDK client at
 // version.

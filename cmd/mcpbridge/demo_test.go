@@ -285,7 +285,7 @@ func TestDemoResources(t *testing.T) {
 				t.Errorf("demo://about does not describe the tools")
 			}
 			// A missing resource: -32002 on 2025 connections, -32602 on
-			// 2026-07-28 (MCP.md §3.6).
+			// 2026-07-28 (docs/protocol.md, "Removed methods").
 			code := int64(jsonrpc.CodeResourceNotFound)
 			if version == protocol.Version20260728 {
 				code = jsonrpc.CodeInvalidParams

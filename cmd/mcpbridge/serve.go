@@ -153,9 +153,9 @@ func runServe(args []string) error {
 	stopSignals() // a second signal takes the default action: exit at once (children die by Pdeathsig)
 	log.Info("mcpbridge: shutting down; signal again to force", "timeout", f.shutdownTimeout.String())
 
-	// DESIGN.md, Operations: health NOT_SERVING first so that balancers
-	// drain the bridge, then GracefulStop with a deadline, then the
-	// children.
+	// docs/operations.md, "Graceful shutdown": health NOT_SERVING first so
+	// that balancers drain the bridge, then GracefulStop with a deadline,
+	// then the children.
 	svc.Shutdown()
 	stopped := make(chan struct{})
 	go func() {

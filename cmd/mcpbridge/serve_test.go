@@ -264,12 +264,14 @@ func TestServeWithGrpcurl(t *testing.T) {
 	})
 	t.Run("Call", func(t *testing.T) {
 		out, _, code := g.run(t, "-plaintext", "-d", `{"method":"tools/call","params_json":"{\"name\":\"test_simple_text\",\"arguments\":{}}"}`, b.addr, rpc("Call"))
-		var res struct{ ResultJson string }
+		var res struct {
+			ResultJSON string `json:"resultJson"`
+		}
 		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
 			t.Fatalf("Call: %v (exit %d)", err, code)
 		}
-		if !strings.Contains(res.ResultJson, `"text":"This is a simple text response for testing."`) {
-			t.Errorf("Call tools/call result_json = %s, want the tool's text", res.ResultJson)
+		if !strings.Contains(res.ResultJSON, `"text":"This is a simple text response for testing."`) {
+			t.Errorf("Call tools/call result_json = %s, want the tool's text", res.ResultJSON)
 		}
 	})
 	t.Run("error details", func(t *testing.T) {

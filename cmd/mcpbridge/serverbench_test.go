@@ -25,8 +25,8 @@ import (
 // BenchmarkEchoServer measures stdio MCP servers as a host sees them: one
 // child process over real pipes, negotiated with stdio.Connect and driven
 // by the project's stdio.Client, with 1, 8 and 64 tools/call requests in
-// flight. It compares the demo server's echo tool with the two servers
-// from outside the project that PEERS.md describes, in the same run and
+// flight. It compares the demo server's echo tool with the two servers from
+// outside the project (docs/testing.md, "Real peers"), in the same run and
 // with the same client:
 //
 //   - server=demo: `mcpbridge demo`, tool echo;
@@ -47,7 +47,7 @@ import (
 // median and 99th percentile of the per-call latencies (p50-µs, p99-µs);
 // and the CPU time per request of the server process (srv-cpu-µs/op, on
 // Linux) and of the client, this process (cli-cpu-µs/op). Nothing asserts
-// on timing (STYLE.md). The README's figures come from
+// on timing (docs/contributing.md, "Tests"). The README's figures come from
 //
 //	for i in 1 2 3 4 5; do go test -run '^$' -bench BenchmarkEchoServer -benchtime 3s -count 1 ./cmd/mcpbridge/; done
 //

@@ -13,18 +13,18 @@ import (
 	"time"
 )
 
-// LongLineSize is the line LongLine sends: 64 MiB without a line feed,
-// STDIO.md's scenario 83.
+// LongLineSize is the line LongLine sends: 64 MiB without a line feed, as
+// in docs/stdio.md, scenario 83.
 const LongLineSize = 64 << 20
 
 // LongLine runs cmd, a stdio MCP server whose input line limit is limit
-// bytes, and checks the process side of STDIO.md §2's line limit
-// (scenario 83): when long is true, a line of LongLineSize bytes is
-// refused with -32600 and a null id while it is still being written,
-// before its line feed; then the request line ping gets the response
-// line want (both with their LF); at EOF the server writes nothing more
-// and exits 0. It returns the server's peak resident memory (VmHWM) read
-// just before its stdin is closed, so that a caller can compare a run
+// bytes, and checks the process side of the line limit (docs/stdio.md,
+// "Line limits"; scenario 83): when long is true, a line of LongLineSize
+// bytes is refused with -32600 and a null id while it is still being
+// written, before its line feed; then the request line ping gets the
+// response line want (both with their LF); at EOF the server writes nothing
+// more and exits 0. It returns the server's peak resident memory (VmHWM)
+// read just before its stdin is closed, so that a caller can compare a run
 // with the long line against one without. Linux only (VmHWM).
 func LongLine(tb testing.TB, cmd *exec.Cmd, limit int, long bool, ping, want string) (peak int64) {
 	tb.Helper()

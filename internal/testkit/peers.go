@@ -12,8 +12,8 @@ import (
 	"testing"
 )
 
-// Install commands, run from the module root; the project's PEERS.md says
-// how each peer is kept.
+// Install commands, run from the module root; how each peer is kept is in
+// docs/testing.md, "Real peers".
 const (
 	installPeers       = "npm ci --prefix testdata/peers"
 	installConformance = "npm ci --prefix testdata/conformance"

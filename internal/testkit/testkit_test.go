@@ -149,7 +149,8 @@ func TestGoSDKServerDiscover(t *testing.T) {
 
 	p := startPeer(t, argv)
 	// The server answers discover only at 2026-07-28 and only with the
-	// client's capabilities and info in _meta (PEERS.md, discover deviation).
+	// client's capabilities and info in _meta (the discover deviation in
+	// docs/testing.md, "Peer quirks").
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` +
 		`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
 		`"io.modelcontextprotocol/clientCapabilities":{},` +

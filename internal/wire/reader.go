@@ -156,7 +156,8 @@ func (r *Reader) Detach() bool {
 // capacity, up to the limit, where append would grow a large slice by a
 // quarter at a time: reaching a 1 MB line through 64 KiB fragments then
 // allocates about 2 MB instead of about 5 MB, which is what bounds the
-// reader's peak memory on over-long lines (STDIO.md §7).
+// reader's peak memory on over-long lines (docs/stdio.md,
+// "Memory and timing").
 func (r *Reader) appendLong(frag []byte) {
 	if need := len(r.long) + len(frag); need > cap(r.long) {
 		c := max(2*cap(r.long), need, ReadBufferSize)

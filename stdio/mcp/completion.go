@@ -8,8 +8,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
-// This file answers completion/complete (MCP.md §8.6): suggestions for a
-// prompt's argument or a resource template's variable.
+// This file answers completion/complete (docs/protocol.md, "Completion"):
+// suggestions for a prompt's argument or a resource template's variable.
 
 // maxCompletionValues is the most values one completion carries.
 const maxCompletionValues = 100

@@ -9,9 +9,9 @@ import (
 
 // This file holds the MCP objects a server hands out: implementations,
 // content blocks and the results of tools, prompts and resources
-// (MCP.md §8). Field names are the wire names; optional fields are left out
-// when zero. Free-form JSON (schemas, _meta, structured content) is carried
-// as json.RawMessage and never re-encoded.
+// (docs/protocol.md, "Schema shapes"). Field names are the wire names;
+// optional fields are left out when zero. Free-form JSON (schemas, _meta,
+// structured content) is carried as json.RawMessage and never re-encoded.
 
 // Implementation names an MCP implementation: this server in
 // serverInfo, or a client in its clientInfo.
@@ -42,7 +42,8 @@ const (
 	RoleAssistant Role = "assistant"
 )
 
-// Annotations are hints about how to use an object (MCP.md §8.1).
+// Annotations are hints about how to use an object (docs/protocol.md,
+// "Common").
 type Annotations struct {
 	Audience     []Role   `json:"audience,omitempty"`
 	Priority     *float64 `json:"priority,omitempty"` // 0 to 1
@@ -161,7 +162,8 @@ func (c RawContent) MarshalJSON() ([]byte, error) {
 	return rawjson.Compact(c)
 }
 
-// ToolResult is what a tool returns (CallToolResult, MCP.md §8.3).
+// ToolResult is what a tool returns (CallToolResult; docs/protocol.md,
+// "Tool results").
 type ToolResult struct {
 	// Content is the unstructured result. A nil slice is sent as [].
 	Content []Content

@@ -12,8 +12,9 @@ import (
 )
 
 // This file decides under which protocol revision a request is served
-// (MCP.md §3.8, STDIO.md §4.5) and runs the 2026-07-28 validation order
-// (MCP.md §3.1) up to the point where a method's own params are checked.
+// (docs/protocol.md, "Era detection"; docs/stdio.md, "Dialects") and runs
+// the 2026-07-28 validation order (docs/protocol.md, "Validation order") up
+// to the point where a method's own params are checked.
 
 // The protocol versions the runtime serves, newest first: 2026-07-28 (the
 // stateless era) and the two legacy revisions, which start with
@@ -116,8 +117,9 @@ func (ss *session) classify(sreq *server.Request) (c *call, bare bool, err *json
 	return c, false, nil
 }
 
-// validateModern runs steps 3 to 5 of MCP.md §3.1 for a request whose
-// _meta names a served 2026-07-28 version (steps 1 and 2 are classify's).
+// validateModern runs steps 3 to 5 of docs/protocol.md, "Validation order"
+// for a request whose _meta names a served 2026-07-28 version (steps 1 and
+// 2 are classify's).
 func (ss *session) validateModern(c *call, meta json.RawMessage, version string) *jsonrpc.Error {
 	c.modern = true
 	c.version = version
@@ -143,7 +145,7 @@ func (ss *session) validateModern(c *call, meta json.RawMessage, version string)
 }
 
 // The error constructors: wire messages are capitalised, with no final
-// period (STDIO.md §1).
+// period (docs/stdio.md, "Conventions").
 
 func invalidParams(format string, args ...any) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: "+format, args...)

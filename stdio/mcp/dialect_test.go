@@ -11,8 +11,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
 
-// The STDIO.md §6 dialect scenarios (68-75), each over real pipes with
-// server.Serve.
+// The dialect scenarios (docs/stdio.md, scenarios 68-75), each over real
+// pipes with server.Serve.
 
 // Scenario 68: for each legacy version, initialize echoes it, ping is {},
 // tools/list and tools/call carry none of the 2026 fields, and

@@ -8,9 +8,10 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// This file introduces the server: server/discover (2026-07-28, MCP.md
-// §3.2), the initialize handshake (2025 revisions, MCP.md §4.1) and the
-// capabilities both advertise.
+// This file introduces the server: server/discover (2026-07-28;
+// docs/protocol.md, "Discover"), the initialize handshake (2025 revisions;
+// docs/protocol.md, "Legacy handshake") and the capabilities both
+// advertise.
 
 // serverCapabilities is the ServerCapabilities object: tools, prompts and
 // resources once any was registered (each announces list changes, and
@@ -52,7 +53,7 @@ func (f features) capabilities() serverCapabilities {
 
 // discover answers server/discover. Its _meta was validated like any
 // 2026-07-28 request's (classify), so a missing version is -32602 and a
-// legacy one -32022, never -32601 (MCP.md §3.2).
+// legacy one -32022, never -32601 (docs/protocol.md, "Discover").
 func (s *Server) discover(_ context.Context, c *call) (*reply, error) {
 	r, err := marshalReply(struct {
 		SupportedVersions []string           `json:"supportedVersions"`
@@ -66,10 +67,10 @@ func (s *Server) discover(_ context.Context, c *call) (*reply, error) {
 	return r, nil
 }
 
-// initialize runs the legacy handshake (STDIO.md §4.5): it echoes an
-// enabled legacy version or counter-offers the first one, records what the
-// client declared, and starts the session's notification pump. A runtime
-// without legacy versions answers -32022 listing what it serves.
+// initialize runs the legacy handshake (docs/stdio.md, "Dialects"): it
+// echoes an enabled legacy version or counter-offers the first one, records
+// what the client declared, and starts the session's notification pump. A
+// runtime without legacy versions answers -32022 listing what it serves.
 func (s *Server) initialize(_ context.Context, c *call) (*reply, error) {
 	var p struct {
 		ProtocolVersion *string         `json:"protocolVersion"`
@@ -108,7 +109,8 @@ func (s *Server) initialize(_ context.Context, c *call) (*reply, error) {
 }
 
 // setLevel answers logging/setLevel (2025 revisions): the session-wide
-// level below which notifications/message is not sent (MCP.md §4.5).
+// level below which notifications/message is not sent (docs/protocol.md,
+// "Logging").
 func (s *Server) setLevel(_ context.Context, c *call) (*reply, error) {
 	var p struct {
 		Level string `json:"level"`

@@ -37,15 +37,15 @@
 //
 //   - 2026-07-28 is stateless: every request carries its version,
 //     capabilities and identity in params._meta, validated in the order of
-//     MCP.md §3.1 (-32602 for a missing _meta or version, -32022 for an
-//     unsupported version, -32602 for missing capabilities, -32601 for an
-//     unknown or removed method, -32600 for a top-level
-//     elicitation/create, sampling/createMessage or roots/list, -32602 for
-//     bad params, a _meta key outside the grammar or an unknown logLevel,
-//     -32021 for an undeclared client capability). Every result carries
-//     resultType and _meta io.modelcontextprotocol/serverInfo; list, read
-//     and server/discover results carry ttlMs and cacheScope. Change
-//     notifications travel on subscriptions/listen streams.
+//     docs/protocol.md, "Validation order" (-32602 for a missing _meta or
+//     version, -32022 for an unsupported version, -32602 for missing
+//     capabilities, -32601 for an unknown or removed method, -32600 for a
+//     top-level elicitation/create, sampling/createMessage or roots/list,
+//     -32602 for bad params, a _meta key outside the grammar or an unknown
+//     logLevel, -32021 for an undeclared client capability). Every result
+//     carries resultType and _meta io.modelcontextprotocol/serverInfo;
+//     list, read and server/discover results carry ttlMs and cacheScope.
+//     Change notifications travel on subscriptions/listen streams.
 //   - 2025-11-25 and 2025-06-18 start with initialize, which echoes an
 //     enabled version or counter-offers the first; the session then keeps
 //     the client's capabilities, its logging/setLevel level and its

@@ -12,9 +12,9 @@ import (
 )
 
 // This file carries change notifications to clients: on 2026-07-28 over
-// subscriptions/listen streams (MCP.md §3.4), on 2025 connections as
-// unsolicited notifications through the connection's server.Peer (MCP.md
-// §4.3).
+// subscriptions/listen streams (docs/protocol.md, "Listen"), on 2025
+// connections as unsolicited notifications through the connection's
+// server.Peer (docs/protocol.md, "Legacy subscriptions").
 //
 // Every receiver (a listen stream, a legacy session) has an eventQueue
 // that coalesces what it has not sent yet: at most one pending list change

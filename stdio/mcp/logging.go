@@ -8,9 +8,10 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
-// This file sends notifications/message for a request (MCP.md §4.5 and
-// §3.1). A level gates every message: on 2026-07-28 the request's own
-// _meta io.modelcontextprotocol/logLevel, on a legacy session the level of
+// This file sends notifications/message for a request (docs/protocol.md,
+// "Logging"; docs/protocol.md, "Request _meta"). A level gates every
+// message: on 2026-07-28 the request's own _meta
+// io.modelcontextprotocol/logLevel, on a legacy session the level of
 // logging/setLevel. Without one nothing is sent: 2026-07-28 requires that,
 // and the 2025 revisions are read the same way (as the Go SDK does), so a
 // client that never asked for logs never gets them.

@@ -10,8 +10,8 @@ import (
 )
 
 // This file reads what a client says about itself: the _meta object of a
-// 2026-07-28 request (MCP.md §3.1), its key grammar, and client
-// capabilities in either era.
+// 2026-07-28 request (docs/protocol.md, "Request _meta"), its key grammar,
+// and client capabilities in either era.
 
 // ClientCapabilities is what a client declares it can do: in 2026-07-28
 // per request (_meta io.modelcontextprotocol/clientCapabilities), in the
@@ -163,8 +163,9 @@ func metaVersion(params json.RawMessage) (meta json.RawMessage, version string, 
 	return meta, version, true
 }
 
-// checkCapabilities is step 3 of MCP.md §3.1: the _meta of a request
-// whose version is served must carry clientCapabilities, an object.
+// checkCapabilities is step 3 of docs/protocol.md, "Validation order": the
+// _meta of a request whose version is served must carry clientCapabilities,
+// an object.
 func checkCapabilities(meta json.RawMessage) (ClientCapabilities, *jsonrpc.Error) {
 	raw, ok := rawjson.Member(meta, protocol.MetaClientCapabilities)
 	if !ok {
@@ -173,8 +174,9 @@ func checkCapabilities(meta json.RawMessage) (ClientCapabilities, *jsonrpc.Error
 	return parseCapabilities(raw, "_meta."+protocol.MetaClientCapabilities)
 }
 
-// checkMetaKeys is step 5 of MCP.md §3.1 for _meta itself: every key in
-// the grammar, clientInfo an Implementation, logLevel a known level.
+// checkMetaKeys is step 5 of docs/protocol.md, "Validation order" for _meta
+// itself: every key in the grammar (docs/protocol.md, "Request _meta"),
+// clientInfo an Implementation, logLevel a known level.
 func checkMetaKeys(meta json.RawMessage, m *requestMeta) *jsonrpc.Error {
 	for _, f := range rawjson.Fields(meta) {
 		if !validMetaKey(f.Key) {

@@ -22,7 +22,8 @@ import (
 )
 
 // This file is the one way a handler asks the client for input, in both
-// eras (MCP.md §3.5 and §4.4):
+// eras (docs/protocol.md, "MRTR"; docs/protocol.md,
+// "Server-to-client requests"):
 //
 //   - On a 2025 connection, [Request.Ask] sends each question as a real
 //     server-to-client request (elicitation/create, sampling/createMessage,
@@ -229,7 +230,8 @@ func (s *Server) loadInputs(c *call) (*inputs, *jsonrpc.Error) {
 	return in, nil
 }
 
-// mayAsk reports whether method may answer input_required (MCP.md §3.5).
+// mayAsk reports whether method may answer input_required
+// (docs/protocol.md, "MRTR").
 func mayAsk(method string) bool {
 	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
 }

@@ -11,13 +11,13 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
-// This file pages the four lists (MCP.md §8.7). Lists are sorted by their
-// key (a tool's or prompt's name, a resource's URI, a template's URI
-// template), so pages are deterministic. A cursor names the last key of
-// the previous page and the list it belongs to, signed with the Server's
-// cursor key: it stays valid when items come and go (the next page starts
-// after that key), and a cursor that was altered, forged or taken from
-// another list or server is -32602.
+// This file pages the four lists (docs/protocol.md, "Pagination"). Lists
+// are sorted by their key (a tool's or prompt's name, a resource's URI, a
+// template's URI template), so pages are deterministic. A cursor names the
+// last key of the previous page and the list it belongs to, signed with the
+// Server's cursor key: it stays valid when items come and go (the next page
+// starts after that key), and a cursor that was altered, forged or taken
+// from another list or server is -32602.
 
 const cursorMACBytes = 12
 

@@ -11,7 +11,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// Prompt describes a prompt or prompt template (MCP.md §8.5).
+// Prompt describes a prompt or prompt template (docs/protocol.md,
+// "Prompts").
 type Prompt struct {
 	Name        string           `json:"name"`
 	Title       string           `json:"title,omitempty"`

@@ -60,10 +60,10 @@ type Progress struct {
 
 // ReportProgress sends notifications/progress when the request carried a
 // _meta.progressToken, and does nothing otherwise. It returns once the
-// notification is written, so every report precedes the response. It
-// fails, sending nothing, when Progress does not exceed the previous
-// report's, after 1,000 reports, when the request has ended, or when ctx
-// ends first (STDIO.md §4.3).
+// notification is written, so every report precedes the response. It fails,
+// sending nothing, when Progress does not exceed the previous report's,
+// after 1,000 reports, when the request has ended, or when ctx ends first
+// (docs/stdio.md, "Progress").
 func (r *Request) ReportProgress(ctx context.Context, p Progress) error {
 	var total *float64
 	if p.Total != 0 {

@@ -15,7 +15,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// Resource describes a resource the server can read (MCP.md §8.4).
+// Resource describes a resource the server can read (docs/protocol.md,
+// "Resources").
 type Resource struct {
 	URI         string          `json:"uri"`
 	Name        string          `json:"name"`
@@ -63,10 +64,10 @@ type ReadResourceRequest struct {
 type ResourceHandler func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error)
 
 // ErrResourceNotFound reports a resource that does not exist. The runtime
-// sends it as the era requires (MCP.md §3.6): -32002 on a 2025
-// connection, -32602 on 2026-07-28, both with data {"uri": URI}. It also
-// answers URIs that match no resource or template, and a handler that
-// returns no contents.
+// sends it as the era requires (docs/protocol.md, "Removed methods"):
+// -32002 on a 2025 connection, -32602 on 2026-07-28, both with data
+// {"uri": URI}. It also answers URIs that match no resource or template,
+// and a handler that returns no contents.
 var ErrResourceNotFound = errors.New("mcp: resource not found")
 
 // TextResource returns a handler that serves text, with the URI asked for

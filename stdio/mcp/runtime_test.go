@@ -87,7 +87,8 @@ func TestPromptsAndCompletion(t *testing.T) {
 	p.eof()
 }
 
-// A server advertises only what it has; the rest is -32601 (MCP.md §7).
+// A server advertises only what it has; the rest is -32601
+// (docs/protocol.md, "Error codes").
 func TestCapabilityGating(t *testing.T) {
 	srv := newServer(t, "bare", mcp.Config{})
 	p := serve(t, srv)
@@ -159,7 +160,8 @@ func TestMetaValidation(t *testing.T) {
 		{v26 + `,"io.modelcontextprotocol/clientCapabilities":{"elicitation":true}`, -32602},
 		{v26 + `,"io.modelcontextprotocol/clientCapabilities":{"extensions":{"noprefix":{}}}`, -32602},
 		{`"io.modelcontextprotocol/protocolVersion":7,` + noCaps, -32602},
-		// The version is checked before the capabilities (MCP.md §3.1).
+		// The version is checked before the capabilities (docs/protocol.md,
+		// "Validation order").
 		{`"io.modelcontextprotocol/protocolVersion":"2099-01-01"`, -32022},
 	} {
 		line := p.call(request(i, "tools/list", `{"_meta":{`+tc.meta+`}}`))

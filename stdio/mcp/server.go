@@ -44,9 +44,10 @@ type Config struct {
 	// resources/list or resources/templates/list page holds (default 100).
 	PageSize int
 	// CacheTTL and CacheScope are the ttlMs and cacheScope hints of
-	// 2026-07-28 list and read results (MCP.md §3.3): default 0 (stale at
-	// once) and "private". CacheScope may be "public" when no result
-	// depends on who asks. server/discover always says 0 and "private".
+	// 2026-07-28 list and read results (docs/protocol.md, "Cache hints"):
+	// default 0 (stale at once) and "private". CacheScope may be "public"
+	// when no result depends on who asks. server/discover always says 0 and
+	// "private".
 	CacheTTL   time.Duration
 	CacheScope string
 	// RequestStateTTL is how long an input_required result's requestState
@@ -248,7 +249,8 @@ func (ss *session) Handle(ctx context.Context, sreq *server.Request) (json.RawMe
 type handler func(ctx context.Context, c *call) (*reply, error)
 
 // route finds the handler of c's method, refusing methods whose server
-// capability is not advertised with -32601 (MCP.md §7).
+// capability is not advertised with -32601 (docs/protocol.md,
+// "Error codes").
 func (s *Server) route(c *call) (handler, *jsonrpc.Error) {
 	f := s.features()
 	var need bool
@@ -294,17 +296,18 @@ func (s *Server) route(c *call) (handler, *jsonrpc.Error) {
 type reply struct {
 	body json.RawMessage // a JSON object without _meta, resultType or cache hints
 	meta json.RawMessage // the result's own _meta, or nil
-	// cacheable results get ttlMs and cacheScope on 2026-07-28 (MCP.md
-	// §3.3); discover marks itself with fixed hints instead.
+	// cacheable results get ttlMs and cacheScope on 2026-07-28
+	// (docs/protocol.md, "Cache hints"); discover marks itself with fixed
+	// hints instead.
 	cacheable bool
 	discover  bool
 	// inputRequired makes the 2026-07-28 resultType "input_required".
 	inputRequired bool
 }
 
-// finish stamps a reply (MCP.md §3.3): on 2026-07-28 resultType first, the
-// body, the cache hints, and _meta with serverInfo; on legacy connections
-// the body and its own _meta only.
+// finish stamps a reply (docs/protocol.md, "Result stamping"): on
+// 2026-07-28 resultType first, the body, the cache hints, and _meta with
+// serverInfo; on legacy connections the body and its own _meta only.
 func (s *Server) finish(c *call, r *reply) (json.RawMessage, error) {
 	body := r.body
 	if len(body) < 2 || body[0] != '{' {

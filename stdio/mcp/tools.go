@@ -13,8 +13,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// Tool describes a tool (MCP.md §8.2). Schemas are raw JSON, so any JSON
-// Schema 2020-12 keyword passes through untouched.
+// Tool describes a tool (docs/protocol.md, "Tools"). Schemas are raw JSON,
+// so any JSON Schema 2020-12 keyword passes through untouched.
 type Tool struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
@@ -58,7 +58,8 @@ type CallToolRequest struct {
 //   - a [*MissingCapabilityError] becomes -32021 (2026-07-28) or -32602;
 //   - any other error means the tool ran and failed: it is sent as an
 //     isError result whose text is the error's message, for the model to
-//     see (MCP.md §8.3). Return [ErrorResult] to choose the text.
+//     see (docs/protocol.md, "Tool results"). Return [ErrorResult] to
+//     choose the text.
 //
 // ctx ends when the client cancels the request or its deadline passes.
 type ToolHandler func(ctx context.Context, req *CallToolRequest) (*ToolResult, error)

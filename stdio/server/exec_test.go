@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Server: concurrency and capacity (STDIO.md §6, scenarios 53-61).
+// Server: concurrency and capacity (docs/stdio.md, scenarios 53-61).
 
 func TestServeOutOfOrder(t *testing.T) { // scenario 53
 	synctest.Test(t, func(t *testing.T) {

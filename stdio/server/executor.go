@@ -12,7 +12,8 @@ import (
 	"time"
 )
 
-// Executor defaults (STDIO.md §4 and §7).
+// Executor defaults (docs/stdio.md, "Server"; docs/stdio.md,
+// "Memory and timing").
 const (
 	defaultMaxConcurrency = 32
 	defaultMaxQueue       = 256
@@ -93,9 +94,10 @@ type ExecutorStats struct {
 }
 
 // Executor runs jobs with bounded concurrency, a bounded FIFO queue and a
-// per-job deadline counted from admission (STDIO.md §4.2). It knows nothing
-// of JSON-RPC or stdio, so one Executor can serve several connections and
-// transports at once. It is safe for concurrent use.
+// per-job deadline counted from admission (docs/stdio.md,
+// "Admission, ids and cancellation"). It knows nothing of JSON-RPC or
+// stdio, so one Executor can serve several connections and transports at
+// once. It is safe for concurrent use.
 //
 // A job is admitted by Submit: it starts at once if a slot is free, waits in
 // the queue otherwise, and is refused with ErrCapacity only when every slot
@@ -125,7 +127,8 @@ type Executor struct {
 	done    chan struct{} // closed when closed and running == idle == 0
 
 	// submitHook lets tests make Submit fail unexpectedly, the Go analogue
-	// of an executor that cannot be reached (STDIO.md §4.2, scenario 57).
+	// of an executor that cannot be reached (docs/stdio.md,
+	// "Admission, ids and cancellation"; scenario 57).
 	submitHook func() error
 }
 

@@ -6,6 +6,9 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
+// Scenario numbers in this package's tests are those of docs/stdio.md,
+// "Acceptance scenarios".
+
 // fixtures are the programs a test can run as a child; each test file
 // registers its own from init.
 var fixtures = testkit.Fixtures{}

@@ -11,9 +11,9 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// This file is the server's way back to the client (STDIO.md §4, Peer):
-// server-to-client requests with Serve-owned ids, their responses, and
-// unsolicited notifications.
+// This file is the server's way back to the client (Peer in docs/stdio.md,
+// "The runtime seam"): server-to-client requests with Serve-owned ids,
+// their responses, and unsolicited notifications.
 
 // servePeer is the Peer that Serve gives to Runtime.NewSession.
 type servePeer struct{ c *serveConn }
@@ -53,7 +53,7 @@ func (p servePeer) Call(ctx context.Context, method string, params json.RawMessa
 		return r.result, r.err
 	case <-ctx.Done():
 		// Forget the id so that a late response is dropped. Serve sends no
-		// notifications/cancelled (STDIO.md §4.2).
+		// notifications/cancelled (docs/stdio.md, "The runtime seam").
 		_ = c.sendWithin(context.Background(), &frameReq{kind: frameForget, callID: id}, 0)
 		return nil, ctx.Err()
 	case <-c.done:

@@ -16,8 +16,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 )
 
-// Progress limits (STDIO.md §4.3), enforced before a frame reaches the
-// coordinator.
+// Progress limits (docs/stdio.md, "Progress"), enforced before a frame
+// reaches the coordinator.
 const (
 	maxProgressReports = 1000
 	maxProgressMessage = 4096
@@ -27,9 +27,10 @@ const (
 var errReporterClosed = errors.New("stdio: progress reporter closed: the request has ended")
 
 // ProgressReporter sends notifications/progress for one request that
-// carried a _meta.progressToken (MCP.md §5). Serve makes one per such
-// request and passes it as [Request.Progress]; it is safe for concurrent
-// use, and concurrent reports are written one after another.
+// carried a _meta.progressToken (docs/protocol.md,
+// "Progress and cancellation"). Serve makes one per such request and passes
+// it as [Request.Progress]; it is safe for concurrent use, and concurrent
+// reports are written one after another.
 //
 // A nil *ProgressReporter is valid: its Report does nothing and returns nil.
 type ProgressReporter struct {
@@ -50,8 +51,8 @@ type ProgressReporter struct {
 
 // Report writes one notifications/progress frame,
 // {progressToken, progress, total?, message?}, with neither an id nor
-// params._meta, and returns only once it is written, so that every
-// progress frame of a request precedes its response (STDIO.md §4.3).
+// params._meta, and returns only once it is written, so that every progress
+// frame of a request precedes its response (docs/stdio.md, "Progress").
 //
 // It refuses, writing nothing, a progress that is not finite or not
 // greater than the previous one, a total that is not finite, a message over

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Server: progress ordering (STDIO.md §6, scenarios 90-92).
+// Server: progress ordering (docs/stdio.md, scenarios 90-92).
 
 func TestServeProgressOrdering(t *testing.T) { // scenario 90
 	finals := map[string]string{

@@ -6,7 +6,8 @@ import (
 )
 
 // This file is the seam between the transport ([Serve]) and the MCP runtime
-// that it serves (package stdio/mcp). The split follows STDIO.md §4:
+// that it serves (package stdio/mcp). The split follows docs/stdio.md,
+// "The runtime seam":
 //
 //   - The transport owns framing, ids, admission, concurrency, deadlines,
 //     cancellation, progress frames, subscription ids and the order of
@@ -38,12 +39,13 @@ type Runtime interface {
 // once; it calls Notify from its coordinator, one at a time and in input
 // order; it calls Close once, when it returns.
 type Session interface {
-	// Handle answers one request. It runs under the executor's deadline: ctx
-	// ends at the deadline, when the client cancels the request
+	// Handle answers one request. It runs under the executor's deadline:
+	// ctx ends at the deadline, when the client cancels the request
 	// (context.Cause(ctx) then wraps [ErrCancelled] and the reason), when
-	// Serve stops, or when the executor closes. Whatever Handle returns after
-	// that is discarded, but its executor slot stays taken until it returns
-	// (STDIO.md §4.2), so handlers should watch ctx.
+	// Serve stops, or when the executor closes. Whatever Handle returns
+	// after that is discarded, but its executor slot stays taken until it
+	// returns (docs/stdio.md, "Admission, ids and cancellation"), so
+	// handlers should watch ctx.
 	//
 	// The result must be a JSON object; anything else, or invalid JSON,
 	// becomes -32603 "Server produced an invalid result". An error that is
@@ -59,11 +61,12 @@ type Session interface {
 	// that response is written.
 	Handle(ctx context.Context, req *Request) (json.RawMessage, error)
 
-	// Listen opens the stream of a subscriptions/listen request (2026-07-28,
-	// MCP.md §3.4). Validation is the runtime's: an error is sent to the
-	// listen id as Handle's errors are (-32601 on a legacy connection or
-	// without any source, -32602 for a bad filter, ...). ctx is Handle's
-	// ctx and bounds the opening only; the Source outlives it.
+	// Listen opens the stream of a subscriptions/listen request
+	// (2026-07-28; docs/protocol.md, "Listen"). Validation is the
+	// runtime's: an error is sent to the listen id as Handle's errors are
+	// (-32601 on a legacy connection or without any source, -32602 for a
+	// bad filter, ...). ctx is Handle's ctx and bounds the opening only;
+	// the Source outlives it.
 	//
 	// The executor slot is held only until Listen returns. Serve then
 	// enforces Config.MaxSubscriptions, writes the acknowledgement and
@@ -113,8 +116,9 @@ type Request struct {
 	// Version is what an HTTP request would carry as MCP-Protocol-Version.
 	// On stdio it is the protocolVersion of the connection's last
 	// successful initialize result, recorded when that response was
-	// written, or "" before any (STDIO.md §4.5). It is never derived from
-	// _meta: a 2026-07-28 request carries its version in its own params.
+	// written, or "" before any (docs/stdio.md, "Dialects"). It is never
+	// derived from _meta: a 2026-07-28 request carries its version in its
+	// own params.
 	Version string
 	// Progress reports progress for this request. It is nil unless the
 	// request carried a valid _meta.progressToken; a nil reporter's Report
@@ -154,8 +158,9 @@ type Peer interface {
 }
 
 // Source is the event stream behind one subscriptions/listen request
-// (STDIO.md §4.4). Serve pulls it from one goroutine, one event at a time,
-// asking for the next event only once the previous one has been written.
+// (docs/stdio.md, "Listen streams"). Serve pulls it from one goroutine, one
+// event at a time, asking for the next event only once the previous one has
+// been written.
 type Source interface {
 	// Accepted returns the notifications filter the runtime honours, which
 	// is the subset of the requested one that the server supports. Serve

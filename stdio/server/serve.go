@@ -21,7 +21,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// Config defaults (STDIO.md §4).
+// Config defaults (docs/stdio.md, "Server").
 const (
 	defaultWriteTimeout     = 5 * time.Second
 	defaultMaxLineBytes     = 2_000_000
@@ -132,10 +132,10 @@ func (cfg Config) normalize() (Config, error) {
 }
 
 // Serve serves rt over one newline-delimited JSON-RPC connection: it reads
-// requests and notifications from in and writes responses and
-// notifications to out, normally the process's stdin and the descriptor
-// [TakeStdout] returns (STDIO.md §4). It calls rt.NewSession once and
-// serves that Session until it returns.
+// requests and notifications from in and writes responses and notifications
+// to out, normally the process's stdin and the descriptor [TakeStdout]
+// returns (docs/stdio.md, "Server"). It calls rt.NewSession once and serves
+// that Session until it returns.
 //
 // One coordinator, Serve's own goroutine, owns framing and every piece of
 // connection state; it never waits on a handler. A reader goroutine hands
@@ -484,8 +484,9 @@ func serveInternal(message string) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: message}
 }
 
-// capacityRefusal is a retryable -32603 refusal (STDIO.md §4.2); the bridge
-// maps it to RESOURCE_EXHAUSTED.
+// capacityRefusal is a retryable -32603 refusal (docs/stdio.md,
+// "Admission, ids and cancellation"); the bridge maps it to
+// RESOURCE_EXHAUSTED.
 func capacityRefusal(message string, limit int) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: message,
 		Data: append(strconv.AppendInt([]byte(`{"retryable":true,"limit":`), int64(limit), 10), '}')}
@@ -545,7 +546,8 @@ func requestKey(id json.RawMessage) string {
 	return "r" + string(id)
 }
 
-// admit hands a request to the Executor (STDIO.md §4.2).
+// admit hands a request to the Executor (docs/stdio.md,
+// "Admission, ids and cancellation").
 func (c *serveConn) admit(ctx context.Context, m *wire.Message) error {
 	key := requestKey(m.ID)
 	if c.execs[key] != nil || c.subs[key] != nil {
@@ -596,7 +598,7 @@ func (c *serveConn) admit(ctx context.Context, m *wire.Message) error {
 }
 
 // progressToken returns params._meta.progressToken, nil without one, and
-// -32602 when it is not a bounded id (STDIO.md §2).
+// -32602 when it is not a bounded id (docs/stdio.md, "Ids and numbers").
 func progressToken(params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
 	meta, ok := rawjson.Member(params, "_meta")
 	if !ok || !rawjson.IsObject(meta) {
@@ -650,8 +652,9 @@ func (c *serveConn) notification(ctx context.Context, m *wire.Message) {
 	}
 }
 
-// cancelled applies notifications/cancelled (STDIO.md §4.2). Malformed ones
-// and unknown or finished ids are ignored; nothing is ever written.
+// cancelled applies notifications/cancelled (docs/stdio.md,
+// "Admission, ids and cancellation"). Malformed ones and unknown or
+// finished ids are ignored; nothing is ever written.
 func (c *serveConn) cancelled(params json.RawMessage) {
 	if !rawjson.IsObject(params) {
 		return
@@ -787,7 +790,8 @@ func (c *serveConn) post(e *execution, cause error) {
 }
 
 // executorClosed answers every pending request with -32603, in admission
-// order, and ends Serve with ErrExecutorClosed (STDIO.md §4.2).
+// order, and ends Serve with ErrExecutorClosed (docs/stdio.md,
+// "Admission, ids and cancellation").
 func (c *serveConn) executorClosed(ctx context.Context) error {
 	pending := make([]*execution, 0, len(c.execs))
 	for _, e := range c.execs {
@@ -849,7 +853,7 @@ func (c *serveConn) shutdown(cause error) {
 
 	// The reader and the writer: with deadlines, unblock and await them;
 	// without, one blocked in Read or in a timed-out Write is left to
-	// return on its own (STDIO.md §1).
+	// return on its own (docs/stdio.md, "Goroutine ownership").
 	grace = time.Now().Add(c.cfg.WriteTimeout)
 	select {
 	case <-c.readerDone:

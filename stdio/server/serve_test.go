@@ -18,7 +18,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// Server: framing (STDIO.md §6, scenarios 48-52).
+// Server: framing (docs/stdio.md, scenarios 48-52).
 
 func TestServeEmptyInput(t *testing.T) { // scenario 48
 	for i := range 100 {
@@ -251,8 +251,9 @@ func TestServeResultNewlines(t *testing.T) { // scenario 87
 func TestServeHugeNumberAndLongID(t *testing.T) { // scenario 88
 	h := startServe(t, newFakeRuntime(), Config{})
 	huge := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"n":` + strings.Repeat("7", 1_500_000) + `}}`
-	// The bound is on the check itself, one linear pass (STDIO.md §2); the
-	// round trip through pipes below also measures the machine's load.
+	// The bound is on the check itself, one linear pass (docs/stdio.md,
+	// "Ids and numbers"); the round trip through pipes below also measures
+	// the machine's load.
 	start := time.Now()
 	if _, err := wire.Decode([]byte(huge)); err == nil {
 		t.Error("Decode accepted a 1.5M-digit integer")

@@ -15,11 +15,12 @@ var takeStdout sync.Mutex
 var stdoutTaken bool
 
 // TakeStdout reserves the process's standard output for the protocol
-// (STDIO.md §4.6). It duplicates file descriptor 1 to a new, close-on-exec
-// descriptor, returned as the *os.File to give [Serve] as its output, and
-// then points descriptor 1 at standard error. From then on a stray
-// fmt.Println, a library writing to os.Stdout, or a subprocess inheriting
-// descriptor 1 lands on stderr, and only Serve writes protocol lines.
+// (docs/stdio.md, "EOF, cancellation and stdout"). It duplicates file
+// descriptor 1 to a new, close-on-exec descriptor, returned as the *os.File
+// to give [Serve] as its output, and then points descriptor 1 at standard
+// error. From then on a stray fmt.Println, a library writing to os.Stdout,
+// or a subprocess inheriting descriptor 1 lands on stderr, and only Serve
+// writes protocol lines.
 //
 // A server binary calls it first thing in main, before anything can
 // print. It may be called once; later calls fail.

@@ -13,8 +13,9 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 )
 
-// This file serves subscriptions/listen streams (STDIO.md §4.4): opening,
-// acknowledging, pumping one event at a time, and ending.
+// This file serves subscriptions/listen streams (docs/stdio.md,
+// "Listen streams"): opening, acknowledging, pumping one event at a time,
+// and ending.
 
 // serveStream is one open listen stream. Its pump goroutine is the only
 // caller of src.Next and, once started, of src.Close.
@@ -235,7 +236,7 @@ func eventFrame(id json.RawMessage, method string, params json.RawMessage) ([]by
 }
 
 // endFrame is a stream's terminal response: the complete result after a
-// normal end, -32603 after a failure (STDIO.md §4.4).
+// normal end, -32603 after a failure (docs/stdio.md, "Listen streams").
 func (c *serveConn) endFrame(id json.RawMessage, err error) []byte {
 	if !errors.Is(err, io.EOF) {
 		return wire.AppendError(nil, id, serveInternal("Subscription source failed"))

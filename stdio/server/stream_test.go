@@ -15,7 +15,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// Server: subscriptions (STDIO.md §6, scenarios 64-67).
+// Server: subscriptions (docs/stdio.md, scenarios 64-67).
 
 func TestServeListen(t *testing.T) { // scenario 64
 	synctest.Test(t, func(t *testing.T) {
@@ -246,7 +246,8 @@ func TestServeListenCancelledWhileOpening(t *testing.T) { // scenarios 62 and 64
 	}
 }
 
-func TestServeManyStreamsInterleave(t *testing.T) { // §4.4: several streams, each in order
+// Several streams, each in order (docs/stdio.md, "Listen streams").
+func TestServeManyStreamsInterleave(t *testing.T) {
 	rt := newFakeRuntime()
 	const streams, events = 8, 20
 	srcs := make(map[string]*fakeSource)

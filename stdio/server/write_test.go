@@ -26,7 +26,7 @@ func (f writeFunc) Write(p []byte) (int, error) { return f(p) }
 
 var quietLogger = slog.New(slog.DiscardHandler)
 
-// Server: write failures (STDIO.md §6, scenarios 76-81).
+// Server: write failures (docs/stdio.md, scenarios 76-81).
 
 func TestServeWriteTimeout(t *testing.T) { // scenario 76
 	synctest.Test(t, func(t *testing.T) {

@@ -77,7 +77,7 @@ func mrtr(raw json.RawMessage, r Era) (*mcpbridgev1.InputRequired, error) {
 	}
 	ir := &mcpbridgev1.InputRequired{}
 	// Other members (one real server adds content:null) are tolerated and
-	// left out (MCP.md §3.5).
+	// left out (docs/protocol.md, "MRTR").
 	err = members(raw, "result", func(k string, v json.RawMessage) (err error) {
 		switch k {
 		case "inputRequests":

@@ -165,7 +165,8 @@ func writeMRTR(q mrtrRequest, o *object, meta *requestMeta, r Era) error {
 }
 
 // logLevelMeta adds the stream's log level to a 2026-07-28 request's _meta
-// (MCP.md §3.1); legacy children log at the session's level instead.
+// (docs/protocol.md, "Request _meta"); legacy children log at the session's
+// level instead (docs/protocol.md, "Logging").
 func logLevelMeta(meta *requestMeta, level mcpbridgev1.LoggingLevel, r Era) error {
 	if level == mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED {
 		return nil

@@ -46,8 +46,9 @@ func decodePage(raw json.RawMessage, r Era, itemsKey string, item func(i int, v 
 	return p, err
 }
 
-// cacheHints reads ttlMs and cacheScope (MCP.md §3.3). A negative ttlMs
-// counts as 0; ttl stays unset only when the child sent none.
+// cacheHints reads ttlMs and cacheScope (docs/protocol.md, "Cache hints").
+// A negative ttlMs counts as 0; ttl stays unset only when the child sent
+// none.
 func (p *page) cacheHints(k string, v json.RawMessage) error {
 	switch k {
 	case "ttlMs":

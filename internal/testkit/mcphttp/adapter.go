@@ -218,8 +218,9 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, sid string) {
 		}
 		return // the client went away
 	}
-	// A child may exit on a malformed line (PEERS.md §1), so nothing
-	// reaches one unvalidated; the Client re-encodes what passes.
+	// A child may exit on a malformed line (docs/testing.md,
+	// "Peer quirks"), so nothing reaches one unvalidated; the Client
+	// re-encodes what passes.
 	m, err := wire.Decode(body)
 	if err != nil {
 		var e *jsonrpc.Error

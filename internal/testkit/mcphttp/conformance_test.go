@@ -13,7 +13,8 @@ import (
 )
 
 // allowedFailures names the checks the Go SDK server may fail through the
-// adapter, per scenario (PEERS.md §4); a nil list allows any check.
+// adapter, per scenario (docs/testing.md, "Conformance scores"); a nil list
+// allows any check.
 type allowedFailures struct {
 	scenario string
 	prefix   bool     // scenario is a name prefix
@@ -31,7 +32,7 @@ func (a allowedFailures) matches(scenario string) bool {
 
 // TestGoSDKServerConformance scores the Go SDK everything-server, a stdio
 // server written by others, through the adapter, and holds it to the
-// reference scores of PEERS.md §4.
+// reference scores of docs/testing.md, "Conformance scores".
 func TestGoSDKServerConformance(t *testing.T) {
 	testkit.Conformance(t) // skip early when the suite is missing
 	argv := testkit.GoSDKServer(t)
@@ -41,9 +42,10 @@ func TestGoSDKServerConformance(t *testing.T) {
 		allowed      []allowedFailures
 	}{
 		{
-			// PEERS.md's reference is 155: it also lets the pending
-			// http-custom-header-server-validation fail 6 checks, which
-			// pass since the adapter checks Mcp-Param-* headers itself.
+			// The reference is 155 (docs/testing.md, "Conformance scores"):
+			// it also lets the pending http-custom-header-server-validation
+			// fail 6 checks, which pass since the adapter checks
+			// Mcp-Param-* headers itself.
 			requirements: "2026-07-28",
 			minPassed:    161,
 			allowed: []allowedFailures{
@@ -60,8 +62,9 @@ func TestGoSDKServerConformance(t *testing.T) {
 				{scenario: "tasks-", prefix: true, why: "the unscored tasks extension"},
 			},
 		},
-		// PEERS.md's reference is 81: the retry field of 2025 streams
-		// adds server-sse-polling's server-sse-retry-field.
+		// The reference is 81 (docs/testing.md, "Conformance scores"): the
+		// retry field of 2025 streams adds server-sse-polling's
+		// server-sse-retry-field.
 		{requirements: "2025-11-25", minPassed: 82},
 	}
 	for _, tt := range tests {

@@ -11,7 +11,8 @@
 // adapter rejects a Host or Origin that is not localhost, 127.0.0.1 or [::1]
 // with 403, as the transport's DNS-rebinding rule asks.
 //
-// Each POST is routed to one of two eras (the project's PEERS.md §4):
+// Each POST is routed to one of two eras (docs/testing.md,
+// "The HTTP adapter"):
 //
 //   - 2025 sessions. An initialize request without 2026 _meta starts a
 //     child of its own and a session named by the Mcp-Session-Id of the

@@ -19,8 +19,8 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// The RPCs of DESIGN.md's API table, plus RespondToServerRequest for the
-// server-request path.
+// The RPCs of the table in docs/architecture.md, "The gRPC API",
+// RespondToServerRequest (the server-request path) included.
 var wantRPCs = []string{
 	"Call", "CallStream", "CallTool", "CallToolStream", "Complete", "Connect",
 	"GetPrompt", "GetServer", "ListPrompts", "ListResourceTemplates",

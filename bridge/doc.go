@@ -1,0 +1,37 @@
+// Package bridge is the gRPC service mcpbridge.v1.BridgeService: it fronts
+// stdio MCP servers, runs each as a supervised child process, and turns
+// every RPC into JSON-RPC on the child and the child's answers, progress,
+// logs and events back into gRPC responses and stream messages
+// (docs/architecture.md has the picture).
+//
+// A program makes a [Service] with [New] from a [Config] (the fronted
+// servers and the limits), serves it with [Service.NewGRPCServer] (health,
+// reflection, recovery, logging, keepalive), and stops it with
+// [Service.Close]. cmd/mcpbridge is such a program.
+//
+// How a request travels, file by file:
+//
+//   - upstream.go finds the fronted server a request names and takes its
+//     ready child; route.go is the one way from an RPC to that child: build
+//     the params, call, and map every failure to a status (errors.go, the
+//     only place where errors become statuses, with the original JSON-RPC
+//     error in the details: docs/errors.md).
+//   - The RPCs: typed.go (lists, CallTool, ReadResource, GetPrompt,
+//     Complete), streams.go (CallToolStream), raw.go (Call and CallStream,
+//     lossless JSON text), subscribe.go (Subscribe), tunnel.go (Connect, a
+//     raw JSON-RPC tunnel), serverreq.go (RespondToServerRequest), and
+//     upstream.go (GetServer, Ping). The conversions between MCP's JSON
+//     and the typed messages are package internal/convert.
+//   - child.go starts and negotiates one child (stdio.Start and
+//     stdio.Connect) and logs its stderr; package internal/supervisor
+//     keeps it running: restarts with backoff, the crash-loop limit, stops
+//     with escalating signals.
+//   - relay.go is everything of one child that is not a call of its own:
+//     the notifications no call claims, fanned out to Subscribe streams
+//     and tunnels, and a legacy child's resource subscriptions, shared by
+//     reference count; serverreq.go routes the requests a legacy child
+//     sends to a tunnel or to the streams that opted in.
+//
+// A Service is safe for concurrent use. Every queue in it is bounded, and
+// what happens when one is full is written where it is declared.
+package bridge
