@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -80,18 +78,7 @@ func (s *Server) RemovePrompts(names ...string) {
 }
 
 func (s *Server) listPrompts(_ context.Context, c *call) (*reply, error) {
-	s.mu.Lock()
-	names := slices.Sorted(maps.Keys(s.prompts))
-	raws := make([]json.RawMessage, len(names))
-	for i, n := range names {
-		raws[i] = s.prompts[n].raw
-	}
-	s.mu.Unlock()
-	start, end, next, err := paginate(s, "prompts", c.params, names)
-	if err != nil {
-		return nil, err
-	}
-	return listReply("prompts", raws[start:end], next)
+	return listPage(s, c, "prompts", s.prompts)
 }
 
 func (s *Server) getPrompt(ctx context.Context, c *call) (*reply, error) {

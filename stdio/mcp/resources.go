@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -232,18 +231,7 @@ func (e *templateEntry) match(uri string) (map[string]string, bool) {
 }
 
 func (s *Server) listResources(_ context.Context, c *call) (*reply, error) {
-	s.mu.Lock()
-	uris := slices.Sorted(maps.Keys(s.resources))
-	raws := make([]json.RawMessage, len(uris))
-	for i, u := range uris {
-		raws[i] = s.resources[u].raw
-	}
-	s.mu.Unlock()
-	start, end, next, err := paginate(s, "resources", c.params, uris)
-	if err != nil {
-		return nil, err
-	}
-	return listReply("resources", raws[start:end], next)
+	return listPage(s, c, "resources", s.resources)
 }
 
 func (s *Server) listTemplates(_ context.Context, c *call) (*reply, error) {

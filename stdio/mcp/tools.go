@@ -124,18 +124,31 @@ func (s *Server) remove(keys []string, del func(string) bool) bool {
 }
 
 func (s *Server) listTools(_ context.Context, c *call) (*reply, error) {
+	return listPage(s, c, "tools", s.tools)
+}
+
+// entry is a registered tool, prompt or resource, marshalled once.
+type entry interface{ marshalled() json.RawMessage }
+
+func (e *toolEntry) marshalled() json.RawMessage     { return e.raw }
+func (e *promptEntry) marshalled() json.RawMessage   { return e.raw }
+func (e *resourceEntry) marshalled() json.RawMessage { return e.raw }
+
+// listPage replies to a list method with one page of a registry, sorted by
+// key (a name or a URI); key is the result's member for the items.
+func listPage[E entry](s *Server, c *call, key string, registry map[string]E) (*reply, error) {
 	s.mu.Lock()
-	names := slices.Sorted(maps.Keys(s.tools))
+	names := slices.Sorted(maps.Keys(registry))
 	raws := make([]json.RawMessage, len(names))
 	for i, n := range names {
-		raws[i] = s.tools[n].raw
+		raws[i] = registry[n].marshalled()
 	}
 	s.mu.Unlock()
-	start, end, next, err := paginate(s, "tools", c.params, names)
+	start, end, next, err := paginate(s, key, c.params, names)
 	if err != nil {
 		return nil, err
 	}
-	return listReply("tools", raws[start:end], next)
+	return listReply(key, raws[start:end], next)
 }
 
 // listReply builds {"<key>":[...],"nextCursor"?}, a cacheable reply.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -89,10 +88,10 @@ func (p *ProgressReporter) Report(ctx context.Context, progress float64, total *
 	params := append(make([]byte, 0, 64+len(message)), `{"progressToken":`...)
 	params = append(params, p.token...)
 	params = append(params, `,"progress":`...)
-	params = appendJSONFloat(params, progress)
+	params = rawjson.AppendFloat(params, progress)
 	if total != nil {
 		params = append(params, `,"total":`...)
-		params = appendJSONFloat(params, *total)
+		params = rawjson.AppendFloat(params, *total)
 	}
 	if message != "" {
 		params = append(params, `,"message":`...)
@@ -114,23 +113,4 @@ func (p *ProgressReporter) close() {
 		return
 	}
 	p.closed.Store(true)
-}
-
-// appendJSONFloat formats f as encoding/json does.
-func appendJSONFloat(dst []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(dst)
-		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst
 }

@@ -173,12 +173,3 @@ func TestProgressReporterLimits(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-func TestAppendFloat(t *testing.T) {
-	for _, f := range []float64{0, 0.5, 1, -3, 1e-7, 1.5e-6, 123456789, 1e21, 1.7976931348623157e308, 5e-324} {
-		want, _ := json.Marshal(f)
-		if got := appendJSONFloat(nil, f); string(got) != string(want) {
-			t.Errorf("appendFloat(%v) = %s, want %s", f, got, want)
-		}
-	}
-}

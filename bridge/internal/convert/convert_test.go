@@ -180,3 +180,33 @@ func TestDecodeResults(t *testing.T) {
 		t.Errorf("completion/complete answered input_required: error %v, want one naming it", err)
 	}
 }
+
+// The Subscribe conversions: the listen filter a request asks for, and the
+// acknowledgement and events a child sends back.
+func TestSubscribeConversions(t *testing.T) {
+	filter := ListenFilter(&mcpbridgev1.SubscribeRequest{ToolsListChanged: true, ResourceSubscriptions: []string{"file:///a", `x"y`}})
+	if want := `{"toolsListChanged":true,"resourceSubscriptions":["file:///a","x\"y"]}`; string(filter) != want {
+		t.Errorf("ListenFilter = %s, want %s", filter, want)
+	}
+	if got := ListenFilter(&mcpbridgev1.SubscribeRequest{}); string(got) != `{}` {
+		t.Errorf("ListenFilter(nothing) = %s, want {}", got)
+	}
+	ack := Acknowledged(json.RawMessage(`{"toolsListChanged":true,"promptsListChanged":"yes","resourceSubscriptions":["u"]}`))
+	want := &mcpbridgev1.SubscriptionAcknowledged{ToolsListChanged: true, ResourceSubscriptions: []string{"u"}}
+	if diff := cmp.Diff(want, ack, protocmp.Transform()); diff != "" {
+		t.Errorf("Acknowledged (-want +got):\n%s", diff)
+	}
+	ev := Event("notifications/resources/updated", json.RawMessage(`{"uri":"u","_meta":{"io.modelcontextprotocol/subscriptionId":7,"k":1}}`))
+	if ev.GetResourceUpdated().GetUri() != "u" || len(ev.GetResourceUpdated().GetMeta().GetFields()) != 1 {
+		t.Errorf("Event(resources/updated) = %v, want uri u and meta without the subscription id", ev)
+	}
+	for _, bad := range []struct{ method, params string }{
+		{"notifications/resources/updated", `{}`},
+		{"notifications/message", `{"level":"info"}`},
+		{"notifications/other", `{}`},
+	} {
+		if ev := Event(bad.method, json.RawMessage(bad.params)); ev != nil {
+			t.Errorf("Event(%s, %s) = %v, want nil", bad.method, bad.params, ev)
+		}
+	}
+}

@@ -71,15 +71,7 @@ func ListenFilter(req *mcpbridgev1.SubscribeRequest) json.RawMessage {
 		}
 	}
 	if uris := req.GetResourceSubscriptions(); len(uris) > 0 {
-		o.key("resourceSubscriptions")
-		o.buf = append(o.buf, '[')
-		for i, u := range uris {
-			if i > 0 {
-				o.buf = append(o.buf, ',')
-			}
-			o.buf = rawjson.AppendString(o.buf, u)
-		}
-		o.buf = append(o.buf, ']')
+		o.list("resourceSubscriptions", uris)
 	}
 	return o.bytes()
 }

@@ -61,6 +61,19 @@ func (o *object) strings(k string, m map[string]string) {
 	o.buf = append(o.buf, '}')
 }
 
+// list adds a member whose value is an array of strings.
+func (o *object) list(k string, items []string) {
+	o.key(k)
+	o.buf = append(o.buf, '[')
+	for i, it := range items {
+		if i > 0 {
+			o.buf = append(o.buf, ',')
+		}
+		o.buf = rawjson.AppendString(o.buf, it)
+	}
+	o.buf = append(o.buf, ']')
+}
+
 // structure adds a member whose value is a Struct.
 func (o *object) structure(k string, s *structpb.Struct) error {
 	o.key(k)
@@ -129,6 +142,18 @@ type ToolCall interface {
 	mrtrRequest
 	GetName() string
 	GetArguments() *structpb.Struct
+}
+
+// finishMRTR ends the params of a request that may carry MRTR fields:
+// inputResponses and requestState as writeMRTR allows, then _meta.
+func finishMRTR(o *object, req mrtrRequest, meta requestMeta, r Era) (json.RawMessage, error) {
+	if err := writeMRTR(req, o, &meta, r); err != nil {
+		return nil, err
+	}
+	if err := meta.write(o); err != nil {
+		return nil, err
+	}
+	return o.bytes(), nil
 }
 
 // writeMRTR adds inputResponses and requestState to o, and the client
@@ -221,13 +246,7 @@ func CallToolParams(req ToolCall, level mcpbridgev1.LoggingLevel, r Era) (json.R
 			return nil, err
 		}
 	}
-	if err := writeMRTR(req, o, &meta, r); err != nil {
-		return nil, err
-	}
-	if err := meta.write(o); err != nil {
-		return nil, err
-	}
-	return o.bytes(), nil
+	return finishMRTR(o, req, meta, r)
 }
 
 // ReadResourceParams are the params of resources/read.
@@ -238,13 +257,7 @@ func ReadResourceParams(req *mcpbridgev1.ReadResourceRequest, r Era) (json.RawMe
 	o := newObject()
 	o.str("uri", req.GetUri())
 	meta := requestMeta{caller: req.GetMeta()}
-	if err := writeMRTR(req, o, &meta, r); err != nil {
-		return nil, err
-	}
-	if err := meta.write(o); err != nil {
-		return nil, err
-	}
-	return o.bytes(), nil
+	return finishMRTR(o, req, meta, r)
 }
 
 // GetPromptParams are the params of prompts/get.
@@ -258,13 +271,7 @@ func GetPromptParams(req *mcpbridgev1.GetPromptRequest, r Era) (json.RawMessage,
 		o.strings("arguments", req.GetArguments())
 	}
 	meta := requestMeta{caller: req.GetMeta()}
-	if err := writeMRTR(req, o, &meta, r); err != nil {
-		return nil, err
-	}
-	if err := meta.write(o); err != nil {
-		return nil, err
-	}
-	return o.bytes(), nil
+	return finishMRTR(o, req, meta, r)
 }
 
 // CompleteParams are the params of completion/complete.
