@@ -16,7 +16,7 @@ import (
 //
 // Invalid input returns dst unchanged and Scan's error.
 func AppendCompact(dst, src []byte) ([]byte, error) {
-	info, err := Scan(src, nil)
+	info, err := Scan(src)
 	if err != nil {
 		return dst, err
 	}
@@ -32,7 +32,7 @@ func AppendCompact(dst, src []byte) ([]byte, error) {
 // program), and otherwise what Compact returns: it validates without
 // copying what needs no rewriting.
 func Canonical(src []byte) (json.RawMessage, error) {
-	info, err := Scan(src, nil)
+	info, err := Scan(src)
 	if err != nil {
 		return nil, err
 	}

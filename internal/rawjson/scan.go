@@ -1,6 +1,7 @@
 package rawjson
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/bits"
@@ -40,8 +41,10 @@ type scanner struct {
 	space   bool // insignificant whitespace seen (inside the value)
 	nonASCI bool // a byte >= 0x80 seen inside a string
 
-	// member, when set, receives the members of the top-level object.
-	member func(key, value []byte)
+	// keys, when set, name the top-level members whose values go to vals
+	// (a fixed table, not a callback, so that nothing escapes to the heap).
+	keys []string
+	vals [][]byte
 }
 
 func (s *scanner) fail(msg string) error {
@@ -147,8 +150,8 @@ func (s *scanner) object() error {
 		if err := s.value(); err != nil {
 			return err
 		}
-		if s.member != nil && s.depth == 1 {
-			s.member(s.data[keyStart:keyEnd], s.data[valStart:s.pos])
+		if s.keys != nil && s.depth == 1 {
+			s.record(s.data[keyStart:keyEnd], s.data[valStart:s.pos])
 		}
 		s.innerSpace()
 		if s.pos >= len(s.data) {
@@ -346,12 +349,18 @@ type Info struct {
 }
 
 // Scan validates data as exactly one JSON value with optional surrounding
-// whitespace, in one pass. When member is not nil and the value is an
-// object, member is called with the raw key (quotes included) and the raw
-// value of each of its top-level members, in order, as they are validated.
-// A failure is a *SyntaxError.
-func Scan(data []byte, member func(key, value []byte)) (Info, error) {
-	s := scanner{data: data, member: member}
+// whitespace, in one pass. The error of invalid text says what is wrong,
+// in encoding/json's words; a *SyntaxError also says where.
+func Scan(data []byte) (Info, error) {
+	return ScanMembers(data, nil, nil)
+}
+
+// ScanMembers is Scan that also picks members out of a top-level object
+// as it validates them: the raw value of the member named keys[i] (the
+// last one, when a key repeats) goes to vals[i], which stays nil when
+// there is none. Keys are compared decoded. vals must be as long as keys.
+func ScanMembers(data []byte, keys []string, vals [][]byte) (Info, error) {
+	s := scanner{data: data, keys: keys, vals: vals}
 	s.skipSpace()
 	info := Info{Start: s.pos}
 	if err := s.value(); err != nil {
@@ -365,6 +374,24 @@ func Scan(data []byte, member func(key, value []byte)) (Info, error) {
 	info.Space = s.space
 	info.BadUTF8 = s.nonASCI && !utf8.Valid(data[info.Start:info.End])
 	return info, nil
+}
+
+// record keeps a top-level member's value when its key is wanted.
+func (s *scanner) record(key, value []byte) {
+	inner := key[1 : len(key)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		name, ok := StringValue(key)
+		if !ok {
+			return
+		}
+		inner = []byte(name)
+	}
+	for i, k := range s.keys {
+		if string(inner) == k { // compared without allocating
+			s.vals[i] = value
+			return
+		}
+	}
 }
 
 // SkipValue returns the end of the value starting at data[i], which must be

@@ -67,18 +67,11 @@ func (m *Message) HasError() bool { return m.hasError }
 // from a malformed request, and its ID is set when the id itself was valid,
 // so that a reply can echo it.
 func Decode(line []byte) (Message, error) {
-	var m Message
-	var version json.RawMessage
-	member := func(key, value []byte) { m.member(key, value, &version) }
-	i := rawjson.SkipSpace(line, 0)
-	if i >= len(line) || line[i] != '{' {
-		member = nil
-	}
-	info, err := rawjson.Scan(line, member)
+	var vals [len(envelope)][]byte
+	info, err := rawjson.ScanMembers(line, envelope[:], vals[:])
 	if err != nil {
 		return Message{}, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error", Cause: err}
 	}
-	m.Dirty = info.Space || info.BadUTF8
 	switch line[info.Start] {
 	case '{':
 	case '[':
@@ -86,8 +79,18 @@ func Decode(line []byte) (Message, error) {
 	default:
 		return Message{}, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON object")
 	}
-	return m, m.classify(version)
+	m := Message{
+		ID: vals[1], methodRaw: vals[2], Params: vals[3], Result: vals[4], Error: vals[5],
+		hasID: vals[1] != nil, nullID: string(vals[1]) == "null",
+		hasResult: vals[4] != nil, hasError: vals[5] != nil,
+		Dirty: info.Space || info.BadUTF8,
+	}
+	return m, m.classify(vals[0])
 }
+
+// envelope are the members of a message that Decode reads, in the order of
+// its vals table; all others are ignored.
+var envelope = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // classify decides the kind and checks the envelope.
 func (m *Message) classify(version json.RawMessage) error {
@@ -128,36 +131,6 @@ func (m *Message) classify(version json.RawMessage) error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: neither a request, a notification nor a response")
 	}
 	return nil
-}
-
-// member records one top-level member of the message object.
-func (m *Message) member(key, value []byte, version *json.RawMessage) {
-	inner := key[1 : len(key)-1]
-	if bytes.IndexByte(inner, '\\') >= 0 {
-		name, ok := rawjson.StringValue(key)
-		if !ok {
-			return
-		}
-		inner = []byte(name)
-	}
-	switch string(inner) { // compared without allocating
-	case "jsonrpc":
-		*version = value
-	case "id":
-		m.hasID = true
-		m.nullID = string(value) == "null"
-		m.ID = value
-	case "method":
-		m.methodRaw = value
-	case "params":
-		m.Params = value
-	case "result":
-		m.hasResult = true
-		m.Result = value
-	case "error":
-		m.hasError = true
-		m.Error = value
-	}
 }
 
 // ValidID reports whether raw is a valid id (also used for progress tokens
