@@ -2,13 +2,11 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"google.golang.org/grpc"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
-	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -23,13 +21,9 @@ func (s *Service) Call(ctx context.Context, req *mcpbridgev1.CallRequest) (*mcpb
 	if err := checkRawMethod(method); err != nil {
 		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
 	}
-	var params json.RawMessage
-	if req.GetParamsJson() != "" {
-		p, err := rawjson.Compact([]byte(req.GetParamsJson()))
-		if err != nil || !rawjson.IsObject(p) {
-			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "params_json must be a JSON object"))
-		}
-		params = p
+	params, _, err := convert.RawParams(req.GetParamsJson())
+	if err != nil {
+		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
 	}
 	r, err := s.route(ctx, req.GetServer(), method)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,12 +82,13 @@ func TestCallToolStreamProgress(t *testing.T) {
 		t.Run(server, func(t *testing.T) {
 			got := toolStream(t, h, ctx, &mcpbridgev1.CallToolStreamRequest{Server: server, Name: "test_tool_with_progress"})
 			// The tool answers with the progress token it was given: the
-			// child-side id, minted by the bridge.
+			// child-side id and 64 random bits, minted by the bridge's
+			// stdio Client, never the caller's.
 			if len(got) != 4 || !strings.HasPrefix(got[3], "R ") {
 				t.Fatalf("stream = %q, want three progress messages and the result", got)
 			}
-			if _, err := strconv.Atoi(strings.TrimPrefix(got[3], "R ")); err != nil {
-				t.Errorf("result %q, want the bridge-minted integer progress token", got[3])
+			if !regexp.MustCompile(`^R [0-9]+\.[0-9a-f]{16}$`).MatchString(got[3]) {
+				t.Errorf("result %q, want the bridge-minted progress token <id>.<16 hex digits>", got[3])
 			}
 			want := []string{"P 0/100 Completed step 0 of 100", "P 50/100 Completed step 50 of 100", "P 100/100 Completed step 100 of 100"}
 			if diff := cmp.Diff(want, got[:3]); diff != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -654,6 +655,21 @@ func TestTypedInvalidInput(t *testing.T) {
 			}
 			return err
 		}},
+		// A caller never chooses a progress token: the child's progress
+		// for it would reach the call the child-side token names, which
+		// may be another caller's.
+		{"Call: progressToken in _meta", func() error {
+			_, err := h.bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "modern", Method: "tools/call", ParamsJson: `{"name":"echo","_meta":{"progressToken":1}}`})
+			return err
+		}},
+		{"Call: malformed params_json", func() error {
+			_, err := h.bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "modern", Method: "tools/call", ParamsJson: `{`})
+			return err
+		}},
+		{"Call: 100,000-deep params_json", func() error {
+			_, err := h.bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "modern", Method: "tools/call", ParamsJson: strings.Repeat("[", 100000) + strings.Repeat("]", 100000)})
+			return err
+		}},
 		{"CallStream: a bridge-owned method", func() error {
 			s, err := h.bc.CallStream(ctx, &mcpbridgev1.CallStreamRequest{Server: "legacy", Method: "initialize"})
 			if err == nil {
@@ -663,9 +679,18 @@ func TestTypedInvalidInput(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, info := statusDetails(t, tt.call(), codes.InvalidArgument)
+			err := tt.call()
+			_, info := statusDetails(t, err, codes.InvalidArgument)
 			if r := info.GetReason(); r != "INVALID_INPUT" && r != "UNKNOWN_SERVER" {
 				t.Errorf("ErrorInfo reason = %q, want INVALID_INPUT (or UNKNOWN_SERVER)", r)
+			}
+			// Invalid JSON is told from JSON of the wrong shape.
+			msg := status.Convert(err).Message()
+			switch {
+			case strings.Contains(tt.name, "malformed") && !strings.Contains(msg, "not valid JSON"):
+				t.Errorf("message %q does not say the JSON is invalid", msg)
+			case strings.Contains(tt.name, "deep") && !strings.Contains(msg, "exceeded max depth"):
+				t.Errorf("message %q does not say the JSON is nested too deeply", msg)
 			}
 		})
 	}

@@ -2,9 +2,12 @@ package stdio
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -20,7 +23,9 @@ type CallOptions struct {
 	Timeout time.Duration
 	// Progress, when set, receives the call's notifications/progress in
 	// arrival order, in the caller's goroutine, always before Call
-	// returns. The request id becomes params._meta.progressToken.
+	// returns. The request gets a params._meta.progressToken of the
+	// Client's own making: the call's id and 64 random bits, so that no
+	// other request's params can name it.
 	Progress func(Progress)
 	// ResetTimeoutOnProgress restarts the timeout at each progress
 	// notification, never past MaxTotalTimeout after the call started.
@@ -60,8 +65,35 @@ type call struct {
 	id       int64
 	resp     chan response  // one slot: exactly one sender removes the entry
 	progress *progressQueue // progress and attributed logs, in arrival order
+	token    string         // the progress token minted for it, decoded; "" without Progress
 	logs     bool           // the call takes log messages
 	few      bool           // few calls were in flight when it started
+}
+
+// mintToken returns the progress token of call id: "<id>.<64 random bits>"
+// as a JSON string. The id routes the child's progress back; the random
+// part makes the token unguessable, so that params naming another call's
+// token (a caller's forgery, or one a tool echoed) cannot inject progress
+// into that call.
+func mintToken(id int64) json.RawMessage {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	tok := append(make([]byte, 0, 40), '"')
+	tok = strconv.AppendInt(tok, id, 10)
+	tok = append(tok, '.')
+	tok = hex.AppendEncode(tok, b[:])
+	return append(tok, '"')
+}
+
+// tokenID returns the call id of a token mintToken made, and the token
+// decoded, when raw has that shape.
+func tokenID(raw json.RawMessage) (int64, string, bool) {
+	s, ok := rawjson.StringValue(raw)
+	if !ok || len(s) < 1+1+16 || s[len(s)-17] != '.' {
+		return 0, "", false
+	}
+	id, ok := wire.IntID(json.RawMessage(s[:len(s)-17]))
+	return id, s, ok
 }
 
 // Call sends a request and waits for its result. params is nil, a
@@ -98,13 +130,16 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 	id := c.nextID.Add(1)
 	var token json.RawMessage
 	if o.Progress != nil {
-		token = rawjson.AppendInt(nil, id)
+		token = mintToken(id)
 	}
 	p, err := e.params(raw, o.Meta, token)
 	if err != nil {
 		return nil, err
 	}
 	cl := &call{id: id, resp: make(chan response, 1), logs: o.Log != nil}
+	if token != nil {
+		cl.token = string(token[1 : len(token)-1]) // no escapes: digits, '.' and hex
+	}
 	if o.Progress != nil || o.Log != nil {
 		cl.progress = newProgressQueue()
 	}

@@ -601,15 +601,16 @@ func (c *Client) routeNotification(m *wire.Message) {
 	switch m.Method {
 	case "notifications/progress":
 		tok, _ := rawjson.Member(m.Params, "progressToken")
-		if id, ok := wire.IntID(tok); ok && id > 0 && id <= c.nextID.Load() {
+		if id, token, ok := tokenID(tok); ok && id > 0 && id <= c.nextID.Load() {
 			c.mu.Lock()
 			cl := c.pending[id]
 			c.mu.Unlock()
-			if cl != nil && cl.progress != nil {
+			if cl != nil && cl.token != "" && cl.token == token {
 				cl.progress.push(owned(m.Params, m.Dirty), false)
 			}
 			// Progress for a finished or abandoned call is dropped:
-			// real servers keep sending after a cancel.
+			// real servers keep sending after a cancel. So is progress
+			// whose random part does not match: a forged token.
 			return
 		}
 	case "notifications/message":

@@ -941,3 +941,53 @@ func TestStalledChildNoPartialLines(t *testing.T) {
 		t.Errorf("call after the stall: %v", err)
 	}
 }
+
+// A progress token is the Client's own: another request whose params name
+// a token, be it the victim call's id (what the token once was) or a guess
+// at its shape, gets none of the victim's progress into the victim's
+// callback, and the victim gets none of it either.
+func TestProgressTokenCannotBeForged(t *testing.T) {
+	var foreign atomic.Int32
+	c := rawClient(t, func(cfg *spec) {
+		cfg.OnNotification = func(n Notification) {
+			if n.Method == "notifications/progress" {
+				foreign.Add(1)
+			}
+		}
+	})
+	ctx := context.Background()
+	var got []Progress
+	var mu sync.Mutex
+	victim := make(chan error, 1)
+	go func() {
+		_, err := callTool(ctx, c, "progress", map[string]int{"count": 20, "intervalMs": 10},
+			&CallOptions{Progress: func(p Progress) { mu.Lock(); got = append(got, p); mu.Unlock() }})
+		victim <- err
+	}()
+	// The victim is the Client's first call: id 1. Forge its old token and
+	// tokens of the new shape.
+	for _, tok := range []string{`1`, `"1.0000000000000000"`, `"1.ffffffffffffffff"`, `2`} {
+		params := json.RawMessage(`{"name":"progress","arguments":{"count":3,"intervalMs":1},"_meta":{"progressToken":` + tok + `}}`)
+		if _, err := c.Call(ctx, "tools/call", params, nil); err != nil {
+			t.Fatalf("forging call with token %s: %v", tok, err)
+		}
+	}
+	if err := <-victim; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 20 {
+		t.Errorf("the victim got %d progress callbacks, want its own 20", len(got))
+	}
+	for _, p := range got {
+		if p.Total == nil || *p.Total != 20 {
+			t.Errorf("the victim got progress %+v of another request", p)
+		}
+	}
+	// Integer tokens are not of the Client's shape: they go to
+	// OnNotification, as progress for tokens it never issued does.
+	if n := foreign.Load(); n != 6 {
+		t.Errorf("OnNotification got %d progress notifications, want the 6 of the integer tokens", n)
+	}
+}

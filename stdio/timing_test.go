@@ -46,6 +46,13 @@ func newFakeClient(t *testing.T, cfg ClientConfig) (*Client, *fakeChild) {
 	return c, f
 }
 
+// token is the progress token of a request the Client wrote.
+func token(m wire.Message) json.RawMessage {
+	meta, _ := rawjson.Member(m.Params, "_meta")
+	tok, _ := rawjson.Member(meta, "progressToken")
+	return tok
+}
+
 // request reads the next request the Client wrote.
 func (f *fakeChild) request(t *testing.T) wire.Message {
 	t.Helper()
@@ -98,7 +105,7 @@ func TestProgressTimeoutReset(t *testing.T) {
 						case <-quit:
 							return
 						}
-						f.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d}}`, m.ID, i))
+						f.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d}}`, token(m), i))
 					}
 					f.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"done":true}}`)
 				}()
@@ -143,7 +150,7 @@ func TestContextDeadlineNotExtended(t *testing.T) {
 			got <- m
 			for i := 1; i <= 10; i++ { // progress would reset a package timer, never ctx
 				time.Sleep(100 * time.Millisecond)
-				f.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d}}`, m.ID, i))
+				f.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d}}`, token(m), i))
 			}
 			got <- f.request(t) // the cancellation
 		}()

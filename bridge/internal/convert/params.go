@@ -314,28 +314,44 @@ func CompleteParams(req *mcpbridgev1.CompleteRequest) (json.RawMessage, error) {
 	return o.bytes(), nil
 }
 
-// CallParams checks CallStream's params_json, which travels byte for
-// byte: a JSON object or empty, whose `_meta` (if any) is an object without
-// the progressToken the bridge mints, and without a logLevel when
-// log_level puts one there. extra is the _meta the bridge adds (the stdio
-// Client merges it without re-encoding the params).
-func CallParams(text string, level mcpbridgev1.LoggingLevel, r Era) (params, extra json.RawMessage, err error) {
-	if text != "" {
-		p, err := rawjson.Compact([]byte(text))
-		if err != nil || !rawjson.IsObject(p) {
-			return nil, nil, errors.New("params_json must be a JSON object")
-		}
-		params = p
+// RawParams checks the params_json of Call and CallStream, which travels
+// byte for byte: empty, or a JSON object whose _meta (if any) is an object
+// without the progressToken the bridge mints. It returns the params,
+// compacted, and their _meta.
+func RawParams(text string) (params, meta json.RawMessage, err error) {
+	if text == "" {
+		return nil, nil, nil
 	}
-	var own json.RawMessage
-	if m, ok := rawjson.Member(params, "_meta"); ok {
+	p, err := rawjson.Compact([]byte(text))
+	switch {
+	case err != nil:
+		return nil, nil, fmt.Errorf("params_json is not valid JSON: %v", err)
+	case !rawjson.IsObject(p):
+		return nil, nil, errors.New("params_json must be a JSON object")
+	}
+	if m, ok := rawjson.Member(p, "_meta"); ok {
 		if !rawjson.IsObject(m) {
 			return nil, nil, errors.New("params_json._meta must be a JSON object")
 		}
-		own = m
+		meta = m
 	}
-	if _, ok := rawjson.Member(own, protocol.MetaProgressToken); ok {
-		return nil, nil, errors.New("params_json._meta.progressToken is set by the bridge")
+	// A caller never chooses a progress token: the child's progress for it
+	// would reach whichever call the child-side token names, a call of
+	// another caller's.
+	if _, ok := rawjson.Member(meta, protocol.MetaProgressToken); ok {
+		return nil, nil, errors.New("params_json._meta.progressToken is set by the bridge; CallStream delivers progress")
+	}
+	return p, meta, nil
+}
+
+// CallParams checks CallStream's params_json as RawParams does, and
+// refuses a logLevel in its _meta when log_level puts one there. extra is
+// the _meta the bridge adds (the stdio Client merges it without
+// re-encoding the params).
+func CallParams(text string, level mcpbridgev1.LoggingLevel, r Era) (params, extra json.RawMessage, err error) {
+	params, own, err := RawParams(text)
+	if err != nil {
+		return nil, nil, err
 	}
 	var meta requestMeta
 	if err := logLevelMeta(&meta, level, r); err != nil {
