@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -22,6 +23,10 @@ const (
 	DefaultMaxDeadline     = 10 * time.Minute
 	DefaultGrace           = 5 * time.Second
 	DefaultMaxRestarts     = 5
+	// DefaultRestartBackoff and DefaultMaxRestartBackoff are the first
+	// and the longest wait before a restart.
+	DefaultRestartBackoff    = supervisor.DefaultInitialBackoff
+	DefaultMaxRestartBackoff = supervisor.DefaultMaxBackoff
 )
 
 // DefaultServerRequestTimeout is ServerConfig.ServerRequestTimeout's
@@ -70,9 +75,15 @@ type ServerConfig struct {
 	// MaxRestarts is the crash-loop limit (default 5): the supervisor
 	// restarts a child that failed to start or exited this many times in
 	// a row, counting from the last child that stayed up a minute; the
-	// next failure leaves the server FAILED, and it is not restarted.
-	// Restarts wait 100 ms, doubling up to 30 s.
+	// next failure opens the circuit: the server is FAILED, calls fail at
+	// once, and a start is tried every MaxRestartBackoff until one stays
+	// up.
 	MaxRestarts int
+	// RestartBackoff is the wait before the first restart after a failure
+	// (default 100 ms); it doubles with each failure in a row up to
+	// MaxRestartBackoff (default 30 s), which is also the interval of the
+	// starts tried while FAILED.
+	RestartBackoff, MaxRestartBackoff time.Duration
 	// ClientInfo and Capabilities are what the bridge declares to the child
 	// (defaults: {"name":"mcpbridge","version":...} and {}).
 	ClientInfo   json.RawMessage
@@ -145,6 +156,18 @@ func (c *Config) normalize() error {
 		}
 		if s.MaxRestarts <= 0 {
 			s.MaxRestarts = DefaultMaxRestarts
+		}
+		if s.RestartBackoff < 0 || s.MaxRestartBackoff < 0 {
+			return fmt.Errorf("bridge: server %q: a restart backoff is negative", s.Name)
+		}
+		if s.RestartBackoff == 0 {
+			s.RestartBackoff = DefaultRestartBackoff
+		}
+		if s.MaxRestartBackoff == 0 {
+			s.MaxRestartBackoff = DefaultMaxRestartBackoff
+		}
+		if s.MaxRestartBackoff < s.RestartBackoff {
+			return fmt.Errorf("bridge: server %q: MaxRestartBackoff %v is shorter than RestartBackoff %v", s.Name, s.MaxRestartBackoff, s.RestartBackoff)
 		}
 		s.maxLineBytes = c.MaxMessageBytes
 		if err := s.normalizeRequests(); err != nil {

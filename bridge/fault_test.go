@@ -116,7 +116,7 @@ func TestFaultChildClosesStdout(t *testing.T) {
 	fd := testkit.Pidfd(t, int(before.GetPid()))
 
 	_, err := callTool(ctx, bc, "closeout", `{}`)
-	checkChildGone(t, "the call whose child closed its stdout", err, true)
+	checkChildGone(t, "the call whose child closed its stdout", err, firstBackoff)
 	logs.WaitFor(ctx, t, "fixture: stdout closed")
 	if !testkit.Exited(t, fd, 30*time.Second) {
 		t.Fatalf("the child %d that closed its stdout is still running", before.GetPid())

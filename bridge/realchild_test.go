@@ -248,7 +248,7 @@ func TestRealChildKilledMidCall(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = recvAll(s)
-			checkChildGone(t, "the call in flight when the child was killed", err, true)
+			checkChildGone(t, "the call in flight when the child was killed", err, firstBackoff)
 
 			currentChild(t, h.svc, "")
 			res, err := h.bc.CallTool(ctx, rc.quickCall(t))

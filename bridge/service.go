@@ -54,11 +54,13 @@ func New(cfg Config) (*Service, error) {
 		s.health.SetServingStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_NOT_SERVING)
 		srv := &upstream{name: name, cfg: sc, log: cfg.Logger.With("server", name)}
 		srv.sup = supervisor.New(supervisor.Config[*child]{
-			Start:       srv.start,
-			Grace:       sc.Grace,
-			MaxRestarts: sc.MaxRestarts,
-			Health:      func(ready bool) { s.setHealth(name, ready) },
-			Logger:      srv.log,
+			Start:          srv.start,
+			Grace:          sc.Grace,
+			MaxRestarts:    sc.MaxRestarts,
+			InitialBackoff: sc.RestartBackoff,
+			MaxBackoff:     sc.MaxRestartBackoff,
+			Health:         func(ready bool) { s.setHealth(name, ready) },
+			Logger:         srv.log,
 		})
 		s.servers[name] = srv
 	}

@@ -40,6 +40,8 @@ import (
 //
 //   - FIXTURE_FAIL_START=1: print a diagnosis with a path on stderr and
 //     exit 1 before serving (a server that cannot start).
+//   - FIXTURE_FAIL_STARTS=<n>:<file>: the same for the first n starts,
+//     counted in file; the later ones serve (a server that comes back).
 //   - FIXTURE_GATE=<fifo>: read the named pipe to its end before serving,
 //     so that a test decides when each start completes.
 //   - FIXTURE_IGNORE_EOF=1: keep running after stdin reaches EOF.
@@ -78,6 +80,18 @@ func runChildFixture() int {
 	if os.Getenv("FIXTURE_FAIL_START") == "1" {
 		fmt.Fprintln(os.Stderr, secretDiagnosis)
 		return 1
+	}
+	if n, file, ok := strings.Cut(os.Getenv("FIXTURE_FAIL_STARTS"), ":"); ok {
+		prev, _ := os.ReadFile(file)
+		count := len(prev) + 1 // one byte per start
+		if err := os.WriteFile(file, append(prev, 's'), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, "fixture:", err)
+			return 2
+		}
+		if limit, _ := strconv.Atoi(n); count <= limit {
+			fmt.Fprintf(os.Stderr, "fixture: failing start %d of %s\n", count, n)
+			return 1
+		}
 	}
 	if gate := os.Getenv("FIXTURE_GATE"); gate != "" {
 		if _, err := os.ReadFile(gate); err != nil {

@@ -53,17 +53,18 @@ func callTool(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, name, arg
 }
 
 // checkChildGone checks that err is the UNAVAILABLE of a call whose child
-// died, with RetryInfo (restarting) or without (not restarting).
-func checkChildGone(t *testing.T, what string, err error, restarting bool) {
+// died, with RetryInfo of at most retryWithin, or without (retryWithin 0:
+// no start is scheduled).
+func checkChildGone(t *testing.T, what string, err error, retryWithin time.Duration) {
 	t.Helper()
 	st, rpc, info, ri := splitStatus(err)
 	if st.Code() != codes.Unavailable || rpc.GetCode() != -32000 || info.GetReason() != reasonChildUnavailable {
 		t.Errorf("%s: status %v %q, JsonRpcError %v, ErrorInfo %v; want UNAVAILABLE, -32000, CHILD_UNAVAILABLE", what, st.Code(), st.Message(), rpc, info)
 	}
 	switch {
-	case restarting && (ri == nil || ri.GetRetryDelay().AsDuration() <= 0 || ri.GetRetryDelay().AsDuration() > firstBackoff):
-		t.Errorf("%s: RetryInfo %v, want a delay in (0, %v]", what, ri, firstBackoff)
-	case !restarting && ri != nil:
+	case retryWithin > 0 && (ri == nil || ri.GetRetryDelay().AsDuration() <= 0 || ri.GetRetryDelay().AsDuration() > retryWithin):
+		t.Errorf("%s: RetryInfo %v, want a delay in (0, %v]", what, ri, retryWithin)
+	case retryWithin == 0 && ri != nil:
 		t.Errorf("%s: RetryInfo %v, want none", what, ri)
 	}
 }
@@ -83,16 +84,21 @@ func expectHealth(t *testing.T, w healthpb.Health_WatchClient, want healthpb.Hea
 // firstBackoff is how long the first restart after a crash waits.
 const firstBackoff = 100 * time.Millisecond
 
-// waitState waits until the server is in state want, or FAILED or
-// STOPPING, which it never leaves, and returns the state it found.
+// waitState waits until the server is in state want, or STOPPING, which
+// it never leaves, or 30 s have passed, and returns the status it found.
 func waitState(svc *Service, server string, want supervisor.State) supervisor.Status[*child] {
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
 	for {
 		st := svc.servers[server].sup.Status()
-		switch st.State {
-		case want, supervisor.Failed, supervisor.Stopping:
+		if st.State == want || st.State == supervisor.Stopping {
 			return st
 		}
-		<-st.Changed
+		select {
+		case <-st.Changed:
+		case <-timeout.C:
+			return st
+		}
 	}
 }
 
@@ -159,8 +165,8 @@ func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
 	// The child's stderr reaches the log line by line, with server and pid.
 	logs.WaitFor(ctx, t, "mcpbridge: server stderr", "fixture: blocking", "server=fx", fmt.Sprintf("pid=%d", c1.GetPid()))
 	_, err = callTool(ctx, bc, "crash", `{"code":3}`)
-	checkChildGone(t, "the call that crashed the child", err, true)
-	checkChildGone(t, "the call blocked in the child", <-blocked, true)
+	checkChildGone(t, "the call that crashed the child", err, firstBackoff)
+	checkChildGone(t, "the call blocked in the child", <-blocked, firstBackoff)
 	expectHealth(t, overall, healthpb.HealthCheckResponse_NOT_SERVING)
 	expectHealth(t, perServer, healthpb.HealthCheckResponse_NOT_SERVING)
 
@@ -197,16 +203,51 @@ func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
 	}
 }
 
+// A server that failed six starts in a row and would then work is not
+// given up on: the circuit opens (FAILED, calls fail at once with
+// RetryInfo), half-opens after MaxRestartBackoff, and the next start
+// serves.
+func TestChildThatComesBackAfterCrashLoop(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failing wait fails instead of hanging
+	defer cancel()
+	cfg := fixtureChild(t, "", time.Second, "FIXTURE_FAIL_STARTS=6:"+filepath.Join(t.TempDir(), "starts"))
+	cfg.RestartBackoff, cfg.MaxRestartBackoff = 20*time.Millisecond, 500*time.Millisecond
+	// Pinned, so that every start of the supervisor is one start of the
+	// fixture (no server/discover probe, no fresh child for initialize).
+	cfg.Versions = []string{protocol.Version20251125}
+	svc := newService(t, Config{Servers: []ServerConfig{cfg}, Logger: slog.New(slog.DiscardHandler)})
+	bc := mcpbridgev1.NewBridgeServiceClient(loopbackBridge(t, svc))
+
+	if st := waitState(svc, "", supervisor.Failed).State; st != supervisor.Failed {
+		t.Fatalf("state after six failed starts = %v, want FAILED", st)
+	}
+	_, err := callTool(ctx, bc, "echo", `{"message":"x"}`)
+	checkChildGone(t, "a call while the circuit is open", err, cfg.MaxRestartBackoff)
+	c := currentChild(t, svc, "")
+	res, err := callTool(ctx, bc, "echo", `{"message":"back"}`)
+	if err != nil || firstText(t, res.GetResultJson()) != "back" {
+		t.Fatalf("echo after the half-open start = %v, %v", res, err)
+	}
+	got, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := got.GetChild(); ch.GetState() != mcpbridgev1.ChildState_CHILD_STATE_READY || ch.GetRestarts() != 6 || int(ch.GetPid()) != c.Pid() {
+		t.Errorf("GetServer().child = %v, want READY after 6 restarts, pid %d", ch, c.Pid())
+	}
+}
+
 // A server that exits before it negotiates is retried up to the
-// crash-loop limit and then left FAILED: calls get UNAVAILABLE without
-// RetryInfo, and what the server printed (paths included) stays in the
-// bridge's log, out of the status.
+// crash-loop limit and then left FAILED with the circuit open: calls get
+// UNAVAILABLE at once, with RetryInfo for the next try, and what the server
+// printed (paths included) stays in the bridge's log, out of the status.
 func TestChildThatCannotStartEndsFailed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a failing wait fails instead of hanging
 	defer cancel()
 	logs := &testkit.Lines{}
 	cfg := fixtureChild(t, "", time.Second, "FIXTURE_FAIL_START=1")
 	cfg.MaxRestarts = 1
+	cfg.MaxRestartBackoff = time.Hour // one failed try is enough: no second one during the test
 	svc := newService(t, Config{Servers: []ServerConfig{cfg}, Logger: logs.Logger()})
 	conn := loopbackBridge(t, svc)
 	bc := mcpbridgev1.NewBridgeServiceClient(conn)
@@ -215,7 +256,7 @@ func TestChildThatCannotStartEndsFailed(t *testing.T) {
 		t.Fatalf("state = %v, want FAILED", st)
 	}
 	_, err := callTool(ctx, bc, "echo", `{"message":"x"}`)
-	checkChildGone(t, "a call to a crash-looping server", err, false)
+	checkChildGone(t, "a call to a crash-looping server", err, time.Hour)
 	if st := status.Convert(err); strings.Contains(st.Message(), "secret") || strings.Contains(fmt.Sprint(st.Details()), "secret") {
 		t.Errorf("the status leaks the child's stderr: %v %v", st.Message(), st.Details())
 	}
@@ -342,9 +383,9 @@ func TestCloseLeavesNoChildBehind(t *testing.T) {
 			t.Errorf("process %d of 3 is still running after Close", i+1)
 		}
 	}
-	checkChildGone(t, "the call in flight at Close", <-blocked, false)
+	checkChildGone(t, "the call in flight at Close", <-blocked, 0)
 	_, err := bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "stubborn", Method: "tools/call", ParamsJson: `{"name":"pids"}`})
-	checkChildGone(t, "a call after Close", err, false)
+	checkChildGone(t, "a call after Close", err, 0)
 	if err := svc.Close(); err != nil {
 		t.Errorf("second Close = %v", err)
 	}

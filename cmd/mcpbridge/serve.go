@@ -31,6 +31,8 @@ type serveFlags struct {
 	defaultDeadline time.Duration
 	maxDeadline     time.Duration
 	grace           time.Duration
+	maxRestarts     int
+	maxBackoff      time.Duration
 	shutdownTimeout time.Duration
 	logLevel        slog.Level
 	command         []string
@@ -55,6 +57,8 @@ func parseServe(args []string) (*serveFlags, error) {
 	fs.DurationVar(&f.defaultDeadline, "default-deadline", bridge.DefaultDeadline, "deadline of calls that arrive without one (not Subscribe or Connect)")
 	fs.DurationVar(&f.maxDeadline, "max-deadline", bridge.DefaultMaxDeadline, "longer deadlines are cut to this")
 	fs.DurationVar(&f.grace, "grace", bridge.DefaultGrace, "how long a stopping child gets after its stdin closes, and again after SIGTERM, before SIGKILL")
+	fs.IntVar(&f.maxRestarts, "max-restarts", bridge.DefaultMaxRestarts, "restarts in a row before the server is FAILED and tried only every --max-restart-backoff")
+	fs.DurationVar(&f.maxBackoff, "max-restart-backoff", bridge.DefaultMaxRestartBackoff, "the longest wait between restarts, and the interval of the starts tried while FAILED")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a graceful shutdown waits for calls in flight")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
@@ -88,6 +92,10 @@ func parseServe(args []string) (*serveFlags, error) {
 		f.defaultDeadline = f.maxDeadline // only the maximum was lowered
 	case f.grace <= 0:
 		return nil, bad("grace", "must be positive")
+	case f.maxRestarts <= 0:
+		return nil, bad("max-restarts", "must be positive")
+	case f.maxBackoff < bridge.DefaultRestartBackoff:
+		return nil, bad("max-restart-backoff", "must be at least %v", bridge.DefaultRestartBackoff)
 	case f.shutdownTimeout <= 0:
 		return nil, bad("shutdown-timeout", "must be positive")
 	}
@@ -127,7 +135,8 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace}
+	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace,
+		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff}
 	if f.protocol != "auto" {
 		server.Versions = []string{f.protocol}
 	}

@@ -415,6 +415,8 @@ func TestServeFlags(t *testing.T) {
 			{[]string{"--max-deadline", "-1s"}, 2, `invalid value "-1s" for flag --max-deadline: must be positive`},
 			{[]string{"--grace", "0"}, 2, `invalid value "0s" for flag --grace: must be positive`},
 			{[]string{"--grace", "5"}, 2, `invalid value "5" for flag -grace: parse error`},
+			{[]string{"--max-restarts", "0"}, 2, `invalid value "0" for flag --max-restarts: must be positive`},
+			{[]string{"--max-restart-backoff", "1ms"}, 2, `invalid value "1ms" for flag --max-restart-backoff: must be at least 100ms`},
 			{[]string{"--listen", "50051"}, 2, `invalid value "50051" for flag --listen: address 50051: missing port in address`},
 			{[]string{"--listen", "127.0.0.1:99999"}, 1, `mcpbridge: listen tcp: address 99999: invalid port`},
 			{[]string{"--log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},

@@ -6,10 +6,12 @@
 //
 // The restart policy is docs/operations.md's: a failed start or a crash
 // waits 100 ms before the next start, doubling up to 30 s; a child that
-// stayed up a minute resets the backoff and the count; after MaxRestarts
-// failures in a row the server is FAILED and not started again. Stopping
-// closes the child's stdin, waits the grace period, sends SIGTERM to its
-// process group, waits again, then SIGKILL.
+// stayed up a minute resets the backoff and the count. After MaxRestarts
+// failures in a row the circuit opens: the server is Failed, calls fail at
+// once, and one start is tried every MaxBackoff (the circuit half-opens),
+// so that a server that would work again is found without a restart of the
+// bridge. Stopping closes the child's stdin, waits the grace period, sends
+// SIGTERM to its process group, waits again, then SIGKILL.
 package supervisor
 
 import (
@@ -25,11 +27,11 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// Restart policy.
+// Defaults of the restart policy (Config).
 const (
-	initialBackoff = 100 * time.Millisecond
-	maxBackoff     = 30 * time.Second
-	healthyAfter   = time.Minute // a child up this long resets the backoff and the crash-loop count
+	DefaultInitialBackoff = 100 * time.Millisecond
+	DefaultMaxBackoff     = 30 * time.Second
+	DefaultHealthyAfter   = time.Minute
 )
 
 // killWait bounds the wait for a child's connection to end after its
@@ -63,8 +65,7 @@ type Process interface {
 // State is where a supervised server is in its life cycle.
 type State int
 
-// The states. A supervisor starts in Starting; Failed and Stopping are
-// final.
+// The states. A supervisor starts in Starting; Stopping is final.
 const (
 	// Starting: a child is being started and negotiated.
 	Starting State = iota + 1
@@ -73,7 +74,8 @@ const (
 	// Restarting: the last child died or failed to start; the next start
 	// waits for the backoff.
 	Restarting
-	// Failed: the crash-loop limit was reached; nothing is started again.
+	// Failed: the crash-loop limit was reached (the circuit is open);
+	// one start is tried every MaxBackoff, in Starting again.
 	Failed
 	// Stopping: Stop was called.
 	Stopping
@@ -102,6 +104,12 @@ type Config[P Process] struct {
 	// MaxRestarts is the crash-loop limit (required): the next failure
 	// after this many restarts in a row leaves the server Failed.
 	MaxRestarts int
+	// InitialBackoff is the wait before the first restart after a failure;
+	// it doubles with each failure in a row up to MaxBackoff, which is also
+	// the wait between the starts tried while Failed. HealthyAfter is how
+	// long a child must stay up to reset the backoff and the count.
+	// Defaults: 100 ms, 30 s, 1 min.
+	InitialBackoff, MaxBackoff, HealthyAfter time.Duration
 	// Health, when set, is told whether the server is Ready at every state
 	// change. It is called with the supervisor's lock held and must not
 	// call back.
@@ -130,7 +138,7 @@ type Status[P Process] struct {
 }
 
 // UnavailableError is why Acquire has no child to give: the server is
-// restarting (RetryAfter is when the next start is due), failed, or
+// restarting or failed (RetryAfter is when the next start is due), or
 // stopping (RetryAfter is 0: no start is scheduled).
 type UnavailableError struct {
 	State      State
@@ -169,11 +177,21 @@ type Supervisor[P Process] struct {
 	restarts  uint32
 	lastExit  string
 	lastErr   error     // why the last start failed; nil after a good start
-	nextStart time.Time // the next start attempt, while Restarting
+	nextStart time.Time // the next start attempt, while Restarting or Failed
 }
 
 // New starts supervising: the first child starts at once.
 func New[P Process](cfg Config[P]) *Supervisor[P] {
+	if cfg.InitialBackoff <= 0 {
+		cfg.InitialBackoff = DefaultInitialBackoff
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	cfg.MaxBackoff = max(cfg.MaxBackoff, cfg.InitialBackoff)
+	if cfg.HealthyAfter <= 0 {
+		cfg.HealthyAfter = DefaultHealthyAfter
+	}
 	s := &Supervisor[P]{
 		cfg: cfg, log: cfg.Logger,
 		stopCh: make(chan struct{}), done: make(chan struct{}),
@@ -219,8 +237,8 @@ func (s *Supervisor[P]) retire(p Process) {
 }
 
 // run is the life cycle: start, serve until the connection ends, back off,
-// start again, until Stop or a crash loop. Started by New; it returns once
-// Stop is called, after stopping the child it runs.
+// start again, until Stop. Started by New; it returns once Stop is called,
+// after stopping the child it runs.
 func (s *Supervisor[P]) run() {
 	defer s.wg.Done()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -236,7 +254,7 @@ func (s *Supervisor[P]) run() {
 	}()
 
 	var none P
-	backoff := initialBackoff
+	backoff := s.cfg.InitialBackoff
 	failures := 0 // consecutive failed starts and crashes
 	for {
 		c, err := s.cfg.Start(ctx, s.retire)
@@ -277,29 +295,30 @@ func (s *Supervisor[P]) run() {
 			exit = describeExit(c.Err())
 			s.log.Warn("mcpbridge: server exited", "pid", c.Pid(), "exit", exit)
 			s.retire(c) // make sure the old process group is gone
-			if time.Since(started) >= healthyAfter {
-				backoff, failures = initialBackoff, 0
+			if time.Since(started) >= s.cfg.HealthyAfter {
+				backoff, failures = s.cfg.InitialBackoff, 0
 			}
 		}
 		failures++
 
 		// One state change from Ready (or Starting) to Restarting or
 		// Failed, so that a call that saw the child die reads the state
-		// that follows it (RetryAfter).
+		// that follows it (RetryAfter). Past the crash-loop limit the
+		// circuit is open: Failed, and a start every MaxBackoff.
+		wait, next := backoff, Restarting
+		if failures > s.cfg.MaxRestarts {
+			wait, next = s.cfg.MaxBackoff, Failed
+		}
 		s.mu.Lock()
 		s.lastExit, s.lastErr = exit, err
-		if failures > s.cfg.MaxRestarts {
-			s.setState(Failed, none)
-			s.mu.Unlock()
-			s.log.Error("mcpbridge: server is crash-looping; not restarting it", "failures", failures)
-			<-s.stopCh
-			return
-		}
-		s.nextStart = time.Now().Add(backoff)
-		s.setState(Restarting, none)
+		s.nextStart = time.Now().Add(wait)
+		s.setState(next, none)
 		s.mu.Unlock()
+		if next == Failed {
+			s.log.Error("mcpbridge: server is crash-looping; trying again at intervals", "failures", failures, "interval", wait.String())
+		}
 
-		t := time.NewTimer(backoff)
+		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-s.stopCh:
@@ -309,7 +328,7 @@ func (s *Supervisor[P]) run() {
 			s.mu.Unlock()
 			return
 		}
-		backoff = min(2*backoff, maxBackoff)
+		backoff = min(2*backoff, s.cfg.MaxBackoff)
 		s.mu.Lock()
 		s.restarts++
 		s.setState(Starting, none)
@@ -367,8 +386,8 @@ func describeExit(err error) string {
 
 // Acquire returns the ready child, waiting while one starts (until ctx
 // ends: then ctx.Err()). In every other state it fails at once with an
-// *UnavailableError: with a RetryAfter while the child restarts, without
-// one after a crash loop or while stopping.
+// *UnavailableError: with a RetryAfter while the child restarts or the
+// circuit is open, without one while stopping.
 func (s *Supervisor[P]) Acquire(ctx context.Context) (P, error) {
 	var none P
 	for {
@@ -392,7 +411,8 @@ func (s *Supervisor[P]) Acquire(ctx context.Context) (P, error) {
 			}
 			return none, &UnavailableError{State: state, Message: msg, RetryAfter: max(time.Until(next), time.Millisecond), Cause: lastErr}
 		case Failed:
-			return none, &UnavailableError{State: state, Message: "The MCP server kept exiting and is not restarted"}
+			return none, &UnavailableError{State: state, Message: "The MCP server kept exiting; it is tried again at intervals",
+				RetryAfter: max(time.Until(next), time.Millisecond), Cause: lastErr}
 		default:
 			return none, &UnavailableError{State: state, Message: "The MCP server is stopping"}
 		}
@@ -401,8 +421,8 @@ func (s *Supervisor[P]) Acquire(ctx context.Context) (P, error) {
 
 // RetryAfter is the delay to advertise to a call that failed because the
 // child's connection ended: the time until the next start attempt while
-// the supervisor restarts the child, and 0 (no retry) when it will not (a
-// crash loop, stopping) or when the child is in fact alive (it answered
+// the supervisor restarts the child or the circuit is open, and 0 (no
+// retry) while stopping or when the child is in fact alive (it answered
 // -32000 itself, or the call ran on a child already replaced).
 //
 // A call sees the connection end as early as the supervisor does, so it
@@ -415,7 +435,7 @@ func (s *Supervisor[P]) RetryAfter() time.Duration {
 		state, c, changed, next := s.state, s.current, s.changed, s.nextStart
 		s.mu.Unlock()
 		switch state {
-		case Restarting:
+		case Restarting, Failed:
 			return max(time.Until(next), time.Millisecond)
 		case Starting:
 			return time.Millisecond // a retry waits for the start in progress

@@ -249,44 +249,88 @@ func millis(n ...int) []time.Duration {
 }
 
 // A server that never starts is retried after 100 ms, then 200, 400, 800
-// and 1600 ms: MaxRestarts (5) restarts, and the sixth failure stops it in
-// FAILED, where calls get UNAVAILABLE without RetryInfo and nothing is
-// started again however long one waits.
+// and 1600 ms: MaxRestarts (5) restarts. The sixth failure opens the
+// circuit: the server is Failed, calls get UNAVAILABLE at once with the
+// time until the next try, and a start is tried every MaxBackoff (30 s).
 func TestSupervisorBackoffUntilCrashLoopLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeStarter{t0: time.Now(), outcome: alwaysFails}
 		s := fakeSupervisor(Config[*fakeProc]{}, f, nil)
 		defer s.Stop()
 
-		time.Sleep(time.Hour)
+		time.Sleep(3100*time.Millisecond + 95*time.Second)
 		synctest.Wait()
-		if diff := cmp.Diff(millis(100, 200, 400, 800, 1600), gaps(f.starts())); diff != "" {
+		if diff := cmp.Diff(millis(100, 200, 400, 800, 1600, 30000, 30000, 30000), gaps(f.starts())); diff != "" {
 			t.Errorf("intervals between starts (-want +got):\n%s", diff)
 		}
 		info := s.Status()
-		if info.State != Failed || info.Restarts != 5 || info.LastExit != "exit status 1" {
-			t.Errorf("Status() = %+v, want state Failed, 5 restarts, last exit \"exit status 1\"", info)
+		if info.State != Failed || info.Restarts != 8 || info.LastExit != "exit status 1" {
+			t.Errorf("Status() = %+v, want state Failed, 8 restarts, last exit \"exit status 1\"", info)
 		}
 		_, err := s.Acquire(t.Context())
-		unavailable(t, "Acquire in Failed", err, 0)
+		unavailable(t, "Acquire in Failed", err, 25*time.Second) // the next try is at 123.1 s
 	})
 }
 
-// The backoff doubles up to 30 s and stays there.
+// The backoff doubles up to MaxBackoff and stays there, before and after
+// the circuit opens; both bounds are settings.
 func TestSupervisorBackoffIsCapped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeStarter{t0: time.Now(), outcome: alwaysFails}
 		s := fakeSupervisor(Config[*fakeProc]{MaxRestarts: 12}, f, nil)
 		defer s.Stop()
 
-		time.Sleep(24 * time.Hour)
+		time.Sleep(time.Hour)
 		synctest.Wait()
-		want := millis(100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000)
-		if diff := cmp.Diff(want, gaps(f.starts())); diff != "" {
+		want := millis(100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 30000, 30000, 30000, 30000, 30000)
+		if diff := cmp.Diff(want, gaps(f.starts())[:len(want)]); diff != "" {
 			t.Errorf("intervals between starts (-want +got):\n%s", diff)
 		}
 		if got := s.currentState(); got != Failed {
-			t.Errorf("state after 13 failures = %v, want FAILED", got)
+			t.Errorf("state after 13 failures = %v, want Failed", got)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeStarter{t0: time.Now(), outcome: alwaysFails}
+		s := fakeSupervisor(Config[*fakeProc]{MaxRestarts: 3, InitialBackoff: time.Second, MaxBackoff: 5 * time.Second}, f, nil)
+		defer s.Stop()
+
+		time.Sleep(20 * time.Second)
+		synctest.Wait()
+		if diff := cmp.Diff(millis(1000, 2000, 4000, 5000, 5000), gaps(f.starts())); diff != "" {
+			t.Errorf("intervals with a 1 s initial and 5 s maximum backoff (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// A server that crashed six times in a row and would then work is found:
+// the circuit half-opens, the next try succeeds, and the server serves.
+func TestSupervisorCircuitHalfOpens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		f := &fakeStarter{t0: t0, outcome: func(n int) (*fakeProc, error) {
+			if n < 6 {
+				return alwaysFails(n)
+			}
+			return newFakeProc(100+n, 0, t0), nil
+		}}
+		h := &healthLog{}
+		s := fakeSupervisor(Config[*fakeProc]{}, f, h)
+		defer s.Stop()
+
+		time.Sleep(3200 * time.Millisecond) // the five restarts and the sixth failure
+		synctest.Wait()
+		if got := s.currentState(); got != Failed {
+			t.Fatalf("state after six failures = %v, want Failed", got)
+		}
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		c, err := s.Acquire(t.Context())
+		if err != nil || c.Pid() != 106 {
+			t.Fatalf("Acquire after the half-open try = %v, %v; want the seventh child", c, err)
+		}
+		if diff := cmp.Diff([]bool{false, true}, h.changes()); diff != "" {
+			t.Errorf("health changes (-want +got):\n%s", diff)
 		}
 	})
 }

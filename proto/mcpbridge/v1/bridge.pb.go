@@ -88,8 +88,8 @@
 //     "UNKNOWN_SERVER". Its metadata has "server" (the fronted server's
 //     name), "method" (the MCP method) and "code" (the JSON-RPC code in
 //     decimal).
-//   - google.rpc.RetryInfo, with UNAVAILABLE only, while the child restarts:
-//     the time until the next start attempt.
+//   - google.rpc.RetryInfo, with UNAVAILABLE only, while the child restarts
+//     or its circuit is open: the time until the next start attempt.
 //
 // Bad input from a gRPC client (an unknown server, JSON text that does not
 // parse or is not an object where an object is required, a malformed
@@ -193,8 +193,10 @@ const (
 	// closed, then SIGTERM and SIGKILL to its process group after the grace
 	// period; calls fail with UNAVAILABLE without RetryInfo.
 	ChildState_CHILD_STATE_STOPPING ChildState = 4
-	// The child hit the crash-loop limit and is not restarted; calls fail with
-	// UNAVAILABLE without RetryInfo.
+	// The child hit the crash-loop limit: the circuit is open. Calls fail at
+	// once with UNAVAILABLE and RetryInfo for the next try; one start is
+	// tried at every maximum backoff (30 s by default), and a child that
+	// comes up serves again.
 	ChildState_CHILD_STATE_FAILED ChildState = 5
 )
 

@@ -88,8 +88,8 @@
 //     "UNKNOWN_SERVER". Its metadata has "server" (the fronted server's
 //     name), "method" (the MCP method) and "code" (the JSON-RPC code in
 //     decimal).
-//   - google.rpc.RetryInfo, with UNAVAILABLE only, while the child restarts:
-//     the time until the next start attempt.
+//   - google.rpc.RetryInfo, with UNAVAILABLE only, while the child restarts
+//     or its circuit is open: the time until the next start attempt.
 //
 // Bad input from a gRPC client (an unknown server, JSON text that does not
 // parse or is not an object where an object is required, a malformed
