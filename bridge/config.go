@@ -84,6 +84,13 @@ type ServerConfig struct {
 	// MaxRestartBackoff (default 30 s), which is also the interval of the
 	// starts tried while FAILED.
 	RestartBackoff, MaxRestartBackoff time.Duration
+	// MaxRequestBytes, when positive, is the child's own line limit: a
+	// request line longer than this is refused at the bridge with
+	// RESOURCE_EXHAUSTED (reason TOO_LARGE) and never written. Default 0:
+	// requests up to Config.MaxMessageBytes are sent, and a child that
+	// refuses one as unreadable (an error with a null id) fails the
+	// longest call in flight at once.
+	MaxRequestBytes int
 	// ClientInfo and Capabilities are what the bridge declares to the child
 	// (defaults: {"name":"mcpbridge","version":...} and {}).
 	ClientInfo   json.RawMessage
@@ -169,6 +176,9 @@ func (c *Config) normalize() error {
 		if s.MaxRestartBackoff < s.RestartBackoff {
 			return fmt.Errorf("bridge: server %q: MaxRestartBackoff %v is shorter than RestartBackoff %v", s.Name, s.MaxRestartBackoff, s.RestartBackoff)
 		}
+		if s.MaxRequestBytes < 0 {
+			return fmt.Errorf("bridge: server %q: MaxRequestBytes is negative", s.Name)
+		}
 		s.maxLineBytes = c.MaxMessageBytes
 		if err := s.normalizeRequests(); err != nil {
 			return err
@@ -191,7 +201,7 @@ func (s *ServerConfig) command(stderr io.Writer) *exec.Cmd {
 
 // client is the stdio configuration of one child.
 func (s *ServerConfig) client(log *slog.Logger) stdio.ClientConfig {
-	return stdio.ClientConfig{MaxLineBytes: s.maxLineBytes, Logger: log}
+	return stdio.ClientConfig{MaxLineBytes: s.maxLineBytes, MaxRequestBytes: s.MaxRequestBytes, Logger: log}
 }
 
 func (s *ServerConfig) connect() stdio.ConnectConfig {

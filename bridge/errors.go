@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -30,6 +31,7 @@ const (
 	reasonCapacity         = "CAPACITY"
 	reasonInvalidInput     = "INVALID_INPUT"
 	reasonUnknownServer    = "UNKNOWN_SERVER"
+	reasonTooLarge         = "TOO_LARGE"
 )
 
 // callError is an error on its way to the gRPC edge: the JSON-RPC error,
@@ -92,6 +94,9 @@ func toStatus(server, method string, err error) error {
 		ce.method = method
 	}
 	code, reason := grpcCode(ce.rpc)
+	if errors.Is(ce.rpc, stdio.ErrTooLarge) { // a request or response over a line limit
+		code, reason = codes.ResourceExhausted, reasonTooLarge
+	}
 	if ce.reason != "" {
 		reason = ce.reason
 	}

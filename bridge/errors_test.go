@@ -70,6 +70,11 @@ func TestToStatus(t *testing.T) {
 		{name: "-32603 not retryable", err: rpcErr(-32603, "Internal error", `{"retryable":false}`), code: codes.Internal, msg: "Internal error", rpc: -32603, data: `{"retryable":false}`, reason: "CHILD_ERROR"},
 		{name: "capacity refusal", err: rpcErr(-32603, "Server overloaded", `{"retryable":true,"limit":288}`), code: codes.ResourceExhausted, msg: "Server overloaded", rpc: -32603, data: `{"retryable":true,"limit":288}`, reason: "CAPACITY"},
 		{
+			name: "over a line limit",
+			err:  &jsonrpc.Error{Code: -32603, Message: "The server's response exceeds the 100-byte line limit", Data: json.RawMessage(`{"limit":100}`), Cause: stdio.ErrTooLarge},
+			code: codes.ResourceExhausted, msg: "The server's response exceeds the 100-byte line limit", rpc: -32603, data: `{"limit":100}`, reason: "TOO_LARGE",
+		},
+		{
 			name: "-32000 child gone", err: &jsonrpc.Error{Code: -32000, Message: "The stdio server exited", Cause: exitCause},
 			code: codes.Unavailable, msg: "The stdio server exited", rpc: -32000, reason: "CHILD_UNAVAILABLE",
 		},

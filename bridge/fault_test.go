@@ -128,9 +128,10 @@ func TestFaultChildClosesStdout(t *testing.T) {
 	}
 }
 
-// A response line over the size limit is dropped as it arrives: its call
-// ends at its deadline, the bridge logs the drop, and the same child
-// answers the next calls, big ones under the limit included.
+// A response line over the size limit is dropped as it arrives, and its
+// call fails as soon as the line ends (the bridge reads the id from its
+// first bytes) with RESOURCE_EXHAUSTED, however long its deadline; the
+// same child answers the next calls, big ones under the limit included.
 func TestFaultResponseOverLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -138,13 +139,9 @@ func TestFaultResponseOverLimit(t *testing.T) {
 	bc, _, logs := faultBridge(t, Config{MaxMessageBytes: limit})
 	before := childOf(ctx, t, bc)
 
-	callCtx, cancelCall := context.WithTimeout(ctx, 2*time.Second)
-	_, err := callTool(callCtx, bc, "large", `{"bytes":200000}`)
-	cancelCall()
-	if status.Code(err) != codes.DeadlineExceeded {
-		t.Errorf("a result over the %d-byte limit = %v, want DEADLINE_EXCEEDED", limit, err)
-	}
-	logs.WaitFor(ctx, t, "dropped an over-long line from the server")
+	_, err := callTool(ctx, bc, "large", `{"bytes":200000}`)
+	wantStatus(t, "a result over the limit", err, codes.ResourceExhausted, "TOO_LARGE", -32603)
+	logs.WaitFor(ctx, t, "failed a call whose response is over the line limit")
 	res, err := callTool(ctx, bc, "large", `{"bytes":50000}`)
 	if err != nil || len(res.GetResultJson()) < 50000 {
 		t.Fatalf("a 50,000-byte result under the limit = %d bytes, %v; want it whole", len(res.GetResultJson()), err)
@@ -153,6 +150,43 @@ func TestFaultResponseOverLimit(t *testing.T) {
 	if after := childOf(ctx, t, bc); after.GetPid() != before.GetPid() || after.GetRestarts() != 0 {
 		t.Errorf("child after the over-long line = %v, want the same process (%d), never restarted", after, before.GetPid())
 	}
+}
+
+// A request over the child's line limit fails at once: answered by id by a
+// child that can tell it (the project's runtime), refused at the bridge
+// with RESOURCE_EXHAUSTED when MaxRequestBytes names the limit. Neither
+// waits for the deadline, and the child keeps serving.
+func TestFaultRequestOverChildLimit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	args := `{"message":"` + strings.Repeat("m", 200_000) + `"}`
+
+	bc, _, _ := faultBridge(t, Config{}, "FIXTURE_MAX_LINE=100000")
+	_, err := callTool(ctx, bc, "echo", args)
+	wantStatus(t, "a request the child refuses", err, codes.InvalidArgument, "CHILD_ERROR", -32600)
+	echoWorks(ctx, t, bc, "after the refused request")
+
+	logs := &testkit.Lines{}
+	child := fixtureChild(t, "", time.Second, "FIXTURE_MAX_LINE=100000")
+	child.MaxRequestBytes = 100_000
+	svc := newService(t, Config{Servers: []ServerConfig{child}, Logger: logs.Logger()})
+	bc = mcpbridgev1.NewBridgeServiceClient(loopbackBridge(t, svc))
+	_, err = callTool(ctx, bc, "echo", args)
+	rpc := wantStatus(t, "a request over MaxRequestBytes", err, codes.ResourceExhausted, "TOO_LARGE", -32600)
+	if !strings.Contains(rpc.GetDataJson(), `"limit":100000`) {
+		t.Errorf("JsonRpcError data = %s, want the limit", rpc.GetDataJson())
+	}
+	echoWorks(ctx, t, bc, "after the refused request")
+}
+
+// wantStatus checks an error's code, ErrorInfo reason and JSON-RPC code.
+func wantStatus(t *testing.T, what string, err error, code codes.Code, reason string, rpcCode int64) *mcpbridgev1.JsonRpcError {
+	t.Helper()
+	rpc, info := statusDetails(t, err, code)
+	if info.GetReason() != reason || rpc.GetCode() != rpcCode {
+		t.Errorf("%s: %v with reason %s and JSON-RPC code %d; want %s and %d", what, err, info.GetReason(), rpc.GetCode(), reason, rpcCode)
+	}
+	return rpc
 }
 
 // A client cancels 1,000 calls in flight at once. Every call ends

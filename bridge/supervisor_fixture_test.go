@@ -177,6 +177,9 @@ func runChildFixture() int {
 	if n, err := strconv.Atoi(os.Getenv("FIXTURE_MAX_CONCURRENCY")); err == nil {
 		cfg.MaxConcurrency = n
 	}
+	if n, err := strconv.Atoi(os.Getenv("FIXTURE_MAX_LINE")); err == nil {
+		cfg.MaxLineBytes = n
+	}
 	if err := server.Serve(context.Background(), srv, os.Stdin, out, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture: serve:", err)
 	}

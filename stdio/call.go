@@ -66,6 +66,7 @@ type call struct {
 	resp     chan response  // one slot: exactly one sender removes the entry
 	progress *progressQueue // progress and attributed logs, in arrival order
 	token    string         // the progress token minted for it, decoded; "" without Progress
+	size     int            // the request line's length, LF included
 	logs     bool           // the call takes log messages
 	few      bool           // few calls were in flight when it started
 }
@@ -143,10 +144,19 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 	if o.Progress != nil || o.Log != nil {
 		cl.progress = newProgressQueue()
 	}
+	var idb [20]byte
+	f := newFrame()
+	f.buf = wire.AppendRequest(f.buf, rawjson.AppendInt(idb[:0], id), method, p)
+	cl.size = len(f.buf)
+	if limit := c.cfg.MaxRequestBytes; limit > 0 && cl.size > limit {
+		f.release()
+		return nil, requestTooLarge(cl.size, limit)
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		e := c.err
 		c.mu.Unlock()
+		f.release()
 		return nil, e
 	}
 	c.pending[id] = cl
@@ -165,9 +175,6 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 		defer timer.Stop()
 		timerC = timer.C
 	}
-	var idb [20]byte
-	f := newFrame()
-	f.buf = wire.AppendRequest(f.buf, rawjson.AppendInt(idb[:0], id), method, p)
 	if ended, res, err := c.send(ctx, cl, f, sent, timeout, timerC, o); ended {
 		return res, err
 	}

@@ -33,8 +33,15 @@ const (
 type ClientConfig struct {
 	// MaxLineBytes is the longest stdout line accepted, LF included
 	// (default 16 MiB). A longer line is discarded as it arrives, in
-	// constant memory; the request it answered times out.
+	// constant memory; when it was the response to a call (its id shows in
+	// its first or last bytes: [wire] keeps both), that call fails at once
+	// with -32603 and [ErrTooLarge] as the Cause.
 	MaxLineBytes int
+	// MaxRequestBytes, when positive, is the longest request line (LF
+	// included) the child accepts: its own line limit. A call whose request
+	// is longer is refused locally with -32600 and [ErrTooLarge] as the
+	// Cause, before anything is written. Zero: no limit of the Client's.
+	MaxRequestBytes int
 	// RequestTimeout is the default per-call timeout (default 30 s).
 	// Negative: only the caller's ctx bounds calls.
 	RequestTimeout time.Duration
@@ -63,6 +70,9 @@ func (cfg *ClientConfig) normalize() error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ClientConfig: MaxLineBytes is negative")
 	case cfg.MaxLineBytes == 0:
 		cfg.MaxLineBytes = DefaultClientMaxLineBytes
+	}
+	if cfg.MaxRequestBytes < 0 {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ClientConfig: MaxRequestBytes is negative")
 	}
 	switch {
 	case cfg.MaxServerRequests < 0:
@@ -126,6 +136,7 @@ type Client struct {
 
 	running   int // server-request handlers running
 	stdinOnce sync.Once
+	answered  atomic.Int64 // the longest request line the child has answered
 	skipped   atomic.Int64 // lines that were not JSON-RPC messages
 	lastWarn  atomic.Int64 // unix nanos of the last skipped-line warning
 }
@@ -455,7 +466,7 @@ func (c *Client) reader() {
 		case err == nil:
 			c.route(line, lr.Detach())
 		case errors.As(err, &tooLong):
-			c.log.Warn("stdio: dropped an over-long line from the server", "limit", tooLong.Limit)
+			c.tooLong(tooLong)
 		default:
 			close(c.eof)
 			t := time.NewTimer(exitWindow)
@@ -524,6 +535,10 @@ func owned(raw json.RawMessage, dirty bool) json.RawMessage {
 func (c *Client) routeResponse(m *wire.Message, kept bool) {
 	id, ok := wire.IntID(m.ID)
 	if !ok {
+		if m.NullID() && m.HasError() {
+			c.unreadable(m.Error)
+			return
+		}
 		c.log.Debug("stdio: dropped a response to an unknown id", "id", string(m.ID))
 		return
 	}
@@ -551,6 +566,9 @@ func (c *Client) routeResponse(m *wire.Message, kept bool) {
 	c.mu.Unlock()
 	switch {
 	case cl != nil:
+		if r.err == nil || r.err.Code != jsonrpc.CodeConnectionClosed {
+			c.noteAnswered(cl.size)
+		}
 		cl.resp <- r
 	case sub != nil:
 		sub.terminal(r)

@@ -117,8 +117,16 @@ func TestUTF8RoundTrip(t *testing.T) {
 // Scenarios 4 and 6.
 func TestLineLimit(t *testing.T) {
 	c := rawClient(t, func(cfg *spec) { cfg.MaxLineBytes = 100_000 })
-	_, err := callTool(context.Background(), c, "big", map[string]int{"bytes": 300_000}, &CallOptions{Timeout: time.Second})
-	wantCode(t, "300,000-byte result", err, jsonrpc.CodeRequestTimeout)
+	for _, idLast := range []bool{false, true} {
+		// The timeout is far longer than the call should take: a call whose
+		// response was dropped fails at once, by the id read from the
+		// line's first bytes (Go's order) or its last (TypeScript's).
+		_, err := callTool(context.Background(), c, "big", map[string]any{"bytes": 300_000, "idLast": idLast}, &CallOptions{Timeout: 20 * time.Second})
+		e := wantCode(t, fmt.Sprintf("300,000-byte result, id last %v", idLast), err, jsonrpc.CodeInternalError)
+		if !errors.Is(err, ErrTooLarge) || e.Message != "The server's response exceeds the 100000-byte line limit" || string(e.Data) != `{"limit":100000}` {
+			t.Errorf("300,000-byte result: %v (data %s), want the line-limit error with ErrTooLarge", err, e.Data)
+		}
+	}
 	res, err := callTool(context.Background(), c, "echo", map[string]string{"message": "after"}, nil)
 	if err != nil || echoText(t, res) != "after" {
 		t.Fatalf("echo after a dropped line = %s, %v", res, err)
@@ -133,6 +141,58 @@ func TestLineLimit(t *testing.T) {
 	if err != nil || echoText(t, res) != strings.Repeat("x", 200_000) {
 		t.Fatalf("200,000-byte result (three read buffers) not delivered whole: %v", err)
 	}
+}
+
+// Scenario 4a: requests over the child's line limit fail at once, by the
+// child's null-id refusal or, with MaxRequestBytes, before they are sent;
+// smaller calls in flight are untouched.
+func TestRequestOverChildLimit(t *testing.T) {
+	big := strings.Repeat("y", 20_000)
+	t.Run("the child refuses it", func(t *testing.T) {
+		c := rawClient(t, nil, "FIXTURE_MAX_LINE=10000")
+		if _, err := callTool(context.Background(), c, "echo", map[string]string{"message": "warm"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		parked := make(chan error, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			_, err := callTool(ctx, c, "park", nil, nil)
+			parked <- err
+		}()
+		_, err := callTool(context.Background(), c, "echo", map[string]string{"message": big}, &CallOptions{Timeout: 20 * time.Second})
+		e := wantCode(t, "a 20,000-byte request", err, jsonrpc.CodeInvalidRequest)
+		if !errors.Is(err, ErrTooLarge) || e.Message != "Line too long" {
+			t.Errorf("a 20,000-byte request: %v, want the child's own error with ErrTooLarge", err)
+		}
+		select {
+		case err := <-parked:
+			t.Fatalf("the parked call ended with %v; only the long request may fail", err)
+		default:
+		}
+		if res, err := callTool(context.Background(), c, "echo", map[string]string{"message": "after"}, nil); err != nil || echoText(t, res) != "after" {
+			t.Fatalf("echo afterwards = %s, %v", res, err)
+		}
+		cancel()
+		wantCode(t, "the parked call", <-parked, jsonrpc.CodeRequestTimeout)
+	})
+	t.Run("refused before sending", func(t *testing.T) {
+		c := rawClient(t, func(cfg *spec) { cfg.MaxRequestBytes = 10_000 }, "FIXTURE_MAX_LINE=10000")
+		_, err := callTool(context.Background(), c, "echo", map[string]string{"message": big}, nil)
+		e := wantCode(t, "a 20,000-byte request", err, jsonrpc.CodeInvalidRequest)
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(e.Message, "over the server's 10000-byte line limit") {
+			t.Errorf("a 20,000-byte request: %v, want the local refusal", err)
+		}
+		stats, err := callTool(context.Background(), c, "stats", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct{ BadLines int }
+		json.Unmarshal(stats, &st)
+		if st.BadLines != 0 {
+			t.Errorf("the child read %d bad lines; the refused request must not have been sent", st.BadLines)
+		}
+	})
 }
 
 // Scenario 5.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,9 +90,21 @@ func runMCPFixture() int {
 	}
 	base, stop := context.WithCancel(context.Background())
 	f.base = base
-	lr := wire.NewReader(f.in, 64<<20)
+	limit := 64 << 20
+	if n, err := strconv.Atoi(os.Getenv("FIXTURE_MAX_LINE")); err == nil {
+		limit = n // a third-party server's line limit: over-long lines get a null id
+	}
+	lr := wire.NewReader(f.in, limit)
 	for {
 		line, err := lr.ReadLine()
+		var tooLong *wire.LineTooLongError
+		if errors.As(err, &tooLong) {
+			f.mu.Lock()
+			f.badLines++
+			f.mu.Unlock()
+			f.fail(json.RawMessage("null"), jsonrpc.CodeInvalidRequest, "Line too long", nil)
+			continue
+		}
 		if err != nil {
 			break
 		}
@@ -398,6 +412,7 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 		Message      json.RawMessage   `json:"message"`
 		Ms           int               `json:"ms"`
 		Bytes        int               `json:"bytes"`
+		IDLast       bool              `json:"idLast"`
 		Count        int               `json:"count"`
 		IntervalMs   int               `json:"intervalMs"`
 		Code         int               `json:"code"`
@@ -464,7 +479,12 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 			}
 		}
 	case "big":
-		f.result(id, `{"content":[{"type":"text","text":"`+strings.Repeat("x", a.Bytes)+`"}]}`)
+		result := `{"content":[{"type":"text","text":"` + strings.Repeat("x", a.Bytes) + `"}]}`
+		if a.IDLast { // the TypeScript SDK's order
+			f.write([]byte(`{"result":` + result + `,"jsonrpc":"2.0","id":` + string(id) + "}\n"))
+			break
+		}
+		f.result(id, result)
 	case "progress":
 		for i := 1; i <= a.Count; i++ {
 			select {

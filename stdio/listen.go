@@ -122,6 +122,10 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 		c: c, id: c.nextID.Add(1), queue: dropq.New[Event](o.MaxBuffer, o.Overflow == DropNewest),
 		acked: make(chan struct{}), signal: make(chan struct{}, 1),
 	}
+	buf := wire.AppendRequest(nil, rawjson.AppendInt(nil, s.id), "subscriptions/listen", params)
+	if limit := c.cfg.MaxRequestBytes; limit > 0 && len(buf) > limit {
+		return nil, requestTooLarge(len(buf), limit)
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		e := c.err
@@ -137,7 +141,6 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 		defer t.Stop()
 		timerC = t.C
 	}
-	buf := wire.AppendRequest(nil, rawjson.AppendInt(nil, s.id), "subscriptions/listen", params)
 	select {
 	case c.writes <- &frame{buf: buf}:
 	case <-c.closing:

@@ -28,6 +28,7 @@ type serveFlags struct {
 	name            string
 	protocol        string
 	maxMessageBytes int
+	maxRequestBytes int
 	defaultDeadline time.Duration
 	maxDeadline     time.Duration
 	grace           time.Duration
@@ -54,6 +55,7 @@ func parseServe(args []string) (*serveFlags, error) {
 	fs.StringVar(&f.name, "name", "", "the fronted server's `name` (the server field and mcp-server metadata; may stay empty)")
 	fs.StringVar(&f.protocol, "protocol", "auto", "MCP protocol `version`: auto (negotiate), or pin one of "+strings.Join(stdio.DefaultVersions, ", "))
 	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of gRPC messages and of the child's lines, in `bytes`")
+	fs.IntVar(&f.maxRequestBytes, "max-request-bytes", 0, "the child's own line limit, in `bytes`: longer requests are refused at the bridge (0: none)")
 	fs.DurationVar(&f.defaultDeadline, "default-deadline", bridge.DefaultDeadline, "deadline of calls that arrive without one (not Subscribe or Connect)")
 	fs.DurationVar(&f.maxDeadline, "max-deadline", bridge.DefaultMaxDeadline, "longer deadlines are cut to this")
 	fs.DurationVar(&f.grace, "grace", bridge.DefaultGrace, "how long a stopping child gets after its stdin closes, and again after SIGTERM, before SIGKILL")
@@ -81,6 +83,8 @@ func parseServe(args []string) (*serveFlags, error) {
 		return nil, bad("protocol", "want auto or one of %s", strings.Join(stdio.DefaultVersions, ", "))
 	case f.maxMessageBytes <= 0:
 		return nil, bad("max-message-bytes", "must be positive")
+	case f.maxRequestBytes < 0:
+		return nil, bad("max-request-bytes", "must not be negative")
 	case f.defaultDeadline <= 0:
 		return nil, bad("default-deadline", "must be positive")
 	case f.maxDeadline <= 0:
@@ -136,7 +140,7 @@ func runServe(args []string) error {
 		return err
 	}
 	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace,
-		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff}
+		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes}
 	if f.protocol != "auto" {
 		server.Versions = []string{f.protocol}
 	}

@@ -13,15 +13,15 @@ import (
 	"time"
 )
 
-// LongLineSize is the line LongLine sends: 64 MiB without a line feed, as
+// LongLineSize is the long line LongLine sends: 64 MiB, as
 // in docs/stdio.md, scenario 83.
 const LongLineSize = 64 << 20
 
 // LongLine runs cmd, a stdio MCP server whose input line limit is limit
 // bytes, and checks the process side of the line limit (docs/stdio.md,
 // "Line limits"; scenario 83): when long is true, a line of LongLineSize
-// bytes is refused with -32600 and a null id while it is still being
-// written, before its line feed; then the request line ping gets the
+// bytes is refused with -32600 and a null id once its line feed is
+// written; then the request line ping gets the
 // response line want (both with their LF); at EOF the server writes nothing
 // more and exits 0. It returns the server's peak resident memory (VmHWM)
 // read just before its stdin is closed, so that a caller can compare a run
@@ -83,15 +83,15 @@ func LongLine(tb testing.TB, cmd *exec.Cmd, limit int, long bool, ping, want str
 			}
 			wrote <- err
 		}()
-		refusal := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Line exceeds the ` +
-			strconv.Itoa(limit) + `-byte limit"}}` + "\n"
-		if got := next("the refusal"); got != refusal {
-			tb.Fatalf("got %q while the long line was being written, want the refusal %q", got, refusal)
-		}
 		if err := <-wrote; err != nil {
 			tb.Fatalf("writing the long line: %v", err)
 		}
 		io.WriteString(stdin, "\n")
+		refusal := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Line exceeds the ` +
+			strconv.Itoa(limit) + `-byte limit"}}` + "\n"
+		if got := next("the refusal"); got != refusal {
+			tb.Fatalf("got %q after the long line, want the refusal %q", got, refusal)
+		}
 	}
 	io.WriteString(stdin, ping)
 	if got := next("the response"); got != want {

@@ -26,6 +26,19 @@ const (
 	KindResponse
 )
 
+// String names the kind, for logs.
+func (k Kind) String() string {
+	switch k {
+	case KindRequest:
+		return "request"
+	case KindNotification:
+		return "notification"
+	case KindResponse:
+		return "response"
+	}
+	return "invalid"
+}
+
 // Message is one decoded JSON-RPC message. Its raw fields are sub-slices of
 // the decoded line, so whoever keeps one past the line's lifetime copies it.
 // Members other than these five are ignored.
@@ -57,6 +70,10 @@ func (m *Message) HasResult() bool { return m.hasResult }
 
 // HasError reports whether the message carried an "error" member.
 func (m *Message) HasError() bool { return m.hasError }
+
+// NullID reports an id member that is null (ID is then nil): in a response,
+// an error about a message the peer could not read.
+func (m *Message) NullID() bool { return m.nullID }
 
 // Decode validates one line as a JSON-RPC message.
 //

@@ -13,13 +13,24 @@ import (
 const ReadBufferSize = 64 << 10
 
 // LineTooLongError reports a line longer than the Reader's limit. It is
-// returned once per over-long line, as soon as the line passes the limit
-// and before its LF has been read; the next ReadLine discards the rest of
-// that line and returns the line after it.
+// returned once per over-long line, when the line has ended (its LF, or the
+// end of input), in place of the line; the next ReadLine returns the line
+// after it. The line's first and last bytes are kept, so that the message
+// it held can still be answered or failed by its id ([LineTooLongError.ID]).
 type LineTooLongError struct {
 	// Limit is the Reader's limit in bytes.
 	Limit int
+	// Head is the line's first bytes (at most HeadBytes) and Tail its last
+	// (at most TailBytes, line ending excluded). They overlap when the line
+	// is short.
+	Head, Tail []byte
 }
+
+// HeadBytes and TailBytes bound LineTooLongError's Head and Tail.
+const (
+	HeadBytes = 4 << 10
+	TailBytes = 256
+)
 
 // Error names the limit.
 func (e *LineTooLongError) Error() string {
@@ -39,10 +50,11 @@ func (e *LineTooLongError) Error() string {
 type Reader struct {
 	br         *bufio.Reader
 	limit      int
-	long       []byte // accumulates lines that do not fit in br's buffer
-	discarding bool   // inside an over-long line already reported
-	fromLong   bool   // the line last returned lives in long
-	err        error  // sticky read error
+	long       []byte            // accumulates lines that do not fit in br's buffer
+	discarding bool              // inside an over-long line, not yet reported
+	tooLong    *LineTooLongError // the over-long line being discarded
+	fromLong   bool              // the line last returned lives in long
+	err        error             // sticky read error
 }
 
 // NewReader returns a Reader over r that accepts lines of at most limit
@@ -101,13 +113,11 @@ func (r *Reader) readRaw() ([]byte, error) {
 		switch {
 		case err == nil: // frag ends in LF
 			if r.discarding {
-				r.discarding = false
-				total = 0
-				continue
+				return nil, r.endTooLong(frag[:len(frag)-1])
 			}
 			if total > r.limit {
-				r.long = r.long[:0]
-				return nil, &LineTooLongError{Limit: r.limit}
+				r.startTooLong(frag[:len(frag)-1])
+				return nil, r.endTooLong(nil)
 			}
 			line := frag
 			if len(r.long) > 0 {
@@ -120,22 +130,61 @@ func (r *Reader) readRaw() ([]byte, error) {
 			}
 			return line, nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			if r.discarding {
-				continue
+			switch {
+			case r.discarding:
+				r.tooLong.Tail = appendTail(r.tooLong.Tail, frag)
+			case total > r.limit:
+				r.startTooLong(frag)
+			default:
+				r.appendLong(frag)
 			}
-			if total > r.limit {
-				r.long = r.long[:0]
-				r.discarding = true
-				return nil, &LineTooLongError{Limit: r.limit}
-			}
-			r.appendLong(frag)
 		default:
 			r.err = err
-			if !r.discarding && len(frag) > 0 {
+			if r.discarding {
+				r.tooLong.Tail = appendTail(r.tooLong.Tail, frag)
+			} else if len(frag) > 0 {
 				r.appendLong(frag)
 			}
 		}
 	}
+}
+
+// startTooLong begins discarding the line in the long-line buffer and
+// frag, keeping its head and tail.
+func (r *Reader) startTooLong(frag []byte) {
+	e := &LineTooLongError{Limit: r.limit}
+	e.Head = append(e.Head, r.long[:min(len(r.long), HeadBytes)]...)
+	e.Head = append(e.Head, frag[:min(len(frag), HeadBytes-len(e.Head))]...)
+	e.Tail = appendTail(appendTail(nil, r.long), frag)
+	r.long = r.long[:0]
+	r.tooLong, r.discarding = e, true
+}
+
+// endTooLong reports the discarded line, frag being its last fragment
+// without the LF.
+func (r *Reader) endTooLong(frag []byte) *LineTooLongError {
+	e := r.tooLong
+	e.Tail = bytes.TrimSuffix(appendTail(e.Tail, frag), []byte{'\r'})
+	if over := len(e.Tail) - TailBytes; over > 0 {
+		e.Tail = e.Tail[over:]
+	}
+	e.Head = bytes.TrimSuffix(e.Head, []byte{'\n'})
+	e.Head = bytes.TrimSuffix(e.Head, []byte{'\r'})
+	r.tooLong, r.discarding = nil, false
+	return e
+}
+
+// appendTail appends frag to tail, keeping the last TailBytes+1 (one more
+// for a CR that the line ending may strip).
+func appendTail(tail, frag []byte) []byte {
+	const keep = TailBytes + 1
+	if len(frag) >= keep {
+		return append(tail[:0], frag[len(frag)-keep:]...)
+	}
+	if over := len(tail) + len(frag) - keep; over > 0 {
+		tail = append(tail[:0], tail[over:]...)
+	}
+	return append(tail, frag...)
 }
 
 // Detach hands the line last returned by ReadLine over to the caller
@@ -175,18 +224,17 @@ func (r *Reader) appendLong(frag []byte) {
 // limit is returned once, then the read error.
 func (r *Reader) finish(total int) ([]byte, error) {
 	if r.discarding {
-		r.discarding = false
-		r.long = r.long[:0]
-		return nil, r.err
+		return nil, r.endTooLong(nil)
 	}
 	if len(r.long) == 0 {
 		return nil, r.err
 	}
 	line := r.long
-	r.long = r.long[:0]
 	if total > r.limit {
-		return nil, &LineTooLongError{Limit: r.limit}
+		r.startTooLong(nil)
+		return nil, r.endTooLong(nil)
 	}
+	r.long = r.long[:0]
 	r.fromLong = true
 	if n := len(line); line[n-1] == '\r' {
 		line = line[:n-1]

@@ -77,28 +77,47 @@ func TestReaderLongLines(t *testing.T) {
 	}
 }
 
-// An over-long line is reported before its LF arrives.
-func TestReaderReportsBeforeLF(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pr.Close()
-	go func() {
-		pw.Write(bytes.Repeat([]byte("z"), 4*ReadBufferSize))
-		// The rest of the line, and the next one, follow only after the
-		// reader has reported; a blocked write would otherwise deadlock.
-	}()
-	lr := NewReader(pr, ReadBufferSize)
+// An over-long line is reported when it ends, with its first and last
+// bytes kept; the line after it is served next.
+func TestReaderReportsHeadAndTail(t *testing.T) {
+	body := strings.Repeat("z", 5*ReadBufferSize)
+	line := `{"jsonrpc":"2.0","id":7,"result":"` + body + `","tail":"end"}`
+	for _, ending := range []string{"\n", "\r\n", ""} {
+		lr := NewReader(strings.NewReader(line+ending+"next\n"), ReadBufferSize)
+		if ending == "" {
+			lr = NewReader(strings.NewReader(line), ReadBufferSize)
+		}
+		_, err := lr.ReadLine()
+		var tooLong *LineTooLongError
+		if !errors.As(err, &tooLong) {
+			t.Fatalf("ending %q: ReadLine = %v, want *LineTooLongError", ending, err)
+		}
+		if want := line[:HeadBytes]; string(tooLong.Head) != want {
+			t.Errorf("ending %q: Head = %.40q..., want the first %d bytes", ending, tooLong.Head, HeadBytes)
+		}
+		if want := line[len(line)-TailBytes:]; string(tooLong.Tail) != want {
+			t.Errorf("ending %q: Tail = ...%q, want the last %d bytes %q", ending, tooLong.Tail, TailBytes, want)
+		}
+		next, err := lr.ReadLine()
+		switch {
+		case ending == "" && err != io.EOF:
+			t.Errorf("after a final over-long line: ReadLine = %q, %v; want io.EOF", next, err)
+		case ending != "" && (err != nil || string(next) != "next"):
+			t.Errorf("ending %q: ReadLine after it = %q, %v; want next", ending, next, err)
+		}
+	}
+}
+
+// Short over-long lines keep all their bytes in Head and Tail.
+func TestReaderShortTooLong(t *testing.T) {
+	lr := NewReader(strings.NewReader("{\"id\":1}\r\n"), 5)
 	_, err := lr.ReadLine()
 	var tooLong *LineTooLongError
 	if !errors.As(err, &tooLong) {
 		t.Fatalf("ReadLine = %v, want *LineTooLongError", err)
 	}
-	go func() {
-		pw.Write([]byte("zzz\nnext\n"))
-		pw.Close()
-	}()
-	line, err := lr.ReadLine()
-	if err != nil || string(line) != "next" {
-		t.Fatalf("ReadLine after drop = %q, %v; want next", line, err)
+	if string(tooLong.Head) != `{"id":1}` || string(tooLong.Tail) != `{"id":1}` {
+		t.Errorf("Head, Tail = %q, %q; want the line without its ending", tooLong.Head, tooLong.Tail)
 	}
 }
 

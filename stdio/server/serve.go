@@ -276,7 +276,7 @@ type serveConn struct {
 type inputEvent struct {
 	msg       wire.Message
 	decodeErr *jsonrpc.Error
-	tooLong   bool
+	tooLong   *wire.LineTooLongError
 	err       error
 }
 
@@ -352,7 +352,7 @@ func (c *serveConn) readLoop() {
 		case err == nil:
 			ev = decodeInput(line)
 		case errors.As(err, &tooLong):
-			ev.tooLong = true
+			ev.tooLong = tooLong
 		default:
 			ev.err = err
 		}
@@ -494,9 +494,8 @@ func capacityRefusal(message string, limit int) *jsonrpc.Error {
 
 func (c *serveConn) handleLine(ctx context.Context, ev inputEvent) error {
 	switch {
-	case ev.tooLong:
-		return c.writeError(ctx, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: fmt.Sprintf("Line exceeds the %d-byte limit", c.cfg.MaxLineBytes)})
+	case ev.tooLong != nil:
+		return c.lineTooLong(ctx, ev.tooLong)
 	case ev.err != nil:
 		c.endOfInput(ev.err)
 		return nil
@@ -519,6 +518,25 @@ func (c *serveConn) handleLine(ctx context.Context, ev inputEvent) error {
 		c.response(&ev.msg)
 	}
 	return nil
+}
+
+// lineTooLong answers an over-long line: a request by its id when its
+// first or last bytes show it (so that the client's call fails at once),
+// a response by failing the server request it answers; anything else with
+// an id-less -32600, as JSON-RPC has it for a message that cannot be read.
+func (c *serveConn) lineTooLong(ctx context.Context, e *wire.LineTooLongError) error {
+	msg := fmt.Sprintf("Line exceeds the %d-byte limit", c.cfg.MaxLineBytes)
+	id, kind := e.Peek()
+	switch kind {
+	case wire.KindRequest:
+		return c.writeError(ctx, id, jsonrpc.WithData(jsonrpc.CodeInvalidRequest, msg, map[string]int{"limit": c.cfg.MaxLineBytes}))
+	case wire.KindResponse:
+		if ch := c.takeCall(id); ch != nil {
+			ch <- callResult{err: jsonrpc.WithData(jsonrpc.CodeInternalError, "The client's response e"+msg[1:], map[string]int{"limit": c.cfg.MaxLineBytes})}
+			return nil
+		}
+	}
+	return c.writeError(ctx, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg})
 }
 
 // endOfInput stops reading: streams close without a terminal message, and

@@ -169,6 +169,32 @@ func TestServeLineLimitEdges(t *testing.T) { // scenario 84
 	}
 }
 
+// An over-long request is answered with its own id, wherever the id sits
+// in the line, so that the client's call fails at once; a line whose id
+// cannot be told gets the null-id refusal.
+func TestServeLineLimitByID(t *testing.T) {
+	bulk := `"params":{"text":"` + strings.Repeat("z", 10_000) + `"}`
+	limitErr := func(id string) string {
+		return errorLine(id, -32600, "Line exceeds the 1000-byte limit", `{"limit":1000}`)
+	}
+	tests := []struct{ name, input, want string }{
+		{"id first", `{"jsonrpc":"2.0","id":5,"method":"tools/call",` + bulk + `}`, limitErr("5")},
+		{"id last", `{"method":"tools/call",` + bulk + `,"jsonrpc":"2.0","id":"r-9"}`, limitErr(`"r-9"`)},
+		{"no id to be seen", `{"jsonrpc":"2.0",` + bulk + `}`, errorLine("null", -32600, "Line exceeds the 1000-byte limit", "")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines, err := serveString(t, newFakeRuntime(), Config{MaxLineBytes: 1000}, tt.input+"\n")
+			if err != nil {
+				t.Fatalf("Serve = %v", err)
+			}
+			if len(lines) != 1 || lines[0] != tt.want {
+				t.Errorf("output %q, want %q", lines, tt.want)
+			}
+		})
+	}
+}
+
 // Server: encoding (scenarios 85-87).
 
 func TestServeEncoding(t *testing.T) { // scenario 85

@@ -84,8 +84,12 @@
 //   - google.rpc.ErrorInfo with domain "mcpbridge" and a reason:
 //     "CHILD_ERROR" (the child answered with a JSON-RPC error),
 //     "CHILD_UNAVAILABLE" (the child is not running or exited mid-call),
-//     "TIMEOUT", "CAPACITY", "INVALID_INPUT" (refused at the bridge) or
-//     "UNKNOWN_SERVER". Its metadata has "server" (the fronted server's
+//     "TIMEOUT", "CAPACITY", "INVALID_INPUT" (refused at the bridge),
+//     "TOO_LARGE" (with RESOURCE_EXHAUSTED: a request over the child's
+//     configured line limit, refused at the bridge, or a response over the
+//     bridge's --max-message-bytes, dropped as it arrived; the call fails
+//     at once, whatever its deadline) or "UNKNOWN_SERVER". Its metadata
+//     has "server" (the fronted server's
 //     name), "method" (the MCP method) and "code" (the JSON-RPC code in
 //     decimal).
 //   - google.rpc.RetryInfo, with UNAVAILABLE only, while the child restarts
