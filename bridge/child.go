@@ -46,6 +46,7 @@ func (srv *upstream) start(ctx context.Context, retire func(supervisor.Process))
 		return nil, err
 	}
 	relays[c].attach(c) // only now: Connect sets the era unsynchronised
+	srv.log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
 	return &child{Client: c, relay: relays[c]}, nil
 }
 

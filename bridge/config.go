@@ -69,6 +69,11 @@ type ServerConfig struct {
 	// (default: auto, every version in stdio.DefaultVersions). One version
 	// pins it. New refuses versions stdio does not speak.
 	Versions []string
+	// HandshakeTimeout bounds the version negotiation of each child it
+	// starts (default stdio.DefaultHandshakeTimeout, 15 s): a child that
+	// has not completed it in time counts as a failed start. Calls that
+	// arrive while a child starts wait for it at most this long.
+	HandshakeTimeout time.Duration
 	// Grace is how long a stopping child gets after its stdin closes, and
 	// again after SIGTERM (default 5 s).
 	Grace time.Duration
@@ -176,6 +181,12 @@ func (c *Config) normalize() error {
 		if s.MaxRestartBackoff < s.RestartBackoff {
 			return fmt.Errorf("bridge: server %q: MaxRestartBackoff %v is shorter than RestartBackoff %v", s.Name, s.MaxRestartBackoff, s.RestartBackoff)
 		}
+		if s.HandshakeTimeout < 0 {
+			return fmt.Errorf("bridge: server %q: HandshakeTimeout is negative", s.Name)
+		}
+		if s.HandshakeTimeout == 0 {
+			s.HandshakeTimeout = stdio.DefaultHandshakeTimeout
+		}
 		if s.MaxRequestBytes < 0 {
 			return fmt.Errorf("bridge: server %q: MaxRequestBytes is negative", s.Name)
 		}
@@ -205,7 +216,7 @@ func (s *ServerConfig) client(log *slog.Logger) stdio.ClientConfig {
 }
 
 func (s *ServerConfig) connect() stdio.ConnectConfig {
-	return stdio.ConnectConfig{Versions: s.Versions, ClientInfo: s.ClientInfo, Capabilities: s.capabilities()}
+	return stdio.ConnectConfig{Versions: s.Versions, ClientInfo: s.ClientInfo, Capabilities: s.capabilities(), HandshakeTimeout: s.HandshakeTimeout}
 }
 
 // childEnv applies changes in order over base; the last entry for a name

@@ -48,7 +48,7 @@ func echoWorks(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeServiceCl
 // childOf returns the fronted server's child as GetServer reports it.
 func childOf(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeServiceClient) *mcpbridgev1.Child {
 	t.Helper()
-	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 	if err != nil {
 		t.Fatalf("GetServer: %v", err)
 	}

@@ -185,7 +185,7 @@ func TestRealChildDeadlineCancels(t *testing.T) {
 			t.Parallel()
 			sc, log := tapped(t, rc.sc(t))
 			h := startTypedBridge(t, sc)
-			if _, err := h.bc.GetServer(context.Background(), &mcpbridgev1.GetServerRequest{}); err != nil {
+			if _, err := h.bc.GetServer(context.Background(), &mcpbridgev1.GetServerRequest{WaitForReady: true}); err != nil {
 				t.Fatal(err) // the child is up before any deadline starts
 			}
 			req := rc.longCall(t)
@@ -232,7 +232,7 @@ func TestRealChildKilledMidCall(t *testing.T) {
 			h := startTypedBridge(t, rc.sc(t))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			before, err := h.bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+			before, err := h.bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,6 +244,9 @@ func TestRealChildKilledMidCall(t *testing.T) {
 				t.Fatalf("first message = %v, %v; want progress", first, err)
 			}
 			pid := int(before.GetChild().GetPid())
+			if pid <= 0 { // kill(0) would signal the test's own process group
+				t.Fatalf("GetServer() = %v, want a running child", before)
+			}
 			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
@@ -255,7 +258,7 @@ func TestRealChildKilledMidCall(t *testing.T) {
 			if err != nil || res.GetIsError() || len(res.GetContent()) == 0 {
 				t.Fatalf("CallTool(%s) after the restart = %v, %v; want a result", rc.quick, res, err)
 			}
-			after, err := h.bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+			after, err := h.bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -239,7 +239,7 @@ func TestDeadlineCancelsChildCall(t *testing.T) {
 		t.Run(server, func(t *testing.T) {
 			t.Parallel()
 			// The child is running before any deadline starts.
-			if _, err := h.bc.GetServer(context.Background(), &mcpbridgev1.GetServerRequest{Server: server}); err != nil {
+			if _, err := h.bc.GetServer(context.Background(), &mcpbridgev1.GetServerRequest{Server: server, WaitForReady: true}); err != nil {
 				t.Fatal(err)
 			}
 

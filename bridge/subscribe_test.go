@@ -58,7 +58,7 @@ func TestSubscribeListenGoSDK(t *testing.T) {
 
 func getProtocol(ctx context.Context, tb testing.TB, b *streamsBridge, server string) string {
 	tb.Helper()
-	res, err := b.client.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: server})
+	res, err := b.client.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: server, WaitForReady: true})
 	if err != nil {
 		tb.Fatalf("GetServer: %v", err)
 	}

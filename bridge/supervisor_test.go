@@ -143,7 +143,7 @@ func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
 	expectHealth(t, overall, healthpb.HealthCheckResponse_SERVING)
 	expectHealth(t, perServer, healthpb.HealthCheckResponse_SERVING)
 
-	first, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	first, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
 	if err != nil || !strings.Contains(res.GetResultJson(), "after the restart") {
 		t.Fatalf("echo after the restart = %v, %v; want the message back", res, err)
 	}
-	second, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	second, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,13 +188,16 @@ func TestChildDeathFailsCallsInFlightAndRestarts(t *testing.T) {
 	}
 
 	// Killed from outside this time.
+	if c2.GetPid() <= 0 { // kill(0) would signal the test's own process group
+		t.Fatalf("GetServer().child = %v, want a running child", c2)
+	}
 	if err := syscall.Kill(int(c2.GetPid()), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	expectHealth(t, overall, healthpb.HealthCheckResponse_NOT_SERVING)
 	release()
 	expectHealth(t, overall, healthpb.HealthCheckResponse_SERVING)
-	third, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	third, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,12 +231,41 @@ func TestChildThatComesBackAfterCrashLoop(t *testing.T) {
 	if err != nil || firstText(t, res.GetResultJson()) != "back" {
 		t.Fatalf("echo after the half-open start = %v, %v", res, err)
 	}
-	got, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	got, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ch := got.GetChild(); ch.GetState() != mcpbridgev1.ChildState_CHILD_STATE_READY || ch.GetRestarts() != 6 || int(ch.GetPid()) != c.Pid() {
 		t.Errorf("GetServer().child = %v, want READY after 6 restarts, pid %d", ch, c.Pid())
+	}
+}
+
+// A child that never completes the handshake does not hold anyone up:
+// GetServer answers at once with STARTING, a call waits at most the
+// handshake timeout and then gets UNAVAILABLE with RetryInfo, and the
+// server reaches FAILED after MaxRestarts+1 handshake timeouts.
+func TestChildThatNeverAnswersTheHandshake(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second) // well under the 30 s default deadline
+	defer cancel()
+	logs := &testkit.Lines{}
+	cfg := fixtureChild(t, "", time.Second, "FIXTURE_MUTE=1")
+	cfg.HandshakeTimeout = time.Second
+	cfg.MaxRestarts = 1
+	cfg.MaxRestartBackoff = time.Hour
+	svc := newService(t, Config{Servers: []ServerConfig{cfg}, Logger: logs.Logger()})
+	bc := mcpbridgev1.NewBridgeServiceClient(loopbackBridge(t, svc))
+
+	got, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	if err != nil || got.GetChild().GetState() != mcpbridgev1.ChildState_CHILD_STATE_STARTING || got.GetProtocolVersion() != "" {
+		t.Fatalf("GetServer while the child starts = %v, %v; want STARTING at once, nothing negotiated", got, err)
+	}
+	_, err = callTool(ctx, bc, "echo", `{"message":"x"}`)
+	checkChildGone(t, "a call while the child does not answer its handshake", err, time.Hour)
+	if st := waitState(svc, "", supervisor.Failed).State; st != supervisor.Failed {
+		t.Fatalf("state = %v, want FAILED after two handshake timeouts", st)
+	}
+	if !logs.Has("The server did not complete the handshake in time") {
+		t.Errorf("the handshake timeout is not in the bridge's log:\n%s", logs)
 	}
 }
 
@@ -263,7 +295,7 @@ func TestChildThatCannotStartEndsFailed(t *testing.T) {
 	if !logs.Has("mcpbridge: server stderr", secretDiagnosis) {
 		t.Errorf("the child's stderr is not in the bridge's log")
 	}
-	got, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	got, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 	if err != nil {
 		t.Fatal(err)
 	}

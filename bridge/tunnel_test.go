@@ -216,7 +216,7 @@ func TestConnectMalformed(t *testing.T) {
 	if m, text := tun.response("9", nil); m.Result == nil {
 		t.Errorf("tools/list after the malformed lines = %s", text)
 	}
-	res, err := b.client.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	res, err := b.client.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 	if err != nil || res.GetChild().GetRestarts() != 0 || res.GetChild().GetState() != mcpbridgev1.ChildState_CHILD_STATE_READY {
 		t.Errorf("GetServer = %v, %v; want the first child, ready", res, err)
 	}

@@ -77,19 +77,23 @@ func (srv *upstream) failure(method string, err error) error {
 	return toStatus(srv.name, method, err)
 }
 
-// GetServer returns the negotiated state of a fronted server. While the
-// child starts it waits for it (bounded by the RPC's deadline); a server
-// that is restarting, failed or stopping is reported as it is.
+// GetServer returns the state of a fronted server as it is now: a child
+// that is starting, restarting, failed or stopping is reported so, and the
+// negotiated fields are set while it is READY. Only with wait_for_ready
+// does it wait while the child starts (bounded by the RPC's deadline and
+// the handshake timeout).
 func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerRequest) (*mcpbridgev1.GetServerResponse, error) {
 	const method = "GetServer"
 	srv, err := s.lookup(ctx, req.GetServer(), method)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := srv.sup.Acquire(ctx); err != nil {
-		var u *supervisor.UnavailableError
-		if !errors.As(err, &u) {
-			return nil, toStatus(srv.name, method, err)
+	if req.GetWaitForReady() {
+		if _, err := srv.sup.Acquire(ctx); err != nil {
+			var u *supervisor.UnavailableError
+			if !errors.As(err, &u) {
+				return nil, toStatus(srv.name, method, err)
+			}
 		}
 	}
 	info, c := srv.info()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -24,8 +25,14 @@ const (
 // preference order.
 var DefaultVersions = slices.Clone(protocol.Versions)
 
-// DefaultProbeTimeout bounds the server/discover probe.
-const DefaultProbeTimeout = 10 * time.Second
+// Defaults of ConnectConfig.
+const (
+	// DefaultHandshakeTimeout bounds a whole Connect after the first
+	// spawn: probe, initialize and any second spawn.
+	DefaultHandshakeTimeout = 15 * time.Second
+	// DefaultProbeTimeout bounds the server/discover probe within it.
+	DefaultProbeTimeout = 5 * time.Second
+)
 
 // ConnectConfig says which protocol versions [Connect] may settle on and
 // how the client introduces itself. The zero value means the defaults.
@@ -34,7 +41,13 @@ type ConnectConfig struct {
 	// DefaultVersions). A single version, or versions of one era only,
 	// skip the server/discover probe.
 	Versions []string
-	// ProbeTimeout bounds the server/discover probe (default 10 s).
+	// HandshakeTimeout bounds the whole negotiation (default 15 s): a
+	// child that does not complete it in time is closed and Connect
+	// returns -32001.
+	HandshakeTimeout time.Duration
+	// ProbeTimeout bounds the server/discover probe (default 5 s, never
+	// more than HandshakeTimeout). A child that stays silent for it is
+	// taken for a legacy server and sent initialize.
 	ProbeTimeout time.Duration
 	// ClientInfo is the client's Implementation object (default
 	// {"name":"mcpbridge","version":"dev"}).
@@ -52,6 +65,7 @@ type era struct {
 	serverInfo   json.RawMessage
 	capabilities json.RawMessage
 	instructions string
+	reason       string // how Connect settled on version
 }
 
 // Protocol returns the negotiated protocol version ("" on a raw Client).
@@ -80,6 +94,17 @@ func (c *Client) ServerCapabilities() json.RawMessage {
 		return nil
 	}
 	return e.capabilities
+}
+
+// Negotiation says how Connect settled on the protocol version, for logs:
+// for example "server/discover answered", "server/discover answered
+// -32601: a legacy server", "pinned". It is "" on a raw Client.
+func (c *Client) Negotiation() string {
+	e := c.era.Load()
+	if e == nil {
+		return ""
+	}
+	return e.reason
 }
 
 // Instructions returns the server's instructions, or "".
@@ -204,8 +229,8 @@ func appendField(out []byte, f rawjson.Field) []byte {
 	return append(out, f.Value...)
 }
 
-func newEra(version string, cfg *ConnectConfig) *era {
-	e := &era{version: version, modern: protocol.Modern(version)}
+func newEra(version string, cfg *ConnectConfig, reason string) *era {
+	e := &era{version: version, modern: protocol.Modern(version), reason: reason}
 	if e.modern {
 		e.stamp = []rawjson.Field{
 			{Key: protocol.MetaProtocolVersion, RawKey: rawjson.AppendString(nil, protocol.MetaProtocolVersion), Value: rawjson.AppendString(nil, version)},
@@ -226,9 +251,13 @@ func (cfg *ConnectConfig) normalize() error {
 				map[string][]string{"requested": cfg.Versions, "supported": protocol.Versions})
 		}
 	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = DefaultHandshakeTimeout
+	}
 	if cfg.ProbeTimeout <= 0 {
 		cfg.ProbeTimeout = DefaultProbeTimeout
 	}
+	cfg.ProbeTimeout = min(cfg.ProbeTimeout, cfg.HandshakeTimeout)
 	var err error
 	if cfg.ClientInfo == nil {
 		cfg.ClientInfo = json.RawMessage(`{"name":"mcpbridge","version":"dev"}`)
@@ -246,20 +275,23 @@ func (cfg *ConnectConfig) normalize() error {
 // Connect starts a child with start and negotiates the protocol version
 // with it (docs/stdio.md, "Negotiation"; docs/protocol.md,
 // "Era detection"). start is the caller's spawn function, typically a
-// closure over [Start]; Connect calls it again when the server/discover
-// probe may have tainted the first child (silence, a dead child, or a
-// failed initialize after the probe), after closing that child without
-// waiting for it.
+// closure over [Start]; Connect calls it a second time only when the first
+// child died or sent garbage during the server/discover probe, after
+// closing that child without waiting for it. The whole negotiation is
+// bounded by ConnectConfig.HandshakeTimeout.
 //
 // With both eras allowed, Connect probes with server/discover: a result or
-// a -32022/-32021/-32020 error means a 2026-07-28 server; anything else
-// means a legacy one, which gets initialize with the first allowed legacy
-// version and then notifications/initialized. A pinned version, or
-// versions of one era only, skip the probe.
+// a -32022/-32021/-32020 error means a 2026-07-28 server; another error,
+// or silence for ProbeTimeout, means a legacy one, which gets initialize on
+// the same child with the first allowed legacy version and then
+// notifications/initialized. A server that refuses initialize with -32022
+// naming 2026-07-28 among its versions is a 2026-07-28 server after all. A
+// pinned version, or versions of one era only, skip the probe.
 //
 // On success the returned Client stamps the required _meta on every
 // request of a 2026-07-28 connection and refuses methods of the other era
-// locally. On failure every child started is closed.
+// locally; [Client.Negotiation] says how the version was chosen. On
+// failure every child started is closed.
 func Connect(ctx context.Context, start func(context.Context) (*Client, error), cfg ConnectConfig) (*Client, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, err
@@ -274,17 +306,18 @@ func Connect(ctx context.Context, start func(context.Context) (*Client, error), 
 	if err != nil {
 		return nil, err
 	}
+	hs := &handshake{cfg: &cfg, legacy: legacy, deadline: time.Now().Add(cfg.HandshakeTimeout)}
 	switch {
 	case len(legacy) == 0: // pinned 2026-07-28: nothing to send
-		c.era.Store(newEra(Version20260728, &cfg))
+		c.era.Store(newEra(Version20260728, &cfg, "pinned"))
 		return c, nil
 	case len(legacy) == len(cfg.Versions):
-		return initialize(ctx, c, legacy, &cfg)
+		return hs.initialize(ctx, c, legacy, "legacy versions only")
 	}
 
-	probe := newEra(Version20260728, &cfg)
+	probe := newEra(Version20260728, &cfg, "")
 	params, _ := probe.params(nil, nil, nil)
-	res, err := c.call(ctx, "server/discover", params, &CallOptions{Timeout: cfg.ProbeTimeout})
+	res, err := c.call(ctx, "server/discover", params, &CallOptions{Timeout: hs.timeout(cfg.ProbeTimeout)})
 	var rpcErr *jsonrpc.Error
 	switch {
 	case err == nil:
@@ -292,35 +325,75 @@ func Connect(ctx context.Context, start func(context.Context) (*Client, error), 
 		if supported == nil {
 			break // a result without supportedVersions is no DiscoverResult
 		}
-		return settle(ctx, c, supported, res, legacy, &cfg)
+		return hs.settle(ctx, c, supported, res, "server/discover answered")
 	case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeUnsupportedVersion:
 		if supported, ok := stringList(rpcErr.Data, "supported"); ok {
-			return settle(ctx, c, supported, nil, legacy, &cfg)
+			return hs.settle(ctx, c, supported, nil, "server/discover answered -32022")
 		}
 	case errors.As(err, &rpcErr) && (rpcErr.Code == jsonrpc.CodeMissingCapability || rpcErr.Code == jsonrpc.CodeHeaderMismatch):
-		c.era.Store(newEra(Version20260728, &cfg))
+		c.era.Store(newEra(Version20260728, &cfg, fmt.Sprintf("server/discover answered %d", rpcErr.Code)))
 		return c, nil
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
+	if ctx.Err() != nil {
 		c.Close()
 		return nil, ctxError(ctx)
 	}
-	// A legacy verdict. Reuse the child only after a clean JSON-RPC error
-	// reply; after silence, garbage or a dead child it may be tainted.
-	if err != nil && cleanReply(c, err) {
-		if ok, err := initialize(ctx, c, legacy, &cfg); err == nil {
-			return ok, nil
-		} else if ctx.Err() != nil || isVersionRefusal(err) {
+	// A legacy verdict. The same child gets initialize after a clean
+	// JSON-RPC error or after silence (a server that ignores requests
+	// before initialize); a second copy is started only when this one died
+	// or answered with garbage, which may have left it in a bad state.
+	var why string
+	switch {
+	case err == nil:
+		why = "server/discover answered without supportedVersions: a legacy server"
+	case cleanReply(c, err):
+		why = fmt.Sprintf("server/discover answered %d: a legacy server", rpcErr.Code)
+		ok, err := hs.initialize(ctx, c, legacy, why)
+		var e *jsonrpc.Error
+		if err == nil || ctx.Err() != nil || hs.expired() || !errors.As(err, &e) ||
+			e.Code == jsonrpc.CodeRequestTimeout || (e.Code == jsonrpc.CodeInvalidParams && len(e.Data) > 0) {
+			return ok, err
+		}
+		// A strict server refuses initialize after any other request: a
+		// fresh copy gets initialize alone.
+		why += "; initialize refused after the probe (" + err.Error() + "), so on a fresh child"
+		if c, err = start(ctx); err != nil {
 			return nil, err
 		}
-	} else {
+	case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeRequestTimeout && c.Err() == nil:
+		why = "server/discover unanswered in " + cfg.ProbeTimeout.String() + ": a legacy server"
+	default:
 		c.Close()
+		if hs.expired() {
+			return nil, hs.timeoutError()
+		}
+		why = "the first child failed server/discover (" + err.Error() + "): a legacy server"
+		if c, err = start(ctx); err != nil {
+			return nil, err
+		}
 	}
-	fresh, err := start(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return initialize(ctx, fresh, legacy, &cfg)
+	return hs.initialize(ctx, c, legacy, why)
+}
+
+// handshake is one Connect's negotiation state: its settings and the
+// deadline of the whole handshake.
+type handshake struct {
+	cfg      *ConnectConfig
+	legacy   []string
+	deadline time.Time
+}
+
+// timeout is d cut to what is left of the handshake (at least 1 ms, so
+// that an expired handshake times out rather than waiting for ever).
+func (hs *handshake) timeout(d time.Duration) time.Duration {
+	return max(min(d, time.Until(hs.deadline)), time.Millisecond)
+}
+
+func (hs *handshake) expired() bool { return !time.Now().Before(hs.deadline) }
+
+func (hs *handshake) timeoutError() *jsonrpc.Error {
+	return jsonrpc.WithData(jsonrpc.CodeRequestTimeout, "The server did not complete the handshake in time",
+		map[string]int64{"timeoutMs": hs.cfg.HandshakeTimeout.Milliseconds()})
 }
 
 // cleanReply reports whether err is a JSON-RPC error the child sent, with
@@ -334,24 +407,21 @@ func cleanReply(c *Client, err error) bool {
 	return e.Code != jsonrpc.CodeRequestTimeout && e.Message != "Invalid JSON-RPC response"
 }
 
-func isVersionRefusal(err error) bool {
-	var e *jsonrpc.Error
-	return errors.As(err, &e) && e.Code == jsonrpc.CodeInvalidParams && len(e.Data) > 0
-}
 
 // settle picks the first allowed version the server supports. 2026-07-28
 // needs no handshake; a legacy version gets initialize on the same child,
 // which a modern verdict proves untainted.
-func settle(ctx context.Context, c *Client, supported []string, discover json.RawMessage, legacy []string, cfg *ConnectConfig) (*Client, error) {
+func (hs *handshake) settle(ctx context.Context, c *Client, supported []string, discover json.RawMessage, why string) (*Client, error) {
+	cfg := hs.cfg
 	for _, v := range cfg.Versions {
 		if !slices.Contains(supported, v) {
 			continue
 		}
 		if v != Version20260728 {
-			order := append([]string{v}, slices.DeleteFunc(slices.Clone(legacy), func(l string) bool { return l == v })...)
-			return initialize(ctx, c, order, cfg)
+			order := append([]string{v}, slices.DeleteFunc(slices.Clone(hs.legacy), func(l string) bool { return l == v })...)
+			return hs.initialize(ctx, c, order, why+"; "+v+" is the first version in common")
 		}
-		e := newEra(v, cfg)
+		e := newEra(v, cfg, why)
 		if discover != nil {
 			if meta, ok := rawjson.Member(discover, "_meta"); ok {
 				e.serverInfo, _ = rawjson.Member(meta, protocol.MetaServerInfo)
@@ -370,17 +440,36 @@ func settle(ctx context.Context, c *Client, supported []string, discover json.Ra
 }
 
 // initialize runs the legacy handshake with the first of versions; a
-// counter-offer among versions is accepted. On failure the child is closed.
-func initialize(ctx context.Context, c *Client, versions []string, cfg *ConnectConfig) (*Client, error) {
+// counter-offer among versions is accepted, and a -32022 refusal that
+// names an allowed 2026-07-28 settles on it. On failure the child is
+// closed.
+func (hs *handshake) initialize(ctx context.Context, c *Client, versions []string, why string) (*Client, error) {
+	cfg := hs.cfg
+	if hs.expired() {
+		c.Close()
+		return nil, hs.timeoutError()
+	}
 	params := append([]byte(`{"protocolVersion":`), rawjson.AppendString(nil, versions[0])...)
 	params = append(params, `,"capabilities":`...)
 	params = append(params, cfg.Capabilities...)
 	params = append(params, `,"clientInfo":`...)
 	params = append(params, cfg.ClientInfo...)
 	params = append(params, '}')
-	res, err := c.call(ctx, "initialize", json.RawMessage(params), &CallOptions{})
-	if err != nil {
+	res, err := c.call(ctx, "initialize", json.RawMessage(params), &CallOptions{Timeout: hs.timeout(cfg.HandshakeTimeout)})
+	var rpcErr *jsonrpc.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeUnsupportedVersion && slices.Contains(cfg.Versions, Version20260728):
+		if supported, ok := stringList(rpcErr.Data, "supported"); ok && slices.Contains(supported, Version20260728) {
+			c.era.Store(newEra(Version20260728, cfg, why+"; then initialize answered -32022 naming "+Version20260728))
+			return c, nil
+		}
+		fallthrough
+	default:
 		c.Close()
+		if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeRequestTimeout && ctx.Err() == nil {
+			return nil, hs.timeoutError()
+		}
 		return nil, err
 	}
 	raw, _ := rawjson.Member(res, "protocolVersion")
@@ -390,7 +479,7 @@ func initialize(ctx context.Context, c *Client, versions []string, cfg *ConnectC
 		return nil, jsonrpc.WithData(jsonrpc.CodeInvalidParams, "The server offered a protocol version that is not allowed",
 			map[string]any{"negotiated": got, "requested": versions})
 	}
-	e := newEra(got, cfg)
+	e := newEra(got, cfg, why)
 	e.serverInfo, _ = rawjson.Member(res, "serverInfo")
 	e.capabilities, _ = rawjson.Member(res, "capabilities")
 	if s, ok := rawjson.Member(res, "instructions"); ok {

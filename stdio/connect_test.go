@@ -59,19 +59,54 @@ func TestConnectLegacy(t *testing.T) {
 
 // Scenario 34.
 func TestConnectTaintedProbe(t *testing.T) {
-	for _, era := range []string{"strict-legacy", "garbage-probe", "silent-probe", "exit-probe"} {
-		t.Run(era, func(t *testing.T) {
-			c, starts, err := connectFixture(t, ConnectConfig{ProbeTimeout: 500 * time.Millisecond}, "FIXTURE_ERA="+era)
+	for _, tt := range []struct {
+		era    string
+		starts int32
+	}{
+		// A second copy only when the first cannot be initialized: it
+		// exited, or refuses initialize after another request.
+		{"strict-legacy", 2}, {"exit-probe", 2},
+		// A child that stays silent, or writes garbage, is initialized
+		// in place.
+		{"garbage-probe", 1}, {"silent-probe", 1},
+	} {
+		t.Run(tt.era, func(t *testing.T) {
+			c, starts, err := connectFixture(t, ConnectConfig{ProbeTimeout: 500 * time.Millisecond}, "FIXTURE_ERA="+tt.era)
 			if err != nil {
 				t.Fatalf("Connect: %v", err)
 			}
-			if c.Protocol() != Version20251125 || starts.Load() != 2 {
-				t.Errorf("Protocol() = %q after %d starts; want 2025-11-25 after 2", c.Protocol(), starts.Load())
+			if c.Protocol() != Version20251125 || starts.Load() != tt.starts {
+				t.Errorf("Protocol() = %q after %d starts; want 2025-11-25 after %d", c.Protocol(), starts.Load(), tt.starts)
 			}
+			t.Logf("negotiation: %s", c.Negotiation())
 			if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
 				t.Errorf("echo on the fresh child: %v", err)
 			}
 		})
+	}
+}
+
+// Scenario 34a: the probe and the handshake run on one process where that
+// is sound, and the whole handshake is bounded. A 2026-07-28-only server
+// that misses the probe and refuses initialize with -32022 is settled on
+// 2026-07-28 in place; a child that never answers fails Connect with the
+// handshake timeout, without a second copy.
+func TestConnectHandshakeInPlace(t *testing.T) {
+	c, starts, err := connectFixture(t, ConnectConfig{ProbeTimeout: 300 * time.Millisecond}, "FIXTURE_ERA=slow-modern")
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	if c.Protocol() != Version20260728 || starts.Load() != 1 || !strings.Contains(c.Negotiation(), "-32022") {
+		t.Errorf("Protocol() = %q after %d starts (%s); want 2026-07-28 after 1, by initialize's -32022", c.Protocol(), starts.Load(), c.Negotiation())
+	}
+	if _, err := callTool(context.Background(), c, "echo", nil, nil); err != nil {
+		t.Errorf("echo: %v", err)
+	}
+
+	_, starts, err = connectFixture(t, ConnectConfig{ProbeTimeout: 300 * time.Millisecond, HandshakeTimeout: time.Second}, "FIXTURE_ERA=mute")
+	e := wantCode(t, "a child that never answers", err, jsonrpc.CodeRequestTimeout)
+	if e.Message != "The server did not complete the handshake in time" || string(e.Data) != `{"timeoutMs":1000}` || starts.Load() != 1 {
+		t.Errorf("Connect = %v (data %s) after %d starts; want the handshake timeout after 1", err, e.Data, starts.Load())
 	}
 }
 

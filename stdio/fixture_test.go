@@ -31,7 +31,7 @@ import (
 func init() { fixtures["mcp"] = runMCPFixture }
 
 type fixtureServer struct {
-	era       string // modern (default), legacy, strict-legacy, unsupported, silent-probe, garbage-probe, exit-probe, old
+	era       string // modern (default), legacy, strict-legacy, unsupported, silent-probe, garbage-probe, exit-probe, old, slow-modern, mute
 	crlf      bool
 	in        *os.File
 	out       *os.File
@@ -302,7 +302,7 @@ func (f *fixtureServer) discover(id json.RawMessage) {
 		f.result(id, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true},"resources":{"subscribe":true}},"instructions":"fixture","ttlMs":0,"cacheScope":"private","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fixture","version":"1"}}}`)
 	case "unsupported":
 		f.fail(id, jsonrpc.CodeUnsupportedVersion, "Unsupported protocol version", map[string]any{"supported": []string{"2025-11-25"}, "requested": "2026-07-28"})
-	case "silent-probe":
+	case "silent-probe", "slow-modern", "mute":
 	case "garbage-probe":
 		f.write([]byte("this is not json\n"))
 	case "exit-probe":
@@ -320,8 +320,14 @@ func (f *fixtureServer) initialize(id, params json.RawMessage) {
 	tainted := f.sawOther
 	f.inits++
 	f.mu.Unlock()
-	if f.era == "strict-legacy" && tainted {
+	switch {
+	case f.era == "strict-legacy" && tainted:
 		f.fail(id, 0, "Received a request before initialize", nil)
+		return
+	case f.era == "slow-modern": // a 2026-only server that missed the probe
+		f.fail(id, jsonrpc.CodeUnsupportedVersion, "Unsupported protocol version", map[string]any{"supported": []string{"2026-07-28"}, "requested": "2025-11-25"})
+		return
+	case f.era == "mute": // never completes a handshake
 		return
 	}
 	v, _ := rawjson.Member(params, "protocolVersion")

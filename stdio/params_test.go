@@ -14,8 +14,8 @@ func TestParamsMerge(t *testing.T) {
 	if err := cfg.normalize(); err != nil {
 		t.Fatal(err)
 	}
-	modern := newEra(Version20260728, &cfg)
-	legacy := newEra(Version20251125, &cfg)
+	modern := newEra(Version20260728, &cfg, "")
+	legacy := newEra(Version20251125, &cfg, "")
 	tests := []struct {
 		name             string
 		e                *era
@@ -74,9 +74,9 @@ func FuzzParams(f *testing.F) {
 	cfg := ConnectConfig{}
 	cfg.normalize()
 	f.Fuzz(func(t *testing.T, rawParams, meta string, modern, withToken bool) {
-		e := newEra(Version20251125, &cfg)
+		e := newEra(Version20251125, &cfg, "")
 		if modern {
-			e = newEra(Version20260728, &cfg)
+			e = newEra(Version20260728, &cfg, "")
 		}
 		p, err := marshalParams(raw(rawParams))
 		if err != nil {

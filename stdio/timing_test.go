@@ -230,7 +230,7 @@ func TestEOFWithoutExit(t *testing.T) {
 func TestListenAckTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, f := newFakeClient(t, ClientConfig{RequestTimeout: 3 * time.Second})
-		c.era.Store(newEra(Version20260728, &ConnectConfig{ClientInfo: json.RawMessage(`{}`), Capabilities: json.RawMessage(`{}`)}))
+		c.era.Store(newEra(Version20260728, &ConnectConfig{ClientInfo: json.RawMessage(`{}`), Capabilities: json.RawMessage(`{}`)}, ""))
 		defer f.stop()
 		got := make(chan wire.Message, 2)
 		go func() {

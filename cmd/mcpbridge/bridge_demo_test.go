@@ -37,7 +37,7 @@ func TestBridgeFrontsDemo(t *testing.T) {
 		bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
 		ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 		defer cancel()
-		gs, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+		gs, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 		if err != nil || gs.GetServerInfo().GetFields()["name"].GetStringValue() != "mcpbridge-demo" {
 			t.Fatalf("GetServer = %v, %v; want the demo server", gs, err)
 		}
@@ -53,7 +53,7 @@ func TestBridgeFrontsDemo(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 			defer cancel()
 
-			gs, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+			gs, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 			if err != nil || gs.GetProtocolVersion() != era.want {
 				t.Fatalf("GetServer = %v, %v; want protocol %s", gs, err, era.want)
 			}
@@ -230,7 +230,7 @@ func TestBridgeFrontsDemo(t *testing.T) {
 			if got := call("echo", map[string]any{"message": "again"}).GetContent()[0].GetText().GetText(); got != "again" {
 				t.Errorf("echo after the restart = %q", got)
 			}
-			gs, err = bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+			gs, err = bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 			if err != nil || gs.GetChild().GetRestarts() != 1 || gs.GetChild().GetLastExit() != "exit status 3" {
 				t.Errorf("GetServer after the crash = %v, %v; want restarts 1 and last_exit exit status 3", gs.GetChild(), err)
 			}

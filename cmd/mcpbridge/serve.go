@@ -32,6 +32,7 @@ type serveFlags struct {
 	defaultDeadline time.Duration
 	maxDeadline     time.Duration
 	grace           time.Duration
+	handshake       time.Duration
 	maxRestarts     int
 	maxBackoff      time.Duration
 	shutdownTimeout time.Duration
@@ -59,6 +60,7 @@ func parseServe(args []string) (*serveFlags, error) {
 	fs.DurationVar(&f.defaultDeadline, "default-deadline", bridge.DefaultDeadline, "deadline of calls that arrive without one (not Subscribe or Connect)")
 	fs.DurationVar(&f.maxDeadline, "max-deadline", bridge.DefaultMaxDeadline, "longer deadlines are cut to this")
 	fs.DurationVar(&f.grace, "grace", bridge.DefaultGrace, "how long a stopping child gets after its stdin closes, and again after SIGTERM, before SIGKILL")
+	fs.DurationVar(&f.handshake, "handshake-timeout", stdio.DefaultHandshakeTimeout, "how long each child gets to complete the version negotiation; calls wait at most this long for a starting child")
 	fs.IntVar(&f.maxRestarts, "max-restarts", bridge.DefaultMaxRestarts, "restarts in a row before the server is FAILED and tried only every --max-restart-backoff")
 	fs.DurationVar(&f.maxBackoff, "max-restart-backoff", bridge.DefaultMaxRestartBackoff, "the longest wait between restarts, and the interval of the starts tried while FAILED")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a graceful shutdown waits for calls in flight")
@@ -83,6 +85,8 @@ func parseServe(args []string) (*serveFlags, error) {
 		return nil, bad("protocol", "want auto or one of %s", strings.Join(stdio.DefaultVersions, ", "))
 	case f.maxMessageBytes <= 0:
 		return nil, bad("max-message-bytes", "must be positive")
+	case f.handshake <= 0:
+		return nil, bad("handshake-timeout", "must be positive")
 	case f.maxRequestBytes < 0:
 		return nil, bad("max-request-bytes", "must not be negative")
 	case f.defaultDeadline <= 0:
@@ -140,7 +144,7 @@ func runServe(args []string) error {
 		return err
 	}
 	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace,
-		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes}
+		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes, HandshakeTimeout: f.handshake}
 	if f.protocol != "auto" {
 		server.Versions = []string{f.protocol}
 	}

@@ -114,7 +114,7 @@ func (b *bridgeProcess) conn(t *testing.T) *grpc.ClientConn {
 // childPid returns the pid of the bridge's child, once it is ready.
 func childPid(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeServiceClient) int {
 	t.Helper()
-	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 	if err != nil || res.GetChild().GetPid() == 0 {
 		t.Fatalf("GetServer = %v, %v; want a child with a pid", res, err)
 	}
@@ -209,7 +209,7 @@ func TestServeWithGrpcurl(t *testing.T) {
 		}
 	})
 	t.Run("GetServer", func(t *testing.T) {
-		out, _, code := g.run(t, "-plaintext", "-d", `{}`, b.addr, rpc("GetServer"))
+		out, _, code := g.run(t, "-plaintext", "-d", `{"waitForReady":true}`, b.addr, rpc("GetServer"))
 		var res struct {
 			ProtocolVersion string
 			ServerInfo      struct{ Name string }
@@ -445,7 +445,7 @@ func TestServeFlags(t *testing.T) {
 				defer cancel()
 				b := startBridge(t, nil, append([]string{"--protocol", tc.flag, "--"}, sdk...)...)
 				bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
-				res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+				res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
 				if err != nil || res.GetProtocolVersion() != tc.want {
 					t.Fatalf("--protocol %s: GetServer = %v, %v; want protocol %s", tc.flag, res, err, tc.want)
 				}
@@ -465,11 +465,11 @@ func TestServeFlags(t *testing.T) {
 		b := startBridge(t, env, append([]string{"--name", "slowpoke", "--max-message-bytes", "4096", "--default-deadline", "300ms", "--max-deadline", "600ms"}, command...)...)
 		bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
 
-		res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "slowpoke"})
+		res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "slowpoke", WaitForReady: true})
 		if err != nil || res.GetName() != "slowpoke" {
 			t.Errorf("--name slowpoke: GetServer = %v, %v", res, err)
 		}
-		_, err = bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "other"})
+		_, err = bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "other", WaitForReady: true})
 		if status.Code(err) != codes.InvalidArgument {
 			t.Errorf("--name slowpoke: GetServer of another name = %v, want INVALID_ARGUMENT", err)
 		}

@@ -499,7 +499,13 @@ type GetServerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The fronted server's name.
 	// Default: empty, which names the only fronted server. Eras: all.
-	Server        string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// Wait, within the RPC's deadline, while the child is STARTING, until it
+	// is READY or its start fails, as a gRPC call with wait-for-ready waits
+	// for a connecting channel; the wait is bounded by the server's
+	// handshake timeout too. Default: false, answer at once with the state
+	// as it is. Eras: all.
+	WaitForReady  bool `protobuf:"varint,2,opt,name=wait_for_ready,json=waitForReady,proto3" json:"wait_for_ready,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -541,12 +547,21 @@ func (x *GetServerRequest) GetServer() string {
 	return ""
 }
 
-// GetServerResponse is what the bridge negotiated with the child.
+func (x *GetServerRequest) GetWaitForReady() bool {
+	if x != nil {
+		return x.WaitForReady
+	}
+	return false
+}
+
+// GetServerResponse is what the bridge negotiated with the child. The
+// negotiated fields (protocol_version, server_info, capabilities,
+// instructions) are set while the child is READY and empty otherwise.
 type GetServerResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The negotiated MCP revision, for example "2026-07-28", "2025-11-25" or
 	// "2025-06-18". It tells which "Eras:" tags apply.
-	// Default: never empty. Eras: all.
+	// Default: empty unless the child is READY. Eras: all.
 	ProtocolVersion string `protobuf:"bytes,1,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	// The child's Implementation object: name, version and, when the child
 	// sent them, title, description, websiteUrl and icons. From the
@@ -556,7 +571,7 @@ type GetServerResponse struct {
 	ServerInfo *structpb.Struct `protobuf:"bytes,2,opt,name=server_info,json=serverInfo,proto3" json:"server_info,omitempty"`
 	// The child's ServerCapabilities object as it sent it, for example
 	// {"tools":{"listChanged":true},"resources":{"subscribe":true}}.
-	// Default: empty object. Eras: all.
+	// Default: empty object while READY, unset otherwise. Eras: all.
 	Capabilities *structpb.Struct `protobuf:"bytes,3,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
 	// The child's instructions for the model.
 	// Default: empty when the child sent none. Eras: all.
@@ -5276,9 +5291,10 @@ var File_mcpbridge_v1_bridge_proto protoreflect.FileDescriptor
 
 const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\n" +
-	"\x19mcpbridge/v1/bridge.proto\x12\fmcpbridge.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"*\n" +
+	"\x19mcpbridge/v1/bridge.proto\x12\fmcpbridge.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"P\n" +
 	"\x10GetServerRequest\x12\x16\n" +
-	"\x06server\x18\x01 \x01(\tR\x06server\"\xcc\x02\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12$\n" +
+	"\x0ewait_for_ready\x18\x02 \x01(\bR\fwaitForReady\"\xcc\x02\n" +
 	"\x11GetServerResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\tR\x0fprotocolVersion\x128\n" +
 	"\vserver_info\x18\x02 \x01(\v2\x17.google.protobuf.StructR\n" +

@@ -203,8 +203,10 @@ const (
 type BridgeServiceClient interface {
 	// GetServer returns what the bridge negotiated with the child (protocol
 	// version, server info, capabilities, instructions) and the child's state.
-	// It is served from the bridge's cache and starts the child if it is not
-	// running yet.
+	// It is served from the bridge's cache and never waits: while the child
+	// starts, restarts or is FAILED it answers at once with that state and
+	// without the negotiated fields (use grpc.health.v1 Watch to wait for
+	// SERVING).
 	GetServer(ctx context.Context, in *GetServerRequest, opts ...grpc.CallOption) (*GetServerResponse, error)
 	// ListTools is `tools/list`: one page of the child's tools.
 	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
@@ -482,8 +484,10 @@ func (c *bridgeServiceClient) RespondToServerRequest(ctx context.Context, in *Re
 type BridgeServiceServer interface {
 	// GetServer returns what the bridge negotiated with the child (protocol
 	// version, server info, capabilities, instructions) and the child's state.
-	// It is served from the bridge's cache and starts the child if it is not
-	// running yet.
+	// It is served from the bridge's cache and never waits: while the child
+	// starts, restarts or is FAILED it answers at once with that state and
+	// without the negotiated fields (use grpc.health.v1 Watch to wait for
+	// SERVING).
 	GetServer(context.Context, *GetServerRequest) (*GetServerResponse, error)
 	// ListTools is `tools/list`: one page of the child's tools.
 	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
