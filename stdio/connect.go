@@ -407,7 +407,6 @@ func cleanReply(c *Client, err error) bool {
 	return e.Code != jsonrpc.CodeRequestTimeout && e.Message != "Invalid JSON-RPC response"
 }
 
-
 // settle picks the first allowed version the server supports. 2026-07-28
 // needs no handshake; a legacy version gets initialize on the same child,
 // which a modern verdict proves untainted.
