@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -367,17 +368,39 @@ func (c *Client) cancelRequest(id int64, reason string) {
 	params = append(params, '}')
 	f := newFrame()
 	f.buf = wire.AppendNotification(f.buf, "notifications/cancelled", params)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		f.release()
+		return
+	}
+	// Until the writer takes it, Close writes the notice itself.
+	c.cancelling = append(c.cancelling, id)
+	c.mu.Unlock()
+	errc := make(chan error, 1)
+	f.errc = errc
 	go func() {
 		t := time.NewTimer(cancelGrace)
 		defer t.Stop()
 		select {
 		case c.writes <- f:
+			// Taken off the list only once written: a notice the writer
+			// holds when the connection closes is written by Close.
+			if err := <-errc; err != nil {
+				return
+			}
 		case <-c.closing:
 			f.release()
+			return
 		case <-t.C:
 			f.release()
 			c.log.Warn("stdio: gave up sending a cancellation", "id", id)
 		}
+		c.mu.Lock()
+		if i := slices.Index(c.cancelling, id); i >= 0 {
+			c.cancelling = slices.Delete(c.cancelling, i, i+1)
+		}
+		c.mu.Unlock()
 	}()
 }
 

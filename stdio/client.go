@@ -127,12 +127,13 @@ type Client struct {
 	nextID atomic.Int64
 	era    atomic.Pointer[era] // set once by Connect; nil on a raw Client
 
-	mu       sync.Mutex
-	pending  map[int64]*call
-	subs     map[int64]*Subscription
-	handlers map[string]context.CancelFunc // running server requests by raw id
-	err      *jsonrpc.Error                // terminal error; nil while healthy
-	state    *os.ProcessState
+	mu         sync.Mutex
+	pending    map[int64]*call
+	subs       map[int64]*Subscription
+	handlers   map[string]context.CancelFunc // running server requests by raw id
+	cancelling []int64                       // abandoned requests whose notice is not yet written
+	err        *jsonrpc.Error                // terminal error; nil while healthy
+	state      *os.ProcessState
 
 	running   int // server-request handlers running
 	stdinOnce sync.Once
@@ -293,13 +294,50 @@ func (c *Client) Signal(sig syscall.Signal) error {
 
 // Close ends the connection: it refuses new work, fails calls in flight and
 // open subscriptions with -32000 "Connection closed", cancels server-request
-// handlers (their answers are never written) and closes the child's stdin.
-// It neither waits for the child nor signals it: an MCP server exits at
-// EOF, and [Client.Done] says when it has. Close is idempotent, returns nil
-// and does not block.
+// handlers (their answers are never written), tells the child with
+// notifications/cancelled about every request it abandons (calls in
+// flight, and calls abandoned earlier whose notice was still queued), and
+// closes the child's stdin. Many servers finish the work in hand at EOF;
+// the notices stop it first. It neither waits for the child nor signals
+// it: an MCP server exits at EOF, and [Client.Done] says when it has.
+// Close is idempotent and returns nil; it blocks only while the notices
+// are written, at most closeNoticeGrace (a child that does not read its
+// stdin loses them).
 func (c *Client) Close() error {
 	c.fail(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Connection closed"}, true)
 	return nil
+}
+
+// closeNoticeGrace bounds how long Close waits to write its cancellations.
+const closeNoticeGrace = time.Second
+
+// writeCancellations writes notifications/cancelled for ids straight to
+// stdin, once the writer has stopped: one Write, bounded by
+// closeNoticeGrace. Without a stdin that takes deadlines (an in-process
+// pipe) nothing is written, since the write could block Close.
+func (c *Client) writeCancellations(ids []int64) {
+	if len(ids) == 0 || c.direct == nil {
+		return
+	}
+	var buf []byte
+	for _, id := range ids {
+		params := rawjson.AppendInt([]byte(`{"requestId":`), id)
+		params = append(params, `,"reason":"Connection closed"}`...)
+		buf = wire.AppendNotification(buf, "notifications/cancelled", params)
+	}
+	t := time.NewTimer(closeNoticeGrace)
+	defer t.Stop()
+	select {
+	case c.wlock <- struct{}{}:
+	case <-t.C:
+		c.log.Warn("stdio: could not tell the server about abandoned requests", "count", len(ids))
+		return
+	}
+	defer func() { <-c.wlock }()
+	c.direct.SetWriteDeadline(time.Now().Add(closeNoticeGrace))
+	if _, err := c.stdin.Write(buf); err != nil {
+		c.log.Warn("stdio: could not tell the server about abandoned requests", "count", len(ids), "error", err)
+	}
 }
 
 // fail ends the connection with e unless it has already ended. discard
@@ -317,6 +355,14 @@ func (c *Client) fail(e *jsonrpc.Error, discard bool) {
 	c.subs = nil
 	handlers := c.handlers
 	c.handlers = nil
+	var notices []int64
+	if discard { // Close: the child is alive and is told what was abandoned
+		notices = c.cancelling
+		for id := range pending {
+			notices = append(notices, id)
+		}
+	}
+	c.cancelling = nil
 	close(c.closing)
 	c.mu.Unlock()
 
@@ -329,6 +375,7 @@ func (c *Client) fail(e *jsonrpc.Error, discard bool) {
 	for _, cancel := range handlers {
 		cancel()
 	}
+	c.writeCancellations(notices)
 	c.closeStdin()
 }
 

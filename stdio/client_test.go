@@ -601,6 +601,62 @@ func TestServerRequestCapacity(t *testing.T) {
 	}
 }
 
+// Scenario 22a: Close tells the child about every request it abandons
+// before its stdin closes: calls in flight, and a call abandoned just
+// before whose notice may still be queued. A child that finishes its work
+// at EOF would otherwise keep working for calls nobody waits for.
+func TestCloseCancelsCallsInFlight(t *testing.T) {
+	var stderr testkit.SyncBuffer
+	c := rawClient(t, func(cfg *spec) { cfg.Stderr = &stderr })
+	parked := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := callTool(context.Background(), c, "park", nil, nil)
+			parked <- err
+		}()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	abandoned := make(chan error, 1)
+	go func() {
+		_, err := callTool(ctx, c, "park", nil, nil)
+		abandoned <- err
+	}()
+	var ids []string
+	for len(ids) < 3 { // until all three are running in the child
+		res, err := callTool(context.Background(), c, "stats", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct{ Parked []string }
+		json.Unmarshal(res, &st)
+		ids = st.Parked
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	wantCode(t, "the abandoned call", <-abandoned, jsonrpc.CodeRequestTimeout)
+	c.Close()
+	for range 2 {
+		wantCode(t, "a call in flight at Close", <-parked, jsonrpc.CodeConnectionClosed)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the child did not exit at EOF")
+	}
+	line := ""
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if v, ok := strings.CutPrefix(l, "fixture: cancelled before EOF: "); ok {
+			line = v
+		}
+	}
+	got := strings.Split(line, ",")
+	slices.Sort(got)
+	slices.Sort(ids)
+	if !slices.Equal(got, ids) {
+		t.Errorf("the child saw cancellations for %q before EOF, want all three parked calls %q", got, ids)
+	}
+}
+
 // Scenarios 22 (child cancels, Close) and 23 (duplicate id).
 func TestServerRequestCancelAndDuplicate(t *testing.T) {
 	ended := make(chan error, 4)

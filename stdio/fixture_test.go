@@ -128,6 +128,7 @@ func runMCPFixture() int {
 	f.wg.Wait()
 	f.mu.Lock()
 	fmt.Fprintf(os.Stderr, "fixture: at EOF: answered=%d unasked=%d\n", f.answered, f.unasked)
+	fmt.Fprintf(os.Stderr, "fixture: cancelled before EOF: %s\n", strings.Join(f.cancelled, ","))
 	f.mu.Unlock()
 	return 0
 }
