@@ -651,6 +651,7 @@ func TestCloseCancelsCallsInFlight(t *testing.T) {
 	}
 	got := strings.Split(line, ",")
 	slices.Sort(got)
+	got = slices.Compact(got) // a notice the writer wrote as Close began may come twice
 	slices.Sort(ids)
 	if !slices.Equal(got, ids) {
 		t.Errorf("the child saw cancellations for %q before EOF, want all three parked calls %q", got, ids)
