@@ -10,11 +10,13 @@ import (
 )
 
 // child is one negotiated child process of a fronted server: the stdio
-// Client that calls go through, and the relay of everything else the child
-// sends (relay.go). It is what the server's supervisor manages.
+// Client that calls go through, the relay of everything else the child
+// sends (relay.go) and the listens its Subscribe streams share
+// (listens.go). It is what the server's supervisor manages.
 type child struct {
 	*stdio.Client
-	relay *relay
+	relay   *relay
+	listens *listens // Subscribe's shared listens, on a 2026 child
 }
 
 // start spawns and negotiates a child: the supervisor's start function.
@@ -47,7 +49,7 @@ func (srv *upstream) start(ctx context.Context, retire func(supervisor.Process))
 	}
 	relays[c].attach(c) // only now: Connect sets the era unsynchronised
 	srv.log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
-	return &child{Client: c, relay: relays[c]}, nil
+	return &child{Client: c, relay: relays[c], listens: newListens(c)}, nil
 }
 
 // stderrLog writes a child's stderr into the structured log, one record per

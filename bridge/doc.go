@@ -30,7 +30,9 @@
 //     the notifications no call claims, fanned out to Subscribe streams
 //     and tunnels, and a legacy child's resource subscriptions, shared by
 //     reference count; serverreq.go routes the requests a legacy child
-//     sends to a tunnel or to the streams that opted in.
+//     sends to a tunnel or to the streams that opted in; listens.go shares
+//     a 2026 child's subscriptions/listen streams among the Subscribe
+//     streams whose filters they cover.
 //
 // A Service is safe for concurrent use. Every queue in it is bounded, and
 // what happens when one is full is written where it is declared.

@@ -191,6 +191,18 @@ func (r *dropRing[T]) push(v T) {
 	}
 }
 
+// pushCounted queues v as push does, counting on it n items discarded
+// just before it upstream (dropq.Queue.PushCounted).
+func (r *dropRing[T]) pushCounted(v T, n int) {
+	r.mu.Lock()
+	r.q.PushCounted(v, n)
+	r.mu.Unlock()
+	select {
+	case r.signal <- struct{}{}:
+	default:
+	}
+}
+
 // take removes and returns everything queued.
 func (r *dropRing[T]) take() []dropq.Item[T] {
 	r.mu.Lock()

@@ -3,7 +3,9 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -25,7 +27,8 @@ import (
 //   - notify {method, params}: writes that notification; on a modern
 //     server to every open listen, with its subscription id.
 //   - flood {n, uri}: n notifications/resources/updated for uri, each
-//     with _meta.seq, then notifications/tools/list_changed.
+//     with _meta.seq, then notifications/tools/list_changed; on a modern
+//     server on every open listen, one after the other.
 //   - ask {method, params}: sends that request to the client under a
 //     string id and returns the client's response object as text.
 //   - cancelasks: cancels every pending ask (notifications/cancelled),
@@ -221,17 +224,38 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 		}
 		f.text(id, "ok")
 	case "flood":
-		var buf []byte
-		for i := range a.N {
-			params := `{"uri":` + string(rawjson.AppendString(nil, a.URI)) + `,"_meta":{"seq":` + strconv.Itoa(i) + `}}`
-			buf = wire.AppendNotification(buf, "notifications/resources/updated", json.RawMessage(params))
-			if len(buf) > 64<<10 {
-				f.write(buf)
-				buf = buf[:0]
-			}
+		subs := []string{""} // legacy: unsolicited
+		if f.modern {
+			f.mu.Lock()
+			subs = slices.Collect(maps.Keys(f.listens))
+			f.mu.Unlock()
 		}
-		buf = wire.AppendNotification(buf, "notifications/tools/list_changed", nil)
-		f.write(buf)
+		for _, sub := range subs {
+			meta := func(m string) string {
+				if sub == "" {
+					return m
+				}
+				if m == `{}` {
+					return `{"io.modelcontextprotocol/subscriptionId":` + sub + `}`
+				}
+				return `{"io.modelcontextprotocol/subscriptionId":` + sub + `,` + m[1:]
+			}
+			var buf []byte
+			for i := range a.N {
+				params := `{"uri":` + string(rawjson.AppendString(nil, a.URI)) + `,"_meta":` + meta(`{"seq":`+strconv.Itoa(i)+`}`) + `}`
+				buf = wire.AppendNotification(buf, "notifications/resources/updated", json.RawMessage(params))
+				if len(buf) > 64<<10 {
+					f.write(buf)
+					buf = buf[:0]
+				}
+			}
+			var marker json.RawMessage
+			if sub != "" {
+				marker = json.RawMessage(`{"_meta":` + meta(`{}`) + `}`)
+			}
+			buf = wire.AppendNotification(buf, "notifications/tools/list_changed", marker)
+			f.write(buf)
+		}
 		f.text(id, "ok")
 	case "ask":
 		f.mu.Lock()

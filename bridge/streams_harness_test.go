@@ -32,6 +32,7 @@ const testWait = 20 * time.Second
 type streamsBridge struct {
 	svc    *Service
 	client mcpbridgev1.BridgeServiceClient
+	addr   string // the gRPC server's host:port, for clients in other processes
 }
 
 func startStreamsBridge(tb testing.TB, servers ...ServerConfig) *streamsBridge {
@@ -73,7 +74,7 @@ func startStreamsBridge(tb testing.TB, servers ...ServerConfig) *streamsBridge {
 		<-served
 		svc.Close()
 	})
-	return &streamsBridge{svc: svc, client: mcpbridgev1.NewBridgeServiceClient(conn)}
+	return &streamsBridge{svc: svc, client: mcpbridgev1.NewBridgeServiceClient(conn), addr: lis.Addr().String()}
 }
 
 // streamsFixtureServer runs the "streams" fixture as a server.

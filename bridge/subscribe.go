@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"slices"
@@ -49,45 +50,101 @@ func (s *Service) Subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	return s.subscribeLegacy(ctx, srv, c, req, stream)
 }
 
-// listen is Subscribe on a 2026 child: one subscriptions/listen per
-// stream. Closing the Subscription (the stream ends) sends
-// notifications/cancelled for it.
+// listen is Subscribe on a 2026 child: the stream shares a
+// subscriptions/listen whose request covers its own, or opens one
+// (listens.go). Its acknowledgement is its request narrowed by what the
+// child accepted; it gets the events its own filter wants; when the child
+// ends the listen, every stream of it ends with OK, and when the child
+// exits, with UNAVAILABLE. The last stream to leave closes the listen,
+// which sends notifications/cancelled for it.
 func (s *Service) listen(ctx context.Context, srv *upstream, c *child, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "subscriptions/listen"
-	filter := convert.ListenFilter(req)
-	sub, err := c.Listen(ctx, filter, &stdio.ListenOptions{
-		Timeout: s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest,
-	})
+	l := newListener(req)
+	shared, err := s.joinListen(ctx, srv, c, l, convert.ListenFilter(req))
 	if err != nil {
-		if ctx.Err() != nil {
-			return toStatus(srv.name, method, ctx.Err())
-		}
-		return srv.failure(method, err)
-	}
-	defer sub.Close()
-	ack := convert.Acknowledged(sub.Accepted())
-	if err := stream.Send(&mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Acknowledged{Acknowledged: ack}}); err != nil {
 		return err
 	}
+	defer c.listens.leave(shared, l)
+	if err := stream.Send(&mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Acknowledged{Acknowledged: l.filter.ack()}}); err != nil {
+		return err
+	}
+	dropped := 0 // discarded events not yet reported
+	send := func() error {
+		return sendQueued(l.events, &dropped, func(m *mcpbridgev1.SubscribeResponse) *mcpbridgev1.SubscribeResponse {
+			return &mcpbridgev1.SubscribeResponse{Event: m.Event} // m is shared with the other streams
+		}, stream.Send)
+	}
 	for {
-		ev, err := sub.Next(ctx)
+		select {
+		case <-ctx.Done():
+			return toStatus(srv.name, method, ctx.Err())
+		case <-l.events.signal:
+			if err := send(); err != nil {
+				return err
+			}
+		case <-shared.done:
+			if err := send(); err != nil { // what came before the end
+				return err
+			}
+			switch {
+			case ctx.Err() != nil:
+				return toStatus(srv.name, method, ctx.Err())
+			case errors.Is(shared.endErr, io.EOF):
+				return nil // the child ended the listen
+			default:
+				return srv.failure(method, shared.endErr)
+			}
+		}
+	}
+}
+
+// joinListen puts l on a shared listen of c that covers it, or on a new
+// one (listens.go), and waits until that listen is open. A stream whose
+// ctx ends while it waits leaves alone; when the opening fails, every
+// stream waiting for it gets the failure, except one that asked for less
+// than the listen did and the child refused it: it opens one of its own,
+// since the refusal may concern what only the others asked for.
+func (s *Service) joinListen(ctx context.Context, srv *upstream, c *child, l *listener, request json.RawMessage) (*sharedListen, error) {
+	const method = "subscriptions/listen"
+	opts := stdio.ListenOptions{Timeout: s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest}
+	for {
+		sl := c.listens.join(l, request, opts)
+		select {
+		case <-sl.ready:
+		case <-ctx.Done():
+			c.listens.leave(sl, l)
+			return nil, toStatus(srv.name, method, ctx.Err())
+		}
+		if sl.openErr == nil {
+			return sl, nil
+		}
+		c.listens.leave(sl, l)
 		switch {
 		case ctx.Err() != nil:
-			return toStatus(srv.name, method, ctx.Err())
-		case errors.Is(err, io.EOF):
-			return nil // the child ended the listen
-		case err != nil:
-			return srv.failure(method, err)
+			return nil, toStatus(srv.name, method, ctx.Err())
+		case !sl.retryable(l):
+			return nil, srv.failure(method, sl.openErr)
 		}
-		msg := convert.Event(ev.Method, ev.Params)
+	}
+}
+
+// sendQueued sends what ring holds, converted by message, oldest first.
+// Drops are added to *dropped and reported on the next message sent; an
+// item message cannot carry (nil) carries its drops over too.
+func sendQueued[T any](ring *dropRing[T], dropped *int, message func(T) *mcpbridgev1.SubscribeResponse, send func(*mcpbridgev1.SubscribeResponse) error) error {
+	for _, it := range ring.take() {
+		*dropped += it.Dropped
+		msg := message(it.V)
 		if msg == nil {
-			continue // a kind this API does not carry (an extension's)
+			continue
 		}
-		msg.Dropped = uint32(ev.Dropped)
-		if err := stream.Send(msg); err != nil {
+		msg.Dropped = uint32(*dropped)
+		*dropped = 0
+		if err := send(msg); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
 // legacySub is one Subscribe stream on a legacy child: the kinds it gets
@@ -220,17 +277,8 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 		case <-c.Closed():
 			return srv.failure(method, c.Err())
 		case <-sub.events.signal:
-			for _, it := range sub.events.take() {
-				dropped += it.Dropped
-				msg := sub.message(it.V)
-				if msg == nil {
-					continue // carried over to the next event
-				}
-				msg.Dropped = uint32(dropped)
-				dropped = 0
-				if err := send(msg); err != nil {
-					return err
-				}
+			if err := sendQueued(sub.events, &dropped, sub.message, send); err != nil {
+				return err
 			}
 		}
 	}

@@ -67,8 +67,8 @@ func getProtocol(ctx context.Context, tb testing.TB, b *streamsBridge, server st
 
 // TestSubscribeListenLifecycle covers how a 2026 Subscribe stream ends,
 // against the fixture: cancelling it cancels the listen on the child, the
-// child ending the listen ends it with OK, and the child exiting ends it
-// with UNAVAILABLE.
+// child ending the listen ends it and every stream sharing it with OK, and
+// the child exiting ends them with UNAVAILABLE.
 func TestSubscribeListenLifecycle(t *testing.T) {
 	t.Parallel()
 	b := startStreamsBridge(t, streamsFixtureServer(t, "", "modern"))
@@ -91,20 +91,28 @@ func TestSubscribeListenLifecycle(t *testing.T) {
 		b.callTool(ctx, t, "", "waitlistens", `{"n":0}`)
 	})
 
+	// Two streams share one listen; both end with it.
 	t.Run("child ends the listen", func(t *testing.T) {
-		st, _ := b.subscribe(ctx, t, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
+		st1, _ := b.subscribe(ctx, t, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
+		st2, _ := b.subscribe(ctx, t, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
+		b.callTool(ctx, t, "", "waitlistens", `{"n":1}`)
 		b.callTool(ctx, t, "", "endlisten", "")
-		if m, err := st.Recv(); err == nil || err.Error() != "EOF" {
-			t.Fatalf("Recv after the child ended the listen = %v, %v; want EOF", m, err)
+		for i, st := range []grpc.ServerStreamingClient[mcpbridgev1.SubscribeResponse]{st1, st2} {
+			if m, err := st.Recv(); err == nil || err.Error() != "EOF" {
+				t.Fatalf("stream %d: Recv after the child ended the listen = %v, %v; want EOF", i+1, m, err)
+			}
 		}
 	})
 
 	t.Run("child exits", func(t *testing.T) {
-		st, _ := b.subscribe(ctx, t, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
+		st1, _ := b.subscribe(ctx, t, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
+		st2, _ := b.subscribe(ctx, t, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
 		_, err := b.client.Call(ctx, &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: `{"name":"exit"}`})
 		wantCode(t, "Call(exit)", err, codes.Unavailable)
-		_, err = st.Recv()
-		wantCode(t, "Recv after the child exited", err, codes.Unavailable)
+		for _, st := range []grpc.ServerStreamingClient[mcpbridgev1.SubscribeResponse]{st1, st2} {
+			_, err = st.Recv()
+			wantCode(t, "Recv after the child exited", err, codes.Unavailable)
+		}
 	})
 }
 

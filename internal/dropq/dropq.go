@@ -54,6 +54,31 @@ func (q *Queue[T]) Push(v T) bool {
 	return true
 }
 
+// PushCounted queues v as Push does, counting on it n items that were
+// discarded just before v upstream, before they reached this queue (a
+// fan-out whose own buffer overflowed), so that the consumer learns of
+// them as of this queue's own drops. If v is itself discarded, they
+// travel as its own drop does: with the new head of a drop-oldest queue,
+// on the last item of a drop-newest one, which counts the drops after it.
+// In a drop-newest queue that holds room for v, they are counted on the
+// item before v, or on v when the queue was empty.
+func (q *Queue[T]) PushCounted(v T, n int) bool {
+	if n == 0 {
+		return q.Push(v)
+	}
+	if q.newest {
+		if len(q.items) > 0 {
+			q.items[len(q.items)-1].Dropped += n
+			return q.Push(v)
+		}
+		q.items = append(q.items, Item[T]{V: v, Dropped: n})
+		return false
+	}
+	dropped := q.Push(v)
+	q.items[len(q.items)-1].Dropped += n
+	return dropped
+}
+
 // Pop removes and returns the oldest item; false when the queue is empty.
 func (q *Queue[T]) Pop() (Item[T], bool) {
 	if len(q.items) == 0 {

@@ -73,3 +73,32 @@ func TestBounded(t *testing.T) {
 		})
 	}
 }
+
+// Drops counted upstream travel with the item that follows them, and on
+// with the next head when that item is discarded in turn.
+func TestPushCounted(t *testing.T) {
+	q := New[int](2, false)
+	q.Push(1)
+	q.PushCounted(2, 3) // three dropped upstream between 1 and 2
+	want := []Item[int]{{V: 1}, {V: 2, Dropped: 3}}
+	if diff := cmp.Diff(want, q.Take()); diff != "" {
+		t.Errorf("Take (-want +got):\n%s", diff)
+	}
+	q.PushCounted(1, 2)
+	q.Push(2)
+	q.Push(3) // discards 1, which stood for 2 more
+	q.Push(4) // discards 2
+	want = []Item[int]{{V: 3, Dropped: 4}, {V: 4}}
+	if diff := cmp.Diff(want, q.Take()); diff != "" {
+		t.Errorf("Take after discarding a counted item (-want +got):\n%s", diff)
+	}
+
+	n := New[int](2, true)
+	n.Push(1)
+	n.PushCounted(2, 3) // after 1
+	n.PushCounted(3, 1) // after 2; 3 itself is discarded after 2 too
+	want = []Item[int]{{V: 1, Dropped: 3}, {V: 2, Dropped: 2}}
+	if diff := cmp.Diff(want, n.Take()); diff != "" {
+		t.Errorf("drop-newest Take (-want +got):\n%s", diff)
+	}
+}

@@ -54,10 +54,11 @@
 // that id, and the caller gets DEADLINE_EXCEEDED or CANCELLED. Without a
 // deadline the bridge's configured default applies; a deadline beyond the
 // configured maximum is cut to the maximum. Subscribe and Connect are
-// long-lived and get no default deadline. Cancelling a Subscribe stream ends
-// the child's listen (2026) or drops this stream's resource subscriptions
-// (legacy; `resources/unsubscribe` is sent when the last subscriber of a URI
-// leaves).
+// long-lived and get no default deadline. Cancelling a Subscribe stream
+// leaves the child's listen it shares (2026; `notifications/cancelled` is
+// sent when its last stream leaves) or drops this stream's resource
+// subscriptions (legacy; `resources/unsubscribe` is sent when the last
+// subscriber of a URI leaves).
 //
 // # Errors
 //
@@ -4012,9 +4013,11 @@ func (x *ServerRequest) GetExpireTime() *timestamppb.Timestamp {
 }
 
 // SubscribeRequest opens a stream of list changes and resource updates. On
-// a 2026 child each stream is its own `subscriptions/listen`; on a legacy
-// child the bridge subscribes each URI once and fans events out to every
-// matching stream.
+// a 2026 child the stream shares an open `subscriptions/listen` whose
+// request covers this one (every list change asked for here, and for each
+// URI the same URI or a parent), or opens one; on a legacy child the bridge
+// subscribes each URI once. Either way the bridge fans the child's events
+// out, each stream getting only what its own request asks for.
 type SubscribeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The fronted server's name.
@@ -4145,8 +4148,10 @@ type SubscribeResponse struct {
 	//	*SubscribeResponse_Log
 	Event isSubscribeResponse_Event `protobuf_oneof:"event"`
 	// How many events the bridge discarded just before this one because this
-	// stream fell behind its bounded buffer. When it is not 0, re-read
-	// whatever you cache from this server.
+	// stream fell behind its bounded buffer or, on a 2026 child, because the
+	// listen this stream shares fell behind its own (those drops count on
+	// every stream of the listen: nobody can tell whom they concerned). When
+	// it is not 0, re-read whatever you cache from this server.
 	// Default: 0. Eras: all.
 	Dropped       uint32 `protobuf:"varint,8,opt,name=dropped,proto3" json:"dropped,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -4323,8 +4328,9 @@ func (*SubscribeResponse_ServerRequest) isSubscribeResponse_Event() {}
 func (*SubscribeResponse_Log) isSubscribeResponse_Event() {}
 
 // SubscriptionAcknowledged is the subset of a SubscribeRequest the child
-// honours: what the child's capabilities support (legacy) or what its
-// `notifications/subscriptions/acknowledged` lists (2026).
+// honours: what the child's capabilities support (legacy), or the request
+// narrowed by the `notifications/subscriptions/acknowledged` of the listen
+// it shares (2026; a URI stays when an acknowledged one covers it).
 type SubscriptionAcknowledged struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tool list changes will be delivered.

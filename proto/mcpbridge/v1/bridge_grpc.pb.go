@@ -54,10 +54,11 @@
 // that id, and the caller gets DEADLINE_EXCEEDED or CANCELLED. Without a
 // deadline the bridge's configured default applies; a deadline beyond the
 // configured maximum is cut to the maximum. Subscribe and Connect are
-// long-lived and get no default deadline. Cancelling a Subscribe stream ends
-// the child's listen (2026) or drops this stream's resource subscriptions
-// (legacy; `resources/unsubscribe` is sent when the last subscriber of a URI
-// leaves).
+// long-lived and get no default deadline. Cancelling a Subscribe stream
+// leaves the child's listen it shares (2026; `notifications/cancelled` is
+// sent when its last stream leaves) or drops this stream's resource
+// subscriptions (legacy; `resources/unsubscribe` is sent when the last
+// subscriber of a URI leaves).
 //
 // # Errors
 //
@@ -238,13 +239,14 @@ type BridgeServiceClient interface {
 	CallToolStream(ctx context.Context, in *CallToolStreamRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CallToolStreamResponse], error)
 	// Subscribe delivers list changes and resource updates. The first message
 	// is always `acknowledged`, listing what the child honours. On a 2026
-	// child it is `subscriptions/listen`; on a legacy child it is
-	// `resources/subscribe` (reference-counted across subscribers) plus the
-	// child's `notifications/*/list_changed` and
-	// `notifications/resources/updated`. The stream ends with UNAVAILABLE when
-	// the child exits (subscribe again after it restarts and re-read what you
-	// cache: events may have been missed) and with OK when a 2026 child ends
-	// the listen.
+	// child it is a `subscriptions/listen` shared by every stream whose
+	// request it covers, so that the child's limit on open listens does not
+	// limit the subscribers; on a legacy child it is `resources/subscribe`
+	// (reference-counted across subscribers) plus the child's
+	// `notifications/*/list_changed` and `notifications/resources/updated`.
+	// The stream ends with UNAVAILABLE when the child exits (subscribe again
+	// after it restarts and re-read what you cache: events may have been
+	// missed) and with OK when a 2026 child ends the listen it shares.
 	Subscribe(ctx context.Context, in *SubscribeRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SubscribeResponse], error)
 	// Call sends any MCP request method with params as JSON text and returns
 	// the result as JSON text, losslessly. JSON-RPC errors map to a status as
@@ -519,13 +521,14 @@ type BridgeServiceServer interface {
 	CallToolStream(*CallToolStreamRequest, grpc.ServerStreamingServer[CallToolStreamResponse]) error
 	// Subscribe delivers list changes and resource updates. The first message
 	// is always `acknowledged`, listing what the child honours. On a 2026
-	// child it is `subscriptions/listen`; on a legacy child it is
-	// `resources/subscribe` (reference-counted across subscribers) plus the
-	// child's `notifications/*/list_changed` and
-	// `notifications/resources/updated`. The stream ends with UNAVAILABLE when
-	// the child exits (subscribe again after it restarts and re-read what you
-	// cache: events may have been missed) and with OK when a 2026 child ends
-	// the listen.
+	// child it is a `subscriptions/listen` shared by every stream whose
+	// request it covers, so that the child's limit on open listens does not
+	// limit the subscribers; on a legacy child it is `resources/subscribe`
+	// (reference-counted across subscribers) plus the child's
+	// `notifications/*/list_changed` and `notifications/resources/updated`.
+	// The stream ends with UNAVAILABLE when the child exits (subscribe again
+	// after it restarts and re-read what you cache: events may have been
+	// missed) and with OK when a 2026 child ends the listen it shares.
 	Subscribe(*SubscribeRequest, grpc.ServerStreamingServer[SubscribeResponse]) error
 	// Call sends any MCP request method with params as JSON text and returns
 	// the result as JSON text, losslessly. JSON-RPC errors map to a status as
