@@ -37,7 +37,8 @@ const (
 // trace (the stack goes to the log), and one log line per finished call
 // (no payloads), health and reflection excepted, and skipped altogether
 // when the Logger drops Info (its fields cost about 8% of a trivial
-// call's throughput). opts come last and may override.
+// call's throughput). Its Stop waits for the handlers it cancels. opts
+// come last and may override.
 func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	log := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
 		s.cfg.Logger.Log(ctx, slog.Level(lvl), msg, fields...)
@@ -51,6 +52,10 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	})
 	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
 	all := append(s.ServerOptions(),
+		// Stop waits for the handlers it cancels, so that the calls they
+		// abandon are cancelled on the children before Close closes
+		// their stdin.
+		grpc.WaitForHandlers(true),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -34,6 +35,9 @@ type Service struct {
 	healthMu sync.Mutex
 	ready    map[string]bool // per server, for the overall health status
 
+	draining context.Context // cancelled by Shutdown: long-lived streams end
+	drain    context.CancelFunc
+
 	closeOnce sync.Once
 }
 
@@ -43,6 +47,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{cfg: cfg, servers: map[string]*upstream{}, health: health.NewServer(), ready: map[string]bool{}}
+	s.draining, s.drain = context.WithCancel(context.Background())
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	// Supervisors report health as soon as they start, while this loop may
@@ -104,16 +109,22 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 	}
 }
 
-// Shutdown marks every health status NOT_SERVING, for the start of a
-// graceful stop.
-func (s *Service) Shutdown() { s.health.Shutdown() }
+// Shutdown starts a graceful stop: every health status turns NOT_SERVING,
+// so that balancers drain the bridge, and the long-lived streams
+// (Subscribe, Connect) end at once with UNAVAILABLE and RetryInfo, so that
+// a graceful stop of the gRPC server waits only for calls. Calls keep
+// being served.
+func (s *Service) Shutdown() {
+	s.health.Shutdown()
+	s.drain()
+}
 
 // Close stops every child gracefully (close stdin, grace, SIGTERM, SIGKILL
 // to its process group) and waits until they are gone. Calls in flight
 // fail with UNAVAILABLE.
 func (s *Service) Close() error {
 	s.closeOnce.Do(func() {
-		s.health.Shutdown()
+		s.Shutdown()
 		var wg sync.WaitGroup
 		for _, srv := range s.servers {
 			wg.Go(srv.sup.Stop)

@@ -28,7 +28,15 @@ const subscribeBuffer = 64
 // Subscribe delivers list changes and resource updates of a child: a
 // subscriptions/listen of its own on a 2026 child, the relay's shared
 // resources/subscribe and fan-out on a legacy child.
+//
+// Shutdown ends it at once with UNAVAILABLE and RetryInfo (drain.go).
 func (s *Service) Subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
+	ctx, end := s.longLived(stream.Context())
+	defer end()
+	return drained(ctx, req.GetServer(), "Subscribe", s.subscribe(req, subscribeStream{stream, ctx}))
+}
+
+func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "Subscribe"
 	ctx := stream.Context()
 	srv, err := s.lookup(ctx, req.GetServer(), method)

@@ -49,6 +49,15 @@ const (
 // waits for all of them except the receiver, which returns once gRPC
 // cancels the stream after the handler returned.
 func (s *Service) Connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) error {
+	ctx, end := s.longLived(stream.Context())
+	defer end()
+	return drained(ctx, "", "Connect", s.connect(connectStream{stream, ctx}))
+}
+
+// connect is Connect; Shutdown ends it at once with UNAVAILABLE and
+// RetryInfo (drain.go), and the requests in flight in it are cancelled on
+// the child.
+func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) error {
 	const method = "Connect"
 	ctx := stream.Context()
 	first, err := stream.Recv()

@@ -61,7 +61,8 @@ func runSlowFixture() int {
 	})
 	srv.AddTool(mcp.Tool{Name: "hang"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		fmt.Fprintln(os.Stderr, "fixture: hang started")
-		<-ctx.Done()
+		<-ctx.Done() // a notifications/cancelled, never EOF
+		fmt.Fprintln(os.Stderr, "fixture: hang cancelled")
 		return nil, ctx.Err()
 	})
 	if err := server.Serve(context.Background(), srv, os.Stdin, out, server.Config{RequestTimeout: -1}); err != nil {

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -340,8 +341,10 @@ func callSlow(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, tool stri
 }
 
 // SIGTERM and SIGINT shut the bridge down gracefully: a call in flight
-// finishes, or, past --shutdown-timeout, fails UNAVAILABLE; the bridge
-// exits 0 and its child is gone.
+// finishes, or, past --shutdown-timeout, fails UNAVAILABLE and is
+// cancelled on the child before its stdin closes; a Subscribe stream ends
+// at once with UNAVAILABLE and RetryInfo instead of holding the shutdown;
+// the bridge exits 0 and its child is gone.
 func TestServeGracefulShutdown(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		for _, tc := range []struct {
@@ -360,10 +363,21 @@ func TestServeGracefulShutdown(t *testing.T) {
 				bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
 				child := testkit.Pidfd(t, childPid(ctx, t, bc))
 
+				sub, err := bc.Subscribe(ctx, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ack, err := sub.Recv(); err != nil || ack.GetAcknowledged() == nil {
+					t.Fatalf("Subscribe = %v, %v; want its acknowledgement", ack, err)
+				}
 				done := callSlow(ctx, bc, tc.tool, 300)
 				b.log.WaitFor(ctx, t, "mcpbridge: server stderr", "fixture: "+tc.tool+" started")
 				if err := b.cmd.Process.Signal(sig); err != nil {
 					t.Fatal(err)
+				}
+				_, err = sub.Recv()
+				if st := status.Convert(err); st.Code() != codes.Unavailable || st.Message() != "The bridge is shutting down" || !hasRetryInfo(st) {
+					t.Errorf("the Subscribe stream at %v = %v, want UNAVAILABLE with RetryInfo", sig, err)
 				}
 				if err := <-done; status.Code(err) != tc.want {
 					t.Errorf("the call in flight at %v = %v, want %v", sig, err, tc.want)
@@ -377,9 +391,22 @@ func TestServeGracefulShutdown(t *testing.T) {
 				if !b.log.Has("mcpbridge: stopped") {
 					t.Errorf("the bridge's log lacks its last line")
 				}
+				if tc.tool == "hang" && !b.log.Has("mcpbridge: server stderr", "fixture: hang cancelled") {
+					t.Errorf("the call abandoned at the timeout was not cancelled on the child:\n%s", b.log)
+				}
 			})
 		}
 	}
+}
+
+// hasRetryInfo reports a google.rpc.RetryInfo among st's details.
+func hasRetryInfo(st *status.Status) bool {
+	for _, d := range st.Details() {
+		if _, ok := d.(*errdetails.RetryInfo); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // A bridge killed with SIGKILL cannot stop its child; the kernel does
