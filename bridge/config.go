@@ -89,6 +89,10 @@ type ServerConfig struct {
 	// MaxRestartBackoff (default 30 s), which is also the interval of the
 	// starts tried while FAILED.
 	RestartBackoff, MaxRestartBackoff time.Duration
+	// ExposeStderr sends the last lines the server's children wrote to
+	// stderr in GetServer's Child.stderr_tail. Off by default: stderr
+	// may hold what callers must not see; the log has it always.
+	ExposeStderr bool
 	// MaxRequestBytes, when positive, is the child's own line limit: a
 	// request line longer than this is refused at the bridge with
 	// RESOURCE_EXHAUSTED (reason TOO_LARGE) and never written. Default 0:

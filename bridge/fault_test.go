@@ -4,6 +4,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -189,15 +190,39 @@ func wantStatus(t *testing.T, what string, err error, code codes.Code, reason st
 	return rpc
 }
 
+// waitCounts polls the fixture's counts of block calls started and
+// cancelled until done says they are what the test waits for.
+func waitCounts(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeServiceClient, done func(blocking, cancelled int) bool) {
+	t.Helper()
+	for {
+		res, err := callTool(ctx, bc, "counts", `{}`)
+		if err != nil {
+			t.Fatalf("counts: %v", err)
+		}
+		var c struct{ Blocking, Cancelled int }
+		if err := json.Unmarshal([]byte(firstText(t, res.GetResultJson())), &c); err != nil {
+			t.Fatalf("counts = %s: %v", res.GetResultJson(), err)
+		}
+		if done(c.Blocking, c.Cancelled) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the fixture's counts stopped at %+v", c)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // A client cancels 1,000 calls in flight at once. Every call ends
-// CANCELLED, the child hears of every one (1,000 "fixture: cancelled"),
+// CANCELLED, the child hears of every one (1,000 cancelled block calls),
 // the same child serves the next call, and the bridge is back to the
 // goroutines and file descriptors it had before.
 func TestFaultThousandCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	const calls = 1000
-	bc, _, logs := faultBridge(t, Config{}, "FIXTURE_MAX_CONCURRENCY=2000")
+	bc, _, _ := faultBridge(t, Config{}, "FIXTURE_MAX_CONCURRENCY=2000")
 	echoWorks(ctx, t, bc, "before") // the connection and the child are up
 	before := childOf(ctx, t, bc)
 	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
@@ -211,7 +236,7 @@ func TestFaultThousandCancelled(t *testing.T) {
 			errs <- err
 		})
 	}
-	logs.WaitCount(ctx, t, calls, "fixture: blocking")
+	waitCounts(ctx, t, bc, func(blocking, _ int) bool { return blocking == calls })
 	cancelCalls()
 	wg.Wait()
 	close(errs)
@@ -220,7 +245,7 @@ func TestFaultThousandCancelled(t *testing.T) {
 			t.Fatalf("a cancelled call = %v, want CANCELLED", err)
 		}
 	}
-	logs.WaitCount(ctx, t, calls, "fixture: cancelled")
+	waitCounts(ctx, t, bc, func(_, cancelled int) bool { return cancelled == calls })
 
 	echoWorks(ctx, t, bc, "after 1,000 cancellations")
 	if after := childOf(ctx, t, bc); after.GetPid() != before.GetPid() || after.GetRestarts() != 0 {

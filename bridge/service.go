@@ -57,7 +57,7 @@ func New(cfg Config) (*Service, error) {
 		sc := &s.cfg.Servers[i]
 		name := sc.Name
 		s.health.SetServingStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_NOT_SERVING)
-		srv := &upstream{name: name, cfg: sc, log: cfg.Logger.With("server", name)}
+		srv := &upstream{name: name, cfg: sc, log: cfg.Logger.With("server", name), stderr: newStderrLines()}
 		srv.sup = supervisor.New(supervisor.Config[*child]{
 			Start:          srv.start,
 			Grace:          sc.Grace,
@@ -66,6 +66,7 @@ func New(cfg Config) (*Service, error) {
 			MaxBackoff:     sc.MaxRestartBackoff,
 			Health:         func(ready bool) { s.setHealth(name, ready) },
 			Logger:         srv.log,
+			LastWords:      srv.stderr.Last,
 		})
 		s.servers[name] = srv
 	}

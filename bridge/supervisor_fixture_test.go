@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -78,6 +80,13 @@ func runChildFixture() int {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 2
 	}
+	if n, err := strconv.Atoi(os.Getenv("FIXTURE_STDERR_FLOOD")); err == nil {
+		w := bufio.NewWriterSize(os.Stderr, 64<<10)
+		for i := range n {
+			fmt.Fprintf(w, "fixture: flood line %d\n", i)
+		}
+		w.Flush()
+	}
 	if os.Getenv("FIXTURE_FAIL_START") == "1" {
 		fmt.Fprintln(os.Stderr, secretDiagnosis)
 		return 1
@@ -143,11 +152,19 @@ func runChildFixture() int {
 		}
 		return mcp.TextResult(strings.Repeat("x", args.Bytes)), nil
 	})
+	var blocking, cancelled atomic.Int64
 	srv.AddTool(mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		blocking.Add(1)
 		fmt.Fprintln(os.Stderr, "fixture: blocking")
 		<-ctx.Done()
+		cancelled.Add(1)
 		fmt.Fprintln(os.Stderr, "fixture: cancelled")
 		return nil, ctx.Err()
+	})
+	// counts says how many block calls started and were cancelled: the
+	// stderr lines saying so are rate-limited in the bridge's log.
+	srv.AddTool(mcp.Tool{Name: "counts"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		return mcp.TextResult(fmt.Sprintf(`{"blocking":%d,"cancelled":%d}`, blocking.Load(), cancelled.Load())), nil
 	})
 	srv.AddTool(mcp.Tool{Name: "garbage"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		// One small Write each: a pipe write under 4 KiB is never

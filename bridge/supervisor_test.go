@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -267,6 +268,93 @@ func TestChildThatNeverAnswersTheHandshake(t *testing.T) {
 	if !logs.Has("The server did not complete the handshake in time") {
 		t.Errorf("the handshake timeout is not in the bridge's log:\n%s", logs)
 	}
+}
+
+// The cause of a crash loop is in the log whatever its level: a failed
+// start is logged at Error with the server's last stderr lines, also when
+// the bridge logs only warnings and the lines themselves (Info) are not.
+// GetServer shows them only when the server exposes its stderr.
+func TestCrashCauseKept(t *testing.T) {
+	for _, expose := range []bool{false, true} {
+		t.Run(fmt.Sprintf("expose=%v", expose), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			logs := &testkit.Lines{}
+			cfg := fixtureChild(t, "", time.Second, "FIXTURE_FAIL_START=1")
+			cfg.MaxRestarts, cfg.MaxRestartBackoff, cfg.ExposeStderr = 1, time.Hour, expose
+			svc := newService(t, Config{Servers: []ServerConfig{cfg}, Logger: logs.LoggerAt(slog.LevelWarn)})
+			bc := mcpbridgev1.NewBridgeServiceClient(loopbackBridge(t, svc))
+			if st := waitState(svc, "", supervisor.Failed).State; st != supervisor.Failed {
+				t.Fatalf("state = %v, want FAILED", st)
+			}
+			if !logs.Has("mcpbridge: starting the server failed", secretDiagnosis) {
+				t.Errorf("the failed start's record lacks the server's last stderr line:\n%s", logs)
+			}
+			if logs.Has("mcpbridge: server stderr") {
+				t.Errorf("a stderr line was logged at Info under a Warn logger")
+			}
+			got, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tail := got.GetChild().GetStderrTail()
+			if shown := slices.Contains(tail, secretDiagnosis); shown != expose {
+				t.Errorf("GetServer().child.stderr_tail = %q; want the server's stderr shown: %v", tail, expose)
+			}
+		})
+	}
+}
+
+// A child that floods its stderr does not flood the bridge's log: lines
+// past the rate limit are counted and reported instead of logged, and the
+// last ones are still kept.
+func TestStderrFloodIsRateLimited(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	const flood = 50_000
+	logs := &testkit.Lines{}
+	cfg := fixtureChild(t, "", time.Second, fmt.Sprintf("FIXTURE_STDERR_FLOOD=%d", flood))
+	cfg.ExposeStderr = true
+	svc := newService(t, Config{Servers: []ServerConfig{cfg}, Logger: logs.Logger()})
+	bc := mcpbridgev1.NewBridgeServiceClient(loopbackBridge(t, svc))
+	echoWorks(ctx, t, bc, "after the flood")
+	want := fmt.Sprintf("fixture: flood line %d", flood-1)
+	for !slices.Contains(childOf(ctx, t, bc).GetStderrTail(), want) {
+		select { // the copier may still be at it
+		case <-ctx.Done():
+			t.Fatalf("the last flood line never reached stderr_tail: %q", childOf(ctx, t, bc).GetStderrTail())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// A line logged after the flood (the block tool prints one when it
+	// starts, which the limit may still drop, and one when cancelled)
+	// reports the lines dropped.
+	blockCtx, cancelBlock := context.WithTimeout(ctx, 200*time.Millisecond)
+	callTool(blockCtx, bc, "block", `{}`)
+	cancelBlock()
+	logs.WaitFor(ctx, t, "mcpbridge: server stderr ", "line=fixture: cancelled")
+	logged, others, dropped := 0, 0, 0
+	for _, l := range strings.Split(logs.String(), "\n") {
+		switch {
+		case strings.Contains(l, "mcpbridge: server stderr ") && strings.Contains(l, "line=fixture: flood line"):
+			logged++
+		case strings.Contains(l, "mcpbridge: server stderr lines not logged: over the rate limit"):
+			var n int
+			if _, err := fmt.Sscanf(l[strings.Index(l, "dropped="):], "dropped=%d", &n); err != nil {
+				t.Fatalf("report %q: %v", l, err)
+			}
+			dropped += n
+		case strings.Contains(l, "mcpbridge: server stderr "):
+			others++
+		}
+	}
+	if logged == 0 || logged > stderrBurst+stderrRate*60 || logged >= flood {
+		t.Errorf("%d of %d flood lines logged; want some, and the rate limit to hold", logged, flood)
+	}
+	if written := flood + 2; logged+others+dropped != written { // the flood, "blocking" and "cancelled"
+		t.Errorf("%d lines logged and %d reported dropped; want them to add up to the %d written", logged+others, dropped, written)
+	}
+	t.Logf("%d of %d flood lines logged, %d reported dropped", logged, flood, dropped)
 }
 
 // A server that exits before it negotiates is retried up to the

@@ -26,10 +26,11 @@ import (
 // upstream is one fronted server: its configuration and the supervisor of
 // its child.
 type upstream struct {
-	name string
-	cfg  *ServerConfig
-	log  *slog.Logger
-	sup  *supervisor.Supervisor[*child]
+	name   string
+	cfg    *ServerConfig
+	log    *slog.Logger
+	sup    *supervisor.Supervisor[*child]
+	stderr *stderrLines // its children's stderr, as the bridge keeps it
 }
 
 // lookup finds the fronted server a request names, by its server field or
@@ -148,6 +149,9 @@ var childStates = map[supervisor.State]mcpbridgev1.ChildState{
 func (srv *upstream) info() (*mcpbridgev1.Child, *child) {
 	st := srv.sup.Status()
 	ch := &mcpbridgev1.Child{State: childStates[st.State], Restarts: st.Restarts, LastExit: st.LastExit}
+	if srv.cfg.ExposeStderr {
+		ch.StderrTail = srv.stderr.Last()
+	}
 	if st.Child != nil {
 		ch.Pid = int32(st.Child.Pid())
 		ch.StartedAt = timestamppb.New(st.StartedAt)

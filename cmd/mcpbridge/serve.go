@@ -15,12 +15,17 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/internal/asynclog"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
 // defaultShutdownTimeout bounds how long a graceful shutdown waits for
 // calls in flight.
 const defaultShutdownTimeout = 10 * time.Second
+
+// logFlushTimeout bounds how long the bridge waits, as it exits, for its
+// log to be written.
+const logFlushTimeout = 2 * time.Second
 
 // serveFlags are the flags of `mcpbridge serve`.
 type serveFlags struct {
@@ -29,6 +34,7 @@ type serveFlags struct {
 	protocol        string
 	maxMessageBytes int
 	maxRequestBytes int
+	exposeStderr    bool
 	defaultDeadline time.Duration
 	maxDeadline     time.Duration
 	grace           time.Duration
@@ -57,6 +63,7 @@ func parseServe(args []string) (*serveFlags, error) {
 	fs.StringVar(&f.protocol, "protocol", "auto", "MCP protocol `version`: auto (negotiate), or pin one of "+strings.Join(stdio.DefaultVersions, ", "))
 	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of gRPC messages and of the child's lines, in `bytes`")
 	fs.IntVar(&f.maxRequestBytes, "max-request-bytes", 0, "the child's own line limit, in `bytes`: longer requests are refused at the bridge (0: none)")
+	fs.BoolVar(&f.exposeStderr, "expose-stderr", false, "send the child's last stderr lines to gRPC clients in GetServer (the log has them always)")
 	fs.DurationVar(&f.defaultDeadline, "default-deadline", bridge.DefaultDeadline, "deadline of calls that arrive without one (not Subscribe or Connect)")
 	fs.DurationVar(&f.maxDeadline, "max-deadline", bridge.DefaultMaxDeadline, "longer deadlines are cut to this")
 	fs.DurationVar(&f.grace, "grace", bridge.DefaultGrace, "how long a stopping child gets after its stdin closes, and again after SIGTERM, before SIGKILL")
@@ -128,7 +135,11 @@ func runServe(args []string) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: f.logLevel}))
+	// The log never blocks the bridge: records queue for one writer, and
+	// a full queue drops (and counts) instead of waiting for stderr.
+	sink := asynclog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: f.logLevel}), asynclog.DefaultQueue)
+	defer sink.Close(logFlushTimeout)
+	log := slog.New(sink)
 
 	command := f.command
 	if len(command) == 0 {
@@ -144,7 +155,7 @@ func runServe(args []string) error {
 		return err
 	}
 	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace,
-		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes, HandshakeTimeout: f.handshake}
+		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes, HandshakeTimeout: f.handshake, ExposeStderr: f.exposeStderr}
 	if f.protocol != "auto" {
 		server.Versions = []string{f.protocol}
 	}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -47,6 +48,18 @@ type bridgeProcess struct {
 	log    *testkit.Lines
 	exited chan struct{} // closed once the process has been reaped
 	state  *os.ProcessState
+	paused atomic.Pointer[chan struct{}] // while set, its stderr is not read
+}
+
+// pause stops reading the bridge's stderr, as a log pipe nobody drains;
+// the returned function resumes.
+func (b *bridgeProcess) pause() (resume func()) {
+	ch := make(chan struct{})
+	b.paused.Store(&ch)
+	return func() {
+		b.paused.Store(nil)
+		close(ch)
+	}
 }
 
 var listenRE = regexp.MustCompile(`msg="mcpbridge: serving" listen=(\S+)`)
@@ -71,6 +84,9 @@ func startBridge(t *testing.T, env []string, args ...string) *bridgeProcess {
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			b.log.Add(sc.Text())
+			if p := b.paused.Load(); p != nil {
+				<-*p
+			}
 		}
 		io.Copy(io.Discard, stderr)
 		cmd.Wait()
@@ -407,6 +423,27 @@ func hasRetryInfo(st *status.Status) bool {
 		}
 	}
 	return false
+}
+
+// A log destination that stalls does not stall the bridge: with its stderr
+// unread (the pipe fills after a few hundred call records, the log's queue
+// after 4,096 more), 6,000 calls still complete, and once stderr is read
+// again the log says how many records it had to drop.
+func TestServeUnreadLogDoesNotBlock(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	b := startBridge(t, nil)
+	bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
+	childPid(ctx, t, bc) // ready
+	resume := b.pause()
+	for i := range 6000 {
+		if _, err := bc.Ping(ctx, &mcpbridgev1.PingRequest{}); err != nil {
+			resume()
+			t.Fatalf("call %d with the log unread: %v", i, err)
+		}
+	}
+	resume()
+	b.log.WaitFor(ctx, t, "mcpbridge: log records dropped")
 }
 
 // A bridge killed with SIGKILL cannot stop its child; the kernel does

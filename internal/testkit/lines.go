@@ -88,15 +88,22 @@ func (l *Lines) String() string {
 // Logger returns a logger that adds each record to l as one line: the
 // message, then " key=value" for each attribute, those of With included.
 // It logs every level.
-func (l *Lines) Logger() *slog.Logger { return slog.New(linesHandler{l: l}) }
+func (l *Lines) Logger() *slog.Logger { return l.LoggerAt(slog.LevelDebug - 4) }
+
+// LoggerAt is Logger for records at level and above only, as a bridge run
+// with --log-level logs.
+func (l *Lines) LoggerAt(level slog.Level) *slog.Logger {
+	return slog.New(linesHandler{l: l, min: level})
+}
 
 // linesHandler is the slog.Handler of Lines.Logger.
 type linesHandler struct {
 	l     *Lines
+	min   slog.Level
 	attrs []slog.Attr
 }
 
-func (h linesHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h linesHandler) Enabled(_ context.Context, level slog.Level) bool { return level >= h.min }
 
 func (h linesHandler) Handle(_ context.Context, rec slog.Record) error {
 	var b strings.Builder
@@ -114,7 +121,7 @@ func (h linesHandler) Handle(_ context.Context, rec slog.Record) error {
 }
 
 func (h linesHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return linesHandler{h.l, append(slices.Clip(h.attrs), attrs...)}
+	return linesHandler{h.l, h.min, append(slices.Clip(h.attrs), attrs...)}
 }
 
 func (h linesHandler) WithGroup(string) slog.Handler { return h }

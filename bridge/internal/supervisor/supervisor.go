@@ -116,6 +116,10 @@ type Config[P Process] struct {
 	Health func(ready bool)
 	// Logger receives the life cycle's events (required).
 	Logger *slog.Logger
+	// LastWords, when set, returns the last lines the server wrote to
+	// stderr; a failed start and an exit are logged with them, at Error
+	// and Warn, so that a crash's cause is in the log whatever its level.
+	LastWords func() []string
 }
 
 // Status is a snapshot of a supervised server.
@@ -271,7 +275,7 @@ func (s *Supervisor[P]) run() {
 		var exit string
 		if err != nil {
 			exit = describeExit(err)
-			s.log.Error("mcpbridge: starting the server failed", "error", err)
+			s.log.Error("mcpbridge: starting the server failed", "error", err, "stderr", s.lastWords())
 		} else {
 			s.mu.Lock()
 			s.lastErr = nil
@@ -293,7 +297,7 @@ func (s *Supervisor[P]) run() {
 				return
 			}
 			exit = describeExit(c.Err())
-			s.log.Warn("mcpbridge: server exited", "pid", c.Pid(), "exit", exit)
+			s.log.Warn("mcpbridge: server exited", "pid", c.Pid(), "exit", exit, "stderr", s.lastWords())
 			s.retire(c) // make sure the old process group is gone
 			if time.Since(started) >= s.cfg.HealthyAfter {
 				backoff, failures = s.cfg.InitialBackoff, 0
@@ -363,6 +367,14 @@ func (s *Supervisor[P]) escalate(p Process) {
 	case <-t.C:
 		s.log.Error("mcpbridge: server output still open after SIGKILL; a descendant outside its process group holds it", "pid", p.Pid())
 	}
+}
+
+// lastWords is Config.LastWords' answer, or nil.
+func (s *Supervisor[P]) lastWords() []string {
+	if s.cfg.LastWords == nil {
+		return nil
+	}
+	return s.cfg.LastWords()
 }
 
 // describeExit renders how a connection ended, or why a start failed, for

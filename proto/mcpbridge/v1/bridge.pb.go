@@ -689,7 +689,14 @@ type Child struct {
 	// How the previous process ended, for example "exit status 1" or
 	// "signal: killed".
 	// Default: empty before the first exit. Eras: all.
-	LastExit      string `protobuf:"bytes,5,opt,name=last_exit,json=lastExit,proto3" json:"last_exit,omitempty"`
+	LastExit string `protobuf:"bytes,5,opt,name=last_exit,json=lastExit,proto3" json:"last_exit,omitempty"`
+	// The last lines (at most 20) the server's children wrote to stderr,
+	// oldest first, across restarts: what a crash loop said about itself.
+	// Stderr may hold paths, hosts or worse, so it is sent only when the
+	// operator exposes it (`mcpbridge serve --expose-stderr`); the bridge's
+	// log has it always.
+	// Default: empty unless exposed. Eras: all.
+	StderrTail    []string `protobuf:"bytes,6,rep,name=stderr_tail,json=stderrTail,proto3" json:"stderr_tail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -757,6 +764,13 @@ func (x *Child) GetLastExit() string {
 		return x.LastExit
 	}
 	return ""
+}
+
+func (x *Child) GetStderrTail() []string {
+	if x != nil {
+		return x.StderrTail
+	}
+	return nil
 }
 
 // ListToolsRequest asks for one page of tools.
@@ -5309,14 +5323,16 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\finstructions\x18\x04 \x01(\tR\finstructions\x12)\n" +
 	"\x05child\x18\x05 \x01(\v2\x13.mcpbridge.v1.ChildR\x05child\x12\x12\n" +
 	"\x04name\x18\x06 \x01(\tR\x04name\x122\n" +
-	"\x06policy\x18\a \x01(\x0e2\x1a.mcpbridge.v1.ServerPolicyR\x06policy\"\xbd\x01\n" +
+	"\x06policy\x18\a \x01(\x0e2\x1a.mcpbridge.v1.ServerPolicyR\x06policy\"\xde\x01\n" +
 	"\x05Child\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x05R\x03pid\x12.\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x18.mcpbridge.v1.ChildStateR\x05state\x129\n" +
 	"\n" +
 	"started_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12\x1a\n" +
 	"\brestarts\x18\x04 \x01(\rR\brestarts\x12\x1b\n" +
-	"\tlast_exit\x18\x05 \x01(\tR\blastExit\"o\n" +
+	"\tlast_exit\x18\x05 \x01(\tR\blastExit\x12\x1f\n" +
+	"\vstderr_tail\x18\x06 \x03(\tR\n" +
+	"stderrTail\"o\n" +
 	"\x10ListToolsRequest\x12\x16\n" +
 	"\x06server\x18\x01 \x01(\tR\x06server\x12\x16\n" +
 	"\x06cursor\x18\x02 \x01(\tR\x06cursor\x12+\n" +
