@@ -53,6 +53,11 @@ func run(fdText string) {
 			signal.Notify(sigs, s)
 		}
 	}
+	// Before the command starts, so that no exit goes unnoticed; the
+	// buffer keeps one notice for exits that happen while children are
+	// reaped.
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
 	files := make([]uintptr, fd) // stdin, stdout, stderr and the command's extra files
 	for i := range files {
 		files[i] = uintptr(i)
@@ -69,6 +74,10 @@ func run(fdText string) {
 	lifeline.WriteStarted(status, pid)
 	status.Close()
 	release(fd)
+	// Once the client is gone, its end of stderr may be too: an error
+	// written there must not kill the reaper before it has cleaned up.
+	// (Ignored only now: the command would inherit SIG_IGN.)
+	signal.Ignore(syscall.SIGPIPE)
 
 	lost := make(chan struct{}) // closed at the lifeline's end of file
 	go func() {                 // runs until the process ends
@@ -80,76 +89,53 @@ func run(fdText string) {
 			}
 		}
 	}()
-	reaped := make(chan exit)
-	go reap(reaped) // runs until no child is left
-
 	var ws syscall.WaitStatus
 	exited := false
+	// reap reaps every child that has ended, the command and adopted
+	// orphans alike, and reports whether none is left.
+	reap := func() (none bool) {
+		for {
+			var st syscall.WaitStatus
+			p, err := syscall.Wait4(-1, &st, syscall.WNOHANG, nil)
+			switch {
+			case err == syscall.EINTR:
+			case err != nil: // ECHILD
+				return true
+			case p == 0: // children left, all running
+				return false
+			case p == pid:
+				ws, exited = st, true
+			}
+		}
+	}
 wait:
-	for !exited {
+	for reap(); !exited; reap() {
 		select {
-		case e, ok := <-reaped:
-			if !ok { // no child: cannot be while the command is unreaped
-				break wait
-			}
-			if e.pid == pid {
-				ws, exited = e.ws, true
-			}
+		case <-chld:
 		case <-lost: // the client closed the lifeline or died
 			break wait
 		case <-sigs:
 		}
 	}
+	// The command first, so that it dies of SIGKILL as it would of a group
+	// SIGKILL, not of a descendant's end (a shell's wait returns 0).
+	if !exited {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 	// Kill whatever is left until no child is: every descendant is a child
-	// or descends from one, so none is left then.
-	for {
+	// or descends from one, so none is left then. Each killed child's end
+	// brings a SIGCHLD.
+	for !reap() {
 		self := os.Getpid()
 		for _, p := range descendants(self) {
 			syscall.Kill(p, syscall.SIGKILL)
 		}
-		e, ok := next(reaped, sigs)
-		if !ok {
-			break
-		}
-		if e.pid == pid && !exited {
-			ws, exited = e.ws, true
-		}
-	}
-	exitAs(ws)
-}
-
-// exit is a reaped child.
-type exit struct {
-	pid int
-	ws  syscall.WaitStatus
-}
-
-// reap reaps every child, the command and adopted orphans alike, and sends
-// each on reaped. It closes reaped when there is no child left.
-func reap(reaped chan<- exit) {
-	for {
-		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, 0, nil)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil { // ECHILD
-			close(reaped)
-			return
-		}
-		reaped <- exit{pid, ws}
-	}
-}
-
-// next returns the next reaped child, ignoring the caught signals.
-func next(reaped <-chan exit, sigs <-chan os.Signal) (exit, bool) {
-	for {
 		select {
-		case e, ok := <-reaped:
-			return e, ok
+		case <-chld:
 		case <-sigs:
 		}
 	}
+	exitAs(ws)
 }
 
 // environ is the reaper's environment without the variable that made it
