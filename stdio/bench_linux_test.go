@@ -19,7 +19,7 @@ import (
 // resident memory of the child and of the reaper, and the part of the
 // reaper's that it shares with no other process (the binary's pages are
 // shared with the host's). The
-// reaper is this test binary; docs/stdio.md, "Starting a child" gives the
+// reaper is this test binary; docs/stdio.md, "Reapers" gives the
 // figures. Reproduce them with
 //
 //	go test -run '^$' -bench Start -benchtime 200x -count 5 ./stdio/

@@ -57,7 +57,7 @@ type ClientConfig struct {
 	Logger *slog.Logger
 	// Reaper runs the command under a reaper (package stdio/reaper), so
 	// that none of its descendants outlives the command or this process,
-	// however this process dies; docs/stdio.md, "Starting a child". It
+	// however this process dies; docs/stdio.md, "Reapers". It
 	// needs Linux and a call of reaper.Main at the start of main, and
 	// Start refuses it otherwise. Default: off.
 	Reaper bool

@@ -211,7 +211,7 @@ func (w *wrapping) abort() {
 }
 
 // status waits, within ctx, for the reaper's report: the command's pid,
-// or why it could not be started (docs/stdio.md, "Starting a child").
+// or why it could not be started (docs/stdio.md, "Reapers").
 func (w *wrapping) status(ctx context.Context) (int, error) {
 	stop := context.AfterFunc(ctx, func() { w.statusR.SetReadDeadline(time.Unix(1, 0)) })
 	pid, err := lifeline.ReadStatus(w.statusR)

@@ -128,11 +128,11 @@ func parentOf(t *testing.T, pid int) int {
 	return ppid
 }
 
-// A host killed with SIGKILL leaves nothing behind under a reaper: not the
-// launcher, not its grandchild that ignores stdin EOF, also not one that
-// left the process group, and not the reaper. Without a reaper
-// (HOST_REAPER=false) the grandchild survives with parent 1: Pdeathsig
-// reaches the launcher only.
+// Scenario 93: a host killed with SIGKILL leaves nothing behind under a
+// reaper: not the launcher, not its grandchild that ignores stdin EOF,
+// also not one that left the process group, and not the reaper. Without a
+// reaper (HOST_REAPER=false) the grandchild survives with parent 1:
+// Pdeathsig reaches the launcher only.
 func TestReaperOutlivesKilledHost(t *testing.T) {
 	for _, setsid := range []bool{false, true} {
 		t.Run(fmt.Sprintf("setsid=%v", setsid), func(t *testing.T) {
@@ -214,9 +214,9 @@ func done(t *testing.T, c *Client) *ExitError {
 	return x
 }
 
-// However the command ends (it exits, a group signal ends it, the host
-// stops it with SIGKILL), its descendants are gone once the client is
-// Done, and the client sees the command's status.
+// Scenario 94: however the command ends (it exits, a group signal ends it,
+// the host stops it with SIGKILL), its descendants are gone once the
+// client is Done, and the client sees the command's status.
 func TestReaperStopLeavesNothing(t *testing.T) {
 	for _, setsid := range []bool{false, true} {
 		for _, tc := range []struct {
@@ -246,8 +246,8 @@ func TestReaperStopLeavesNothing(t *testing.T) {
 	}
 }
 
-// The client sees the same exit code, signal and stderr tail with a
-// reaper as without one; the reaper adds no core dump of its own.
+// Scenario 95: the client sees the same exit code, signal and stderr tail
+// with a reaper as without one; the reaper adds no core dump of its own.
 func TestReaperMirrorsExit(t *testing.T) {
 	dir := t.TempDir() // where a core would go
 	for _, script := range []string{
@@ -313,9 +313,9 @@ func runInspect() int {
 	return 0
 }
 
-// Under a reaper the command gets exactly the environment, directory and
-// descriptors it gets without one: not the reaper's variable, not the
-// lifeline, and its extra files at their numbers.
+// Scenario 96: under a reaper the command gets exactly the environment,
+// directory and descriptors it gets without one: not the reaper's
+// variable, not the lifeline, and its extra files at their numbers.
 func TestReaperIsTransparent(t *testing.T) {
 	out := t.TempDir() + "/inspect.json"
 	dir := t.TempDir()
@@ -370,9 +370,9 @@ func TestReaperIsTransparent(t *testing.T) {
 	}
 }
 
-// A command that cannot be started fails Start as it does without a
-// reaper, and the client keeps no descriptor of any child: one that
-// failed to start, ended, or was killed.
+// Scenario 97: a command that cannot be started fails Start as it does
+// without a reaper, and the client keeps no descriptor of any child: one
+// that failed to start, ended, or was killed.
 func TestReaperStartFailuresAndDescriptors(t *testing.T) {
 	for _, tt := range []struct {
 		path, msg string

@@ -403,7 +403,7 @@ func TestServeKilledLeavesNoChild(t *testing.T) {
 // A bridge killed with SIGKILL leaves no descendant of its child either:
 // with `sh -c` as the launcher, a grandchild that ignores stdin EOF and
 // group signals, or one that left the process group, dies with the child,
-// killed by the child's reaper.
+// killed by the child's reaper (docs/stdio.md, scenario 93).
 func TestServeKilledLeavesNoDescendant(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {

@@ -39,7 +39,7 @@
 //
 // A program opts in by calling [Main] first thing in main; the protocol
 // between the client and the reaper is in stdio/internal/lifeline, and
-// docs/stdio.md, "Starting a child" describes the client's side.
+// docs/stdio.md, "Reapers" describes both sides.
 package reaper
 
 import (

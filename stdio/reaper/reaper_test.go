@@ -19,7 +19,7 @@ import (
 // client, whose tests' binary calls Main (stdio/reaper_linux_test.go).
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// Without Main, a client refuses to run its command under a reaper rather
+// Scenario 97 (docs/stdio.md): without Main, a client refuses to run its command under a reaper rather
 // than run this binary, which would be the program itself, and spawns
 // nothing.
 func TestReaperNeedsMain(t *testing.T) {

@@ -31,7 +31,7 @@ import (
 // it from the command's environment.
 const Env = "MCPBRIDGE_REAPER"
 
-// Name is the reaper's argv[0], which ps shows.
+// Name is the reaper's argv[0], which process listings show.
 const Name = "mcpbridge-reaper"
 
 var available atomic.Bool
