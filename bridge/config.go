@@ -14,6 +14,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
 
 // Defaults of Config and ServerConfig.
@@ -114,6 +115,12 @@ type ServerConfig struct {
 	// waits for an answer from a tunnel or a stream before the child gets
 	// -32603 (default 1 min).
 	ServerRequestTimeout time.Duration
+	// DisableReaper runs the child without a reaper. By default each child
+	// runs under one (stdio.ClientConfig.Reaper) where reaper.Main was
+	// called, on Linux: then no descendant of the child outlives it or the
+	// bridge, however the bridge dies (docs/operations.md, "The managed
+	// child"). Elsewhere, children run without one.
+	DisableReaper bool
 
 	maxLineBytes int
 }
@@ -216,7 +223,7 @@ func (s *ServerConfig) command(stderr io.Writer) *exec.Cmd {
 
 // client is the stdio configuration of one child.
 func (s *ServerConfig) client(log *slog.Logger) stdio.ClientConfig {
-	return stdio.ClientConfig{MaxLineBytes: s.maxLineBytes, MaxRequestBytes: s.MaxRequestBytes, Logger: log}
+	return stdio.ClientConfig{MaxLineBytes: s.maxLineBytes, MaxRequestBytes: s.MaxRequestBytes, Logger: log, Reaper: !s.DisableReaper && reaper.Available()}
 }
 
 func (s *ServerConfig) connect() stdio.ConnectConfig {

@@ -398,22 +398,29 @@ func TestChildThatCannotStartEndsFailed(t *testing.T) {
 
 // Service.Close stops a child by closing its stdin, then SIGTERM to its
 // process group after the grace period, then SIGKILL after another; a
-// grandchild in the group that holds the child's stdout goes too.
+// grandchild in the group that holds the child's stdout goes too: killed
+// by the child's reaper as soon as the child exits, or by the group
+// SIGTERM without a reaper.
 func TestCloseEscalates(t *testing.T) {
 	const grace = 300 * time.Millisecond
 	for _, tc := range []struct {
-		name    string
-		env     []string
-		signal  syscall.Signal // how the child ended; 0: it exited
-		atLeast time.Duration  // how long Close must have taken
+		name     string
+		env      []string
+		noReaper bool
+		signal   syscall.Signal // how the child ended; 0: it exited
+		atLeast  time.Duration  // how long Close must have taken
 	}{
-		{"exits at EOF", nil, 0, 0},
-		{"ignores EOF", []string{"FIXTURE_IGNORE_EOF=1"}, syscall.SIGTERM, grace},
-		{"ignores EOF and SIGTERM", []string{"FIXTURE_IGNORE_EOF=1", "FIXTURE_IGNORE_TERM=1"}, syscall.SIGKILL, 2 * grace},
-		{"grandchild holds its stdout", []string{"FIXTURE_GRANDCHILD=1"}, 0, grace},
+		{"exits at EOF", nil, false, 0, 0},
+		{"ignores EOF", []string{"FIXTURE_IGNORE_EOF=1"}, false, syscall.SIGTERM, grace},
+		{"ignores EOF and SIGTERM", []string{"FIXTURE_IGNORE_EOF=1", "FIXTURE_IGNORE_TERM=1"}, false, syscall.SIGKILL, 2 * grace},
+		{"ignores EOF and SIGTERM, no reaper", []string{"FIXTURE_IGNORE_EOF=1", "FIXTURE_IGNORE_TERM=1"}, true, syscall.SIGKILL, 2 * grace},
+		{"grandchild holds its stdout", []string{"FIXTURE_GRANDCHILD=1"}, false, 0, 0},
+		{"grandchild holds its stdout, no reaper", []string{"FIXTURE_GRANDCHILD=1"}, true, 0, grace},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "", grace, tc.env...)}, Logger: slog.New(slog.DiscardHandler)})
+			srv := fixtureChild(t, "", grace, tc.env...)
+			srv.DisableReaper = tc.noReaper
+			svc := newService(t, Config{Servers: []ServerConfig{srv}, Logger: slog.New(slog.DiscardHandler)})
 			c := currentChild(t, svc, "")
 			res, err := svc.Call(t.Context(), &mcpbridgev1.CallRequest{Method: "tools/call", ParamsJson: `{"name":"pids"}`})
 			if err != nil {

@@ -288,10 +288,11 @@ func startRawEcho(b *testing.B) *rawEcho {
 	b.Helper()
 	cfg := echoConfig(0)
 	cmd := cfg.command(b)
-	stdin, stdout, _, err := spawn(cmd)
+	s, err := spawn(b.Context(), cmd, false)
 	if err != nil {
 		b.Fatalf("spawn: %v", err)
 	}
+	stdin, stdout := s.stdin, s.stdout
 	b.Cleanup(func() {
 		stdin.Close()
 		waited := make(chan struct{})

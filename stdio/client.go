@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
+	"github.com/mcpbridge/mcpbridge/stdio/internal/lifeline"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -61,6 +62,12 @@ type ClientConfig struct {
 	// Logger receives skipped lines, drops and late messages
 	// (default slog.Default()).
 	Logger *slog.Logger
+	// Reaper runs the command under a reaper (package stdio/reaper), so
+	// that none of its descendants outlives the command or this process,
+	// however this process dies; docs/stdio.md, "Reapers". It
+	// needs Linux and a call of reaper.Main at the start of main, and
+	// Start refuses it otherwise. Default: off.
+	Reaper bool
 }
 
 // normalize fills in defaults and checks the configuration.
@@ -79,6 +86,9 @@ func (cfg *ClientConfig) normalize() error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ClientConfig: MaxServerRequests is negative")
 	case cfg.MaxServerRequests == 0:
 		cfg.MaxServerRequests = DefaultMaxServerRequests
+	}
+	if cfg.Reaper && !lifeline.Available() {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid ClientConfig: Reaper needs Linux and reaper.Main called first thing in main")
 	}
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -113,6 +123,8 @@ type Client struct {
 	stdout io.ReadCloser
 	wait   func() *os.ProcessState
 	tail   *tailWriter
+	pid    int // the command's process id
+	pgid   int // the process group Signal signals
 
 	writes  chan *frame   // unbuffered hand-off to the writer
 	wlock   chan struct{} // one slot: whoever holds it writes to stdin
@@ -134,6 +146,7 @@ type Client struct {
 	cancelling []int64                       // abandoned requests whose notice is not yet written
 	err        *jsonrpc.Error                // terminal error; nil while healthy
 	state      *os.ProcessState
+	lifeline   *os.File // the reaper's lifeline until it is closed; nil without a reaper
 
 	running   int // server-request handlers running
 	stdinOnce sync.Once
@@ -176,6 +189,11 @@ func (f *frame) release() {
 // when it is zero. A Stderr that is not an *os.File is drained by a
 // goroutine of exec.Cmd's, and its last 4 KiB are kept for [ExitError].
 //
+// With cfg.Reaper, Start rewrites cmd to run a reaper (package
+// stdio/reaper) that runs the command, and returns once the reaper has
+// started it: cmd.Process is then the reaper, which leads the process
+// group, gets cmd.SysProcAttr and exits as the command did.
+//
 // A command that cannot be found fails with -32000 "Executable not found"
 // (its Cause matches exec.ErrNotFound or fs.ErrNotExist); any other start
 // failure with -32000 "Could not start the stdio server".
@@ -189,7 +207,7 @@ func Start(ctx context.Context, cmd *exec.Cmd, cfg ClientConfig) (*Client, error
 	if err := ctx.Err(); err != nil {
 		return nil, startFailed(err)
 	}
-	stdin, stdout, tail, err := spawn(cmd)
+	s, err := spawn(ctx, cmd, cfg.Reaper)
 	if err != nil {
 		return nil, err
 	}
@@ -197,12 +215,12 @@ func Start(ctx context.Context, cmd *exec.Cmd, cfg ClientConfig) (*Client, error
 		_ = cmd.Wait() // the status is in ProcessState
 		return cmd.ProcessState
 	}
-	c := newClient(cfg, stdin, stdout, wait)
-	c.cmd, c.tail = cmd, tail
-	if stdin.SetWriteDeadline(time.Time{}) == nil {
-		c.direct = stdin
+	c := newClient(cfg, s.stdin, s.stdout, wait)
+	c.cmd, c.tail, c.pid, c.pgid, c.lifeline = cmd, s.tail, s.pid, s.pgid, s.lifeline
+	if s.stdin.SetWriteDeadline(time.Time{}) == nil {
+		c.direct = s.stdin
 	}
-	c.log = cfg.Logger.With("pid", cmd.Process.Pid)
+	c.log = cfg.Logger.With("pid", s.pid)
 	c.live.Store(3)
 	go c.reader()
 	go c.writer()
@@ -262,34 +280,55 @@ func (c *Client) Err() error {
 	return c.err
 }
 
-// Pid returns the child's process id.
-func (c *Client) Pid() int {
-	if c.cmd == nil {
-		return 0
-	}
-	return c.cmd.Process.Pid
-}
+// Pid returns the child's process id: the command's, also under a
+// reaper.
+func (c *Client) Pid() int { return c.pid }
 
 // ExitState returns the child's state once it has been reaped, else nil.
+// Under a reaper it is the reaper's, which exits as the command did.
 func (c *Client) ExitState() *os.ProcessState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.state
 }
 
-// Signal sends sig to the child's process group (the child leads its own
-// group, so a launcher and its descendants are signalled together). It
-// returns os.ErrProcessDone once the group is gone. The Client never calls
-// it on its own.
+// Signal sends sig to the child's process group (the child, or its
+// reaper, leads its own group, so a launcher and its descendants are
+// signalled together). It returns os.ErrProcessDone once the group is
+// gone. The Client never calls it on its own.
+//
+// Under a reaper, the first SIGKILL closes the reaper's lifeline instead:
+// the reaper then kills the command and every descendant, those that left
+// the group too, and exits as the command did. (A group SIGKILL would kill
+// the reaper before it could.) A later SIGKILL, and any once the reaper
+// has been reaped, goes to the group.
 func (c *Client) Signal(sig syscall.Signal) error {
 	if c.cmd == nil {
 		return os.ErrProcessDone
 	}
-	err := syscall.Kill(-c.cmd.Process.Pid, sig)
+	if sig == syscall.SIGKILL && c.closeLifeline() {
+		return nil
+	}
+	err := syscall.Kill(-c.pgid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return os.ErrProcessDone
 	}
 	return err
+}
+
+// closeLifeline closes the reaper's lifeline and reports whether it was
+// open: once closed, the reaper kills what is left of the command and
+// exits.
+func (c *Client) closeLifeline() bool {
+	c.mu.Lock()
+	l := c.lifeline
+	c.lifeline = nil
+	c.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	l.Close()
+	return true
 }
 
 // Close ends the connection: it refuses new work, fails calls in flight and
@@ -475,6 +514,7 @@ const exitWindow = time.Second
 func (c *Client) waiter() {
 	defer c.goroutineDone()
 	state := c.wait()
+	c.closeLifeline() // the reaper, if any, is gone; the descriptor is not
 	c.mu.Lock()
 	c.state = state
 	c.mu.Unlock()

@@ -36,6 +36,12 @@
 // stdin, and escalation ([Client.Signal]) is the caller's (the bridge's
 // supervisor's) decision.
 //
+// The child leads a process group of its own. With [ClientConfig.Reaper]
+// it runs under a reaper (package
+// [github.com/mcpbridge/mcpbridge/stdio/reaper]), so that none of its
+// descendants outlives it or the host, however the host dies; the program
+// must call reaper.Main first thing in main.
+//
 // Decisions where the contract leaves room:
 //
 //   - Call takes params that are a JSON object (or nil); anything else is

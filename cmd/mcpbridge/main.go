@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
 
 // usageError is a mistake on the command line.
@@ -25,6 +27,9 @@ type usageError struct {
 func (e usageError) Error() string { return e.err.Error() }
 
 func main() {
+	// First: run as the reaper of a child when started as one, and
+	// otherwise let serve run its children under reapers.
+	reaper.Main()
 	args := os.Args[1:]
 	cmd := "serve"
 	if len(args) > 0 && (args[0] == "serve" || args[0] == "demo") {

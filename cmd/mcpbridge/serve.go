@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/internal/asynclog"
 	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
 
 // defaultShutdownTimeout bounds how long a graceful shutdown waits for
@@ -42,6 +43,7 @@ type serveFlags struct {
 	maxRestarts     int
 	maxBackoff      time.Duration
 	shutdownTimeout time.Duration
+	reaper          bool
 	logLevel        slog.Level
 	command         []string
 }
@@ -71,6 +73,7 @@ func parseServe(args []string) (*serveFlags, error) {
 	fs.IntVar(&f.maxRestarts, "max-restarts", bridge.DefaultMaxRestarts, "restarts in a row before the server is FAILED and tried only every --max-restart-backoff")
 	fs.DurationVar(&f.maxBackoff, "max-restart-backoff", bridge.DefaultMaxRestartBackoff, "the longest wait between restarts, and the interval of the starts tried while FAILED")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a graceful shutdown waits for calls in flight")
+	fs.BoolVar(&f.reaper, "reaper", true, "run the child under a reaper that kills its descendants when it exits or the bridge dies (Linux)")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -155,7 +158,8 @@ func runServe(args []string) error {
 		return err
 	}
 	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace,
-		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes, HandshakeTimeout: f.handshake, ExposeStderr: f.exposeStderr}
+		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes, HandshakeTimeout: f.handshake, ExposeStderr: f.exposeStderr,
+		DisableReaper: !f.reaper}
 	if f.protocol != "auto" {
 		server.Versions = []string{f.protocol}
 	}
@@ -170,7 +174,8 @@ func runServe(args []string) error {
 	defer svc.Close()
 
 	gs := svc.NewGRPCServer()
-	log.Info("mcpbridge: serving", "listen", lis.Addr().String(), "command", strings.Join(command, " "), "protocol", f.protocol)
+	log.Info("mcpbridge: serving", "listen", lis.Addr().String(), "command", strings.Join(command, " "), "protocol", f.protocol,
+		"reaper", f.reaper && reaper.Available())
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }() // returns once gs stops
 	select {
@@ -178,7 +183,7 @@ func runServe(args []string) error {
 		return err
 	case <-ctx.Done():
 	}
-	stopSignals() // a second signal takes the default action: exit at once (children die by Pdeathsig)
+	stopSignals() // a second signal takes the default action: exit at once (the children's reapers, or Pdeathsig, end them)
 	log.Info("mcpbridge: shutting down; signal again to force", "timeout", f.shutdownTimeout.String())
 
 	// docs/operations.md, "Graceful shutdown": health NOT_SERVING first so

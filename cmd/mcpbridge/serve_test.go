@@ -14,12 +14,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -462,6 +464,44 @@ func TestServeKilledLeavesNoChild(t *testing.T) {
 	}
 }
 
+// A bridge killed with SIGKILL leaves no descendant of its child either:
+// with `sh -c` as the launcher, a grandchild that ignores stdin EOF and
+// group signals, or one that left the process group, dies with the child,
+// killed by the child's reaper (docs/stdio.md, scenario 93).
+func TestServeKilledLeavesNoDescendant(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lingerRE := regexp.MustCompile(`line="linger (\d+)"`)
+	for _, setsid := range []bool{false, true} {
+		t.Run(fmt.Sprintf("setsid=%v", setsid), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+			defer cancel()
+			script := fmt.Sprintf(`%s=linger LINGER_SETSID=%v "$0" & exec "$1" demo`, testkit.FixtureEnv, setsid)
+			b := startBridge(t, []string{testkit.QuickRaceExit()}, "--", "sh", "-c", script, self, mcpbridgeBin)
+			child := testkit.Pidfd(t, childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t))))
+			pid, err := strconv.Atoi(lingerRE.FindStringSubmatch(b.log.WaitFor(ctx, t, "mcpbridge: server stderr", `line="linger `))[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			grandchild := testkit.Pidfd(t, pid)
+			t.Cleanup(func() { unix.PidfdSendSignal(grandchild, unix.SIGKILL, nil, 0) }) // should the test fail
+
+			if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			b.wait(t)
+			if !testkit.Exited(t, grandchild, 10*time.Second) {
+				t.Errorf("the grandchild outlived the SIGKILLed bridge")
+			}
+			if !testkit.Exited(t, child, 10*time.Second) {
+				t.Errorf("the child outlived the SIGKILLed bridge")
+			}
+		})
+	}
+}
+
 // Each flag of `mcpbridge serve` does what it says, and a bad value is a
 // clear error (exit 2) before anything starts.
 func TestServeFlags(t *testing.T) {
@@ -485,6 +525,7 @@ func TestServeFlags(t *testing.T) {
 			{[]string{"--listen", "127.0.0.1:99999"}, 1, `mcpbridge: listen tcp: address 99999: invalid port`},
 			{[]string{"--log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
 			{[]string{"--bogus"}, 2, `flag provided but not defined: -bogus`},
+			{[]string{"--reaper=maybe"}, 2, `invalid boolean value "maybe" for -reaper`},
 		} {
 			t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 				cmd := exec.Command(mcpbridgeBin, append(append([]string{"serve"}, tc.args...), "--", "false")...)
@@ -560,6 +601,21 @@ func TestServeFlags(t *testing.T) {
 		}
 	})
 
+	t.Run("reaper", func(t *testing.T) {
+		for _, reaper := range []bool{true, false} {
+			ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+			defer cancel()
+			b := startBridge(t, nil, fmt.Sprintf("--reaper=%v", reaper))
+			pid := childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t)))
+			bridge, parent := b.cmd.Process.Pid, parentOf(t, pid)
+			// Under a reaper, the reaper is the child's parent and the
+			// bridge's child.
+			if underReaper := parent != bridge && parentOf(t, parent) == bridge; underReaper != reaper {
+				t.Errorf("--reaper=%v: the child %d has parent %d, the bridge is %d", reaper, pid, parent, bridge)
+			}
+		}
+	})
+
 	t.Run("grace", func(t *testing.T) {
 		env, command := slowFixture(t, "FIXTURE_IGNORE_EOF=1")
 		ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
@@ -579,4 +635,19 @@ func TestServeFlags(t *testing.T) {
 			t.Errorf("the child outlived the bridge")
 		}
 	})
+}
+
+// parentOf returns pid's parent pid.
+func parentOf(t *testing.T, pid int) int {
+	t.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ppid
 }

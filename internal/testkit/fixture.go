@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
 
 // FixtureEnv names the fixture that a re-executed test binary runs instead
@@ -20,11 +22,14 @@ const FixtureEnv = "MCPBRIDGE_TEST_FIXTURE"
 // [Fixtures.Main], and a test starts one with [FixtureCommand].
 type Fixtures map[string]func() int
 
-// Main is a package's TestMain. In a process started by [FixtureCommand]
-// it runs the fixture FixtureEnv names and exits with its status (2 for an
-// unknown name); otherwise it runs the tests and fails them when a
-// goroutine leaked.
+// Main is a package's TestMain. It calls reaper.Main first, so that the
+// test binary can be the reaper of the children its tests start (a
+// reaper runs its command and exits here). In a process started by
+// [FixtureCommand] it runs the fixture FixtureEnv names and exits with its
+// status (2 for an unknown name); otherwise it runs the tests and fails
+// them when a goroutine leaked.
 func (f Fixtures) Main(m *testing.M, opts ...goleak.Option) {
+	reaper.Main()
 	if name := os.Getenv(FixtureEnv); name != "" {
 		run, ok := f[name]
 		if !ok {
