@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -153,6 +154,33 @@ func TestFaultResponseOverLimit(t *testing.T) {
 	}
 }
 
+// A result whose typed response would be over the message limit, though
+// its JSON is not (a Struct holds a small number in about six times its
+// JSON), is refused with RESOURCE_EXHAUSTED and TOO_LARGE, pointing to
+// Call, which returns it; the stream RPC is held to the same.
+func TestFaultTypedResponseOverLimit(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	const limit = 1 << 20
+	bc, _, _ := faultBridge(t, Config{MaxMessageBytes: limit})
+	args := `{"count":200000}` // 400 KB of JSON
+	_, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Name: "numbers", Arguments: mustStruct(t, map[string]any{"count": 200000})})
+	rpc := wantStatus(t, "CallTool", err, codes.ResourceExhausted, "TOO_LARGE", -32603)
+	if !strings.Contains(rpc.GetMessage(), "Call returns the result as JSON") {
+		t.Errorf("message %q does not point to Call", rpc.GetMessage())
+	}
+	s, err := bc.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Name: "numbers", Arguments: mustStruct(t, map[string]any{"count": 200000})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = recvAll(s)
+	wantStatus(t, "CallToolStream", err, codes.ResourceExhausted, "TOO_LARGE", -32603)
+	res, err := callTool(ctx, bc, "numbers", args)
+	if err != nil || len(res.GetResultJson()) < 400_000 {
+		t.Fatalf("Call = %d bytes, %v; want the JSON result", len(res.GetResultJson()), err)
+	}
+}
+
 // A request over the child's line limit fails at once: answered by id by a
 // child that can tell it (the project's runtime), refused at the bridge
 // with RESOURCE_EXHAUSTED when MaxRequestBytes names the limit. Neither
@@ -290,4 +318,32 @@ func openFDs(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return len(entries)
+}
+
+// A launcher that dies while its server (a grandchild holding the child's
+// stdout and stderr) lives on fails the calls in flight at once: the
+// reaper ends the grandchild, so the pipes close, instead of the bridge
+// waiting out the pipes (2 s) and the exit window (1 s) first.
+func TestFaultLauncherDies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	bc, _, logs := faultBridge(t, Config{}, "FIXTURE_GRANDCHILD=1")
+	pid := int(childOf(ctx, t, bc).GetPid())
+	if pid <= 0 {
+		t.Fatalf("no child pid")
+	}
+	callCtx, cancelCall := context.WithTimeout(ctx, 2*time.Second) // under the 3 s a dead launcher used to take
+	defer cancelCall()
+	done := make(chan error, 1)
+	go func() {
+		_, err := callTool(callCtx, bc, "block", `{}`)
+		done <- err
+	}()
+	logs.WaitFor(ctx, t, "fixture: blocking")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; status.Code(err) != codes.Unavailable {
+		t.Errorf("the call in flight when the launcher died = %v, want UNAVAILABLE before its 2 s deadline", err)
+	}
 }

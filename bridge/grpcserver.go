@@ -56,14 +56,17 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		// abandon are cancelled on the children before Close closes
 		// their stdin.
 		grpc.WaitForHandlers(true),
+		newUTF8Codec(), // invalid UTF-8 is bad input, not INTERNAL (codec.go)
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(rec),
+			utf8Unary,
 			selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(log, logOpts...), logged),
 		),
 		grpc.ChainStreamInterceptor(
 			recovery.StreamServerInterceptor(rec),
+			utf8Stream,
 			selector.StreamServerInterceptor(logging.StreamServerInterceptor(log, logOpts...), logged),
 		),
 	)

@@ -3,6 +3,9 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -82,4 +85,29 @@ func (r *route) badResult(err error) error {
 	e := jsonrpc.WithData(jsonrpc.CodeInternalError, "The MCP server's result does not fit the typed response; Call returns it as JSON",
 		map[string]string{"error": err.Error()})
 	return toStatus(r.srv.name, r.method, &callError{rpc: e})
+}
+
+// typedExpansion bounds how much larger than its JSON a typed response
+// can be: a JSON array of small numbers becomes Struct values of about
+// six times its size. Results below MaxMessageBytes/typedExpansion cannot
+// reach the limit and are not measured.
+const typedExpansion = 8
+
+// fits refuses a typed response over the gRPC message limit, which grpc
+// would otherwise fail with a bare RESOURCE_EXHAUSTED after the work was
+// done: RESOURCE_EXHAUSTED, reason TOO_LARGE, pointing to Call, whose JSON
+// result is smaller. raw is the child's result it was decoded from.
+func (r *route) fits(raw json.RawMessage, out proto.Message) error {
+	limit := r.s.cfg.MaxMessageBytes
+	if len(raw) < limit/typedExpansion {
+		return nil
+	}
+	if size := proto.Size(out); size > limit {
+		e := jsonrpc.WithData(jsonrpc.CodeInternalError,
+			fmt.Sprintf("The typed response is %d bytes, over the %d-byte message limit; Call returns the result as JSON (%d bytes)", size, limit, len(raw)),
+			map[string]int{"responseBytes": size, "limit": limit, "jsonBytes": len(raw)})
+		e.Cause = stdio.ErrTooLarge
+		return toStatus(r.srv.name, r.method, &callError{rpc: e})
+	}
+	return nil
 }

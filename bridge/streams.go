@@ -152,5 +152,8 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	if err != nil {
 		return r.badResult(err)
 	}
+	if err := r.fits(res, &mcpbridgev1.CallToolStreamResponse{Event: &mcpbridgev1.CallToolStreamResponse_Result{Result: out}}); err != nil {
+		return err
+	}
 	return ev.send(out)
 }

@@ -126,6 +126,7 @@ func runChildFixture() int {
 		cmd := exec.Command(self)
 		cmd.Env = append(os.Environ(), testkit.FixtureEnv+"=grandchild")
 		cmd.Stdout = out // holds the child's stdout, as a launcher's real server does
+		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "fixture: grandchild:", err)
 			return 2
@@ -153,6 +154,16 @@ func runChildFixture() int {
 		return mcp.TextResult(strings.Repeat("x", args.Bytes)), nil
 	})
 	var blocking, cancelled atomic.Int64
+	srv.AddTool(mcp.Tool{Name: "numbers"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		var args struct{ Count int }
+		if err := json.Unmarshal(req.Arguments, &args); err != nil {
+			return nil, err
+		}
+		// [0,0,...]: two bytes of JSON per number, about twelve as a
+		// protobuf Struct value.
+		n := json.RawMessage(`{"n":[` + strings.TrimSuffix(strings.Repeat("0,", args.Count), ",") + `]}`)
+		return &mcp.ToolResult{Content: []mcp.Content{}, StructuredContent: n}, nil
+	})
 	srv.AddTool(mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		blocking.Add(1)
 		fmt.Fprintln(os.Stderr, "fixture: blocking")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -15,7 +17,7 @@ import (
 
 // typedCall is one typed unary RPC: find the child, build the params for
 // its era (an error there is bad input), call, and decode the result.
-func typedCall[Resp any](ctx context.Context, s *Service, server, method string,
+func typedCall[Resp proto.Message](ctx context.Context, s *Service, server, method string,
 	build func(convert.Era) (json.RawMessage, error),
 	decode func(json.RawMessage, convert.Era) (Resp, error),
 ) (Resp, error) {
@@ -35,6 +37,9 @@ func typedCall[Resp any](ctx context.Context, s *Service, server, method string,
 	out, err := decode(res, r.era)
 	if err != nil {
 		return zero, r.badResult(err)
+	}
+	if err := r.fits(res, out); err != nil {
+		return zero, err
 	}
 	return out, nil
 }

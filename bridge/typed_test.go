@@ -662,6 +662,10 @@ func TestTypedInvalidInput(t *testing.T) {
 			_, err := h.bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "modern", Method: "tools/call", ParamsJson: `{"name":"echo","_meta":{"progressToken":1}}`})
 			return err
 		}},
+		{"Call: _meta that is not an object", func() error {
+			_, err := h.bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "modern", Method: "tools/call", ParamsJson: `{"name":"echo","_meta":5}`})
+			return err
+		}},
 		{"Call: malformed params_json", func() error {
 			_, err := h.bc.Call(ctx, &mcpbridgev1.CallRequest{Server: "modern", Method: "tools/call", ParamsJson: `{`})
 			return err

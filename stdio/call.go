@@ -251,7 +251,7 @@ func (c *Client) send(ctx context.Context, cl *call, f *frame, sent time.Time, t
 			res, err = c.abandon(cl, false, e, o)
 			return true, res, err
 		default:
-			c.fail(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server connection failed", Cause: werr}, false)
+			c.fail(c.connectionFailed(werr), false)
 			r := <-cl.resp
 			return true, nil, r.err
 		}

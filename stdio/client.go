@@ -499,7 +499,7 @@ func (c *Client) writer() {
 			batch = make([]byte, 0, writeBatch)
 		}
 		if err != nil {
-			c.fail(&jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}, false)
+			c.fail(c.connectionFailed(err), false)
 			return
 		}
 	}
@@ -526,6 +526,24 @@ func (c *Client) waiter() {
 	case <-t.C:
 		c.fail(c.exitedError(io.EOF), false)
 	}
+}
+
+// connectionFailed is the terminal error of a failed write to the child:
+// a child that died breaks its stdin before it is reaped, so its exit
+// status is awaited (at most exitWindow) and reported when it comes, as
+// for EOF; otherwise the write error is.
+func (c *Client) connectionFailed(err error) *jsonrpc.Error {
+	if c.cmd != nil && c.terminal() == nil {
+		t := time.NewTimer(exitWindow)
+		defer t.Stop()
+		select {
+		case <-c.exited:
+			return c.exitedError(err)
+		case <-t.C:
+		case <-c.closing:
+		}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server connection failed", Cause: err}
 }
 
 // exitedError is the terminal error of a child that went away: its exit

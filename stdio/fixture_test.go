@@ -83,6 +83,9 @@ func runMCPFixture() int {
 	if os.Getenv("FIXTURE_GRANDCHILD") == "1" {
 		// A descendant in the same process group, for the group-signal test.
 		cmd := exec.Command("sleep", "60")
+		if os.Getenv("FIXTURE_GRANDCHILD_STDOUT") == "1" {
+			cmd.Stdout = os.Stdout // holds the child's stdout, as a launcher's server does
+		}
 		if err := cmd.Start(); err == nil {
 			fmt.Fprintf(os.Stderr, "grandchild %d\n", cmd.Process.Pid)
 			f.write([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"grandchild","params":{"pid":%d}}`+"\n", cmd.Process.Pid)))
