@@ -891,7 +891,12 @@ func TestStartContextIsStartupOnly(t *testing.T) {
 }
 
 // Scenario 30, and a command that is there but cannot be executed.
-func TestMissingExecutable(t *testing.T) {
+func TestMissingExecutable(t *testing.T) { checkMissingExecutables(t, ClientConfig{}) }
+
+// checkMissingExecutables checks that commands that cannot be started
+// fail Start with -32000, the right message and the exec error as cause.
+func checkMissingExecutables(t *testing.T, cfg ClientConfig) {
+	t.Helper()
 	for _, tt := range []struct {
 		path, msg string
 		cause     error
@@ -900,7 +905,7 @@ func TestMissingExecutable(t *testing.T) {
 		{"mcpbridge-no-such-command", "Executable not found", exec.ErrNotFound},
 		{t.TempDir(), "Could not start the stdio server", fs.ErrPermission},
 	} {
-		c, err := Start(context.Background(), exec.Command(tt.path), ClientConfig{})
+		c, err := Start(context.Background(), exec.Command(tt.path), cfg)
 		if c != nil {
 			t.Fatalf("Start(%s) returned a client", tt.path)
 		}

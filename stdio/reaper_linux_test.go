@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,7 +21,6 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio/internal/lifeline"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // These tests run commands under a reaper (package stdio/reaper): this
@@ -32,7 +29,7 @@ import (
 // outlives stdin EOF, SIGTERM, SIGHUP and SIGINT.
 
 func init() {
-	fixtures["linger"] = runLinger
+	fixtures["linger"] = testkit.Linger
 	fixtures["reaperhost"] = runReaperHost
 	fixtures["inspect"] = runInspect
 }
@@ -43,23 +40,6 @@ func init() {
 func launcher(setsid bool, script string) []string {
 	exe, _ := os.Executable()
 	return []string{"sh", "-c", testkit.FixtureEnv + "=linger LINGER_SETSID=" + strconv.FormatBool(setsid) + ` "$0" & ` + script, exe}
-}
-
-// runLinger leaves the process group when LINGER_SETSID is true, writes
-// "linger <pid>" on stderr and runs until SIGKILL.
-func runLinger() int {
-	if os.Getenv("LINGER_SETSID") == "true" {
-		if _, err := syscall.Setsid(); err != nil {
-			fmt.Fprintln(os.Stderr, "linger: setsid:", err)
-			return 1
-		}
-	}
-	signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	fmt.Fprintln(os.Stderr, "linger", os.Getpid())
-	io.Copy(io.Discard, os.Stdin) // EOF changes nothing
-	for {
-		time.Sleep(time.Hour)
-	}
 }
 
 // readLinger reads the linger fixture's pid from r.
@@ -374,23 +354,7 @@ func TestReaperIsTransparent(t *testing.T) {
 // without a reaper, and the client keeps no descriptor of any child: one
 // that failed to start, ended, or was killed.
 func TestReaperStartFailuresAndDescriptors(t *testing.T) {
-	for _, tt := range []struct {
-		path, msg string
-		cause     error
-	}{
-		{"/nonexistent/mcp-server", "Executable not found", fs.ErrNotExist},
-		{"mcpbridge-no-such-command", "Executable not found", exec.ErrNotFound},
-		{t.TempDir(), "Could not start the stdio server", fs.ErrPermission},
-	} {
-		c, err := Start(context.Background(), exec.Command(tt.path), ClientConfig{Reaper: true})
-		if c != nil {
-			t.Fatalf("Start(%s) returned a client", tt.path)
-		}
-		e := wantCode(t, tt.path, err, jsonrpc.CodeConnectionClosed)
-		if e.Message != tt.msg || !errors.Is(err, tt.cause) {
-			t.Errorf("Start(%s) = %v, want %q caused by %v", tt.path, err, tt.msg, tt.cause)
-		}
-	}
+	checkMissingExecutables(t, ClientConfig{Reaper: true})
 
 	cycle := func() {
 		for _, stop := range []func(*Client){

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
@@ -35,26 +32,7 @@ func init() {
 	case "slow":
 		os.Exit(runSlowFixture())
 	case "linger":
-		os.Exit(runLinger())
-	}
-}
-
-// The "linger" fixture is a launcher's grandchild that outlives stdin EOF
-// and group signals: with LINGER_SETSID=true it leaves the process group
-// (setsid), it ignores SIGTERM, SIGHUP and SIGINT, writes "linger <pid>"
-// on stderr, which the bridge logs, and runs until SIGKILL.
-func runLinger() int {
-	if os.Getenv("LINGER_SETSID") == "true" {
-		if _, err := syscall.Setsid(); err != nil {
-			fmt.Fprintln(os.Stderr, "linger: setsid:", err)
-			return 1
-		}
-	}
-	signal.Ignore(syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	fmt.Fprintln(os.Stderr, "linger", os.Getpid())
-	io.Copy(io.Discard, os.Stdin) // EOF changes nothing
-	for {
-		time.Sleep(time.Hour)
+		os.Exit(testkit.Linger())
 	}
 }
 
