@@ -347,3 +347,31 @@ func TestFaultLauncherDies(t *testing.T) {
 		t.Errorf("the call in flight when the launcher died = %v, want UNAVAILABLE before its 2 s deadline", err)
 	}
 }
+
+// A call whose gRPC deadline passes in the child ends with the bridge's
+// own DEADLINE_EXCEEDED, JsonRpcError -32001 in its details, every time:
+// the bridge ends the child call a margin before the deadline, so its
+// status reaches the client before the client's own timer (which would
+// give DEADLINE_EXCEEDED without details) or grpc-go's server-side reset
+// (CANCELLED) can.
+func TestDeadlineExceededCarriesDetails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	bc, _, _ := faultBridge(t, Config{})
+	echoWorks(ctx, t, bc, "before")
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Go(func() {
+			callCtx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			_, err := callTool(callCtx, bc, "block", `{}`)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		wantStatus(t, "a call past its deadline", err, codes.DeadlineExceeded, "TIMEOUT", -32001)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -41,14 +42,25 @@ func (s *Service) route(ctx context.Context, field, method string) (*route, erro
 }
 
 // callOptions bounds a child call by the gRPC deadline, or by the default
-// deadline when there is none, never beyond the maximum.
+// deadline when there is none, never beyond the maximum. A gRPC deadline is
+// cut by deadlineMargin, so that the bridge's own DEADLINE_EXCEEDED, with
+// its JsonRpcError, reaches the caller before the transport's deadline
+// fires: when grpc-go's server-side timer fires first it resets the
+// stream, and a client whose own timer has not yet fired sees CANCELLED
+// without details.
 func (s *Service) callOptions(ctx context.Context) *stdio.CallOptions {
-	if _, ok := ctx.Deadline(); ok {
-		// The gRPC deadline ends ctx; the package timer only cuts one that
-		// lies beyond the maximum.
-		return &stdio.CallOptions{Timeout: s.cfg.MaxDeadline}
+	if d, ok := ctx.Deadline(); ok {
+		left := time.Until(d)
+		return &stdio.CallOptions{Timeout: max(min(left-deadlineMargin(left), s.cfg.MaxDeadline), time.Millisecond)}
 	}
 	return &stdio.CallOptions{Timeout: s.cfg.DefaultDeadline}
+}
+
+// deadlineMargin is how much earlier than its gRPC deadline a call is
+// ended by the bridge: a twentieth of the time left, at least 10 ms (two
+// round trips on most networks) and at most 200 ms.
+func deadlineMargin(left time.Duration) time.Duration {
+	return min(max(left/20, 10*time.Millisecond), 200*time.Millisecond)
 }
 
 // call sends the route's request to the child, counted in flight on its
