@@ -395,7 +395,10 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 		t.finish(id, call, nil, err)
 		return
 	}
-	opts := &stdio.CallOptions{Timeout: t.s.cfg.MaxDeadline}
+	// Verbatim: the child sees the client's own params and _meta, and
+	// answers a missing _meta or another version as it would without the
+	// bridge.
+	opts := &stdio.CallOptions{Timeout: t.s.cfg.MaxDeadline, Verbatim: true}
 	if token != nil {
 		opts.Progress = func(p stdio.Progress) {
 			raw, err := rawjson.SetMember(p.Raw, "progressToken", token)
@@ -515,7 +518,7 @@ func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 		meta = rawjson.DeleteMember(rawjson.DeleteMember(m, "progressToken"), protocol.MetaSubscriptionID)
 	}
 	sub, err := t.c.Listen(ctx, filter, &stdio.ListenOptions{
-		Timeout: t.s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest, Meta: meta,
+		Timeout: t.s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest, Meta: meta, Verbatim: true,
 	})
 	if err != nil {
 		t.finish(id, call, nil, err)

@@ -3,9 +3,11 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
@@ -80,7 +82,13 @@ func TestConnectMatchesDirect(t *testing.T) {
 				line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q`, i, r.method)
 				var params json.RawMessage
 				if r.params != "" {
-					line += `,"params":` + r.params
+					// A 2026 client sends the _meta the direct Client
+					// stamps: the tunnel passes it as it is.
+					sent := r.params
+					if direct.Protocol() == "2026-07-28" {
+						sent = testkit.WithModernMeta(sent)
+					}
+					line += `,"params":` + sent
 					params = json.RawMessage(r.params)
 				}
 				tun.send(line + "}")
@@ -462,5 +470,64 @@ func TestConnectServerRequestCancelled(t *testing.T) {
 	}
 	if _, err := tun.closeAndDrain(); err != nil {
 		t.Errorf("tunnel end = %v", err)
+	}
+}
+
+// A 2026 tunnel is transparent: the child gets the client's own _meta, so
+// a request without the required _meta, or naming a version the child
+// does not speak, gets the child's own answer (-32602, -32022 with
+// supported and requested), as it would without the bridge, and a
+// complete request gets its result.
+func TestConnectPassesTheClientsMeta(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		argv func(testing.TB) []string
+		// the child refuses a request without _meta (the Go SDK server
+		// answers it as a legacy request instead: its own answer too)
+		strict bool
+	}{
+		{"go-sdk", testkit.GoSDKServer, false},
+		{"runtime", func(tb testing.TB) []string { return nil }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var srv ServerConfig
+			if argv := tc.argv(t); argv != nil {
+				srv = peerServer("", argv)
+			} else {
+				srv = fixtureChild(t, "", time.Second)
+			}
+			b := startStreamsBridge(t, srv)
+			ctx := testCtx(t)
+			tun := b.connect(ctx, t, "")
+
+			tun.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`)
+			m, text := tun.response("1", nil)
+			if tc.strict && !strings.Contains(string(m.Error), "-32602") {
+				t.Errorf("tools/list without _meta = %s, want the child's -32602", text)
+			}
+			if !tc.strict && strings.Contains(string(m.Result), "resultType") {
+				t.Errorf("tools/list without _meta = %s, want the child's legacy answer: the bridge added _meta", text)
+			}
+
+			bad := strings.Replace(testkit.WithModernMeta(`{}`), `"2026-07-28"`, `"v999.0.0"`, 1)
+			tun.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":` + bad + `}`)
+			m, text = tun.response("2", nil)
+			var e struct {
+				Code int64
+				Data struct {
+					Supported []string
+					Requested string
+				}
+			}
+			if json.Unmarshal(m.Error, &e) != nil || e.Code != -32022 || !slices.Contains(e.Data.Supported, "2026-07-28") || e.Data.Requested != "v999.0.0" {
+				t.Errorf("tools/list at v999.0.0 = %s, want -32022 with supported and requested", text)
+			}
+
+			tun.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":` + testkit.WithModernMeta(`{}`) + `}`)
+			if m, text := tun.response("3", nil); m.Result == nil {
+				t.Errorf("tools/list with the 2026 _meta = %s, want a result", text)
+			}
+		})
 	}
 }

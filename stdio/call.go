@@ -46,6 +46,13 @@ type CallOptions struct {
 	// Meta is merged into params._meta, last (it wins over stamped keys
 	// and the params' own _meta). It must be a JSON object.
 	Meta json.RawMessage
+	// Verbatim sends the request as the caller gave it, on a connection
+	// made by [Connect] too: no stamped _meta, no local refusal of a
+	// method of the other era or of a conflicting protocol version, so
+	// that the child answers as it would (a proxy of another MCP client
+	// wants that). The progress token, when Progress is set, is still the
+	// Client's own.
+	Verbatim bool
 }
 
 // Progress is one notifications/progress for a call.
@@ -122,6 +129,9 @@ func (c *Client) Call(ctx context.Context, method string, params any, opts *Call
 // call is Call without the listen check.
 func (c *Client) call(ctx context.Context, method string, params any, o *CallOptions) (json.RawMessage, error) {
 	e := c.era.Load()
+	if o.Verbatim {
+		e = nil // sent as given
+	}
 	if err := e.refuse(method); err != nil {
 		return nil, err
 	}

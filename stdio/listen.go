@@ -39,6 +39,9 @@ type ListenOptions struct {
 	// Meta is merged into the listen request's params._meta, after the
 	// stamped keys (as CallOptions.Meta is). It must be a JSON object.
 	Meta json.RawMessage
+	// Verbatim sends no stamped _meta: the request's _meta is Meta alone
+	// (as CallOptions.Verbatim).
+	Verbatim bool
 }
 
 // Event is one notification of a subscription, with its _meta intact.
@@ -114,7 +117,11 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 	if err != nil || !rawjson.IsObject(f) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "the listen filter must be a JSON object")
 	}
-	params, err := e.params(append(append([]byte(`{"notifications":`), f...), '}'), o.Meta, nil)
+	stamp := e
+	if o.Verbatim {
+		stamp = nil
+	}
+	params, err := stamp.params(append(append([]byte(`{"notifications":`), f...), '}'), o.Meta, nil)
 	if err != nil {
 		return nil, err
 	}

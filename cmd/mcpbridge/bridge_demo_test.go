@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -166,7 +167,11 @@ func TestBridgeFrontsDemo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := tunnel.Send(&mcpbridgev1.ConnectRequest{MessageJson: `{"jsonrpc":"2.0","id":"t1","method":"tools/call","params":` + params + `}`}); err != nil {
+			sent := params // the tunnel passes a 2026 client's _meta as it is
+			if era.want == "2026-07-28" {
+				sent = testkit.WithModernMeta(params)
+			}
+			if err := tunnel.Send(&mcpbridgev1.ConnectRequest{MessageJson: `{"jsonrpc":"2.0","id":"t1","method":"tools/call","params":` + sent + `}`}); err != nil {
 				t.Fatal(err)
 			}
 			tunnel.CloseSend()

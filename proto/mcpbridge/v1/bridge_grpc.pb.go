@@ -257,7 +257,11 @@ type BridgeServiceClient interface {
 	CallStream(ctx context.Context, in *CallStreamRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CallStreamResponse], error)
 	// Connect is a raw JSON-RPC tunnel to the child, one JSON-RPC message per
 	// stream item in both directions, for clients that speak MCP themselves.
-	// The bridge remaps ids, progress tokens and subscription ids so that a
+	// Requests pass with the client's own params and `_meta`: on a 2026-07-28
+	// child the client sends the `_meta` every request needs (protocol
+	// version, client capabilities, client info), and a request without it,
+	// or naming another version, gets the child's own answer. The bridge
+	// remaps ids, progress tokens and subscription ids so that a
 	// shared child is safe; the tunnel sees only its own. On a legacy child
 	// the bridge answers the tunnel's `initialize` from the negotiated state
 	// (the child is initialized once), absorbs `notifications/initialized`,
@@ -539,7 +543,11 @@ type BridgeServiceServer interface {
 	CallStream(*CallStreamRequest, grpc.ServerStreamingServer[CallStreamResponse]) error
 	// Connect is a raw JSON-RPC tunnel to the child, one JSON-RPC message per
 	// stream item in both directions, for clients that speak MCP themselves.
-	// The bridge remaps ids, progress tokens and subscription ids so that a
+	// Requests pass with the client's own params and `_meta`: on a 2026-07-28
+	// child the client sends the `_meta` every request needs (protocol
+	// version, client capabilities, client info), and a request without it,
+	// or naming another version, gets the child's own answer. The bridge
+	// remaps ids, progress tokens and subscription ids so that a
 	// shared child is safe; the tunnel sees only its own. On a legacy child
 	// the bridge answers the tunnel's `initialize` from the negotiated state
 	// (the child is initialized once), absorbs `notifications/initialized`,
