@@ -102,7 +102,8 @@ type ServerConfig struct {
 	// longest call in flight at once.
 	MaxRequestBytes int
 	// ClientInfo and Capabilities are what the bridge declares to the child
-	// (defaults: {"name":"mcpbridge","version":...} and {}).
+	// (defaults: {"name":"mcpbridge","version":...} and
+	// DefaultCapabilities, what the bridge can route to its callers).
 	ClientInfo   json.RawMessage
 	Capabilities json.RawMessage
 	// Roots, when set, is the JSON array of Root objects
@@ -280,22 +281,32 @@ func (s *ServerConfig) normalizeRequests() error {
 	return nil
 }
 
-// capabilities is what the bridge declares to the child: Capabilities,
-// plus roots when the bridge answers roots/list itself.
+// DefaultCapabilities are the client capabilities the bridge declares to a
+// child by default: what it can route to its callers. A legacy child's
+// sampling/createMessage, elicitation/create and roots/list reach a
+// caller's stream or tunnel (bridge.proto, "Server requests"); a 2026
+// child's input requests reach the caller in input_required results.
+// Declaring them lets a child that checks capabilities offer its tools
+// that need them.
+const DefaultCapabilities = `{"elicitation":{},"roots":{},"sampling":{}}`
+
+// capabilities is what the bridge declares to the child: Capabilities
+// (default DefaultCapabilities), plus roots when the bridge answers
+// roots/list itself.
 func (s *ServerConfig) capabilities() json.RawMessage {
-	if s.Roots == nil {
-		return s.Capabilities
-	}
 	caps := s.Capabilities
 	if caps == nil {
-		caps = json.RawMessage(`{}`)
+		caps = json.RawMessage(DefaultCapabilities)
+	}
+	if s.Roots == nil {
+		return caps
 	}
 	if _, ok := rawjson.Member(caps, "roots"); ok {
 		return caps
 	}
 	out, err := rawjson.SetMember(caps, "roots", json.RawMessage(`{}`))
 	if err != nil {
-		return s.Capabilities // not an object: Connect reports it
+		return caps // not an object: Connect reports it
 	}
 	return out
 }

@@ -116,7 +116,7 @@ func directClient(tb testing.TB, sc ServerConfig) *stdio.Client {
 			started = append(started, c)
 		}
 		return c, err
-	}, stdio.ConnectConfig{Versions: sc.Versions, Capabilities: sc.Capabilities})
+	}, stdio.ConnectConfig{Versions: sc.Versions, Capabilities: sc.capabilities()}) // what the bridge declares
 	tb.Cleanup(func() {
 		for _, c := range started {
 			testkit.StopChild(tb, c, typedGrace)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,6 +37,8 @@ type serveFlags struct {
 	maxMessageBytes int
 	maxRequestBytes int
 	exposeStderr    bool
+	capabilities    string
+	roots           string
 	defaultDeadline time.Duration
 	maxDeadline     time.Duration
 	grace           time.Duration
@@ -65,6 +68,8 @@ func parseServe(args []string) (*serveFlags, error) {
 	fs.StringVar(&f.protocol, "protocol", "auto", "MCP protocol `version`: auto (negotiate), or pin one of "+strings.Join(stdio.DefaultVersions, ", "))
 	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of gRPC messages and of the child's lines, in `bytes`")
 	fs.IntVar(&f.maxRequestBytes, "max-request-bytes", 0, "the child's own line limit, in `bytes`: longer requests are refused at the bridge (0: none)")
+	fs.StringVar(&f.capabilities, "client-capabilities", bridge.DefaultCapabilities, "the client capabilities the bridge declares to the child, a JSON `object`: what it routes to callers")
+	fs.StringVar(&f.roots, "roots", "", "a JSON `array` of Root objects with which the bridge itself answers the child's roots/list (default: routed to callers)")
 	fs.BoolVar(&f.exposeStderr, "expose-stderr", false, "send the child's last stderr lines to gRPC clients in GetServer (the log has them always)")
 	fs.DurationVar(&f.defaultDeadline, "default-deadline", bridge.DefaultDeadline, "deadline of calls that arrive without one (not Subscribe or Connect)")
 	fs.DurationVar(&f.maxDeadline, "max-deadline", bridge.DefaultMaxDeadline, "longer deadlines are cut to this")
@@ -95,6 +100,10 @@ func parseServe(args []string) (*serveFlags, error) {
 		return nil, bad("protocol", "want auto or one of %s", strings.Join(stdio.DefaultVersions, ", "))
 	case f.maxMessageBytes <= 0:
 		return nil, bad("max-message-bytes", "must be positive")
+	case !json.Valid([]byte(f.capabilities)) || !strings.HasPrefix(strings.TrimSpace(f.capabilities), "{"):
+		return nil, bad("client-capabilities", "not a JSON object")
+	case f.roots != "" && (!json.Valid([]byte(f.roots)) || !strings.HasPrefix(strings.TrimSpace(f.roots), "[")):
+		return nil, bad("roots", "not a JSON array")
 	case f.handshake <= 0:
 		return nil, bad("handshake-timeout", "must be positive")
 	case f.maxRequestBytes < 0:
@@ -159,9 +168,13 @@ func runServe(args []string) error {
 	}
 	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace,
 		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes, HandshakeTimeout: f.handshake, ExposeStderr: f.exposeStderr,
+		Capabilities:  json.RawMessage(f.capabilities),
 		DisableReaper: !f.reaper}
 	if f.protocol != "auto" {
 		server.Versions = []string{f.protocol}
+	}
+	if f.roots != "" {
+		server.Roots = json.RawMessage(f.roots)
 	}
 	svc, err := bridge.New(bridge.Config{
 		Servers: []bridge.ServerConfig{server}, MaxMessageBytes: f.maxMessageBytes,

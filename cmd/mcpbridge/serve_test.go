@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -513,6 +514,8 @@ func TestServeFlags(t *testing.T) {
 		}{
 			{[]string{"--protocol", "2024-11-05"}, 2, `invalid value "2024-11-05" for flag --protocol: want auto or one of 2026-07-28, 2025-11-25, 2025-06-18`},
 			{[]string{"--max-message-bytes", "0"}, 2, `invalid value "0" for flag --max-message-bytes: must be positive`},
+			{[]string{"--client-capabilities", "[]"}, 2, `invalid value "[]" for flag --client-capabilities: not a JSON object`},
+			{[]string{"--roots", `{"uri":"file:///"}`}, 2, `invalid value "{\"uri\":\"file:///\"}" for flag --roots: not a JSON array`},
 			{[]string{"--max-message-bytes", "16MiB"}, 2, `invalid value "16MiB" for flag -max-message-bytes: parse error`},
 			{[]string{"--default-deadline", "0s"}, 2, `invalid value "0s" for flag --default-deadline: must be positive`},
 			{[]string{"--default-deadline", "20m"}, 2, `invalid value "20m0s" for flag --default-deadline: longer than --max-deadline 10m0s`},
@@ -650,4 +653,46 @@ func parentOf(t *testing.T, pid int) int {
 		t.Fatal(err)
 	}
 	return ppid
+}
+
+// With no flag beyond the era, a legacy demo behind `mcpbridge serve` can
+// ask its caller: the bridge declares the client capabilities it routes
+// (--client-capabilities' default), so the demo's ask tool sends
+// elicitation/create, which reaches the CallToolStream that opted in as a
+// server_request; RespondToServerRequest answers it and the tool returns
+// the answer.
+func TestServeLegacyDemoAsks(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	b := startBridge(t, nil, "--protocol", "2025-11-25", "--", mcpbridgeBin, "demo", "-tick", "0")
+	bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
+	childPid(ctx, t, bc)
+	args, _ := structpb.NewStruct(map[string]any{"question": "Your name?"})
+	s, err := bc.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Name: "ask", Arguments: args, ServerRequests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		msg, err := s.Recv()
+		if err != nil {
+			t.Fatalf("CallToolStream(ask): %v before the result", err)
+		}
+		if sr := msg.GetServerRequest(); sr != nil {
+			if sr.GetMethod() != "elicitation/create" || !strings.Contains(sr.GetParamsJson(), "Your name?") {
+				t.Fatalf("server_request = %v, want the demo's elicitation/create", sr)
+			}
+			if _, err := bc.RespondToServerRequest(ctx, &mcpbridgev1.RespondToServerRequestRequest{
+				Id: sr.GetId(), Outcome: &mcpbridgev1.RespondToServerRequestRequest_ResultJson{ResultJson: `{"action":"accept","content":{"answer":"Ada"}}`},
+			}); err != nil {
+				t.Fatalf("RespondToServerRequest: %v", err)
+			}
+			continue
+		}
+		if res := msg.GetResult(); res != nil {
+			if len(res.GetContent()) == 0 || res.GetContent()[0].GetText().GetText() != "The user answered: Ada" || res.GetIsError() {
+				t.Errorf("ask = %v, want the user's answer", res)
+			}
+			return
+		}
+	}
 }
