@@ -14,7 +14,8 @@ import (
 type child struct {
 	*stdio.Client
 	relay   *relay
-	listens *listens // Subscribe's shared listens, on a 2026 child
+	listens *listens    // Subscribe's shared listens, on a 2026 child
+	level   *childLevel // the logging level of a legacy child (loglevel.go)
 }
 
 // start spawns and negotiates a child: the supervisor's start function.
@@ -47,7 +48,7 @@ func (srv *upstream) start(ctx context.Context, retire func(supervisor.Process))
 	}
 	relays[c].attach(c) // only now: Connect sets the era unsynchronised
 	srv.log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
-	return &child{Client: c, relay: relays[c], listens: newListens(c)}, nil
+	return &child{Client: c, relay: relays[c], listens: newListens(c), level: newChildLevel(c, srv.cfg.logLevel, srv.log)}, nil
 }
 
 // EnvVar is one change to the child's environment: set Name to Value, or

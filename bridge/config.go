@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
@@ -90,6 +92,12 @@ type ServerConfig struct {
 	// MaxRestartBackoff (default 30 s), which is also the interval of the
 	// starts tried while FAILED.
 	RestartBackoff, MaxRestartBackoff time.Duration
+	// LogLevel, when set ("debug" … "emergency"), is the logging level a
+	// legacy child that declares logging is held at while no reader asks
+	// for more (a Subscribe or call stream's log_level, a tunnel's
+	// logging/setLevel; the most verbose of them wins while they read).
+	// Default "": the child's own level until a reader asks.
+	LogLevel string
 	// ExposeStderr sends the last lines the server's children wrote to
 	// stderr in GetServer's Child.stderr_tail. Off by default: stderr
 	// may hold what callers must not see; the log has it always.
@@ -124,6 +132,7 @@ type ServerConfig struct {
 	DisableReaper bool
 
 	maxLineBytes int
+	logLevel     mcpbridgev1.LoggingLevel // LogLevel, parsed
 }
 
 // normalize checks the configuration and fills in the defaults, the one
@@ -192,6 +201,11 @@ func (c *Config) normalize() error {
 		}
 		if s.MaxRestartBackoff < s.RestartBackoff {
 			return fmt.Errorf("bridge: server %q: MaxRestartBackoff %v is shorter than RestartBackoff %v", s.Name, s.MaxRestartBackoff, s.RestartBackoff)
+		}
+		if s.LogLevel != "" {
+			if s.logLevel = convert.Level(s.LogLevel); s.logLevel == 0 {
+				return fmt.Errorf("bridge: server %q: unknown LogLevel %q (want one of %s)", s.Name, s.LogLevel, strings.Join(protocol.LogLevels, ", "))
+			}
 		}
 		if s.HandshakeTimeout < 0 {
 			return fmt.Errorf("bridge: server %q: HandshakeTimeout is negative", s.Name)

@@ -236,6 +236,9 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 	ack := &mcpbridgev1.SubscriptionAcknowledged{
 		ToolsListChanged: sub.tools, PromptsListChanged: sub.prompts, ResourcesListChanged: sub.resources,
 	}
+	// The child logs at least at the stream's level while it reads
+	// (loglevel.go).
+	defer c.level.want(sub.level)()
 	// The sink is in place before the first resources/subscribe, so no
 	// update the child sends after subscribing is missed.
 	c.relay.addSink(sub)

@@ -148,13 +148,14 @@ type tunnel struct {
 	stop     sync.Once         // closes flush or quit
 	writeErr error             // set before dead is closed
 
-	mu      sync.Mutex
-	closing bool                     // half-closed or ending: no more listens or server requests
-	calls   map[string]*tunnelCall   // requests in flight, by the tunnel's raw id
-	listens map[string]*tunnelListen // open listens, by the tunnel's raw listen id
-	uris    map[string]bool          // resources/subscribe references held (legacy)
-	level   mcpbridgev1.LoggingLevel // logging/setLevel of this tunnel; 0: every log
-	asked   map[string]chan outcome  // server requests forwarded into the tunnel, by minted id
+	mu           sync.Mutex
+	closing      bool                     // half-closed or ending: no more listens or server requests
+	calls        map[string]*tunnelCall   // requests in flight, by the tunnel's raw id
+	listens      map[string]*tunnelListen // open listens, by the tunnel's raw listen id
+	uris         map[string]bool          // resources/subscribe references held (legacy)
+	level        mcpbridgev1.LoggingLevel // logging/setLevel of this tunnel; 0: every log
+	levelRelease func()                   // releases the tunnel's want on the child's level
+	asked        map[string]chan outcome  // server requests forwarded into the tunnel, by minted id
 }
 
 // tunnelCall is one request of the tunnel in flight.
@@ -321,9 +322,17 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 			t.fail(id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown logging level"))
 			return
 		}
+		// The tunnel's own level filters what it gets; the child logs at
+		// least that much while the tunnel is open (loglevel.go).
+		release := t.c.level.want(level)
 		t.mu.Lock()
 		t.level = level
+		old := t.levelRelease
+		t.levelRelease = release
 		t.mu.Unlock()
+		if old != nil {
+			old()
+		}
 		t.respond(id, json.RawMessage(`{}`))
 		return
 	case t.legacy && (method == "resources/subscribe" || method == "resources/unsubscribe"):
@@ -811,6 +820,13 @@ func (t *tunnel) abort() {
 func (t *tunnel) end(flush bool) {
 	t.cancel()
 	t.releaseURIs()
+	t.mu.Lock()
+	release := t.levelRelease
+	t.levelRelease = nil
+	t.mu.Unlock()
+	if release != nil {
+		release()
+	}
 	t.stop.Do(func() {
 		if flush {
 			close(t.flush)

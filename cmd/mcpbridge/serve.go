@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/internal/asynclog"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
@@ -38,6 +39,7 @@ type serveFlags struct {
 	maxRequestBytes int
 	exposeStderr    bool
 	capabilities    string
+	childLogLevel   string
 	roots           string
 	defaultDeadline time.Duration
 	maxDeadline     time.Duration
@@ -70,6 +72,7 @@ func parseServe(args []string) (*serveFlags, error) {
 	fs.IntVar(&f.maxRequestBytes, "max-request-bytes", 0, "the child's own line limit, in `bytes`: longer requests are refused at the bridge (0: none)")
 	fs.StringVar(&f.capabilities, "client-capabilities", bridge.DefaultCapabilities, "the client capabilities the bridge declares to the child, a JSON `object`: what it routes to callers")
 	fs.StringVar(&f.roots, "roots", "", "a JSON `array` of Root objects with which the bridge itself answers the child's roots/list (default: routed to callers)")
+	fs.StringVar(&f.childLogLevel, "child-log-level", "", "the logging `level` a legacy child is held at while no caller asks for more (default: the child's own)")
 	fs.BoolVar(&f.exposeStderr, "expose-stderr", false, "send the child's last stderr lines to gRPC clients in GetServer (the log has them always)")
 	fs.DurationVar(&f.defaultDeadline, "default-deadline", bridge.DefaultDeadline, "deadline of calls that arrive without one (not Subscribe or Connect)")
 	fs.DurationVar(&f.maxDeadline, "max-deadline", bridge.DefaultMaxDeadline, "longer deadlines are cut to this")
@@ -104,6 +107,8 @@ func parseServe(args []string) (*serveFlags, error) {
 		return nil, bad("client-capabilities", "not a JSON object")
 	case f.roots != "" && (!json.Valid([]byte(f.roots)) || !strings.HasPrefix(strings.TrimSpace(f.roots), "[")):
 		return nil, bad("roots", "not a JSON array")
+	case f.childLogLevel != "" && !slices.Contains(protocol.LogLevels, f.childLogLevel):
+		return nil, bad("child-log-level", "want one of %s", strings.Join(protocol.LogLevels, ", "))
 	case f.handshake <= 0:
 		return nil, bad("handshake-timeout", "must be positive")
 	case f.maxRequestBytes < 0:

@@ -3549,8 +3549,10 @@ type CallToolStreamRequest struct {
 	ClientCapabilities *structpb.Struct `protobuf:"bytes,7,opt,name=client_capabilities,json=clientCapabilities,proto3" json:"client_capabilities,omitempty"`
 	// The lowest log level to deliver as `log` messages. A 2026 child gets it
 	// as `_meta["io.modelcontextprotocol/logLevel"]` (so setting that key in
-	// meta as well is INVALID_ARGUMENT) and sends logs for this call only. A legacy child logs for its whole session at the level the
-	// bridge configured; the bridge filters those logs to this level and
+	// meta as well is INVALID_ARGUMENT) and sends logs for this call only. A
+	// legacy child logs for its whole session: while this stream reads, the
+	// bridge holds the child's level (logging/setLevel) at least this
+	// verbose, and filters the child's logs to this level; it
 	// delivers them here only while this is the only call in flight on the
 	// child (otherwise they go to Subscribe streams that asked for logs).
 	// Default: LOGGING_LEVEL_UNSPECIFIED, no logs. Eras: all.
@@ -4058,8 +4060,10 @@ type SubscribeRequest struct {
 	// Default: false, none are offered here. Eras: legacy.
 	ServerRequests bool `protobuf:"varint,6,opt,name=server_requests,json=serverRequests,proto3" json:"server_requests,omitempty"`
 	// Deliver the child's logs that are not attributed to one call, at this
-	// level or above, as log messages. The child's own level is the one the
-	// bridge configured. 2026 children log only per request, never here.
+	// level or above, as log messages. While the stream is open the bridge
+	// holds the child's own level (logging/setLevel) at least this verbose:
+	// the most verbose level any reader needs, or `--child-log-level` when
+	// none does. 2026 children log only per request, never here.
 	// Default: LOGGING_LEVEL_UNSPECIFIED, no logs. Eras: legacy.
 	LogLevel      LoggingLevel `protobuf:"varint,7,opt,name=log_level,json=logLevel,proto3,enum=mcpbridge.v1.LoggingLevel" json:"log_level,omitempty"`
 	unknownFields protoimpl.UnknownFields

@@ -266,7 +266,9 @@ type BridgeServiceClient interface {
 	// the bridge answers the tunnel's `initialize` from the negotiated state
 	// (the child is initialized once), absorbs `notifications/initialized`,
 	// reference-counts `resources/subscribe` and `resources/unsubscribe`, and
-	// keeps `logging/setLevel` local to the tunnel. Server requests reach the
+	// answers `logging/setLevel` itself: the tunnel gets the child's logs
+	// from that level up, and the child is held at least that verbose while
+	// the tunnel is open. Server requests reach the
 	// tunnel as described in the file comment. A message that is not valid
 	// JSON-RPC is answered in the tunnel with a JSON-RPC error (-32700 or
 	// -32600) and never reaches the child. Half-closing the send side ends
@@ -552,7 +554,9 @@ type BridgeServiceServer interface {
 	// the bridge answers the tunnel's `initialize` from the negotiated state
 	// (the child is initialized once), absorbs `notifications/initialized`,
 	// reference-counts `resources/subscribe` and `resources/unsubscribe`, and
-	// keeps `logging/setLevel` local to the tunnel. Server requests reach the
+	// answers `logging/setLevel` itself: the tunnel gets the child's logs
+	// from that level up, and the child is held at least that verbose while
+	// the tunnel is open. Server requests reach the
 	// tunnel as described in the file comment. A message that is not valid
 	// JSON-RPC is answered in the tunnel with a JSON-RPC error (-32700 or
 	// -32600) and never reaches the child. Half-closing the send side ends
