@@ -1,9 +1,12 @@
 package bridge
 
-// This file routes the requests a legacy child sends to the client
-// (sampling, elicitation, roots) to whoever can answer them: a Connect
-// tunnel, or the streams that opted in, which answer with
-// RespondToServerRequest. The routing rules are on relay.
+// This file routes the requests a child sends to the client (sampling,
+// elicitation, roots) to whoever can answer them: a Connect tunnel, or the
+// streams that opted in, which answer with RespondToServerRequest. The
+// routing rules are on relay. A legacy child sends them; so does a child
+// negotiated at 2026-07-28 that also speaks 2025, while it serves a 2025
+// client's request passed through a tunnel (2026 itself has none: its
+// input requests come back in input_required results).
 
 import (
 	"context"
@@ -17,7 +20,6 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -53,9 +55,6 @@ func (r *relay) onServerRequest(ctx context.Context, req stdio.ServerRequest) (j
 	switch {
 	case c == nil:
 		return nil, methodNotFound(req.Method) // still negotiating: nobody to ask yet
-	case protocol.Modern(c.Protocol()):
-		r.log.Warn("mcpbridge: a 2026-07-28 server sent a request; answering -32601", "method", req.Method)
-		return nil, methodNotFound(req.Method)
 	case req.Method == "ping":
 		return json.RawMessage(`{}`), nil
 	case req.Method == "roots/list" && r.roots != nil:

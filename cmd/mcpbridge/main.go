@@ -2,6 +2,7 @@
 //
 //	mcpbridge [serve] [flags] [-- command [args...]]   the gRPC bridge (default)
 //	mcpbridge demo                                      the built-in stdio MCP demo server
+//	mcpbridge connect [--addr host:port]                a stdio MCP server that is a remote bridge's Connect tunnel
 //
 // With no command after --, serve fronts the built-in demo server, run as
 // this binary's own demo subcommand. Run `mcpbridge serve -h` for flags.
@@ -32,13 +33,15 @@ func main() {
 	reaper.Main()
 	args := os.Args[1:]
 	cmd := "serve"
-	if len(args) > 0 && (args[0] == "serve" || args[0] == "demo") {
+	if len(args) > 0 && (args[0] == "serve" || args[0] == "demo" || args[0] == "connect") {
 		cmd, args = args[0], args[1:]
 	}
 	var err error
 	switch cmd {
 	case "demo":
 		err = runDemo(args)
+	case "connect":
+		err = runConnect(args)
 	default:
 		err = runServe(args)
 	}
