@@ -57,10 +57,11 @@ func (s *Service) callOptions(ctx context.Context) *stdio.CallOptions {
 }
 
 // deadlineMargin is how much earlier than its gRPC deadline a call is
-// ended by the bridge: a twentieth of the time left, at least 10 ms (two
-// round trips on most networks) and at most 200 ms.
+// ended by the bridge: a tenth of the time left, at least 20 ms (a few
+// round trips on most networks) and at most 250 ms, enough for the status
+// to be written and read on a busy machine.
 func deadlineMargin(left time.Duration) time.Duration {
-	return min(max(left/20, 10*time.Millisecond), 200*time.Millisecond)
+	return min(max(left/10, 20*time.Millisecond), 250*time.Millisecond)
 }
 
 // call sends the route's request to the child, counted in flight on its

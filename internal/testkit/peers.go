@@ -17,6 +17,7 @@ import (
 const (
 	installPeers       = "npm ci --prefix testdata/peers"
 	installConformance = "npm ci --prefix testdata/conformance"
+	installGRPCJS      = "npm ci --prefix testdata/grpcjs"
 )
 
 // GoSDKServer returns the argv that runs the Go SDK's conformance
@@ -141,6 +142,26 @@ func conformance(tb testing.TB, root string) []string {
 		return nil
 	}
 	return []string{node, cli}
+}
+
+// GRPCJSScript returns the argv that runs script, one of the grpc-js
+// client scripts in testdata/grpcjs (a Node gRPC client of the bridge,
+// @grpc/grpc-js with @grpc/proto-loader reading proto/): node and the
+// script's path. If node or the packages are missing, it calls
+// [MissingPeer] with the install command.
+func GRPCJSScript(tb testing.TB, script string) []string {
+	tb.Helper()
+	root := ModuleRoot(tb)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		MissingPeer(tb, "node (Node.js 20 or later)", "apt-get install nodejs npm && "+installGRPCJS)
+		return nil
+	}
+	if !exists(filepath.Join(root, "testdata", "grpcjs", "node_modules", "@grpc", "grpc-js")) {
+		MissingPeer(tb, "@grpc/grpc-js", installGRPCJS)
+		return nil
+	}
+	return []string{node, filepath.Join(root, "testdata", "grpcjs", script)}
 }
 
 // exists reports whether path names a file. An error other than "does not
