@@ -319,13 +319,12 @@ func TestStderrFloodIsRateLimited(t *testing.T) {
 	bc := mcpbridgev1.NewBridgeServiceClient(loopbackBridge(t, svc))
 	echoWorks(ctx, t, bc, "after the flood")
 	want := fmt.Sprintf("fixture: flood line %d", flood-1)
-	for !slices.Contains(childOf(ctx, t, bc).GetStderrTail(), want) {
-		select { // the copier may still be at it
-		case <-ctx.Done():
-			t.Fatalf("the last flood line never reached stderr_tail: %q", childOf(ctx, t, bc).GetStderrTail())
-		case <-time.After(10 * time.Millisecond):
+	settle(ctx, t, func() error { // the stderr copier may still be at it
+		if tail := childOf(ctx, t, bc).GetStderrTail(); !slices.Contains(tail, want) {
+			return fmt.Errorf("the last flood line never reached stderr_tail: %q", tail)
 		}
-	}
+		return nil
+	})
 	// A line logged after the flood (the block tool prints one when it
 	// starts, which the limit may still drop, and one when cancelled)
 	// reports the lines dropped.

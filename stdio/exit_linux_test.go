@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -20,11 +21,13 @@ func TestBrokenStdinReportsTheExit(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := c.Pid()
+	exited := testkit.Pidfd(t, pid)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for alive(pid) { // dead: its stdin has no reader now, its stdout still has one
-		time.Sleep(time.Millisecond)
+	// Dead: its stdin has no reader now, its stdout still has one.
+	if !testkit.Exited(t, exited, 10*time.Second) {
+		t.Fatal("the SIGKILLed child did not exit")
 	}
 	_, err := callTool(context.Background(), c, "echo", map[string]string{"message": "into a broken pipe"}, nil)
 	wantCode(t, "a call into the dead child", err, jsonrpc.CodeConnectionClosed)
