@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
@@ -14,8 +15,9 @@ import (
 type child struct {
 	*stdio.Client
 	relay   *relay
-	listens *listens    // Subscribe's shared listens, on a 2026 child
-	level   *childLevel // the logging level of a legacy child (loglevel.go)
+	listens *listens                 // Subscribe's shared listens, on a 2026 child
+	level   *childLevel              // the logging level of a legacy child (loglevel.go)
+	floor   mcpbridgev1.LoggingLevel // ServerConfig.LogLevel: the level when no reader set one
 }
 
 // start spawns and negotiates a child: the supervisor's start function.
@@ -48,7 +50,7 @@ func (srv *upstream) start(ctx context.Context, retire func(supervisor.Process))
 	}
 	relays[c].attach(c) // only now: Connect sets the era unsynchronised
 	srv.log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
-	return &child{Client: c, relay: relays[c], listens: newListens(c), level: newChildLevel(c, srv.cfg.logLevel, srv.log)}, nil
+	return &child{Client: c, relay: relays[c], listens: newListens(c), level: newChildLevel(c, srv.cfg.logLevel, srv.log), floor: srv.cfg.logLevel}, nil
 }
 
 // EnvVar is one change to the child's environment: set Name to Value, or

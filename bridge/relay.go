@@ -101,14 +101,21 @@ func (r *relay) enter() (leave func()) {
 	}
 }
 
-// tunnel returns the most recently opened tunnel that still takes server
-// requests.
+// tunnel returns the tunnel to ask: the most recent one whose 2026 client
+// has a call in flight that may ask (crossera.go), else the most recently
+// opened one that takes server requests as requests. A 2026 client with no
+// such call can take none.
 func (r *relay) tunnel() *tunnel {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if r.tunnels[i].takesRequests() {
-			return r.tunnels[i]
+		if t := r.tunnels[i]; t.takesRequests() && t.asking() {
+			return t
+		}
+	}
+	for i := len(r.tunnels) - 1; i >= 0; i-- {
+		if t := r.tunnels[i]; t.takesRequests() && !t.crossModern() {
+			return t
 		}
 	}
 	return nil

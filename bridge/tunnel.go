@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -156,6 +157,15 @@ type tunnel struct {
 	level        mcpbridgev1.LoggingLevel // logging/setLevel of this tunnel; 0: every log
 	levelRelease func()                   // releases the tunnel's want on the child's level
 	asked        map[string]chan outcome  // server requests forwarded into the tunnel, by minted id
+
+	// Across eras (crossera.go).
+	era        clientEra                      // the era the client last showed
+	peerCaps   json.RawMessage                // a 2025 client's initialize capabilities (2026 child)
+	peerInfo   json.RawMessage                // and its clientInfo
+	uriListens map[string]*stdio.Subscription // a 2025 client's resources/subscribe (2026 child)
+	running    []*inputOp                     // a 2026 client's calls that may ask (2025 child), oldest first
+	parked     map[string]*inputOp            // those waiting for the client's retry, by requestState
+	xlistens   map[string]*crossListen        // a 2026 client's listens (2025 child), by raw listen id
 }
 
 // tunnelCall is one request of the tunnel in flight.
@@ -180,6 +190,7 @@ func newTunnel(s *Service, c *child, stream grpc.BidiStreamingServer[mcpbridgev1
 		intake: make(chan struct{}), flush: make(chan struct{}), quit: make(chan struct{}), dead: make(chan struct{}),
 		calls: map[string]*tunnelCall{}, listens: map[string]*tunnelListen{},
 		uris: map[string]bool{}, asked: map[string]chan outcome{},
+		uriListens: map[string]*stdio.Subscription{}, parked: map[string]*inputOp{}, xlistens: map[string]*crossListen{},
 	}
 }
 
@@ -298,7 +309,7 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	if _, open := t.listens[key]; open {
 		busy = true
 	}
-	full := len(t.calls)+len(t.listens) >= maxTunnelCalls
+	full := len(t.calls)+len(t.listens)+len(t.parked) >= maxTunnelCalls
 	t.mu.Unlock()
 	switch {
 	case busy:
@@ -309,10 +320,14 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 			map[string]any{"retryable": true, "limit": maxTunnelCalls}))
 		return
 	}
-	var run func(ctx context.Context, call *tunnelCall)
+	run, crossed := t.cross(id, method, params)
 	switch {
+	case crossed:
+		if run == nil {
+			return // answered
+		}
 	case t.legacy && method == "initialize":
-		t.respond(id, t.initializeResult())
+		t.respond(id, initializeResult(t.c.Protocol(), t.c.ServerCapabilities(), t.c.ServerInfo(), t.c.Instructions()))
 		return
 	case t.legacy && method == "logging/setLevel":
 		raw, _ := rawjson.Member(params, "level")
@@ -360,6 +375,14 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	go func() {
 		defer t.wg.Done()
 		defer cancel()
+		// The recovery interceptor guards the handler's goroutine only: a
+		// bug met by one request must not take the bridge down.
+		defer func() {
+			if p := recover(); p != nil {
+				t.log.Error("mcpbridge: panic serving a tunnel request", "method", method, "panic", p, "stack", string(debug.Stack()))
+				t.finish(id, call, nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
+			}
+		}()
 		run(ctx, call)
 	}()
 }
@@ -443,21 +466,20 @@ func takeProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage
 	return out, append(json.RawMessage(nil), token...), nil
 }
 
-// initializeResult answers a legacy tunnel's initialize from what the
-// bridge negotiated: the child is initialized once, by the bridge.
-func (t *tunnel) initializeResult() json.RawMessage {
-	c := t.c.Client
-	out := append([]byte(`{"protocolVersion":`), rawjson.AppendString(nil, c.Protocol())...)
-	caps := c.ServerCapabilities()
+// initializeResult answers a 2025 client's initialize at version, from
+// what the bridge learnt of the child: the child is initialized once, by
+// the bridge (or, at 2026-07-28, not at all).
+func initializeResult(version string, caps, info json.RawMessage, instructions string) json.RawMessage {
+	out := append([]byte(`{"protocolVersion":`), rawjson.AppendString(nil, version)...)
 	if !rawjson.IsObject(caps) {
 		caps = json.RawMessage(`{}`)
 	}
 	out = append(append(out, `,"capabilities":`...), caps...)
-	if info := c.ServerInfo(); rawjson.IsObject(info) {
+	if rawjson.IsObject(info) {
 		out = append(append(out, `,"serverInfo":`...), info...)
 	}
-	if in := c.Instructions(); in != "" {
-		out = rawjson.AppendString(append(out, `,"instructions":`...), in)
+	if instructions != "" {
+		out = rawjson.AppendString(append(out, `,"instructions":`...), instructions)
 	}
 	return append(out, '}')
 }
@@ -665,6 +687,9 @@ func (t *tunnel) takesRequests() bool {
 // ask forwards a request from the child into the tunnel under the
 // bridge-minted id and waits for the tunnel's answer, at most timeout.
 func (t *tunnel) ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
+	if t.crossModern() { // a 2026 client takes no requests: an input_required round
+		return t.askInput(ctx, req, timeout)
+	}
 	ch := make(chan outcome, 1)
 	t.mu.Lock()
 	if t.closing {
@@ -720,6 +745,10 @@ func (t *tunnel) cancelAsked(rawID json.RawMessage, reason string) {
 // that a direct client would get, restricted to its own resource
 // subscriptions and log level.
 func (t *tunnel) notify(n stdio.Notification) {
+	if t.crossModern() {
+		t.crossNotify(n)
+		return
+	}
 	switch n.Method {
 	case "notifications/progress":
 		return // for a token the Client no longer tracks
@@ -768,12 +797,21 @@ func (t *tunnel) stopIntake() {
 		listens = append(listens, l)
 	}
 	clear(t.listens)
+	subs := make([]*stdio.Subscription, 0, len(t.uriListens))
+	for _, sub := range t.uriListens {
+		subs = append(subs, sub)
+	}
+	clear(t.uriListens)
 	t.mu.Unlock()
 	close(t.intake)
 	t.c.relay.removeTunnel(t)
 	for _, l := range listens {
 		l.sub.Close()
 	}
+	for _, sub := range subs {
+		sub.Close()
+	}
+	t.endParked()
 }
 
 // halfClose ends the tunnel after the client closed its send side: its

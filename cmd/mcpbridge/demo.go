@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -28,6 +29,10 @@ type demoConfig struct {
 	conformance bool
 	// requestTimeout is each request's deadline (server.Config).
 	requestTimeout time.Duration
+	// versions are the protocol versions served (mcp.Config.Versions);
+	// empty: every version. A single era makes a one-era peer, for
+	// cross-era tests of a client or a bridge.
+	versions []string
 }
 
 // runDemo is `mcpbridge demo`, the built-in stdio MCP demo server: every
@@ -55,6 +60,7 @@ func runDemo(args []string) error {
 	fs.BoolVar(&cfg.conformance, "conformance", false, "also serve the test_* tools, resources and prompts the official MCP conformance suite calls")
 	fs.DurationVar(&cfg.requestTimeout, "request-timeout", 5*time.Minute, "the deadline of each request, counted from its arrival (negative: none)")
 	logLevel := fs.String("log-level", "info", "stderr log level: debug, info, warn or error")
+	versions := fs.String("versions", "", "the protocol versions served, comma-separated, in preference order (default: "+strings.Join(mcp.DefaultVersions, ",")+")")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for benchmarks)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -65,6 +71,9 @@ func runDemo(args []string) error {
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return fmt.Errorf("demo takes no arguments, got %q", fs.Args())
+	}
+	if *versions != "" {
+		cfg.versions = strings.Split(*versions, ",")
 	}
 	if cfg.tick < 0 {
 		return fmt.Errorf("-tick %v is negative", cfg.tick)
@@ -113,8 +122,8 @@ func runDemo(args []string) error {
 // demoAbout describes the demo's content: the text of demo://about and the
 // heart of `mcpbridge demo -h`.
 const demoAbout = `The built-in MCP demo server. It speaks MCP on stdin and stdout, in every
-protocol era (2026-07-28, and 2025-11-25 or 2025-06-18 after initialize),
-logs on stderr, and exits when stdin ends. Every tool argument has a default,
+protocol era (2026-07-28, and 2025-11-25 or 2025-06-18 after initialize;
+-versions serves fewer), logs on stderr, and exits when stdin ends. Every tool argument has a default,
 so each tool can be called without arguments.
 
 Tools:
@@ -157,7 +166,7 @@ func demoVersion() string {
 }
 
 // newDemoServer builds the demo's mcp.Server.
-func newDemoServer(log *slog.Logger) (*mcp.Server, error) {
+func newDemoServer(versions []string, log *slog.Logger) (*mcp.Server, error) {
 	return mcp.NewServer(mcp.Implementation{
 		Name:        "mcpbridge-demo",
 		Title:       "mcpbridge demo server",
@@ -165,6 +174,7 @@ func newDemoServer(log *slog.Logger) (*mcp.Server, error) {
 		Description: "The MCP demo server built into mcpbridge",
 		WebsiteURL:  "https://github.com/mcpbridge/mcpbridge",
 	}, mcp.Config{
+		Versions:     versions,
 		Instructions: demoInstructions,
 		// Nothing the demo returns depends on who asks.
 		CacheScope: "public",

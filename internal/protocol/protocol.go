@@ -46,6 +46,36 @@ var (
 		"resources/unsubscribe", "tasks/result", "tasks/list"}
 )
 
+// ModernMethods are the client-to-server requests of 2026-07-28, and
+// InputMethods the server-to-client requests that 2026-07-28 moved inside
+// input_required results (docs/protocol.md, "MRTR"): sent as requests of
+// their own in 2026-07-28 they are -32600.
+var (
+	ModernMethods = []string{"server/discover", "tools/list", "tools/call", "prompts/list", "prompts/get",
+		"resources/list", "resources/templates/list", "resources/read", "completion/complete"}
+	InputMethods = []string{"elicitation/create", "sampling/createMessage", "roots/list"}
+)
+
+// NoMeta is the message of the -32602 answering a request that has neither
+// 2026-07-28 _meta nor a legacy session.
+const NoMeta = "Required request _meta is missing"
+
+// MetaVersion returns params._meta (nil when absent or not an object) and
+// its protocolVersion: present reports whether the key is there, version
+// is "" when it is not a string.
+func MetaVersion(params json.RawMessage) (meta json.RawMessage, version string, present bool) {
+	meta, ok := rawjson.Member(params, "_meta")
+	if !ok || !rawjson.IsObject(meta) {
+		return nil, "", false
+	}
+	raw, ok := rawjson.Member(meta, MetaProtocolVersion)
+	if !ok {
+		return meta, "", false
+	}
+	version, _ = rawjson.StringValue(raw)
+	return meta, version, true
+}
+
 // Reserved keys of _meta. A 2026-07-28 request carries the first four (the
 // version and capabilities always); results carry MetaServerInfo, and every
 // message of a subscriptions/listen stream MetaSubscriptionID.

@@ -25,18 +25,12 @@ const (
 	Version20250618 = protocol.Version20250618
 )
 
-// Methods each era serves. subscriptions/listen is served by
+// legacyMethods are the requests a legacy session serves; the 2026-07-28
+// ones are protocol.ModernMethods. subscriptions/listen is served by
 // Session.Listen and so appears in neither table.
-var (
-	modernMethods = []string{"server/discover", "tools/list", "tools/call", "prompts/list", "prompts/get",
-		"resources/list", "resources/templates/list", "resources/read", "completion/complete"}
-	legacyMethods = []string{"initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get",
-		"resources/list", "resources/templates/list", "resources/read", "resources/subscribe",
-		"resources/unsubscribe", "logging/setLevel", "completion/complete"}
-	// mrtrOnly are server-to-client requests that 2026-07-28 moved into
-	// input_required results; sent top-level they are -32600.
-	mrtrOnly = []string{"elicitation/create", "sampling/createMessage", "roots/list"}
-)
+var legacyMethods = []string{"initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get",
+	"resources/list", "resources/templates/list", "resources/read", "resources/subscribe",
+	"resources/unsubscribe", "logging/setLevel", "completion/complete"}
 
 // call is one request as the runtime serves it: its era, its client's
 // declarations and its params.
@@ -56,7 +50,7 @@ type call struct {
 
 // msgNoMeta answers a request with neither 2026-07-28 _meta nor a legacy
 // session.
-const msgNoMeta = "Required request _meta is missing"
+const msgNoMeta = protocol.NoMeta
 
 // classify picks the era of sreq and validates what precedes the method's
 // own params. bare reports a ping outside any era, answered {}.
@@ -71,7 +65,7 @@ func (ss *session) classify(sreq *server.Request) (c *call, bare bool, err *json
 		// on 2026-07-28 and bad params on a legacy session alike.
 		return nil, false, invalidParams("params must be an object")
 	}
-	meta, version, hasVersion := metaVersion(c.params)
+	meta, version, hasVersion := protocol.MetaVersion(c.params)
 	session := sreq.Version // the last initialize's version, "" before any
 
 	switch {
@@ -130,10 +124,10 @@ func (ss *session) validateModern(c *call, meta json.RawMessage, version string)
 	c.caps = caps
 	switch {
 	case c.method == "subscriptions/listen":
-	case slices.Contains(mrtrOnly, c.method):
+	case slices.Contains(protocol.InputMethods, c.method):
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"%s is not a request in protocol version %s; it travels inside input_required results", c.method, version)
-	case !slices.Contains(modernMethods, c.method):
+	case !slices.Contains(protocol.ModernMethods, c.method):
 		return methodNotFound(c.method)
 	}
 	var m requestMeta

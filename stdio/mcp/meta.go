@@ -147,22 +147,6 @@ type requestMeta struct {
 	logLevel   LoggingLevel    // "" when absent
 }
 
-// metaVersion returns params._meta and its protocolVersion member. ok is
-// false when params carries no _meta object with a protocolVersion key;
-// version is "" when that member is not a string.
-func metaVersion(params json.RawMessage) (meta json.RawMessage, version string, present bool) {
-	meta, ok := rawjson.Member(params, "_meta")
-	if !ok || !rawjson.IsObject(meta) {
-		return nil, "", false
-	}
-	raw, ok := rawjson.Member(meta, protocol.MetaProtocolVersion)
-	if !ok {
-		return meta, "", false
-	}
-	version, _ = rawjson.StringValue(raw)
-	return meta, version, true
-}
-
 // checkCapabilities is step 3 of docs/protocol.md, "Validation order": the
 // _meta of a request whose version is served must carry clientCapabilities,
 // an object.

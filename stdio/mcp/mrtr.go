@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -330,9 +331,11 @@ func (r *Request) SetState(state json.RawMessage) { r.in.next = state }
 // name the questions: on 2026-07-28 they are the keys of inputRequests and
 // inputResponses, so they must stay the same when the handler runs again.
 //
-// On a 2025 connection Ask sends the questions one after another, in key
-// order, as server-to-client requests, and returns when all are answered,
-// when one fails or when ctx ends. On 2026-07-28 it returns at once: the
+// On a 2025 connection Ask sends the questions at once, as concurrent
+// server-to-client requests (a client, or a bridge that turns them into
+// one input_required round, sees them together), and returns when all are
+// answered, when one fails (the others are then cancelled) or when ctx
+// ends. On 2026-07-28 it returns at once: the
 // answers when the client sent them all, else [ErrInputRequired] (the
 // questions are kept for the input_required result; return the error).
 //
@@ -345,7 +348,7 @@ func (r *Request) Ask(ctx context.Context, questions map[string]InputRequest) (m
 	lacking := false
 	for _, key := range slices.Sorted(maps.Keys(questions)) {
 		q := questions[key]
-		if key == "" || !slices.Contains(mrtrOnly, q.Method) || !rawjson.IsObject(q.Params) {
+		if key == "" || !slices.Contains(protocol.InputMethods, q.Method) || !rawjson.IsObject(q.Params) {
 			return nil, fmt.Errorf("mcp: Ask: invalid question %q (method %q)", key, q.Method)
 		}
 		if !c.modern || r.in.answers[key] == nil {
@@ -358,26 +361,12 @@ func (r *Request) Ask(ctx context.Context, questions map[string]InputRequest) (m
 	if lacking {
 		return nil, &MissingCapabilityError{Required: missing}
 	}
+	if !c.modern {
+		return r.askLegacy(ctx, questions)
+	}
 	answers := make(map[string]json.RawMessage, len(questions))
 	for _, key := range slices.Sorted(maps.Keys(questions)) {
 		q := questions[key]
-		if !c.modern {
-			if c.sess.peer == nil {
-				return nil, errors.New("mcp: Ask: the session has no Peer to reach the client")
-			}
-			res, err := c.sess.peer.Call(ctx, q.Method, eraParams(q, c.version))
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				return nil, fmt.Errorf("mcp: the client failed %s: %v", q.Method, err)
-			}
-			if !validAnswer(q.Method, res) {
-				return nil, fmt.Errorf("mcp: the client's %s result is invalid", q.Method)
-			}
-			answers[key] = res
-			continue
-		}
 		a, ok := r.in.answers[key]
 		switch {
 		case !ok:
@@ -391,6 +380,55 @@ func (r *Request) Ask(ctx context.Context, questions map[string]InputRequest) (m
 	}
 	if len(r.in.pending) > 0 {
 		return nil, ErrInputRequired
+	}
+	return answers, nil
+}
+
+// askLegacy is Ask on a 2025 connection: one server-to-client request per
+// question, all in flight at once; the first failure cancels the rest.
+func (r *Request) askLegacy(ctx context.Context, questions map[string]InputRequest) (map[string]json.RawMessage, error) {
+	c := r.c
+	if c.sess.peer == nil {
+		return nil, errors.New("mcp: Ask: the session has no Peer to reach the client")
+	}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		key string
+		res json.RawMessage
+		err error
+	}
+	done := make(chan answer, len(questions)) // every sender has a slot
+	for key, q := range questions {
+		go func() {
+			res, err := c.sess.peer.Call(ctx, q.Method, eraParams(q, c.version))
+			switch {
+			case err != nil:
+				err = fmt.Errorf("mcp: the client failed %s: %v", q.Method, err)
+			case !validAnswer(q.Method, res):
+				err = fmt.Errorf("mcp: the client's %s result is invalid", q.Method)
+			}
+			done <- answer{key, res, err}
+		}()
+	}
+	answers := make(map[string]json.RawMessage, len(questions))
+	var first error
+	for range questions { // wait for every call, so none outlives Ask
+		a := <-done
+		switch {
+		case a.err != nil && first == nil:
+			first = a.err
+			cancel()
+		case a.err == nil:
+			answers[a.key] = a.res
+		}
+	}
+	if first != nil {
+		if err := parent.Err(); err != nil {
+			return nil, err
+		}
+		return nil, first
 	}
 	return answers, nil
 }

@@ -269,7 +269,13 @@ type BridgeServiceClient interface {
 	// answers `logging/setLevel` itself: the tunnel gets the child's logs
 	// from that level up, and the child is held at least that verbose while
 	// the tunnel is open. Server requests reach the
-	// tunnel as described in the file comment. A message that is not valid
+	// tunnel as described in the file comment. A client of the other era than
+	// the child's is translated: a 2025 client (initialize) in front of a
+	// 2026 child gets initialize answered, 2026 `_meta` added from its
+	// initialize, and input_required results turned into requests into the
+	// tunnel; a 2026 client in front of a legacy child gets 2026 validation,
+	// server/discover, stamped results, subscriptions/listen, and the child's
+	// requests as input_required rounds. A message that is not valid
 	// JSON-RPC is answered in the tunnel with a JSON-RPC error (-32700 or
 	// -32600) and never reaches the child. Half-closing the send side ends
 	// the tunnel's listens and subscriptions, waits for its other requests in
@@ -557,7 +563,13 @@ type BridgeServiceServer interface {
 	// answers `logging/setLevel` itself: the tunnel gets the child's logs
 	// from that level up, and the child is held at least that verbose while
 	// the tunnel is open. Server requests reach the
-	// tunnel as described in the file comment. A message that is not valid
+	// tunnel as described in the file comment. A client of the other era than
+	// the child's is translated: a 2025 client (initialize) in front of a
+	// 2026 child gets initialize answered, 2026 `_meta` added from its
+	// initialize, and input_required results turned into requests into the
+	// tunnel; a 2026 client in front of a legacy child gets 2026 validation,
+	// server/discover, stamped results, subscriptions/listen, and the child's
+	// requests as input_required rounds. A message that is not valid
 	// JSON-RPC is answered in the tunnel with a JSON-RPC error (-32700 or
 	// -32600) and never reaches the child. Half-closing the send side ends
 	// the tunnel's listens and subscriptions, waits for its other requests in
