@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -18,18 +19,20 @@ type child struct {
 	listens *listens                 // Subscribe's shared listens, on a 2026 child
 	level   *childLevel              // the logging level of a legacy child (loglevel.go)
 	floor   mcpbridgev1.LoggingLevel // ServerConfig.LogLevel: the level when no reader set one
+	m       *member                  // the member that runs it
 }
 
 // start spawns and negotiates a child: the supervisor's start function.
 // Children that the negotiation gave up on (a probe may taint one; see
 // stdio.Connect) are handed to retire, which stops them in the background.
-func (srv *upstream) start(ctx context.Context, retire func(supervisor.Process)) (*child, error) {
+func (m *member) start(ctx context.Context, log *slog.Logger, retire func(supervisor.Process)) (*child, error) {
+	srv := m.srv
 	var started []*stdio.Client
 	relays := map[*stdio.Client]*relay{}
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
-		stderr := newStderrLog(srv.log, srv.stderr)
-		r := newRelay(srv.name, srv.cfg, srv.log)
-		c, err := stdio.Start(ctx, srv.cfg.command(stderr), r.hook(srv.cfg.client(srv.log)))
+		stderr := newStderrLog(log, m.stderr)
+		r := newRelay(srv.name, srv.cfg, log)
+		c, err := stdio.Start(ctx, srv.cfg.command(stderr, m.env), r.hook(srv.cfg.client(log)))
 		if err != nil {
 			stderr.started(0)
 			return nil, err
@@ -49,8 +52,8 @@ func (srv *upstream) start(ctx context.Context, retire func(supervisor.Process))
 		return nil, err
 	}
 	relays[c].attach(c) // only now: Connect sets the era unsynchronised
-	srv.log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
-	return &child{Client: c, relay: relays[c], listens: newListens(c), level: newChildLevel(c, srv.cfg.logLevel, srv.log), floor: srv.cfg.logLevel}, nil
+	log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
+	return &child{Client: c, relay: relays[c], listens: newListens(c), level: newChildLevel(c, srv.cfg.logLevel, log), floor: srv.cfg.logLevel, m: m}, nil
 }
 
 // EnvVar is one change to the child's environment: set Name to Value, or

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,11 +65,27 @@ type ServerConfig struct {
 	// select; it may be empty when the bridge fronts one server.
 	Name string
 	// Command is the executable and Args its arguments; no shell is
-	// involved. Env changes the environment; Dir is the working directory.
+	// involved. Dir is the working directory.
 	Command string
 	Args    []string
-	Env     []EnvVar
 	Dir     string
+	// Env is applied over the child's base environment: the variables
+	// named in BaseEnv that the bridge has, or, with InheritEnv, the
+	// bridge's whole environment. A secret in the bridge's environment
+	// reaches only the children given it.
+	Env        []EnvVar
+	InheritEnv bool
+	// Policy is how callers map to children (default PolicyShared); Pool
+	// and Session configure the other two.
+	Policy  Policy
+	Pool    PoolConfig
+	Session SessionConfig
+	// DefaultDeadline and MaxDeadline override Config's for this server's
+	// calls (0: Config's); Tools overrides them per tool, for tools known
+	// to be long. A server's or tool's DefaultDeadline may not exceed its
+	// MaxDeadline.
+	DefaultDeadline, MaxDeadline time.Duration
+	Tools                        map[string]Deadlines
 	// Versions are the allowed protocol versions in preference order
 	// (default: auto, every version in stdio.DefaultVersions). One version
 	// pins it. New refuses versions stdio does not speak.
@@ -133,6 +151,12 @@ type ServerConfig struct {
 
 	maxLineBytes int
 	logLevel     mcpbridgev1.LoggingLevel // LogLevel, parsed
+}
+
+// Deadlines are a server's or a tool's call deadlines: the default for
+// calls that arrive without one and the most any call gets. 0 inherits.
+type Deadlines struct {
+	Default, Max time.Duration
 }
 
 // normalize checks the configuration and fills in the defaults, the one
@@ -220,21 +244,82 @@ func (c *Config) normalize() error {
 		if err := s.normalizeRequests(); err != nil {
 			return err
 		}
+		if err := s.normalizeDeadlines(c); err != nil {
+			return err
+		}
+		if err := s.normalizePolicy(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
+// normalizeDeadlines resolves the server's and its tools' deadlines.
+func (s *ServerConfig) normalizeDeadlines(c *Config) error {
+	resolve := func(what string, d *Deadlines, parent Deadlines) error {
+		if d.Default < 0 || d.Max < 0 {
+			return fmt.Errorf("bridge: server %q: %s has a negative deadline", s.Name, what)
+		}
+		if d.Max == 0 {
+			d.Max = parent.Max
+		}
+		if d.Default == 0 {
+			d.Default = min(parent.Default, d.Max)
+		}
+		if d.Default > d.Max {
+			return fmt.Errorf("bridge: server %q: %s's default deadline %v is longer than its maximum %v", s.Name, what, d.Default, d.Max)
+		}
+		return nil
+	}
+	own := Deadlines{s.DefaultDeadline, s.MaxDeadline}
+	if err := resolve("the server", &own, Deadlines{c.DefaultDeadline, c.MaxDeadline}); err != nil {
+		return err
+	}
+	s.DefaultDeadline, s.MaxDeadline = own.Default, own.Max
+	tools := make(map[string]Deadlines, len(s.Tools))
+	for name, d := range s.Tools {
+		if err := resolve("tool "+strconv.Quote(name), &d, own); err != nil {
+			return err
+		}
+		tools[name] = d
+	}
+	s.Tools = tools
+	return nil
+}
+
+// deadlines are the deadlines of a call of tool ("" for any other call).
+func (s *ServerConfig) deadlines(tool string) Deadlines {
+	if d, ok := s.Tools[tool]; ok && tool != "" {
+		return d
+	}
+	return Deadlines{s.DefaultDeadline, s.MaxDeadline}
+}
+
 // command is the command line of one child, without a shell: the
 // executable is looked up as exec.Command does (a bare name on PATH, a
-// relative path against Dir), and its environment is the bridge's with Env
-// applied. Its stderr goes to stderr.
-func (s *ServerConfig) command(stderr io.Writer) *exec.Cmd {
+// relative path against Dir), and its environment is the base (BaseEnv,
+// or the bridge's whole environment with InheritEnv) with Env applied,
+// then extra (a session's own values). Its stderr goes to stderr.
+func (s *ServerConfig) command(stderr io.Writer, extra []EnvVar) *exec.Cmd {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir = s.Dir
-	cmd.Env = childEnv(os.Environ(), s.Env)
+	base := os.Environ()
+	if !s.InheritEnv {
+		base = slices.DeleteFunc(base, func(kv string) bool {
+			name, _, _ := strings.Cut(kv, "=")
+			return !slices.Contains(BaseEnv, name)
+		})
+	}
+	cmd.Env = childEnv(base, append(slices.Clip(s.Env), extra...))
 	cmd.Stderr = stderr
 	return cmd
 }
+
+// BaseEnv names the variables of the bridge's environment that every child
+// gets (when the bridge has them) unless its server inherits the whole
+// environment: what programs need to find their tools, home, locale, time
+// zone and temporary directory, and nothing that usually holds a secret.
+var BaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
 
 // client is the stdio configuration of one child.
 func (s *ServerConfig) client(log *slog.Logger) stdio.ClientConfig {

@@ -224,7 +224,7 @@ func (t *tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 		return
 	}
 	meta, level := t.peerMeta()
-	opts := &stdio.CallOptions{Timeout: t.s.cfg.MaxDeadline, Meta: meta}
+	opts := &stdio.CallOptions{Timeout: t.maxDeadline(method, params), Meta: meta}
 	if token != nil {
 		opts.Progress = t.progressTo(func() json.RawMessage { return token })
 	}

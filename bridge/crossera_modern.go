@@ -188,8 +188,8 @@ func legacyParams(params json.RawMessage) json.RawMessage {
 // legacyOptions are the call options of a 2026 request on a legacy child:
 // its own progress token and, when it set a level, its logs, with the
 // child held at that level meanwhile (release when the call ends).
-func (t *tunnel) legacyOptions(mc modernCall, token func() json.RawMessage) (*stdio.CallOptions, func()) {
-	opts := &stdio.CallOptions{Timeout: t.s.cfg.MaxDeadline, Verbatim: true}
+func (t *tunnel) legacyOptions(method string, params json.RawMessage, mc modernCall, token func() json.RawMessage) (*stdio.CallOptions, func()) {
+	opts := &stdio.CallOptions{Timeout: t.maxDeadline(method, params), Verbatim: true}
 	if token() != nil {
 		opts.Progress = t.progressTo(token)
 	}
@@ -208,7 +208,7 @@ func (t *tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.
 		t.finish(id, call, nil, err)
 		return
 	}
-	opts, release := t.legacyOptions(mc, func() json.RawMessage { return token })
+	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage { return token })
 	defer release()
 	leave := t.c.relay.enter()
 	res, err := t.c.Call(ctx, method, legacyParams(params), opts)

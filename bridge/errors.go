@@ -42,6 +42,7 @@ type callError struct {
 	method     string
 	reason     string        // "" derives it from the code
 	retryAfter time.Duration // > 0 adds RetryInfo (UNAVAILABLE while restarting)
+	pid        int           // > 0: the child it concerns, in ErrorInfo's metadata
 }
 
 func (e *callError) Error() string { return e.rpc.Error() }
@@ -107,7 +108,10 @@ func toStatus(server, method string, err error) error {
 			"server": ce.server, "method": ce.method, "code": strconv.FormatInt(ce.rpc.Code, 10),
 		}},
 	}
-	if ce.retryAfter > 0 && code == codes.Unavailable {
+	if ce.pid > 0 {
+		details[1].(*errdetails.ErrorInfo).Metadata["pid"] = strconv.Itoa(ce.pid)
+	}
+	if ce.retryAfter > 0 && (code == codes.Unavailable || code == codes.ResourceExhausted) {
 		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(ce.retryAfter)})
 	}
 	if withDetails, err := st.WithDetails(details...); err == nil {

@@ -109,7 +109,7 @@ func (t *tunnel) startOp(method string, params json.RawMessage, mc modernCall, d
 	op := &inputOp{method: method, digest: digest, caps: mc.caps, ctx: ctx, cancel: cancel,
 		asks: make(chan *inputAsk, maxTunnelCalls), done: make(chan outcome, 1), pending: map[string]*inputAsk{}}
 	op.token.Store(&token)
-	opts, release := t.legacyOptions(mc, func() json.RawMessage {
+	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage {
 		if p := op.token.Load(); p != nil {
 			return *p
 		}

@@ -74,7 +74,7 @@ func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.Ser
 	}
 	ev := &streamEvents[mcpbridgev1.CallStreamResponse]{stream: stream, wrap: callStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
 	defer r.c.level.want(req.GetLogLevel())() // a legacy child logs at least that much meanwhile
-	opts := ev.options(s.callOptions(ctx))
+	opts := ev.options(r.callOptions(ctx, params))
 	opts.Meta = extra
 	reg := r.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
 	res, err := r.callCounted(ctx, params, opts)

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -42,18 +43,30 @@ func (s *Service) route(ctx context.Context, field, method string) (*route, erro
 }
 
 // callOptions bounds a child call by the gRPC deadline, or by the default
-// deadline when there is none, never beyond the maximum. A gRPC deadline is
-// cut by deadlineMargin, so that the bridge's own DEADLINE_EXCEEDED, with
-// its JsonRpcError, reaches the caller before the transport's deadline
-// fires: when grpc-go's server-side timer fires first it resets the
-// stream, and a client whose own timer has not yet fired sees CANCELLED
-// without details.
-func (s *Service) callOptions(ctx context.Context) *stdio.CallOptions {
-	if d, ok := ctx.Deadline(); ok {
-		left := time.Until(d)
-		return &stdio.CallOptions{Timeout: max(min(left-deadlineMargin(left), s.cfg.MaxDeadline), time.Millisecond)}
+// deadline when there is none, never beyond the maximum: the server's, or
+// the tool's for a tools/call of a tool with deadlines of its own. A gRPC
+// deadline is cut by deadlineMargin, so that the bridge's own
+// DEADLINE_EXCEEDED, with its JsonRpcError, reaches the caller before the
+// transport's deadline fires: when grpc-go's server-side timer fires
+// first it resets the stream, and a client whose own timer has not yet
+// fired sees CANCELLED without details.
+func (r *route) callOptions(ctx context.Context, params json.RawMessage) *stdio.CallOptions {
+	d := r.srv.cfg.deadlines(toolName(r.method, params))
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl)
+		return &stdio.CallOptions{Timeout: max(min(left-deadlineMargin(left), d.Max), time.Millisecond)}
 	}
-	return &stdio.CallOptions{Timeout: s.cfg.DefaultDeadline}
+	return &stdio.CallOptions{Timeout: d.Default}
+}
+
+// toolName is the tool a tools/call names, "" for any other request.
+func toolName(method string, params json.RawMessage) string {
+	if method != "tools/call" {
+		return ""
+	}
+	raw, _ := rawjson.Member(params, "name")
+	name, _ := rawjson.StringValue(raw)
+	return name
 }
 
 // deadlineMargin is how much earlier than its gRPC deadline a call is
@@ -76,11 +89,11 @@ func (r *route) call(ctx context.Context, params json.RawMessage, opts *stdio.Ca
 // (a stream registered with the child's relay).
 func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
 	if opts == nil {
-		opts = r.s.callOptions(ctx)
+		opts = r.callOptions(ctx, params)
 	}
 	res, err := r.c.Call(ctx, r.method, params, opts)
 	if err != nil {
-		return nil, r.srv.failure(r.method, err)
+		return nil, r.srv.failure(r.c, r.method, err)
 	}
 	return res, nil
 }

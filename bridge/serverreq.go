@@ -306,12 +306,15 @@ func lockedSend[M any](send func(M) error) func(M) error {
 	}
 }
 
-// currentRelay returns the relay of the server's current child, or nil.
-func (srv *upstream) currentRelay() *relay {
-	if c := srv.sup.Status().Child; c != nil {
-		return c.relay
+// relays returns the relays of the server's running children.
+func (srv *upstream) relays() []*relay {
+	var out []*relay
+	for _, m := range srv.members() {
+		if c := m.sup.Status().Child; c != nil {
+			out = append(out, c.relay)
+		}
 	}
-	return nil
+	return out
 }
 
 // RespondToServerRequest answers a ServerRequest offered on a stream. The
@@ -346,7 +349,8 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 	if req.GetId() == "" {
 		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "id is required"))
 	}
-	srvs := make([]*upstream, 0, len(s.servers))
+	set := s.serverSet()
+	srvs := make([]*upstream, 0, len(set))
 	if req.GetServer() != "" {
 		srv, err := s.lookup(ctx, req.GetServer(), method)
 		if err != nil {
@@ -354,13 +358,15 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		}
 		srvs = append(srvs, srv)
 	} else {
-		for _, srv := range s.servers {
+		for _, srv := range set {
 			srvs = append(srvs, srv)
 		}
 	}
 	for _, srv := range srvs {
-		if r := srv.currentRelay(); r != nil && r.respond(req.GetId(), o) {
-			return &mcpbridgev1.RespondToServerRequestResponse{}, nil
+		for _, r := range srv.relays() {
+			if r.respond(req.GetId(), o) {
+				return &mcpbridgev1.RespondToServerRequestResponse{}, nil
+			}
 		}
 	}
 	// -32002 is the one code that maps to NOT_FOUND (bridge.proto, Errors).

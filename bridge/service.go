@@ -3,12 +3,12 @@ package bridge
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -29,11 +29,13 @@ type Service struct {
 	mcpbridgev1.UnimplementedBridgeServiceServer
 
 	cfg     Config
-	servers map[string]*upstream
+	servers atomic.Pointer[map[string]*upstream] // replaced whole by Reload
 	health  *health.Server
 
 	healthMu sync.Mutex
-	ready    map[string]bool // per server, for the overall health status
+	ready    map[string]bool // per current server, for the overall health status
+	reload   sync.Mutex      // one Reload at a time
+	retiring sync.WaitGroup  // servers a Reload removed or replaced, until stopped
 
 	draining context.Context // cancelled by Shutdown: long-lived streams end
 	drain    context.CancelFunc
@@ -41,53 +43,57 @@ type Service struct {
 	closeOnce sync.Once
 }
 
-// New starts a child for each configured server and returns the service.
+// New starts the children of each configured server and returns the
+// service.
 func New(cfg Config) (*Service, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, err
 	}
-	s := &Service{cfg: cfg, servers: map[string]*upstream{}, health: health.NewServer(), ready: map[string]bool{}}
+	s := &Service{cfg: cfg, health: health.NewServer(), ready: map[string]bool{}}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
-	// Supervisors report health as soon as they start, while this loop may
-	// still be adding the others; setHealth reads only cfg.Servers, never
-	// s.servers, so that needs no lock.
+	set := map[string]*upstream{}
+	s.healthMu.Lock()
+	for i := range s.cfg.Servers {
+		s.ready[s.cfg.Servers[i].Name] = false
+	}
+	s.healthMu.Unlock()
 	for i := range s.cfg.Servers {
 		sc := &s.cfg.Servers[i]
-		name := sc.Name
-		s.health.SetServingStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_NOT_SERVING)
-		srv := &upstream{name: name, cfg: sc, log: cfg.Logger.With("server", name), stderr: newStderrLines()}
-		srv.sup = supervisor.New(supervisor.Config[*child]{
-			Start:          srv.start,
-			Grace:          sc.Grace,
-			MaxRestarts:    sc.MaxRestarts,
-			InitialBackoff: sc.RestartBackoff,
-			MaxBackoff:     sc.MaxRestartBackoff,
-			Health:         func(ready bool) { s.setHealth(name, ready) },
-			Logger:         srv.log,
-			LastWords:      srv.stderr.Last,
-		})
-		s.servers[name] = srv
+		set[sc.Name] = s.newUpstream(sc)
 	}
+	s.servers.Store(&set)
 	return s, nil
 }
 
+// serverSet returns the current servers, by name; callers must not modify
+// it.
+func (s *Service) serverSet() map[string]*upstream { return *s.servers.Load() }
+
 // setHealth records one server's health; the overall status is SERVING
-// while every server is. Supervisors call it with their own lock held, so
-// it takes no supervisor lock.
+// while every current server is. Members call it from their supervisors'
+// health callbacks, so it takes no supervisor lock.
 func (s *Service) setHealth(name string, serving bool) {
 	s.healthMu.Lock()
 	defer s.healthMu.Unlock()
+	if _, current := s.ready[name]; !current {
+		return // removed by Reload
+	}
 	s.ready[name] = serving
 	st := healthpb.HealthCheckResponse_NOT_SERVING
 	if serving {
 		st = healthpb.HealthCheckResponse_SERVING
 	}
 	s.health.SetServingStatus(HealthService+"/"+name, st)
+	s.overallHealth()
+}
+
+// overallHealth sets the bridge's own status; healthMu is held.
+func (s *Service) overallHealth() {
 	all := healthpb.HealthCheckResponse_SERVING
-	for _, sc := range s.cfg.Servers { // not s.servers: New may still be filling it in
-		if !s.ready[sc.Name] {
+	for _, ok := range s.ready {
+		if !ok {
 			all = healthpb.HealthCheckResponse_NOT_SERVING
 		}
 	}
@@ -127,10 +133,13 @@ func (s *Service) Close() error {
 	s.closeOnce.Do(func() {
 		s.Shutdown()
 		var wg sync.WaitGroup
-		for _, srv := range s.servers {
-			wg.Go(srv.sup.Stop)
+		s.reload.Lock() // no Reload adds servers after this
+		for _, srv := range s.serverSet() {
+			wg.Go(srv.stop)
 		}
 		wg.Wait()
+		s.retiring.Wait() // Shutdown ended their drain
+		s.reload.Unlock()
 	})
 	return nil
 }

@@ -100,7 +100,7 @@ func (s *Service) listen(ctx context.Context, srv *upstream, c *child, req *mcpb
 			case errors.Is(shared.endErr, io.EOF):
 				return nil // the child ended the listen
 			default:
-				return srv.failure(method, shared.endErr)
+				return srv.failure(c, method, shared.endErr)
 			}
 		}
 	}
@@ -131,7 +131,7 @@ func (s *Service) joinListen(ctx context.Context, srv *upstream, c *child, l *li
 		case ctx.Err() != nil:
 			return nil, toStatus(srv.name, method, ctx.Err())
 		case !sl.retryable(l):
-			return nil, srv.failure(method, sl.openErr)
+			return nil, srv.failure(c, method, sl.openErr)
 		}
 	}
 }
@@ -264,7 +264,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 			case ctx.Err() != nil:
 				return toStatus(srv.name, method, ctx.Err())
 			case errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed:
-				return srv.failure(method, err)
+				return srv.failure(c, method, err)
 			default: // the child refused this URI: it is left out of the acknowledgement
 				s.cfg.Logger.Info("mcpbridge: the server refused a resource subscription", "server", srv.name, "uri", uri, "error", err)
 			}
@@ -286,7 +286,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 		case <-ctx.Done():
 			return toStatus(srv.name, method, ctx.Err())
 		case <-c.Closed():
-			return srv.failure(method, c.Err())
+			return srv.failure(c, method, c.Err())
 		case <-sub.events.signal:
 			if err := sendQueued(sub.events, &dropped, sub.message, send); err != nil {
 				return err

@@ -91,7 +91,7 @@ func waitState(svc *Service, server string, want supervisor.State) supervisor.St
 	timeout := time.NewTimer(30 * time.Second)
 	defer timeout.Stop()
 	for {
-		st := svc.servers[server].sup.Status()
+		st := svc.serverSet()[server].members()[0].sup.Status()
 		if st.State == want || st.State == supervisor.Stopping {
 			return st
 		}

@@ -76,6 +76,7 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	if err != nil {
 		return err
 	}
+	defer srv.release(c) // a session child of its own ends with the stream
 	t := newTunnel(s, c, stream)
 	c.relay.addTunnel(t)
 	go t.write(stream)
@@ -122,7 +123,7 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 			return toStatus(srv.name, method, ctx.Err())
 		case <-c.Closed():
 			t.abort()
-			return srv.failure(method, c.Err())
+			return srv.failure(c, method, c.Err())
 		case <-t.dead:
 			t.abort()
 			return t.writeErr
@@ -430,7 +431,7 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 	// Verbatim: the child sees the client's own params and _meta, and
 	// answers a missing _meta or another version as it would without the
 	// bridge.
-	opts := &stdio.CallOptions{Timeout: t.s.cfg.MaxDeadline, Verbatim: true}
+	opts := &stdio.CallOptions{Timeout: t.maxDeadline(method, params), Verbatim: true}
 	if token != nil {
 		opts.Progress = func(p stdio.Progress) {
 			raw, err := rawjson.SetMember(p.Raw, "progressToken", token)
@@ -443,6 +444,15 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 	res, err := t.c.Call(ctx, method, params, opts)
 	leave()
 	t.finish(id, call, res, err)
+}
+
+// maxDeadline bounds a tunnel request, which carries no deadline of its
+// own: the server's maximum, or the tool's.
+func (t *tunnel) maxDeadline(method string, params json.RawMessage) time.Duration {
+	if t.c.m == nil {
+		return t.s.cfg.MaxDeadline
+	}
+	return t.c.m.srv.cfg.deadlines(toolName(method, params)).Max
 }
 
 // takeProgressToken removes params._meta.progressToken and returns it.
@@ -830,7 +840,7 @@ func (t *tunnel) halfClose(ctx context.Context, srv *upstream) error {
 	case <-ctx.Done():
 		err = toStatus(srv.name, "Connect", ctx.Err())
 	case <-t.c.Closed():
-		err = srv.failure("Connect", t.c.Err())
+		err = srv.failure(t.c, "Connect", t.c.Err())
 	case <-t.dead:
 		err = t.writeErr
 	}

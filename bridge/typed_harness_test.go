@@ -111,7 +111,7 @@ func directClient(tb testing.TB, sc ServerConfig) *stdio.Client {
 	cfg := stdio.ClientConfig{Logger: slog.New(slog.DiscardHandler)}
 	var started []*stdio.Client
 	c, err := stdio.Connect(context.Background(), func(ctx context.Context) (*stdio.Client, error) {
-		c, err := stdio.Start(ctx, sc.command(&strings.Builder{}), cfg)
+		c, err := stdio.Start(ctx, sc.command(&strings.Builder{}, nil), cfg)
 		if err == nil {
 			started = append(started, c)
 		}

@@ -5,12 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
@@ -23,14 +28,44 @@ import (
 // This file is a fronted server as the API sees it: how a request names
 // one, and the two RPCs about the server itself, GetServer and Ping.
 
-// upstream is one fronted server: its configuration and the supervisor of
-// its child.
+// upstream is one fronted server: its configuration and its children,
+// each a member with a supervisor of its own (policy.go).
 type upstream struct {
-	name   string
-	cfg    *ServerConfig
-	log    *slog.Logger
-	sup    *supervisor.Supervisor[*child]
-	stderr *stderrLines // its children's stderr, as the bridge keeps it
+	name string
+	cfg  *ServerConfig
+	log  *slog.Logger
+	s    *Service
+
+	mu           sync.Mutex
+	pool         []*member          // shared: one; pool: Min to Max
+	sessions     map[string]*member // session: by session name
+	sessionOrder []*member          // the same, oldest first
+	closed       bool               // stop was called: no new members
+	stopped      atomic.Bool        // stop was called (health reads it unlocked)
+	done         chan struct{}      // closed by stop: the janitor ends
+	wg           sync.WaitGroup     // the janitor and members being stopped
+	turn         atomic.Uint32      // the pool's round-robin start
+}
+
+// newUpstream makes the server and starts its first children.
+func (s *Service) newUpstream(sc *ServerConfig) *upstream {
+	srv := &upstream{name: sc.Name, cfg: sc, log: s.cfg.Logger.With("server", sc.Name), s: s,
+		sessions: map[string]*member{}, done: make(chan struct{})}
+	n := 1
+	if sc.Policy == PolicyPool {
+		n = sc.Pool.Min
+	}
+	if sc.Policy != PolicySession {
+		srv.mu.Lock()
+		for range n {
+			srv.pool = append(srv.pool, srv.newMember("", nil))
+		}
+		srv.mu.Unlock()
+	}
+	srv.healthChanged()
+	srv.wg.Add(1)
+	go srv.janitor()
+	return srv
 }
 
 // lookup finds the fronted server a request names, by its server field or
@@ -46,34 +81,43 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, 
 			name = v[0]
 		}
 	}
-	if srv, ok := s.servers[name]; ok {
+	set := s.serverSet()
+	if srv, ok := set[name]; ok {
 		return srv, nil
 	}
-	if name == "" && len(s.servers) == 1 {
-		for _, srv := range s.servers {
+	if name == "" && len(set) == 1 {
+		for _, srv := range set {
 			return srv, nil
 		}
 	}
 	return nil, toStatus(name, method, &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", name), reason: reasonUnknownServer})
 }
 
-// acquire returns the server's ready child, waiting while one starts. A
-// failure is already a status: UNAVAILABLE (with RetryInfo while the
-// child restarts), or the caller's cancellation or deadline.
+// acquire returns the ready child that serves a request under the
+// server's policy, waiting while it starts. A failure is already a status:
+// UNAVAILABLE (with RetryInfo while the child restarts), INVALID_ARGUMENT
+// or RESOURCE_EXHAUSTED from the session policy, or the caller's
+// cancellation or deadline.
 func (srv *upstream) acquire(ctx context.Context, method string) (*child, error) {
-	c, err := srv.sup.Acquire(ctx)
+	m, err := srv.pick(ctx, method)
+	if err != nil {
+		return nil, err
+	}
+	m.touch()
+	c, err := m.sup.Acquire(ctx)
 	if err != nil {
 		return nil, toStatus(srv.name, method, err)
 	}
+	m.touch() // again: the start may have taken longer than an idle timeout
 	return c, nil
 }
 
-// failure maps an error of a call on the server's child to its status,
-// adding RetryInfo when the child died and is about to restart.
-func (srv *upstream) failure(method string, err error) error {
+// failure maps an error of a call on child c to its status, adding
+// RetryInfo when the child died and is about to restart.
+func (srv *upstream) failure(c *child, method string, err error) error {
 	var e *jsonrpc.Error
-	if errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed {
-		return toStatus(srv.name, method, &callError{rpc: e, retryAfter: srv.sup.RetryAfter()})
+	if errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed && c != nil && c.m != nil {
+		return toStatus(srv.name, method, &callError{rpc: e, retryAfter: c.m.sup.RetryAfter(), pid: c.Pid()})
 	}
 	return toStatus(srv.name, method, err)
 }
@@ -82,24 +126,55 @@ func (srv *upstream) failure(method string, err error) error {
 // that is starting, restarting, failed or stopping is reported so, and the
 // negotiated fields are set while it is READY. Only with wait_for_ready
 // does it wait while the child starts (bounded by the RPC's deadline and
-// the handshake timeout).
+// the handshake timeout). A session server describes the session the
+// request names, if it runs; it never starts one.
 func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerRequest) (*mcpbridgev1.GetServerResponse, error) {
 	const method = "GetServer"
 	srv, err := s.lookup(ctx, req.GetServer(), method)
 	if err != nil {
 		return nil, err
 	}
-	if req.GetWaitForReady() {
-		if _, err := srv.sup.Acquire(ctx); err != nil {
-			var u *supervisor.UnavailableError
-			if !errors.As(err, &u) {
-				return nil, toStatus(srv.name, method, err)
+	if req.GetWaitForReady() && srv.cfg.Policy != PolicySession {
+		if _, err := srv.acquire(ctx, method); err != nil {
+			if status.Code(err) != codes.Unavailable {
+				return nil, err
 			}
 		}
 	}
-	info, c := srv.info()
-	resp := &mcpbridgev1.GetServerResponse{Child: info, Name: srv.name, Policy: mcpbridgev1.ServerPolicy_SERVER_POLICY_SHARED}
-	if c != nil {
+	var session string
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if v := md.Get(SessionMetadataKey); len(v) > 0 {
+			session = v[0]
+		}
+	}
+	return srv.describe(session), nil
+}
+
+// ListServers describes every fronted server, sorted by name.
+func (s *Service) ListServers(ctx context.Context, _ *mcpbridgev1.ListServersRequest) (*mcpbridgev1.ListServersResponse, error) {
+	set := s.serverSet()
+	resp := &mcpbridgev1.ListServersResponse{}
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		resp.Servers = append(resp.Servers, set[name].describe(""))
+	}
+	return resp, nil
+}
+
+// describe is GetServer's answer for the server: every child, and the
+// negotiated fields of the one the response is about (the first ready
+// one, or the session's).
+func (srv *upstream) describe(session string) *mcpbridgev1.GetServerResponse {
+	resp := &mcpbridgev1.GetServerResponse{Name: srv.name, Policy: policies[srv.cfg.Policy]}
+	var about *child
+	for _, m := range srv.members() {
+		info, c := m.childInfo()
+		resp.Children = append(resp.Children, info)
+		mine := srv.cfg.Policy != PolicySession || (session != "" && m.session == session)
+		if mine && (resp.Child == nil || about == nil && c != nil) {
+			resp.Child, about = info, c
+		}
+	}
+	if c := about; c != nil {
 		resp.ProtocolVersion = c.Protocol()
 		resp.ServerInfo = toStruct(c.ServerInfo())
 		resp.Capabilities = toStruct(c.ServerCapabilities())
@@ -108,7 +183,14 @@ func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerReque
 		}
 		resp.Instructions = c.Instructions()
 	}
-	return resp, nil
+	return resp
+}
+
+// policies maps Policy to the API's enum.
+var policies = map[Policy]mcpbridgev1.ServerPolicy{
+	PolicyShared:  mcpbridgev1.ServerPolicy_SERVER_POLICY_SHARED,
+	PolicyPool:    mcpbridgev1.ServerPolicy_SERVER_POLICY_POOL,
+	PolicySession: mcpbridgev1.ServerPolicy_SERVER_POLICY_SESSION,
 }
 
 // Ping checks that the child answers: ping (legacy) or server/discover
@@ -131,7 +213,10 @@ func (s *Service) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpb
 		return nil, err
 	}
 	rtt := time.Since(start)
-	info, _ := srv.info()
+	var info *mcpbridgev1.Child
+	if c.m != nil {
+		info, _ = c.m.childInfo()
+	}
 	return &mcpbridgev1.PingResponse{RoundTrip: durationpb.New(rtt), Method: r.method, Child: info}, nil
 }
 
@@ -142,21 +227,6 @@ var childStates = map[supervisor.State]mcpbridgev1.ChildState{
 	supervisor.Restarting: mcpbridgev1.ChildState_CHILD_STATE_RESTARTING,
 	supervisor.Failed:     mcpbridgev1.ChildState_CHILD_STATE_FAILED,
 	supervisor.Stopping:   mcpbridgev1.ChildState_CHILD_STATE_STOPPING,
-}
-
-// info describes the server's child for GetServer and Ping, and returns
-// the ready child (nil in every other state).
-func (srv *upstream) info() (*mcpbridgev1.Child, *child) {
-	st := srv.sup.Status()
-	ch := &mcpbridgev1.Child{State: childStates[st.State], Restarts: st.Restarts, LastExit: st.LastExit}
-	if srv.cfg.ExposeStderr {
-		ch.StderrTail = srv.stderr.Last()
-	}
-	if st.Child != nil {
-		ch.Pid = int32(st.Child.Pid())
-		ch.StartedAt = timestamppb.New(st.StartedAt)
-	}
-	return ch, st.Child
 }
 
 // toStruct converts a JSON object to a Struct; nil when raw is not one.

@@ -39,12 +39,20 @@
 //
 // # Children
 //
-// The bridge runs one shared child per fronted server: every caller's
-// requests are multiplexed onto that one process (SERVER_POLICY_SHARED),
-// which the bridge restarts with backoff when it exits. That is the only
-// policy built today. SERVER_POLICY_POOL and SERVER_POLICY_SESSION are
-// reserved for pools of children and for one child per client session;
-// the bridge never reports them, and it reads no `mcp-session` metadata.
+// Each fronted server has a child policy (ServerPolicy), set by the
+// operator. SERVER_POLICY_SHARED (the default) multiplexes every caller's
+// requests onto one process. SERVER_POLICY_POOL keeps several processes and
+// sends each call to the least loaded ready one; a stream (CallToolStream,
+// CallStream, Subscribe, Connect) stays on the child it started on, and so
+// do the server requests it receives. SERVER_POLICY_SESSION runs one process
+// per client session, named by the `mcp-session` request metadata: created
+// on the session's first request, stopped after it has been idle for the
+// configured time, at most a configured number at once (beyond that,
+// RESOURCE_EXHAUSTED with RetryInfo). A request without `mcp-session` to
+// such a server is INVALID_ARGUMENT, except Connect, which then gets a child
+// of its own for the life of the stream. A session name is a capability:
+// whoever presents it reaches that session's child, so make it unguessable.
+// Every child is restarted with backoff when it exits.
 //
 // # Deadlines and cancellation
 //
@@ -92,9 +100,11 @@
 //     at once, whatever its deadline) or "UNKNOWN_SERVER". Its metadata
 //     has "server" (the fronted server's
 //     name), "method" (the MCP method) and "code" (the JSON-RPC code in
-//     decimal).
-//   - google.rpc.RetryInfo, with UNAVAILABLE only, while the child restarts
-//     or its circuit is open: the time until the next start attempt.
+//     decimal), and "pid" when a child exited mid-call (which of a pool's
+//     children it was).
+//   - google.rpc.RetryInfo, with UNAVAILABLE while the child restarts or
+//     its circuit is open (the time until the next start attempt), and with
+//     RESOURCE_EXHAUSTED when a session server has its most sessions open.
 //
 // Bad input from a gRPC client (an unknown server, JSON text that does not
 // parse or is not an object where an object is required, a malformed
@@ -252,8 +262,8 @@ func (ChildState) EnumDescriptor() ([]byte, []int) {
 	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{0}
 }
 
-// ServerPolicy is how the bridge maps callers to children. Only
-// SERVER_POLICY_SHARED is built; the others are reserved names.
+// ServerPolicy is how the bridge maps callers to children (see the file
+// comment, "Children").
 type ServerPolicy int32
 
 const (
@@ -261,10 +271,9 @@ const (
 	ServerPolicy_SERVER_POLICY_UNSPECIFIED ServerPolicy = 0
 	// One child multiplexed by all callers.
 	ServerPolicy_SERVER_POLICY_SHARED ServerPolicy = 1
-	// Reserved, not built: N children, each call to the least-loaded one.
+	// Several children, each call to the least loaded ready one.
 	ServerPolicy_SERVER_POLICY_POOL ServerPolicy = 2
-	// Reserved, not built: one child per client session, keyed by an
-	// `mcp-session` metadata value.
+	// One child per client session, named by the `mcp-session` metadata.
 	ServerPolicy_SERVER_POLICY_SESSION ServerPolicy = 3
 )
 
@@ -577,17 +586,23 @@ type GetServerResponse struct {
 	// The child's instructions for the model.
 	// Default: empty when the child sent none. Eras: all.
 	Instructions string `protobuf:"bytes,4,opt,name=instructions,proto3" json:"instructions,omitempty"`
-	// The child whose negotiation this response describes: the server's one
-	// shared child.
-	// Default: always set. Eras: all.
+	// The child whose negotiation this response describes: the shared child,
+	// the first ready child of a pool, or, for the session policy, the child
+	// of the session the request's `mcp-session` metadata names.
+	// Default: set unless the server has the session policy and the request
+	// names no running session. Eras: all.
 	Child *Child `protobuf:"bytes,5,opt,name=child,proto3" json:"child,omitempty"`
 	// The fronted server's name, resolved: useful when the request left
 	// `server` empty.
 	// Default: never empty. Eras: all.
 	Name string `protobuf:"bytes,6,opt,name=name,proto3" json:"name,omitempty"`
 	// How the bridge maps callers to children for this server.
-	// Default: SERVER_POLICY_SHARED, the only policy built today. Eras: all.
-	Policy        ServerPolicy `protobuf:"varint,7,opt,name=policy,proto3,enum=mcpbridge.v1.ServerPolicy" json:"policy,omitempty"`
+	// Default: never SERVER_POLICY_UNSPECIFIED. Eras: all.
+	Policy ServerPolicy `protobuf:"varint,7,opt,name=policy,proto3,enum=mcpbridge.v1.ServerPolicy" json:"policy,omitempty"`
+	// Every child the server runs now: one for the shared policy, the pool's
+	// children, or one per open session, in the order they were started.
+	// Default: empty for a session server with no session. Eras: all.
+	Children      []*Child `protobuf:"bytes,8,rep,name=children,proto3" json:"children,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -671,6 +686,98 @@ func (x *GetServerResponse) GetPolicy() ServerPolicy {
 	return ServerPolicy_SERVER_POLICY_UNSPECIFIED
 }
 
+func (x *GetServerResponse) GetChildren() []*Child {
+	if x != nil {
+		return x.Children
+	}
+	return nil
+}
+
+// ListServersRequest asks for every fronted server.
+type ListServersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListServersRequest) Reset() {
+	*x = ListServersRequest{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListServersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListServersRequest) ProtoMessage() {}
+
+func (x *ListServersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListServersRequest.ProtoReflect.Descriptor instead.
+func (*ListServersRequest) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{2}
+}
+
+// ListServersResponse describes every fronted server.
+type ListServersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One entry per fronted server, sorted by name, as GetServer would
+	// answer for it without `mcp-session` metadata.
+	// Default: never empty. Eras: all.
+	Servers       []*GetServerResponse `protobuf:"bytes,1,rep,name=servers,proto3" json:"servers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListServersResponse) Reset() {
+	*x = ListServersResponse{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListServersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListServersResponse) ProtoMessage() {}
+
+func (x *ListServersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListServersResponse.ProtoReflect.Descriptor instead.
+func (*ListServersResponse) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ListServersResponse) GetServers() []*GetServerResponse {
+	if x != nil {
+		return x.Servers
+	}
+	return nil
+}
+
 // Child describes one managed child process.
 type Child struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -696,14 +803,23 @@ type Child struct {
 	// operator exposes it (`mcpbridge serve --expose-stderr`); the bridge's
 	// log has it always.
 	// Default: empty unless exposed. Eras: all.
-	StderrTail    []string `protobuf:"bytes,6,rep,name=stderr_tail,json=stderrTail,proto3" json:"stderr_tail,omitempty"`
+	StderrTail []string `protobuf:"bytes,6,rep,name=stderr_tail,json=stderrTail,proto3" json:"stderr_tail,omitempty"`
+	// For a session child, a short digest of its session's name (the first
+	// 12 hex digits of its SHA-256), never the name itself: a session name
+	// reaches the session's child.
+	// Default: empty for shared and pool children. Eras: all.
+	Session string `protobuf:"bytes,7,opt,name=session,proto3" json:"session,omitempty"`
+	// The requests in flight on the child and the streams attached to it:
+	// what the pool policy balances.
+	// Default: 0. Eras: all.
+	Load          uint32 `protobuf:"varint,8,opt,name=load,proto3" json:"load,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Child) Reset() {
 	*x = Child{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[2]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -715,7 +831,7 @@ func (x *Child) String() string {
 func (*Child) ProtoMessage() {}
 
 func (x *Child) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[2]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -728,7 +844,7 @@ func (x *Child) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Child.ProtoReflect.Descriptor instead.
 func (*Child) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{2}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Child) GetPid() int32 {
@@ -773,6 +889,20 @@ func (x *Child) GetStderrTail() []string {
 	return nil
 }
 
+func (x *Child) GetSession() string {
+	if x != nil {
+		return x.Session
+	}
+	return ""
+}
+
+func (x *Child) GetLoad() uint32 {
+	if x != nil {
+		return x.Load
+	}
+	return 0
+}
+
 // ListToolsRequest asks for one page of tools.
 type ListToolsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -795,7 +925,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[3]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -807,7 +937,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[3]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -820,7 +950,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{3}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListToolsRequest) GetServer() string {
@@ -868,7 +998,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[4]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -880,7 +1010,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[4]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -893,7 +1023,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{4}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListToolsResponse) GetTools() []*Tool {
@@ -950,7 +1080,7 @@ type ListResourcesRequest struct {
 
 func (x *ListResourcesRequest) Reset() {
 	*x = ListResourcesRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[5]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1092,7 @@ func (x *ListResourcesRequest) String() string {
 func (*ListResourcesRequest) ProtoMessage() {}
 
 func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[5]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1105,7 @@ func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListResourcesRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{5}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListResourcesRequest) GetServer() string {
@@ -1023,7 +1153,7 @@ type ListResourcesResponse struct {
 
 func (x *ListResourcesResponse) Reset() {
 	*x = ListResourcesResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[6]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1035,7 +1165,7 @@ func (x *ListResourcesResponse) String() string {
 func (*ListResourcesResponse) ProtoMessage() {}
 
 func (x *ListResourcesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[6]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1048,7 +1178,7 @@ func (x *ListResourcesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourcesResponse.ProtoReflect.Descriptor instead.
 func (*ListResourcesResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{6}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListResourcesResponse) GetResources() []*Resource {
@@ -1105,7 +1235,7 @@ type ListResourceTemplatesRequest struct {
 
 func (x *ListResourceTemplatesRequest) Reset() {
 	*x = ListResourceTemplatesRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[7]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1117,7 +1247,7 @@ func (x *ListResourceTemplatesRequest) String() string {
 func (*ListResourceTemplatesRequest) ProtoMessage() {}
 
 func (x *ListResourceTemplatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[7]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1130,7 +1260,7 @@ func (x *ListResourceTemplatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourceTemplatesRequest.ProtoReflect.Descriptor instead.
 func (*ListResourceTemplatesRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{7}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListResourceTemplatesRequest) GetServer() string {
@@ -1179,7 +1309,7 @@ type ListResourceTemplatesResponse struct {
 
 func (x *ListResourceTemplatesResponse) Reset() {
 	*x = ListResourceTemplatesResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[8]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1191,7 +1321,7 @@ func (x *ListResourceTemplatesResponse) String() string {
 func (*ListResourceTemplatesResponse) ProtoMessage() {}
 
 func (x *ListResourceTemplatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[8]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1204,7 +1334,7 @@ func (x *ListResourceTemplatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourceTemplatesResponse.ProtoReflect.Descriptor instead.
 func (*ListResourceTemplatesResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{8}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListResourceTemplatesResponse) GetResourceTemplates() []*ResourceTemplate {
@@ -1261,7 +1391,7 @@ type ListPromptsRequest struct {
 
 func (x *ListPromptsRequest) Reset() {
 	*x = ListPromptsRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[9]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1273,7 +1403,7 @@ func (x *ListPromptsRequest) String() string {
 func (*ListPromptsRequest) ProtoMessage() {}
 
 func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[9]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1286,7 +1416,7 @@ func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsRequest.ProtoReflect.Descriptor instead.
 func (*ListPromptsRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{9}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListPromptsRequest) GetServer() string {
@@ -1334,7 +1464,7 @@ type ListPromptsResponse struct {
 
 func (x *ListPromptsResponse) Reset() {
 	*x = ListPromptsResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[10]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1346,7 +1476,7 @@ func (x *ListPromptsResponse) String() string {
 func (*ListPromptsResponse) ProtoMessage() {}
 
 func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[10]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1359,7 +1489,7 @@ func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsResponse.ProtoReflect.Descriptor instead.
 func (*ListPromptsResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{10}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListPromptsResponse) GetPrompts() []*Prompt {
@@ -1436,7 +1566,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[11]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1448,7 +1578,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[11]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1461,7 +1591,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{11}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Tool) GetName() string {
@@ -1548,7 +1678,7 @@ type Icon struct {
 
 func (x *Icon) Reset() {
 	*x = Icon{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[12]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1560,7 +1690,7 @@ func (x *Icon) String() string {
 func (*Icon) ProtoMessage() {}
 
 func (x *Icon) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[12]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1573,7 +1703,7 @@ func (x *Icon) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Icon.ProtoReflect.Descriptor instead.
 func (*Icon) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{12}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Icon) GetSrc() string {
@@ -1642,7 +1772,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[13]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1654,7 +1784,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[13]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1667,7 +1797,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{13}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Resource) GetUri() string {
@@ -1766,7 +1896,7 @@ type ResourceTemplate struct {
 
 func (x *ResourceTemplate) Reset() {
 	*x = ResourceTemplate{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[14]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1778,7 +1908,7 @@ func (x *ResourceTemplate) String() string {
 func (*ResourceTemplate) ProtoMessage() {}
 
 func (x *ResourceTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[14]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1791,7 +1921,7 @@ func (x *ResourceTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceTemplate.ProtoReflect.Descriptor instead.
 func (*ResourceTemplate) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{14}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ResourceTemplate) GetUriTemplate() string {
@@ -1877,7 +2007,7 @@ type Prompt struct {
 
 func (x *Prompt) Reset() {
 	*x = Prompt{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[15]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1889,7 +2019,7 @@ func (x *Prompt) String() string {
 func (*Prompt) ProtoMessage() {}
 
 func (x *Prompt) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[15]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1902,7 +2032,7 @@ func (x *Prompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prompt.ProtoReflect.Descriptor instead.
 func (*Prompt) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{15}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Prompt) GetName() string {
@@ -1968,7 +2098,7 @@ type PromptArgument struct {
 
 func (x *PromptArgument) Reset() {
 	*x = PromptArgument{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[16]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1980,7 +2110,7 @@ func (x *PromptArgument) String() string {
 func (*PromptArgument) ProtoMessage() {}
 
 func (x *PromptArgument) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[16]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2123,7 @@ func (x *PromptArgument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptArgument.ProtoReflect.Descriptor instead.
 func (*PromptArgument) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{16}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PromptArgument) GetName() string {
@@ -2066,7 +2196,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[17]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2078,7 +2208,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[17]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2091,7 +2221,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{17}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CallToolRequest) GetServer() string {
@@ -2172,7 +2302,7 @@ type CallToolResponse struct {
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[18]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2184,7 +2314,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[18]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2197,7 +2327,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{18}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CallToolResponse) GetContent() []*Content {
@@ -2257,7 +2387,7 @@ type InputRequired struct {
 
 func (x *InputRequired) Reset() {
 	*x = InputRequired{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[19]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2269,7 +2399,7 @@ func (x *InputRequired) String() string {
 func (*InputRequired) ProtoMessage() {}
 
 func (x *InputRequired) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[19]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2282,7 +2412,7 @@ func (x *InputRequired) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputRequired.ProtoReflect.Descriptor instead.
 func (*InputRequired) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{19}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *InputRequired) GetInputRequests() *structpb.Struct {
@@ -2326,7 +2456,7 @@ type Content struct {
 
 func (x *Content) Reset() {
 	*x = Content{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[20]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2338,7 +2468,7 @@ func (x *Content) String() string {
 func (*Content) ProtoMessage() {}
 
 func (x *Content) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[20]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2351,7 +2481,7 @@ func (x *Content) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Content.ProtoReflect.Descriptor instead.
 func (*Content) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{20}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Content) GetBlock() isContent_Block {
@@ -2487,7 +2617,7 @@ type TextContent struct {
 
 func (x *TextContent) Reset() {
 	*x = TextContent{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[21]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2499,7 +2629,7 @@ func (x *TextContent) String() string {
 func (*TextContent) ProtoMessage() {}
 
 func (x *TextContent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[21]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2512,7 +2642,7 @@ func (x *TextContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TextContent.ProtoReflect.Descriptor instead.
 func (*TextContent) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{21}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TextContent) GetText() string {
@@ -2557,7 +2687,7 @@ type ImageContent struct {
 
 func (x *ImageContent) Reset() {
 	*x = ImageContent{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[22]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2569,7 +2699,7 @@ func (x *ImageContent) String() string {
 func (*ImageContent) ProtoMessage() {}
 
 func (x *ImageContent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[22]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2582,7 +2712,7 @@ func (x *ImageContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageContent.ProtoReflect.Descriptor instead.
 func (*ImageContent) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{22}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ImageContent) GetData() []byte {
@@ -2634,7 +2764,7 @@ type AudioContent struct {
 
 func (x *AudioContent) Reset() {
 	*x = AudioContent{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[23]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2646,7 +2776,7 @@ func (x *AudioContent) String() string {
 func (*AudioContent) ProtoMessage() {}
 
 func (x *AudioContent) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[23]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2659,7 +2789,7 @@ func (x *AudioContent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AudioContent.ProtoReflect.Descriptor instead.
 func (*AudioContent) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{23}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *AudioContent) GetData() []byte {
@@ -2708,7 +2838,7 @@ type EmbeddedResource struct {
 
 func (x *EmbeddedResource) Reset() {
 	*x = EmbeddedResource{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[24]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2720,7 +2850,7 @@ func (x *EmbeddedResource) String() string {
 func (*EmbeddedResource) ProtoMessage() {}
 
 func (x *EmbeddedResource) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[24]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2733,7 +2863,7 @@ func (x *EmbeddedResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EmbeddedResource.ProtoReflect.Descriptor instead.
 func (*EmbeddedResource) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{24}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *EmbeddedResource) GetResource() *ResourceContents {
@@ -2783,7 +2913,7 @@ type ResourceContents struct {
 
 func (x *ResourceContents) Reset() {
 	*x = ResourceContents{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[25]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2795,7 +2925,7 @@ func (x *ResourceContents) String() string {
 func (*ResourceContents) ProtoMessage() {}
 
 func (x *ResourceContents) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[25]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2808,7 +2938,7 @@ func (x *ResourceContents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceContents.ProtoReflect.Descriptor instead.
 func (*ResourceContents) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{25}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ResourceContents) GetUri() string {
@@ -2905,7 +3035,7 @@ type ReadResourceRequest struct {
 
 func (x *ReadResourceRequest) Reset() {
 	*x = ReadResourceRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[26]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2917,7 +3047,7 @@ func (x *ReadResourceRequest) String() string {
 func (*ReadResourceRequest) ProtoMessage() {}
 
 func (x *ReadResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[26]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2930,7 +3060,7 @@ func (x *ReadResourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadResourceRequest.ProtoReflect.Descriptor instead.
 func (*ReadResourceRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{26}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReadResourceRequest) GetServer() string {
@@ -3000,7 +3130,7 @@ type ReadResourceResponse struct {
 
 func (x *ReadResourceResponse) Reset() {
 	*x = ReadResourceResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[27]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3012,7 +3142,7 @@ func (x *ReadResourceResponse) String() string {
 func (*ReadResourceResponse) ProtoMessage() {}
 
 func (x *ReadResourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[27]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3025,7 +3155,7 @@ func (x *ReadResourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadResourceResponse.ProtoReflect.Descriptor instead.
 func (*ReadResourceResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{27}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ReadResourceResponse) GetContents() []*ResourceContents {
@@ -3094,7 +3224,7 @@ type GetPromptRequest struct {
 
 func (x *GetPromptRequest) Reset() {
 	*x = GetPromptRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[28]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3106,7 +3236,7 @@ func (x *GetPromptRequest) String() string {
 func (*GetPromptRequest) ProtoMessage() {}
 
 func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[28]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3119,7 +3249,7 @@ func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetPromptRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{28}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetPromptRequest) GetServer() string {
@@ -3192,7 +3322,7 @@ type GetPromptResponse struct {
 
 func (x *GetPromptResponse) Reset() {
 	*x = GetPromptResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[29]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3204,7 +3334,7 @@ func (x *GetPromptResponse) String() string {
 func (*GetPromptResponse) ProtoMessage() {}
 
 func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[29]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3217,7 +3347,7 @@ func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetPromptResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{29}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetPromptResponse) GetDescription() string {
@@ -3263,7 +3393,7 @@ type PromptMessage struct {
 
 func (x *PromptMessage) Reset() {
 	*x = PromptMessage{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[30]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3275,7 +3405,7 @@ func (x *PromptMessage) String() string {
 func (*PromptMessage) ProtoMessage() {}
 
 func (x *PromptMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[30]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3288,7 +3418,7 @@ func (x *PromptMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptMessage.ProtoReflect.Descriptor instead.
 func (*PromptMessage) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{30}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PromptMessage) GetRole() Role {
@@ -3337,7 +3467,7 @@ type CompleteRequest struct {
 
 func (x *CompleteRequest) Reset() {
 	*x = CompleteRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[31]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3349,7 +3479,7 @@ func (x *CompleteRequest) String() string {
 func (*CompleteRequest) ProtoMessage() {}
 
 func (x *CompleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[31]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3362,7 +3492,7 @@ func (x *CompleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteRequest.ProtoReflect.Descriptor instead.
 func (*CompleteRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{31}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CompleteRequest) GetServer() string {
@@ -3466,7 +3596,7 @@ type CompleteResponse struct {
 
 func (x *CompleteResponse) Reset() {
 	*x = CompleteResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[32]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3478,7 +3608,7 @@ func (x *CompleteResponse) String() string {
 func (*CompleteResponse) ProtoMessage() {}
 
 func (x *CompleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[32]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3491,7 +3621,7 @@ func (x *CompleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteResponse.ProtoReflect.Descriptor instead.
 func (*CompleteResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{32}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CompleteResponse) GetValues() []string {
@@ -3568,7 +3698,7 @@ type CallToolStreamRequest struct {
 
 func (x *CallToolStreamRequest) Reset() {
 	*x = CallToolStreamRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[33]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3580,7 +3710,7 @@ func (x *CallToolStreamRequest) String() string {
 func (*CallToolStreamRequest) ProtoMessage() {}
 
 func (x *CallToolStreamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[33]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3593,7 +3723,7 @@ func (x *CallToolStreamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolStreamRequest.ProtoReflect.Descriptor instead.
 func (*CallToolStreamRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{33}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CallToolStreamRequest) GetServer() string {
@@ -3678,7 +3808,7 @@ type CallToolStreamResponse struct {
 
 func (x *CallToolStreamResponse) Reset() {
 	*x = CallToolStreamResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[34]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3690,7 +3820,7 @@ func (x *CallToolStreamResponse) String() string {
 func (*CallToolStreamResponse) ProtoMessage() {}
 
 func (x *CallToolStreamResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[34]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3703,7 +3833,7 @@ func (x *CallToolStreamResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolStreamResponse.ProtoReflect.Descriptor instead.
 func (*CallToolStreamResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{34}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CallToolStreamResponse) GetEvent() isCallToolStreamResponse_Event {
@@ -3806,7 +3936,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[35]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3818,7 +3948,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[35]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3831,7 +3961,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{35}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Progress) GetProgress() float64 {
@@ -3874,7 +4004,7 @@ type LogMessage struct {
 
 func (x *LogMessage) Reset() {
 	*x = LogMessage{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[36]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3886,7 +4016,7 @@ func (x *LogMessage) String() string {
 func (*LogMessage) ProtoMessage() {}
 
 func (x *LogMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[36]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3899,7 +4029,7 @@ func (x *LogMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogMessage.ProtoReflect.Descriptor instead.
 func (*LogMessage) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{36}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *LogMessage) GetLevel() LoggingLevel {
@@ -3958,7 +4088,7 @@ type ServerRequest struct {
 
 func (x *ServerRequest) Reset() {
 	*x = ServerRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[37]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3970,7 +4100,7 @@ func (x *ServerRequest) String() string {
 func (*ServerRequest) ProtoMessage() {}
 
 func (x *ServerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[37]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3983,7 +4113,7 @@ func (x *ServerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerRequest.ProtoReflect.Descriptor instead.
 func (*ServerRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{37}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ServerRequest) GetId() string {
@@ -4072,7 +4202,7 @@ type SubscribeRequest struct {
 
 func (x *SubscribeRequest) Reset() {
 	*x = SubscribeRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[38]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4084,7 +4214,7 @@ func (x *SubscribeRequest) String() string {
 func (*SubscribeRequest) ProtoMessage() {}
 
 func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[38]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4097,7 +4227,7 @@ func (x *SubscribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeRequest.ProtoReflect.Descriptor instead.
 func (*SubscribeRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{38}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SubscribeRequest) GetServer() string {
@@ -4178,7 +4308,7 @@ type SubscribeResponse struct {
 
 func (x *SubscribeResponse) Reset() {
 	*x = SubscribeResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[39]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4190,7 +4320,7 @@ func (x *SubscribeResponse) String() string {
 func (*SubscribeResponse) ProtoMessage() {}
 
 func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[39]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4203,7 +4333,7 @@ func (x *SubscribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscribeResponse.ProtoReflect.Descriptor instead.
 func (*SubscribeResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{39}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SubscribeResponse) GetEvent() isSubscribeResponse_Event {
@@ -4369,7 +4499,7 @@ type SubscriptionAcknowledged struct {
 
 func (x *SubscriptionAcknowledged) Reset() {
 	*x = SubscriptionAcknowledged{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[40]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4381,7 +4511,7 @@ func (x *SubscriptionAcknowledged) String() string {
 func (*SubscriptionAcknowledged) ProtoMessage() {}
 
 func (x *SubscriptionAcknowledged) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[40]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4394,7 +4524,7 @@ func (x *SubscriptionAcknowledged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscriptionAcknowledged.ProtoReflect.Descriptor instead.
 func (*SubscriptionAcknowledged) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{40}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SubscriptionAcknowledged) GetToolsListChanged() bool {
@@ -4441,7 +4571,7 @@ type ResourceUpdated struct {
 
 func (x *ResourceUpdated) Reset() {
 	*x = ResourceUpdated{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[41]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4453,7 +4583,7 @@ func (x *ResourceUpdated) String() string {
 func (*ResourceUpdated) ProtoMessage() {}
 
 func (x *ResourceUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[41]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4466,7 +4596,7 @@ func (x *ResourceUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceUpdated.ProtoReflect.Descriptor instead.
 func (*ResourceUpdated) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{41}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ResourceUpdated) GetUri() string {
@@ -4495,7 +4625,7 @@ type ListChanged struct {
 
 func (x *ListChanged) Reset() {
 	*x = ListChanged{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[42]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4507,7 +4637,7 @@ func (x *ListChanged) String() string {
 func (*ListChanged) ProtoMessage() {}
 
 func (x *ListChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[42]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4520,7 +4650,7 @@ func (x *ListChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListChanged.ProtoReflect.Descriptor instead.
 func (*ListChanged) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{42}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListChanged) GetMeta() *structpb.Struct {
@@ -4554,7 +4684,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[43]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4566,7 +4696,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[43]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4579,7 +4709,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{43}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CallRequest) GetServer() string {
@@ -4616,7 +4746,7 @@ type CallResponse struct {
 
 func (x *CallResponse) Reset() {
 	*x = CallResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[44]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4628,7 +4758,7 @@ func (x *CallResponse) String() string {
 func (*CallResponse) ProtoMessage() {}
 
 func (x *CallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[44]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4641,7 +4771,7 @@ func (x *CallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResponse.ProtoReflect.Descriptor instead.
 func (*CallResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{44}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CallResponse) GetResultJson() string {
@@ -4678,7 +4808,7 @@ type CallStreamRequest struct {
 
 func (x *CallStreamRequest) Reset() {
 	*x = CallStreamRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[45]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4690,7 +4820,7 @@ func (x *CallStreamRequest) String() string {
 func (*CallStreamRequest) ProtoMessage() {}
 
 func (x *CallStreamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[45]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4703,7 +4833,7 @@ func (x *CallStreamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallStreamRequest.ProtoReflect.Descriptor instead.
 func (*CallStreamRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{45}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CallStreamRequest) GetServer() string {
@@ -4760,7 +4890,7 @@ type CallStreamResponse struct {
 
 func (x *CallStreamResponse) Reset() {
 	*x = CallStreamResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[46]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4772,7 +4902,7 @@ func (x *CallStreamResponse) String() string {
 func (*CallStreamResponse) ProtoMessage() {}
 
 func (x *CallStreamResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[46]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4785,7 +4915,7 @@ func (x *CallStreamResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallStreamResponse.ProtoReflect.Descriptor instead.
 func (*CallStreamResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{46}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CallStreamResponse) GetEvent() isCallStreamResponse_Event {
@@ -4885,7 +5015,7 @@ type ConnectRequest struct {
 
 func (x *ConnectRequest) Reset() {
 	*x = ConnectRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[47]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4897,7 +5027,7 @@ func (x *ConnectRequest) String() string {
 func (*ConnectRequest) ProtoMessage() {}
 
 func (x *ConnectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[47]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4910,7 +5040,7 @@ func (x *ConnectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectRequest.ProtoReflect.Descriptor instead.
 func (*ConnectRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{47}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ConnectRequest) GetServer() string {
@@ -4941,7 +5071,7 @@ type ConnectResponse struct {
 
 func (x *ConnectResponse) Reset() {
 	*x = ConnectResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[48]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4953,7 +5083,7 @@ func (x *ConnectResponse) String() string {
 func (*ConnectResponse) ProtoMessage() {}
 
 func (x *ConnectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[48]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4966,7 +5096,7 @@ func (x *ConnectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectResponse.ProtoReflect.Descriptor instead.
 func (*ConnectResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{48}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ConnectResponse) GetMessageJson() string {
@@ -4988,7 +5118,7 @@ type PingRequest struct {
 
 func (x *PingRequest) Reset() {
 	*x = PingRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[49]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5000,7 +5130,7 @@ func (x *PingRequest) String() string {
 func (*PingRequest) ProtoMessage() {}
 
 func (x *PingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[49]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5013,7 +5143,7 @@ func (x *PingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingRequest.ProtoReflect.Descriptor instead.
 func (*PingRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{49}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *PingRequest) GetServer() string {
@@ -5042,7 +5172,7 @@ type PingResponse struct {
 
 func (x *PingResponse) Reset() {
 	*x = PingResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[50]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5054,7 +5184,7 @@ func (x *PingResponse) String() string {
 func (*PingResponse) ProtoMessage() {}
 
 func (x *PingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[50]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5067,7 +5197,7 @@ func (x *PingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingResponse.ProtoReflect.Descriptor instead.
 func (*PingResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{50}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *PingResponse) GetRoundTrip() *durationpb.Duration {
@@ -5114,7 +5244,7 @@ type RespondToServerRequestRequest struct {
 
 func (x *RespondToServerRequestRequest) Reset() {
 	*x = RespondToServerRequestRequest{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[51]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5126,7 +5256,7 @@ func (x *RespondToServerRequestRequest) String() string {
 func (*RespondToServerRequestRequest) ProtoMessage() {}
 
 func (x *RespondToServerRequestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[51]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5139,7 +5269,7 @@ func (x *RespondToServerRequestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToServerRequestRequest.ProtoReflect.Descriptor instead.
 func (*RespondToServerRequestRequest) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{51}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RespondToServerRequestRequest) GetServer() string {
@@ -5214,7 +5344,7 @@ type RespondToServerRequestResponse struct {
 
 func (x *RespondToServerRequestResponse) Reset() {
 	*x = RespondToServerRequestResponse{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[52]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5226,7 +5356,7 @@ func (x *RespondToServerRequestResponse) String() string {
 func (*RespondToServerRequestResponse) ProtoMessage() {}
 
 func (x *RespondToServerRequestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[52]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5239,7 +5369,7 @@ func (x *RespondToServerRequestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToServerRequestResponse.ProtoReflect.Descriptor instead.
 func (*RespondToServerRequestResponse) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{52}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{54}
 }
 
 // JsonRpcError is a JSON-RPC error object. The bridge puts one in the
@@ -5262,7 +5392,7 @@ type JsonRpcError struct {
 
 func (x *JsonRpcError) Reset() {
 	*x = JsonRpcError{}
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[53]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5274,7 +5404,7 @@ func (x *JsonRpcError) String() string {
 func (*JsonRpcError) ProtoMessage() {}
 
 func (x *JsonRpcError) ProtoReflect() protoreflect.Message {
-	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[53]
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5287,7 +5417,7 @@ func (x *JsonRpcError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JsonRpcError.ProtoReflect.Descriptor instead.
 func (*JsonRpcError) Descriptor() ([]byte, []int) {
-	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{53}
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *JsonRpcError) GetCode() int64 {
@@ -5318,7 +5448,7 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\x19mcpbridge/v1/bridge.proto\x12\fmcpbridge.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"P\n" +
 	"\x10GetServerRequest\x12\x16\n" +
 	"\x06server\x18\x01 \x01(\tR\x06server\x12$\n" +
-	"\x0ewait_for_ready\x18\x02 \x01(\bR\fwaitForReady\"\xcc\x02\n" +
+	"\x0ewait_for_ready\x18\x02 \x01(\bR\fwaitForReady\"\xfd\x02\n" +
 	"\x11GetServerResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\tR\x0fprotocolVersion\x128\n" +
 	"\vserver_info\x18\x02 \x01(\v2\x17.google.protobuf.StructR\n" +
@@ -5327,7 +5457,11 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\finstructions\x18\x04 \x01(\tR\finstructions\x12)\n" +
 	"\x05child\x18\x05 \x01(\v2\x13.mcpbridge.v1.ChildR\x05child\x12\x12\n" +
 	"\x04name\x18\x06 \x01(\tR\x04name\x122\n" +
-	"\x06policy\x18\a \x01(\x0e2\x1a.mcpbridge.v1.ServerPolicyR\x06policy\"\xde\x01\n" +
+	"\x06policy\x18\a \x01(\x0e2\x1a.mcpbridge.v1.ServerPolicyR\x06policy\x12/\n" +
+	"\bchildren\x18\b \x03(\v2\x13.mcpbridge.v1.ChildR\bchildren\"\x14\n" +
+	"\x12ListServersRequest\"P\n" +
+	"\x13ListServersResponse\x129\n" +
+	"\aservers\x18\x01 \x03(\v2\x1f.mcpbridge.v1.GetServerResponseR\aservers\"\x8c\x02\n" +
 	"\x05Child\x12\x10\n" +
 	"\x03pid\x18\x01 \x01(\x05R\x03pid\x12.\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x18.mcpbridge.v1.ChildStateR\x05state\x129\n" +
@@ -5336,7 +5470,9 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\brestarts\x18\x04 \x01(\rR\brestarts\x12\x1b\n" +
 	"\tlast_exit\x18\x05 \x01(\tR\blastExit\x12\x1f\n" +
 	"\vstderr_tail\x18\x06 \x03(\tR\n" +
-	"stderrTail\"o\n" +
+	"stderrTail\x12\x18\n" +
+	"\asession\x18\a \x01(\tR\asession\x12\x12\n" +
+	"\x04load\x18\b \x01(\rR\x04load\"o\n" +
 	"\x10ListToolsRequest\x12\x16\n" +
 	"\x06server\x18\x01 \x01(\tR\x06server\x12\x16\n" +
 	"\x06cursor\x18\x02 \x01(\tR\x06cursor\x12+\n" +
@@ -5676,10 +5812,10 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\x13LOGGING_LEVEL_ERROR\x10\x05\x12\x1a\n" +
 	"\x16LOGGING_LEVEL_CRITICAL\x10\x06\x12\x17\n" +
 	"\x13LOGGING_LEVEL_ALERT\x10\a\x12\x1b\n" +
-	"\x17LOGGING_LEVEL_EMERGENCY\x10\b2\xc7\n" +
-	"\n" +
+	"\x17LOGGING_LEVEL_EMERGENCY\x10\b2\x9b\v\n" +
 	"\rBridgeService\x12L\n" +
-	"\tGetServer\x12\x1e.mcpbridge.v1.GetServerRequest\x1a\x1f.mcpbridge.v1.GetServerResponse\x12L\n" +
+	"\tGetServer\x12\x1e.mcpbridge.v1.GetServerRequest\x1a\x1f.mcpbridge.v1.GetServerResponse\x12R\n" +
+	"\vListServers\x12 .mcpbridge.v1.ListServersRequest\x1a!.mcpbridge.v1.ListServersResponse\x12L\n" +
 	"\tListTools\x12\x1e.mcpbridge.v1.ListToolsRequest\x1a\x1f.mcpbridge.v1.ListToolsResponse\x12X\n" +
 	"\rListResources\x12\".mcpbridge.v1.ListResourcesRequest\x1a#.mcpbridge.v1.ListResourcesResponse\x12p\n" +
 	"\x15ListResourceTemplates\x12*.mcpbridge.v1.ListResourceTemplatesRequest\x1a+.mcpbridge.v1.ListResourceTemplatesResponse\x12R\n" +
@@ -5710,7 +5846,7 @@ func file_mcpbridge_v1_bridge_proto_rawDescGZIP() []byte {
 }
 
 var file_mcpbridge_v1_bridge_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_mcpbridge_v1_bridge_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_mcpbridge_v1_bridge_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_mcpbridge_v1_bridge_proto_goTypes = []any{
 	(ChildState)(0),                        // 0: mcpbridge.v1.ChildState
 	(ServerPolicy)(0),                      // 1: mcpbridge.v1.ServerPolicy
@@ -5719,219 +5855,225 @@ var file_mcpbridge_v1_bridge_proto_goTypes = []any{
 	(LoggingLevel)(0),                      // 4: mcpbridge.v1.LoggingLevel
 	(*GetServerRequest)(nil),               // 5: mcpbridge.v1.GetServerRequest
 	(*GetServerResponse)(nil),              // 6: mcpbridge.v1.GetServerResponse
-	(*Child)(nil),                          // 7: mcpbridge.v1.Child
-	(*ListToolsRequest)(nil),               // 8: mcpbridge.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),              // 9: mcpbridge.v1.ListToolsResponse
-	(*ListResourcesRequest)(nil),           // 10: mcpbridge.v1.ListResourcesRequest
-	(*ListResourcesResponse)(nil),          // 11: mcpbridge.v1.ListResourcesResponse
-	(*ListResourceTemplatesRequest)(nil),   // 12: mcpbridge.v1.ListResourceTemplatesRequest
-	(*ListResourceTemplatesResponse)(nil),  // 13: mcpbridge.v1.ListResourceTemplatesResponse
-	(*ListPromptsRequest)(nil),             // 14: mcpbridge.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),            // 15: mcpbridge.v1.ListPromptsResponse
-	(*Tool)(nil),                           // 16: mcpbridge.v1.Tool
-	(*Icon)(nil),                           // 17: mcpbridge.v1.Icon
-	(*Resource)(nil),                       // 18: mcpbridge.v1.Resource
-	(*ResourceTemplate)(nil),               // 19: mcpbridge.v1.ResourceTemplate
-	(*Prompt)(nil),                         // 20: mcpbridge.v1.Prompt
-	(*PromptArgument)(nil),                 // 21: mcpbridge.v1.PromptArgument
-	(*CallToolRequest)(nil),                // 22: mcpbridge.v1.CallToolRequest
-	(*CallToolResponse)(nil),               // 23: mcpbridge.v1.CallToolResponse
-	(*InputRequired)(nil),                  // 24: mcpbridge.v1.InputRequired
-	(*Content)(nil),                        // 25: mcpbridge.v1.Content
-	(*TextContent)(nil),                    // 26: mcpbridge.v1.TextContent
-	(*ImageContent)(nil),                   // 27: mcpbridge.v1.ImageContent
-	(*AudioContent)(nil),                   // 28: mcpbridge.v1.AudioContent
-	(*EmbeddedResource)(nil),               // 29: mcpbridge.v1.EmbeddedResource
-	(*ResourceContents)(nil),               // 30: mcpbridge.v1.ResourceContents
-	(*ReadResourceRequest)(nil),            // 31: mcpbridge.v1.ReadResourceRequest
-	(*ReadResourceResponse)(nil),           // 32: mcpbridge.v1.ReadResourceResponse
-	(*GetPromptRequest)(nil),               // 33: mcpbridge.v1.GetPromptRequest
-	(*GetPromptResponse)(nil),              // 34: mcpbridge.v1.GetPromptResponse
-	(*PromptMessage)(nil),                  // 35: mcpbridge.v1.PromptMessage
-	(*CompleteRequest)(nil),                // 36: mcpbridge.v1.CompleteRequest
-	(*CompleteResponse)(nil),               // 37: mcpbridge.v1.CompleteResponse
-	(*CallToolStreamRequest)(nil),          // 38: mcpbridge.v1.CallToolStreamRequest
-	(*CallToolStreamResponse)(nil),         // 39: mcpbridge.v1.CallToolStreamResponse
-	(*Progress)(nil),                       // 40: mcpbridge.v1.Progress
-	(*LogMessage)(nil),                     // 41: mcpbridge.v1.LogMessage
-	(*ServerRequest)(nil),                  // 42: mcpbridge.v1.ServerRequest
-	(*SubscribeRequest)(nil),               // 43: mcpbridge.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),              // 44: mcpbridge.v1.SubscribeResponse
-	(*SubscriptionAcknowledged)(nil),       // 45: mcpbridge.v1.SubscriptionAcknowledged
-	(*ResourceUpdated)(nil),                // 46: mcpbridge.v1.ResourceUpdated
-	(*ListChanged)(nil),                    // 47: mcpbridge.v1.ListChanged
-	(*CallRequest)(nil),                    // 48: mcpbridge.v1.CallRequest
-	(*CallResponse)(nil),                   // 49: mcpbridge.v1.CallResponse
-	(*CallStreamRequest)(nil),              // 50: mcpbridge.v1.CallStreamRequest
-	(*CallStreamResponse)(nil),             // 51: mcpbridge.v1.CallStreamResponse
-	(*ConnectRequest)(nil),                 // 52: mcpbridge.v1.ConnectRequest
-	(*ConnectResponse)(nil),                // 53: mcpbridge.v1.ConnectResponse
-	(*PingRequest)(nil),                    // 54: mcpbridge.v1.PingRequest
-	(*PingResponse)(nil),                   // 55: mcpbridge.v1.PingResponse
-	(*RespondToServerRequestRequest)(nil),  // 56: mcpbridge.v1.RespondToServerRequestRequest
-	(*RespondToServerRequestResponse)(nil), // 57: mcpbridge.v1.RespondToServerRequestResponse
-	(*JsonRpcError)(nil),                   // 58: mcpbridge.v1.JsonRpcError
-	nil,                                    // 59: mcpbridge.v1.GetPromptRequest.ArgumentsEntry
-	nil,                                    // 60: mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
-	(*structpb.Struct)(nil),                // 61: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),          // 62: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),            // 63: google.protobuf.Duration
-	(*structpb.Value)(nil),                 // 64: google.protobuf.Value
+	(*ListServersRequest)(nil),             // 7: mcpbridge.v1.ListServersRequest
+	(*ListServersResponse)(nil),            // 8: mcpbridge.v1.ListServersResponse
+	(*Child)(nil),                          // 9: mcpbridge.v1.Child
+	(*ListToolsRequest)(nil),               // 10: mcpbridge.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),              // 11: mcpbridge.v1.ListToolsResponse
+	(*ListResourcesRequest)(nil),           // 12: mcpbridge.v1.ListResourcesRequest
+	(*ListResourcesResponse)(nil),          // 13: mcpbridge.v1.ListResourcesResponse
+	(*ListResourceTemplatesRequest)(nil),   // 14: mcpbridge.v1.ListResourceTemplatesRequest
+	(*ListResourceTemplatesResponse)(nil),  // 15: mcpbridge.v1.ListResourceTemplatesResponse
+	(*ListPromptsRequest)(nil),             // 16: mcpbridge.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),            // 17: mcpbridge.v1.ListPromptsResponse
+	(*Tool)(nil),                           // 18: mcpbridge.v1.Tool
+	(*Icon)(nil),                           // 19: mcpbridge.v1.Icon
+	(*Resource)(nil),                       // 20: mcpbridge.v1.Resource
+	(*ResourceTemplate)(nil),               // 21: mcpbridge.v1.ResourceTemplate
+	(*Prompt)(nil),                         // 22: mcpbridge.v1.Prompt
+	(*PromptArgument)(nil),                 // 23: mcpbridge.v1.PromptArgument
+	(*CallToolRequest)(nil),                // 24: mcpbridge.v1.CallToolRequest
+	(*CallToolResponse)(nil),               // 25: mcpbridge.v1.CallToolResponse
+	(*InputRequired)(nil),                  // 26: mcpbridge.v1.InputRequired
+	(*Content)(nil),                        // 27: mcpbridge.v1.Content
+	(*TextContent)(nil),                    // 28: mcpbridge.v1.TextContent
+	(*ImageContent)(nil),                   // 29: mcpbridge.v1.ImageContent
+	(*AudioContent)(nil),                   // 30: mcpbridge.v1.AudioContent
+	(*EmbeddedResource)(nil),               // 31: mcpbridge.v1.EmbeddedResource
+	(*ResourceContents)(nil),               // 32: mcpbridge.v1.ResourceContents
+	(*ReadResourceRequest)(nil),            // 33: mcpbridge.v1.ReadResourceRequest
+	(*ReadResourceResponse)(nil),           // 34: mcpbridge.v1.ReadResourceResponse
+	(*GetPromptRequest)(nil),               // 35: mcpbridge.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),              // 36: mcpbridge.v1.GetPromptResponse
+	(*PromptMessage)(nil),                  // 37: mcpbridge.v1.PromptMessage
+	(*CompleteRequest)(nil),                // 38: mcpbridge.v1.CompleteRequest
+	(*CompleteResponse)(nil),               // 39: mcpbridge.v1.CompleteResponse
+	(*CallToolStreamRequest)(nil),          // 40: mcpbridge.v1.CallToolStreamRequest
+	(*CallToolStreamResponse)(nil),         // 41: mcpbridge.v1.CallToolStreamResponse
+	(*Progress)(nil),                       // 42: mcpbridge.v1.Progress
+	(*LogMessage)(nil),                     // 43: mcpbridge.v1.LogMessage
+	(*ServerRequest)(nil),                  // 44: mcpbridge.v1.ServerRequest
+	(*SubscribeRequest)(nil),               // 45: mcpbridge.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),              // 46: mcpbridge.v1.SubscribeResponse
+	(*SubscriptionAcknowledged)(nil),       // 47: mcpbridge.v1.SubscriptionAcknowledged
+	(*ResourceUpdated)(nil),                // 48: mcpbridge.v1.ResourceUpdated
+	(*ListChanged)(nil),                    // 49: mcpbridge.v1.ListChanged
+	(*CallRequest)(nil),                    // 50: mcpbridge.v1.CallRequest
+	(*CallResponse)(nil),                   // 51: mcpbridge.v1.CallResponse
+	(*CallStreamRequest)(nil),              // 52: mcpbridge.v1.CallStreamRequest
+	(*CallStreamResponse)(nil),             // 53: mcpbridge.v1.CallStreamResponse
+	(*ConnectRequest)(nil),                 // 54: mcpbridge.v1.ConnectRequest
+	(*ConnectResponse)(nil),                // 55: mcpbridge.v1.ConnectResponse
+	(*PingRequest)(nil),                    // 56: mcpbridge.v1.PingRequest
+	(*PingResponse)(nil),                   // 57: mcpbridge.v1.PingResponse
+	(*RespondToServerRequestRequest)(nil),  // 58: mcpbridge.v1.RespondToServerRequestRequest
+	(*RespondToServerRequestResponse)(nil), // 59: mcpbridge.v1.RespondToServerRequestResponse
+	(*JsonRpcError)(nil),                   // 60: mcpbridge.v1.JsonRpcError
+	nil,                                    // 61: mcpbridge.v1.GetPromptRequest.ArgumentsEntry
+	nil,                                    // 62: mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
+	(*structpb.Struct)(nil),                // 63: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),          // 64: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),            // 65: google.protobuf.Duration
+	(*structpb.Value)(nil),                 // 66: google.protobuf.Value
 }
 var file_mcpbridge_v1_bridge_proto_depIdxs = []int32{
-	61,  // 0: mcpbridge.v1.GetServerResponse.server_info:type_name -> google.protobuf.Struct
-	61,  // 1: mcpbridge.v1.GetServerResponse.capabilities:type_name -> google.protobuf.Struct
-	7,   // 2: mcpbridge.v1.GetServerResponse.child:type_name -> mcpbridge.v1.Child
+	63,  // 0: mcpbridge.v1.GetServerResponse.server_info:type_name -> google.protobuf.Struct
+	63,  // 1: mcpbridge.v1.GetServerResponse.capabilities:type_name -> google.protobuf.Struct
+	9,   // 2: mcpbridge.v1.GetServerResponse.child:type_name -> mcpbridge.v1.Child
 	1,   // 3: mcpbridge.v1.GetServerResponse.policy:type_name -> mcpbridge.v1.ServerPolicy
-	0,   // 4: mcpbridge.v1.Child.state:type_name -> mcpbridge.v1.ChildState
-	62,  // 5: mcpbridge.v1.Child.started_at:type_name -> google.protobuf.Timestamp
-	61,  // 6: mcpbridge.v1.ListToolsRequest.meta:type_name -> google.protobuf.Struct
-	16,  // 7: mcpbridge.v1.ListToolsResponse.tools:type_name -> mcpbridge.v1.Tool
-	61,  // 8: mcpbridge.v1.ListToolsResponse.meta:type_name -> google.protobuf.Struct
-	63,  // 9: mcpbridge.v1.ListToolsResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 10: mcpbridge.v1.ListToolsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	61,  // 11: mcpbridge.v1.ListResourcesRequest.meta:type_name -> google.protobuf.Struct
-	18,  // 12: mcpbridge.v1.ListResourcesResponse.resources:type_name -> mcpbridge.v1.Resource
-	61,  // 13: mcpbridge.v1.ListResourcesResponse.meta:type_name -> google.protobuf.Struct
-	63,  // 14: mcpbridge.v1.ListResourcesResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 15: mcpbridge.v1.ListResourcesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	61,  // 16: mcpbridge.v1.ListResourceTemplatesRequest.meta:type_name -> google.protobuf.Struct
-	19,  // 17: mcpbridge.v1.ListResourceTemplatesResponse.resource_templates:type_name -> mcpbridge.v1.ResourceTemplate
-	61,  // 18: mcpbridge.v1.ListResourceTemplatesResponse.meta:type_name -> google.protobuf.Struct
-	63,  // 19: mcpbridge.v1.ListResourceTemplatesResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 20: mcpbridge.v1.ListResourceTemplatesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	61,  // 21: mcpbridge.v1.ListPromptsRequest.meta:type_name -> google.protobuf.Struct
-	20,  // 22: mcpbridge.v1.ListPromptsResponse.prompts:type_name -> mcpbridge.v1.Prompt
-	61,  // 23: mcpbridge.v1.ListPromptsResponse.meta:type_name -> google.protobuf.Struct
-	63,  // 24: mcpbridge.v1.ListPromptsResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 25: mcpbridge.v1.ListPromptsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	61,  // 26: mcpbridge.v1.Tool.input_schema:type_name -> google.protobuf.Struct
-	61,  // 27: mcpbridge.v1.Tool.output_schema:type_name -> google.protobuf.Struct
-	61,  // 28: mcpbridge.v1.Tool.annotations:type_name -> google.protobuf.Struct
-	17,  // 29: mcpbridge.v1.Tool.icons:type_name -> mcpbridge.v1.Icon
-	61,  // 30: mcpbridge.v1.Tool.execution:type_name -> google.protobuf.Struct
-	61,  // 31: mcpbridge.v1.Tool.meta:type_name -> google.protobuf.Struct
-	61,  // 32: mcpbridge.v1.Resource.annotations:type_name -> google.protobuf.Struct
-	17,  // 33: mcpbridge.v1.Resource.icons:type_name -> mcpbridge.v1.Icon
-	61,  // 34: mcpbridge.v1.Resource.meta:type_name -> google.protobuf.Struct
-	61,  // 35: mcpbridge.v1.ResourceTemplate.annotations:type_name -> google.protobuf.Struct
-	17,  // 36: mcpbridge.v1.ResourceTemplate.icons:type_name -> mcpbridge.v1.Icon
-	61,  // 37: mcpbridge.v1.ResourceTemplate.meta:type_name -> google.protobuf.Struct
-	21,  // 38: mcpbridge.v1.Prompt.arguments:type_name -> mcpbridge.v1.PromptArgument
-	17,  // 39: mcpbridge.v1.Prompt.icons:type_name -> mcpbridge.v1.Icon
-	61,  // 40: mcpbridge.v1.Prompt.meta:type_name -> google.protobuf.Struct
-	61,  // 41: mcpbridge.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
-	61,  // 42: mcpbridge.v1.CallToolRequest.meta:type_name -> google.protobuf.Struct
-	61,  // 43: mcpbridge.v1.CallToolRequest.input_responses:type_name -> google.protobuf.Struct
-	61,  // 44: mcpbridge.v1.CallToolRequest.client_capabilities:type_name -> google.protobuf.Struct
-	25,  // 45: mcpbridge.v1.CallToolResponse.content:type_name -> mcpbridge.v1.Content
-	64,  // 46: mcpbridge.v1.CallToolResponse.structured_content:type_name -> google.protobuf.Value
-	61,  // 47: mcpbridge.v1.CallToolResponse.meta:type_name -> google.protobuf.Struct
-	24,  // 48: mcpbridge.v1.CallToolResponse.input_required:type_name -> mcpbridge.v1.InputRequired
-	61,  // 49: mcpbridge.v1.InputRequired.input_requests:type_name -> google.protobuf.Struct
-	61,  // 50: mcpbridge.v1.InputRequired.meta:type_name -> google.protobuf.Struct
-	26,  // 51: mcpbridge.v1.Content.text:type_name -> mcpbridge.v1.TextContent
-	27,  // 52: mcpbridge.v1.Content.image:type_name -> mcpbridge.v1.ImageContent
-	28,  // 53: mcpbridge.v1.Content.audio:type_name -> mcpbridge.v1.AudioContent
-	18,  // 54: mcpbridge.v1.Content.resource_link:type_name -> mcpbridge.v1.Resource
-	29,  // 55: mcpbridge.v1.Content.resource:type_name -> mcpbridge.v1.EmbeddedResource
-	61,  // 56: mcpbridge.v1.TextContent.annotations:type_name -> google.protobuf.Struct
-	61,  // 57: mcpbridge.v1.TextContent.meta:type_name -> google.protobuf.Struct
-	61,  // 58: mcpbridge.v1.ImageContent.annotations:type_name -> google.protobuf.Struct
-	61,  // 59: mcpbridge.v1.ImageContent.meta:type_name -> google.protobuf.Struct
-	61,  // 60: mcpbridge.v1.AudioContent.annotations:type_name -> google.protobuf.Struct
-	61,  // 61: mcpbridge.v1.AudioContent.meta:type_name -> google.protobuf.Struct
-	30,  // 62: mcpbridge.v1.EmbeddedResource.resource:type_name -> mcpbridge.v1.ResourceContents
-	61,  // 63: mcpbridge.v1.EmbeddedResource.annotations:type_name -> google.protobuf.Struct
-	61,  // 64: mcpbridge.v1.EmbeddedResource.meta:type_name -> google.protobuf.Struct
-	61,  // 65: mcpbridge.v1.ResourceContents.meta:type_name -> google.protobuf.Struct
-	61,  // 66: mcpbridge.v1.ReadResourceRequest.meta:type_name -> google.protobuf.Struct
-	61,  // 67: mcpbridge.v1.ReadResourceRequest.input_responses:type_name -> google.protobuf.Struct
-	61,  // 68: mcpbridge.v1.ReadResourceRequest.client_capabilities:type_name -> google.protobuf.Struct
-	30,  // 69: mcpbridge.v1.ReadResourceResponse.contents:type_name -> mcpbridge.v1.ResourceContents
-	61,  // 70: mcpbridge.v1.ReadResourceResponse.meta:type_name -> google.protobuf.Struct
-	24,  // 71: mcpbridge.v1.ReadResourceResponse.input_required:type_name -> mcpbridge.v1.InputRequired
-	63,  // 72: mcpbridge.v1.ReadResourceResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 73: mcpbridge.v1.ReadResourceResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	59,  // 74: mcpbridge.v1.GetPromptRequest.arguments:type_name -> mcpbridge.v1.GetPromptRequest.ArgumentsEntry
-	61,  // 75: mcpbridge.v1.GetPromptRequest.meta:type_name -> google.protobuf.Struct
-	61,  // 76: mcpbridge.v1.GetPromptRequest.input_responses:type_name -> google.protobuf.Struct
-	61,  // 77: mcpbridge.v1.GetPromptRequest.client_capabilities:type_name -> google.protobuf.Struct
-	35,  // 78: mcpbridge.v1.GetPromptResponse.messages:type_name -> mcpbridge.v1.PromptMessage
-	61,  // 79: mcpbridge.v1.GetPromptResponse.meta:type_name -> google.protobuf.Struct
-	24,  // 80: mcpbridge.v1.GetPromptResponse.input_required:type_name -> mcpbridge.v1.InputRequired
-	3,   // 81: mcpbridge.v1.PromptMessage.role:type_name -> mcpbridge.v1.Role
-	25,  // 82: mcpbridge.v1.PromptMessage.content:type_name -> mcpbridge.v1.Content
-	60,  // 83: mcpbridge.v1.CompleteRequest.context_arguments:type_name -> mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
-	61,  // 84: mcpbridge.v1.CompleteRequest.meta:type_name -> google.protobuf.Struct
-	61,  // 85: mcpbridge.v1.CompleteResponse.meta:type_name -> google.protobuf.Struct
-	61,  // 86: mcpbridge.v1.CallToolStreamRequest.arguments:type_name -> google.protobuf.Struct
-	61,  // 87: mcpbridge.v1.CallToolStreamRequest.meta:type_name -> google.protobuf.Struct
-	61,  // 88: mcpbridge.v1.CallToolStreamRequest.input_responses:type_name -> google.protobuf.Struct
-	61,  // 89: mcpbridge.v1.CallToolStreamRequest.client_capabilities:type_name -> google.protobuf.Struct
-	4,   // 90: mcpbridge.v1.CallToolStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
-	40,  // 91: mcpbridge.v1.CallToolStreamResponse.progress:type_name -> mcpbridge.v1.Progress
-	41,  // 92: mcpbridge.v1.CallToolStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
-	42,  // 93: mcpbridge.v1.CallToolStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
-	23,  // 94: mcpbridge.v1.CallToolStreamResponse.result:type_name -> mcpbridge.v1.CallToolResponse
-	4,   // 95: mcpbridge.v1.LogMessage.level:type_name -> mcpbridge.v1.LoggingLevel
-	64,  // 96: mcpbridge.v1.LogMessage.data:type_name -> google.protobuf.Value
-	62,  // 97: mcpbridge.v1.ServerRequest.expire_time:type_name -> google.protobuf.Timestamp
-	4,   // 98: mcpbridge.v1.SubscribeRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
-	45,  // 99: mcpbridge.v1.SubscribeResponse.acknowledged:type_name -> mcpbridge.v1.SubscriptionAcknowledged
-	46,  // 100: mcpbridge.v1.SubscribeResponse.resource_updated:type_name -> mcpbridge.v1.ResourceUpdated
-	47,  // 101: mcpbridge.v1.SubscribeResponse.tools_list_changed:type_name -> mcpbridge.v1.ListChanged
-	47,  // 102: mcpbridge.v1.SubscribeResponse.prompts_list_changed:type_name -> mcpbridge.v1.ListChanged
-	47,  // 103: mcpbridge.v1.SubscribeResponse.resources_list_changed:type_name -> mcpbridge.v1.ListChanged
-	42,  // 104: mcpbridge.v1.SubscribeResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
-	41,  // 105: mcpbridge.v1.SubscribeResponse.log:type_name -> mcpbridge.v1.LogMessage
-	61,  // 106: mcpbridge.v1.ResourceUpdated.meta:type_name -> google.protobuf.Struct
-	61,  // 107: mcpbridge.v1.ListChanged.meta:type_name -> google.protobuf.Struct
-	4,   // 108: mcpbridge.v1.CallStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
-	40,  // 109: mcpbridge.v1.CallStreamResponse.progress:type_name -> mcpbridge.v1.Progress
-	41,  // 110: mcpbridge.v1.CallStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
-	42,  // 111: mcpbridge.v1.CallStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
-	49,  // 112: mcpbridge.v1.CallStreamResponse.result:type_name -> mcpbridge.v1.CallResponse
-	63,  // 113: mcpbridge.v1.PingResponse.round_trip:type_name -> google.protobuf.Duration
-	7,   // 114: mcpbridge.v1.PingResponse.child:type_name -> mcpbridge.v1.Child
-	58,  // 115: mcpbridge.v1.RespondToServerRequestRequest.error:type_name -> mcpbridge.v1.JsonRpcError
-	5,   // 116: mcpbridge.v1.BridgeService.GetServer:input_type -> mcpbridge.v1.GetServerRequest
-	8,   // 117: mcpbridge.v1.BridgeService.ListTools:input_type -> mcpbridge.v1.ListToolsRequest
-	10,  // 118: mcpbridge.v1.BridgeService.ListResources:input_type -> mcpbridge.v1.ListResourcesRequest
-	12,  // 119: mcpbridge.v1.BridgeService.ListResourceTemplates:input_type -> mcpbridge.v1.ListResourceTemplatesRequest
-	14,  // 120: mcpbridge.v1.BridgeService.ListPrompts:input_type -> mcpbridge.v1.ListPromptsRequest
-	22,  // 121: mcpbridge.v1.BridgeService.CallTool:input_type -> mcpbridge.v1.CallToolRequest
-	31,  // 122: mcpbridge.v1.BridgeService.ReadResource:input_type -> mcpbridge.v1.ReadResourceRequest
-	33,  // 123: mcpbridge.v1.BridgeService.GetPrompt:input_type -> mcpbridge.v1.GetPromptRequest
-	36,  // 124: mcpbridge.v1.BridgeService.Complete:input_type -> mcpbridge.v1.CompleteRequest
-	38,  // 125: mcpbridge.v1.BridgeService.CallToolStream:input_type -> mcpbridge.v1.CallToolStreamRequest
-	43,  // 126: mcpbridge.v1.BridgeService.Subscribe:input_type -> mcpbridge.v1.SubscribeRequest
-	48,  // 127: mcpbridge.v1.BridgeService.Call:input_type -> mcpbridge.v1.CallRequest
-	50,  // 128: mcpbridge.v1.BridgeService.CallStream:input_type -> mcpbridge.v1.CallStreamRequest
-	52,  // 129: mcpbridge.v1.BridgeService.Connect:input_type -> mcpbridge.v1.ConnectRequest
-	54,  // 130: mcpbridge.v1.BridgeService.Ping:input_type -> mcpbridge.v1.PingRequest
-	56,  // 131: mcpbridge.v1.BridgeService.RespondToServerRequest:input_type -> mcpbridge.v1.RespondToServerRequestRequest
-	6,   // 132: mcpbridge.v1.BridgeService.GetServer:output_type -> mcpbridge.v1.GetServerResponse
-	9,   // 133: mcpbridge.v1.BridgeService.ListTools:output_type -> mcpbridge.v1.ListToolsResponse
-	11,  // 134: mcpbridge.v1.BridgeService.ListResources:output_type -> mcpbridge.v1.ListResourcesResponse
-	13,  // 135: mcpbridge.v1.BridgeService.ListResourceTemplates:output_type -> mcpbridge.v1.ListResourceTemplatesResponse
-	15,  // 136: mcpbridge.v1.BridgeService.ListPrompts:output_type -> mcpbridge.v1.ListPromptsResponse
-	23,  // 137: mcpbridge.v1.BridgeService.CallTool:output_type -> mcpbridge.v1.CallToolResponse
-	32,  // 138: mcpbridge.v1.BridgeService.ReadResource:output_type -> mcpbridge.v1.ReadResourceResponse
-	34,  // 139: mcpbridge.v1.BridgeService.GetPrompt:output_type -> mcpbridge.v1.GetPromptResponse
-	37,  // 140: mcpbridge.v1.BridgeService.Complete:output_type -> mcpbridge.v1.CompleteResponse
-	39,  // 141: mcpbridge.v1.BridgeService.CallToolStream:output_type -> mcpbridge.v1.CallToolStreamResponse
-	44,  // 142: mcpbridge.v1.BridgeService.Subscribe:output_type -> mcpbridge.v1.SubscribeResponse
-	49,  // 143: mcpbridge.v1.BridgeService.Call:output_type -> mcpbridge.v1.CallResponse
-	51,  // 144: mcpbridge.v1.BridgeService.CallStream:output_type -> mcpbridge.v1.CallStreamResponse
-	53,  // 145: mcpbridge.v1.BridgeService.Connect:output_type -> mcpbridge.v1.ConnectResponse
-	55,  // 146: mcpbridge.v1.BridgeService.Ping:output_type -> mcpbridge.v1.PingResponse
-	57,  // 147: mcpbridge.v1.BridgeService.RespondToServerRequest:output_type -> mcpbridge.v1.RespondToServerRequestResponse
-	132, // [132:148] is the sub-list for method output_type
-	116, // [116:132] is the sub-list for method input_type
-	116, // [116:116] is the sub-list for extension type_name
-	116, // [116:116] is the sub-list for extension extendee
-	0,   // [0:116] is the sub-list for field type_name
+	9,   // 4: mcpbridge.v1.GetServerResponse.children:type_name -> mcpbridge.v1.Child
+	6,   // 5: mcpbridge.v1.ListServersResponse.servers:type_name -> mcpbridge.v1.GetServerResponse
+	0,   // 6: mcpbridge.v1.Child.state:type_name -> mcpbridge.v1.ChildState
+	64,  // 7: mcpbridge.v1.Child.started_at:type_name -> google.protobuf.Timestamp
+	63,  // 8: mcpbridge.v1.ListToolsRequest.meta:type_name -> google.protobuf.Struct
+	18,  // 9: mcpbridge.v1.ListToolsResponse.tools:type_name -> mcpbridge.v1.Tool
+	63,  // 10: mcpbridge.v1.ListToolsResponse.meta:type_name -> google.protobuf.Struct
+	65,  // 11: mcpbridge.v1.ListToolsResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 12: mcpbridge.v1.ListToolsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	63,  // 13: mcpbridge.v1.ListResourcesRequest.meta:type_name -> google.protobuf.Struct
+	20,  // 14: mcpbridge.v1.ListResourcesResponse.resources:type_name -> mcpbridge.v1.Resource
+	63,  // 15: mcpbridge.v1.ListResourcesResponse.meta:type_name -> google.protobuf.Struct
+	65,  // 16: mcpbridge.v1.ListResourcesResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 17: mcpbridge.v1.ListResourcesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	63,  // 18: mcpbridge.v1.ListResourceTemplatesRequest.meta:type_name -> google.protobuf.Struct
+	21,  // 19: mcpbridge.v1.ListResourceTemplatesResponse.resource_templates:type_name -> mcpbridge.v1.ResourceTemplate
+	63,  // 20: mcpbridge.v1.ListResourceTemplatesResponse.meta:type_name -> google.protobuf.Struct
+	65,  // 21: mcpbridge.v1.ListResourceTemplatesResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 22: mcpbridge.v1.ListResourceTemplatesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	63,  // 23: mcpbridge.v1.ListPromptsRequest.meta:type_name -> google.protobuf.Struct
+	22,  // 24: mcpbridge.v1.ListPromptsResponse.prompts:type_name -> mcpbridge.v1.Prompt
+	63,  // 25: mcpbridge.v1.ListPromptsResponse.meta:type_name -> google.protobuf.Struct
+	65,  // 26: mcpbridge.v1.ListPromptsResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 27: mcpbridge.v1.ListPromptsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	63,  // 28: mcpbridge.v1.Tool.input_schema:type_name -> google.protobuf.Struct
+	63,  // 29: mcpbridge.v1.Tool.output_schema:type_name -> google.protobuf.Struct
+	63,  // 30: mcpbridge.v1.Tool.annotations:type_name -> google.protobuf.Struct
+	19,  // 31: mcpbridge.v1.Tool.icons:type_name -> mcpbridge.v1.Icon
+	63,  // 32: mcpbridge.v1.Tool.execution:type_name -> google.protobuf.Struct
+	63,  // 33: mcpbridge.v1.Tool.meta:type_name -> google.protobuf.Struct
+	63,  // 34: mcpbridge.v1.Resource.annotations:type_name -> google.protobuf.Struct
+	19,  // 35: mcpbridge.v1.Resource.icons:type_name -> mcpbridge.v1.Icon
+	63,  // 36: mcpbridge.v1.Resource.meta:type_name -> google.protobuf.Struct
+	63,  // 37: mcpbridge.v1.ResourceTemplate.annotations:type_name -> google.protobuf.Struct
+	19,  // 38: mcpbridge.v1.ResourceTemplate.icons:type_name -> mcpbridge.v1.Icon
+	63,  // 39: mcpbridge.v1.ResourceTemplate.meta:type_name -> google.protobuf.Struct
+	23,  // 40: mcpbridge.v1.Prompt.arguments:type_name -> mcpbridge.v1.PromptArgument
+	19,  // 41: mcpbridge.v1.Prompt.icons:type_name -> mcpbridge.v1.Icon
+	63,  // 42: mcpbridge.v1.Prompt.meta:type_name -> google.protobuf.Struct
+	63,  // 43: mcpbridge.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
+	63,  // 44: mcpbridge.v1.CallToolRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 45: mcpbridge.v1.CallToolRequest.input_responses:type_name -> google.protobuf.Struct
+	63,  // 46: mcpbridge.v1.CallToolRequest.client_capabilities:type_name -> google.protobuf.Struct
+	27,  // 47: mcpbridge.v1.CallToolResponse.content:type_name -> mcpbridge.v1.Content
+	66,  // 48: mcpbridge.v1.CallToolResponse.structured_content:type_name -> google.protobuf.Value
+	63,  // 49: mcpbridge.v1.CallToolResponse.meta:type_name -> google.protobuf.Struct
+	26,  // 50: mcpbridge.v1.CallToolResponse.input_required:type_name -> mcpbridge.v1.InputRequired
+	63,  // 51: mcpbridge.v1.InputRequired.input_requests:type_name -> google.protobuf.Struct
+	63,  // 52: mcpbridge.v1.InputRequired.meta:type_name -> google.protobuf.Struct
+	28,  // 53: mcpbridge.v1.Content.text:type_name -> mcpbridge.v1.TextContent
+	29,  // 54: mcpbridge.v1.Content.image:type_name -> mcpbridge.v1.ImageContent
+	30,  // 55: mcpbridge.v1.Content.audio:type_name -> mcpbridge.v1.AudioContent
+	20,  // 56: mcpbridge.v1.Content.resource_link:type_name -> mcpbridge.v1.Resource
+	31,  // 57: mcpbridge.v1.Content.resource:type_name -> mcpbridge.v1.EmbeddedResource
+	63,  // 58: mcpbridge.v1.TextContent.annotations:type_name -> google.protobuf.Struct
+	63,  // 59: mcpbridge.v1.TextContent.meta:type_name -> google.protobuf.Struct
+	63,  // 60: mcpbridge.v1.ImageContent.annotations:type_name -> google.protobuf.Struct
+	63,  // 61: mcpbridge.v1.ImageContent.meta:type_name -> google.protobuf.Struct
+	63,  // 62: mcpbridge.v1.AudioContent.annotations:type_name -> google.protobuf.Struct
+	63,  // 63: mcpbridge.v1.AudioContent.meta:type_name -> google.protobuf.Struct
+	32,  // 64: mcpbridge.v1.EmbeddedResource.resource:type_name -> mcpbridge.v1.ResourceContents
+	63,  // 65: mcpbridge.v1.EmbeddedResource.annotations:type_name -> google.protobuf.Struct
+	63,  // 66: mcpbridge.v1.EmbeddedResource.meta:type_name -> google.protobuf.Struct
+	63,  // 67: mcpbridge.v1.ResourceContents.meta:type_name -> google.protobuf.Struct
+	63,  // 68: mcpbridge.v1.ReadResourceRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 69: mcpbridge.v1.ReadResourceRequest.input_responses:type_name -> google.protobuf.Struct
+	63,  // 70: mcpbridge.v1.ReadResourceRequest.client_capabilities:type_name -> google.protobuf.Struct
+	32,  // 71: mcpbridge.v1.ReadResourceResponse.contents:type_name -> mcpbridge.v1.ResourceContents
+	63,  // 72: mcpbridge.v1.ReadResourceResponse.meta:type_name -> google.protobuf.Struct
+	26,  // 73: mcpbridge.v1.ReadResourceResponse.input_required:type_name -> mcpbridge.v1.InputRequired
+	65,  // 74: mcpbridge.v1.ReadResourceResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 75: mcpbridge.v1.ReadResourceResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	61,  // 76: mcpbridge.v1.GetPromptRequest.arguments:type_name -> mcpbridge.v1.GetPromptRequest.ArgumentsEntry
+	63,  // 77: mcpbridge.v1.GetPromptRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 78: mcpbridge.v1.GetPromptRequest.input_responses:type_name -> google.protobuf.Struct
+	63,  // 79: mcpbridge.v1.GetPromptRequest.client_capabilities:type_name -> google.protobuf.Struct
+	37,  // 80: mcpbridge.v1.GetPromptResponse.messages:type_name -> mcpbridge.v1.PromptMessage
+	63,  // 81: mcpbridge.v1.GetPromptResponse.meta:type_name -> google.protobuf.Struct
+	26,  // 82: mcpbridge.v1.GetPromptResponse.input_required:type_name -> mcpbridge.v1.InputRequired
+	3,   // 83: mcpbridge.v1.PromptMessage.role:type_name -> mcpbridge.v1.Role
+	27,  // 84: mcpbridge.v1.PromptMessage.content:type_name -> mcpbridge.v1.Content
+	62,  // 85: mcpbridge.v1.CompleteRequest.context_arguments:type_name -> mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
+	63,  // 86: mcpbridge.v1.CompleteRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 87: mcpbridge.v1.CompleteResponse.meta:type_name -> google.protobuf.Struct
+	63,  // 88: mcpbridge.v1.CallToolStreamRequest.arguments:type_name -> google.protobuf.Struct
+	63,  // 89: mcpbridge.v1.CallToolStreamRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 90: mcpbridge.v1.CallToolStreamRequest.input_responses:type_name -> google.protobuf.Struct
+	63,  // 91: mcpbridge.v1.CallToolStreamRequest.client_capabilities:type_name -> google.protobuf.Struct
+	4,   // 92: mcpbridge.v1.CallToolStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
+	42,  // 93: mcpbridge.v1.CallToolStreamResponse.progress:type_name -> mcpbridge.v1.Progress
+	43,  // 94: mcpbridge.v1.CallToolStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
+	44,  // 95: mcpbridge.v1.CallToolStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
+	25,  // 96: mcpbridge.v1.CallToolStreamResponse.result:type_name -> mcpbridge.v1.CallToolResponse
+	4,   // 97: mcpbridge.v1.LogMessage.level:type_name -> mcpbridge.v1.LoggingLevel
+	66,  // 98: mcpbridge.v1.LogMessage.data:type_name -> google.protobuf.Value
+	64,  // 99: mcpbridge.v1.ServerRequest.expire_time:type_name -> google.protobuf.Timestamp
+	4,   // 100: mcpbridge.v1.SubscribeRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
+	47,  // 101: mcpbridge.v1.SubscribeResponse.acknowledged:type_name -> mcpbridge.v1.SubscriptionAcknowledged
+	48,  // 102: mcpbridge.v1.SubscribeResponse.resource_updated:type_name -> mcpbridge.v1.ResourceUpdated
+	49,  // 103: mcpbridge.v1.SubscribeResponse.tools_list_changed:type_name -> mcpbridge.v1.ListChanged
+	49,  // 104: mcpbridge.v1.SubscribeResponse.prompts_list_changed:type_name -> mcpbridge.v1.ListChanged
+	49,  // 105: mcpbridge.v1.SubscribeResponse.resources_list_changed:type_name -> mcpbridge.v1.ListChanged
+	44,  // 106: mcpbridge.v1.SubscribeResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
+	43,  // 107: mcpbridge.v1.SubscribeResponse.log:type_name -> mcpbridge.v1.LogMessage
+	63,  // 108: mcpbridge.v1.ResourceUpdated.meta:type_name -> google.protobuf.Struct
+	63,  // 109: mcpbridge.v1.ListChanged.meta:type_name -> google.protobuf.Struct
+	4,   // 110: mcpbridge.v1.CallStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
+	42,  // 111: mcpbridge.v1.CallStreamResponse.progress:type_name -> mcpbridge.v1.Progress
+	43,  // 112: mcpbridge.v1.CallStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
+	44,  // 113: mcpbridge.v1.CallStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
+	51,  // 114: mcpbridge.v1.CallStreamResponse.result:type_name -> mcpbridge.v1.CallResponse
+	65,  // 115: mcpbridge.v1.PingResponse.round_trip:type_name -> google.protobuf.Duration
+	9,   // 116: mcpbridge.v1.PingResponse.child:type_name -> mcpbridge.v1.Child
+	60,  // 117: mcpbridge.v1.RespondToServerRequestRequest.error:type_name -> mcpbridge.v1.JsonRpcError
+	5,   // 118: mcpbridge.v1.BridgeService.GetServer:input_type -> mcpbridge.v1.GetServerRequest
+	7,   // 119: mcpbridge.v1.BridgeService.ListServers:input_type -> mcpbridge.v1.ListServersRequest
+	10,  // 120: mcpbridge.v1.BridgeService.ListTools:input_type -> mcpbridge.v1.ListToolsRequest
+	12,  // 121: mcpbridge.v1.BridgeService.ListResources:input_type -> mcpbridge.v1.ListResourcesRequest
+	14,  // 122: mcpbridge.v1.BridgeService.ListResourceTemplates:input_type -> mcpbridge.v1.ListResourceTemplatesRequest
+	16,  // 123: mcpbridge.v1.BridgeService.ListPrompts:input_type -> mcpbridge.v1.ListPromptsRequest
+	24,  // 124: mcpbridge.v1.BridgeService.CallTool:input_type -> mcpbridge.v1.CallToolRequest
+	33,  // 125: mcpbridge.v1.BridgeService.ReadResource:input_type -> mcpbridge.v1.ReadResourceRequest
+	35,  // 126: mcpbridge.v1.BridgeService.GetPrompt:input_type -> mcpbridge.v1.GetPromptRequest
+	38,  // 127: mcpbridge.v1.BridgeService.Complete:input_type -> mcpbridge.v1.CompleteRequest
+	40,  // 128: mcpbridge.v1.BridgeService.CallToolStream:input_type -> mcpbridge.v1.CallToolStreamRequest
+	45,  // 129: mcpbridge.v1.BridgeService.Subscribe:input_type -> mcpbridge.v1.SubscribeRequest
+	50,  // 130: mcpbridge.v1.BridgeService.Call:input_type -> mcpbridge.v1.CallRequest
+	52,  // 131: mcpbridge.v1.BridgeService.CallStream:input_type -> mcpbridge.v1.CallStreamRequest
+	54,  // 132: mcpbridge.v1.BridgeService.Connect:input_type -> mcpbridge.v1.ConnectRequest
+	56,  // 133: mcpbridge.v1.BridgeService.Ping:input_type -> mcpbridge.v1.PingRequest
+	58,  // 134: mcpbridge.v1.BridgeService.RespondToServerRequest:input_type -> mcpbridge.v1.RespondToServerRequestRequest
+	6,   // 135: mcpbridge.v1.BridgeService.GetServer:output_type -> mcpbridge.v1.GetServerResponse
+	8,   // 136: mcpbridge.v1.BridgeService.ListServers:output_type -> mcpbridge.v1.ListServersResponse
+	11,  // 137: mcpbridge.v1.BridgeService.ListTools:output_type -> mcpbridge.v1.ListToolsResponse
+	13,  // 138: mcpbridge.v1.BridgeService.ListResources:output_type -> mcpbridge.v1.ListResourcesResponse
+	15,  // 139: mcpbridge.v1.BridgeService.ListResourceTemplates:output_type -> mcpbridge.v1.ListResourceTemplatesResponse
+	17,  // 140: mcpbridge.v1.BridgeService.ListPrompts:output_type -> mcpbridge.v1.ListPromptsResponse
+	25,  // 141: mcpbridge.v1.BridgeService.CallTool:output_type -> mcpbridge.v1.CallToolResponse
+	34,  // 142: mcpbridge.v1.BridgeService.ReadResource:output_type -> mcpbridge.v1.ReadResourceResponse
+	36,  // 143: mcpbridge.v1.BridgeService.GetPrompt:output_type -> mcpbridge.v1.GetPromptResponse
+	39,  // 144: mcpbridge.v1.BridgeService.Complete:output_type -> mcpbridge.v1.CompleteResponse
+	41,  // 145: mcpbridge.v1.BridgeService.CallToolStream:output_type -> mcpbridge.v1.CallToolStreamResponse
+	46,  // 146: mcpbridge.v1.BridgeService.Subscribe:output_type -> mcpbridge.v1.SubscribeResponse
+	51,  // 147: mcpbridge.v1.BridgeService.Call:output_type -> mcpbridge.v1.CallResponse
+	53,  // 148: mcpbridge.v1.BridgeService.CallStream:output_type -> mcpbridge.v1.CallStreamResponse
+	55,  // 149: mcpbridge.v1.BridgeService.Connect:output_type -> mcpbridge.v1.ConnectResponse
+	57,  // 150: mcpbridge.v1.BridgeService.Ping:output_type -> mcpbridge.v1.PingResponse
+	59,  // 151: mcpbridge.v1.BridgeService.RespondToServerRequest:output_type -> mcpbridge.v1.RespondToServerRequestResponse
+	135, // [135:152] is the sub-list for method output_type
+	118, // [118:135] is the sub-list for method input_type
+	118, // [118:118] is the sub-list for extension type_name
+	118, // [118:118] is the sub-list for extension extendee
+	0,   // [0:118] is the sub-list for field type_name
 }
 
 func init() { file_mcpbridge_v1_bridge_proto_init() }
@@ -5939,8 +6081,8 @@ func file_mcpbridge_v1_bridge_proto_init() {
 	if File_mcpbridge_v1_bridge_proto != nil {
 		return
 	}
-	file_mcpbridge_v1_bridge_proto_msgTypes[13].OneofWrappers = []any{}
-	file_mcpbridge_v1_bridge_proto_msgTypes[20].OneofWrappers = []any{
+	file_mcpbridge_v1_bridge_proto_msgTypes[15].OneofWrappers = []any{}
+	file_mcpbridge_v1_bridge_proto_msgTypes[22].OneofWrappers = []any{
 		(*Content_Text)(nil),
 		(*Content_Image)(nil),
 		(*Content_Audio)(nil),
@@ -5948,23 +6090,23 @@ func file_mcpbridge_v1_bridge_proto_init() {
 		(*Content_Resource)(nil),
 		(*Content_OtherJson)(nil),
 	}
-	file_mcpbridge_v1_bridge_proto_msgTypes[25].OneofWrappers = []any{
+	file_mcpbridge_v1_bridge_proto_msgTypes[27].OneofWrappers = []any{
 		(*ResourceContents_Text)(nil),
 		(*ResourceContents_Blob)(nil),
 	}
-	file_mcpbridge_v1_bridge_proto_msgTypes[31].OneofWrappers = []any{
+	file_mcpbridge_v1_bridge_proto_msgTypes[33].OneofWrappers = []any{
 		(*CompleteRequest_PromptName)(nil),
 		(*CompleteRequest_ResourceTemplateUri)(nil),
 	}
-	file_mcpbridge_v1_bridge_proto_msgTypes[32].OneofWrappers = []any{}
-	file_mcpbridge_v1_bridge_proto_msgTypes[34].OneofWrappers = []any{
+	file_mcpbridge_v1_bridge_proto_msgTypes[34].OneofWrappers = []any{}
+	file_mcpbridge_v1_bridge_proto_msgTypes[36].OneofWrappers = []any{
 		(*CallToolStreamResponse_Progress)(nil),
 		(*CallToolStreamResponse_Log)(nil),
 		(*CallToolStreamResponse_ServerRequest)(nil),
 		(*CallToolStreamResponse_Result)(nil),
 	}
-	file_mcpbridge_v1_bridge_proto_msgTypes[35].OneofWrappers = []any{}
-	file_mcpbridge_v1_bridge_proto_msgTypes[39].OneofWrappers = []any{
+	file_mcpbridge_v1_bridge_proto_msgTypes[37].OneofWrappers = []any{}
+	file_mcpbridge_v1_bridge_proto_msgTypes[41].OneofWrappers = []any{
 		(*SubscribeResponse_Acknowledged)(nil),
 		(*SubscribeResponse_ResourceUpdated)(nil),
 		(*SubscribeResponse_ToolsListChanged)(nil),
@@ -5973,13 +6115,13 @@ func file_mcpbridge_v1_bridge_proto_init() {
 		(*SubscribeResponse_ServerRequest)(nil),
 		(*SubscribeResponse_Log)(nil),
 	}
-	file_mcpbridge_v1_bridge_proto_msgTypes[46].OneofWrappers = []any{
+	file_mcpbridge_v1_bridge_proto_msgTypes[48].OneofWrappers = []any{
 		(*CallStreamResponse_Progress)(nil),
 		(*CallStreamResponse_Log)(nil),
 		(*CallStreamResponse_ServerRequest)(nil),
 		(*CallStreamResponse_Result)(nil),
 	}
-	file_mcpbridge_v1_bridge_proto_msgTypes[51].OneofWrappers = []any{
+	file_mcpbridge_v1_bridge_proto_msgTypes[53].OneofWrappers = []any{
 		(*RespondToServerRequestRequest_ResultJson)(nil),
 		(*RespondToServerRequestRequest_Error)(nil),
 	}
@@ -5989,7 +6131,7 @@ func file_mcpbridge_v1_bridge_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpbridge_v1_bridge_proto_rawDesc), len(file_mcpbridge_v1_bridge_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   56,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -39,12 +39,20 @@
 //
 // # Children
 //
-// The bridge runs one shared child per fronted server: every caller's
-// requests are multiplexed onto that one process (SERVER_POLICY_SHARED),
-// which the bridge restarts with backoff when it exits. That is the only
-// policy built today. SERVER_POLICY_POOL and SERVER_POLICY_SESSION are
-// reserved for pools of children and for one child per client session;
-// the bridge never reports them, and it reads no `mcp-session` metadata.
+// Each fronted server has a child policy (ServerPolicy), set by the
+// operator. SERVER_POLICY_SHARED (the default) multiplexes every caller's
+// requests onto one process. SERVER_POLICY_POOL keeps several processes and
+// sends each call to the least loaded ready one; a stream (CallToolStream,
+// CallStream, Subscribe, Connect) stays on the child it started on, and so
+// do the server requests it receives. SERVER_POLICY_SESSION runs one process
+// per client session, named by the `mcp-session` request metadata: created
+// on the session's first request, stopped after it has been idle for the
+// configured time, at most a configured number at once (beyond that,
+// RESOURCE_EXHAUSTED with RetryInfo). A request without `mcp-session` to
+// such a server is INVALID_ARGUMENT, except Connect, which then gets a child
+// of its own for the life of the stream. A session name is a capability:
+// whoever presents it reaches that session's child, so make it unguessable.
+// Every child is restarted with backoff when it exits.
 //
 // # Deadlines and cancellation
 //
@@ -92,9 +100,11 @@
 //     at once, whatever its deadline) or "UNKNOWN_SERVER". Its metadata
 //     has "server" (the fronted server's
 //     name), "method" (the MCP method) and "code" (the JSON-RPC code in
-//     decimal).
-//   - google.rpc.RetryInfo, with UNAVAILABLE only, while the child restarts
-//     or its circuit is open: the time until the next start attempt.
+//     decimal), and "pid" when a child exited mid-call (which of a pool's
+//     children it was).
+//   - google.rpc.RetryInfo, with UNAVAILABLE while the child restarts or
+//     its circuit is open (the time until the next start attempt), and with
+//     RESOURCE_EXHAUSTED when a session server has its most sessions open.
 //
 // Bad input from a gRPC client (an unknown server, JSON text that does not
 // parse or is not an object where an object is required, a malformed
@@ -177,6 +187,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	BridgeService_GetServer_FullMethodName              = "/mcpbridge.v1.BridgeService/GetServer"
+	BridgeService_ListServers_FullMethodName            = "/mcpbridge.v1.BridgeService/ListServers"
 	BridgeService_ListTools_FullMethodName              = "/mcpbridge.v1.BridgeService/ListTools"
 	BridgeService_ListResources_FullMethodName          = "/mcpbridge.v1.BridgeService/ListResources"
 	BridgeService_ListResourceTemplates_FullMethodName  = "/mcpbridge.v1.BridgeService/ListResourceTemplates"
@@ -209,6 +220,9 @@ type BridgeServiceClient interface {
 	// without the negotiated fields (use grpc.health.v1 Watch to wait for
 	// SERVING).
 	GetServer(ctx context.Context, in *GetServerRequest, opts ...grpc.CallOption) (*GetServerResponse, error)
+	// ListServers returns every fronted server as GetServer describes it,
+	// sorted by name, with each one's children. It never waits.
+	ListServers(ctx context.Context, in *ListServersRequest, opts ...grpc.CallOption) (*ListServersResponse, error)
 	// ListTools is `tools/list`: one page of the child's tools.
 	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
 	// ListResources is `resources/list`: one page of the child's resources.
@@ -302,6 +316,16 @@ func (c *bridgeServiceClient) GetServer(ctx context.Context, in *GetServerReques
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetServerResponse)
 	err := c.cc.Invoke(ctx, BridgeService_GetServer_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *bridgeServiceClient) ListServers(ctx context.Context, in *ListServersRequest, opts ...grpc.CallOption) (*ListServersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListServersResponse)
+	err := c.cc.Invoke(ctx, BridgeService_ListServers_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -503,6 +527,9 @@ type BridgeServiceServer interface {
 	// without the negotiated fields (use grpc.health.v1 Watch to wait for
 	// SERVING).
 	GetServer(context.Context, *GetServerRequest) (*GetServerResponse, error)
+	// ListServers returns every fronted server as GetServer describes it,
+	// sorted by name, with each one's children. It never waits.
+	ListServers(context.Context, *ListServersRequest) (*ListServersResponse, error)
 	// ListTools is `tools/list`: one page of the child's tools.
 	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
 	// ListResources is `resources/list`: one page of the child's resources.
@@ -595,6 +622,9 @@ type UnimplementedBridgeServiceServer struct{}
 func (UnimplementedBridgeServiceServer) GetServer(context.Context, *GetServerRequest) (*GetServerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetServer not implemented")
 }
+func (UnimplementedBridgeServiceServer) ListServers(context.Context, *ListServersRequest) (*ListServersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListServers not implemented")
+}
 func (UnimplementedBridgeServiceServer) ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTools not implemented")
 }
@@ -675,6 +705,24 @@ func _BridgeService_GetServer_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(BridgeServiceServer).GetServer(ctx, req.(*GetServerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BridgeService_ListServers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListServersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BridgeServiceServer).ListServers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BridgeService_ListServers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BridgeServiceServer).ListServers(ctx, req.(*ListServersRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -927,6 +975,10 @@ var BridgeService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetServer",
 			Handler:    _BridgeService_GetServer_Handler,
+		},
+		{
+			MethodName: "ListServers",
+			Handler:    _BridgeService_ListServers_Handler,
 		},
 		{
 			MethodName: "ListTools",

@@ -1,0 +1,326 @@
+// Package configfile reads the YAML configuration file of `mcpbridge serve
+// --config` into a bridge.Config (docs/operations.md, "The config file").
+// Every error names the file, the line and the field.
+package configfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
+)
+
+// File is the file's top level.
+type File struct {
+	// Listen is the address to serve gRPC on; the --listen flag, when
+	// given, wins.
+	Listen          string        `yaml:"listen"`
+	MaxMessageBytes int           `yaml:"max_message_bytes"`
+	DefaultDeadline time.Duration `yaml:"default_deadline"`
+	MaxDeadline     time.Duration `yaml:"max_deadline"`
+	Servers         []Server      `yaml:"servers"`
+}
+
+// Server is one fronted server.
+type Server struct {
+	Name                 string             `yaml:"name"`
+	Command              []string           `yaml:"command"`
+	Dir                  string             `yaml:"dir"`
+	Env                  map[string]*string `yaml:"env"`
+	InheritEnv           bool               `yaml:"inherit_env"`
+	Protocol             string             `yaml:"protocol"`
+	HandshakeTimeout     time.Duration      `yaml:"handshake_timeout"`
+	DefaultDeadline      time.Duration      `yaml:"default_deadline"`
+	MaxDeadline          time.Duration      `yaml:"max_deadline"`
+	Tools                map[string]Tool    `yaml:"tools"`
+	MaxRequestBytes      int                `yaml:"max_request_bytes"`
+	ClientCapabilities   map[string]any     `yaml:"client_capabilities"`
+	Roots                []map[string]any   `yaml:"roots"`
+	LogLevel             string             `yaml:"log_level"`
+	ExposeStderr         bool               `yaml:"expose_stderr"`
+	ServerRequestTimeout time.Duration      `yaml:"server_request_timeout"`
+	Reaper               *bool              `yaml:"reaper"`
+	Restart              Restart            `yaml:"restart"`
+	Policy               string             `yaml:"policy"`
+	Pool                 Pool               `yaml:"pool"`
+	Session              Session            `yaml:"session"`
+}
+
+// Tool is a tool's own deadlines.
+type Tool struct {
+	DefaultDeadline time.Duration `yaml:"default_deadline"`
+	MaxDeadline     time.Duration `yaml:"max_deadline"`
+}
+
+// Restart is the restart policy of a server's children.
+type Restart struct {
+	MaxRestarts int           `yaml:"max_restarts"`
+	MaxBackoff  time.Duration `yaml:"max_backoff"`
+	Grace       time.Duration `yaml:"grace"`
+}
+
+// Pool configures the pool policy.
+type Pool struct {
+	Min         int           `yaml:"min"`
+	Max         int           `yaml:"max"`
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+}
+
+// Session configures the session policy.
+type Session struct {
+	IdleTimeout     time.Duration     `yaml:"idle_timeout"`
+	Max             int               `yaml:"max"`
+	EnvFromMetadata map[string]string `yaml:"env_from_metadata"`
+}
+
+// Error is a problem in the file, located.
+type Error struct {
+	File  string
+	Line  int    // 0 when unknown
+	Field string // e.g. servers[1].pool.min; "" for the whole file
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Load reads and checks the file at path and returns the bridge
+// configuration it describes (Logger unset) and the file itself.
+func Load(path string) (bridge.Config, *File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return bridge.Config{}, nil, &Error{File: path, Msg: err.Error()}
+	}
+	return Parse(path, data)
+}
+
+// yamlLine finds "line N: message" in a yaml error.
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// yamlType is the Go type yaml names in its errors: not the user's concern.
+var yamlType = regexp.MustCompile(` in type [\w.]+`)
+
+// Parse is Load for a file's contents; path only names it in errors.
+func Parse(path string, data []byte) (bridge.Config, *File, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return bridge.Config{}, nil, yamlError(path, err)
+	}
+	if len(root.Content) == 0 {
+		return bridge.Config{}, nil, &Error{File: path, Msg: "the file is empty; it needs a servers list"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true) // a misspelt key is an error, not a silent default
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return bridge.Config{}, nil, yamlError(path, err)
+	}
+	loc := locator{path: path, root: root.Content[0]}
+	cfg, err := f.build(&loc)
+	if err != nil {
+		return bridge.Config{}, nil, err
+	}
+	// The bridge's own checks, located at the server they concern.
+	if err := cfg.Validate(); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "bridge: ")
+		for i, s := range f.Servers {
+			if strings.Contains(msg, fmt.Sprintf("server %q", s.Name)) {
+				return bridge.Config{}, nil, loc.err(msg, "servers", i)
+			}
+		}
+		return bridge.Config{}, nil, &Error{File: path, Msg: msg}
+	}
+	return cfg, &f, nil
+}
+
+// yamlError locates a YAML syntax or type error (the first, when there
+// are several).
+func yamlError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	e := &Error{File: path, Msg: msg}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		e.Line, _ = strconv.Atoi(m[1])
+		e.Msg = yamlType.ReplaceAllString(m[2], "")
+	}
+	return e
+}
+
+// build checks what only the file knows (names, commands, protocols,
+// policies) and converts it.
+func (f *File) build(loc *locator) (bridge.Config, error) {
+	cfg := bridge.Config{MaxMessageBytes: f.MaxMessageBytes, DefaultDeadline: f.DefaultDeadline, MaxDeadline: f.MaxDeadline}
+	if len(f.Servers) == 0 {
+		return cfg, loc.err("at least one server is required", "servers")
+	}
+	names := map[string]int{}
+	for i, s := range f.Servers {
+		at := func(msg string, path ...any) error { return loc.err(msg, append([]any{"servers", i}, path...)...) }
+		if s.Name == "" && len(f.Servers) > 1 {
+			return cfg, at("every server needs a name when there are several", "name")
+		}
+		if j, dup := names[s.Name]; dup {
+			return cfg, at(fmt.Sprintf("the name %q is already used by servers[%d]", s.Name, j), "name")
+		}
+		names[s.Name] = i
+		if len(s.Command) == 0 || s.Command[0] == "" {
+			return cfg, at("a command is required: the program and its arguments, as a list", "command")
+		}
+		sc := bridge.ServerConfig{
+			Name: s.Name, Command: s.Command[0], Args: s.Command[1:], Dir: s.Dir, InheritEnv: s.InheritEnv,
+			HandshakeTimeout: s.HandshakeTimeout, DefaultDeadline: s.DefaultDeadline, MaxDeadline: s.MaxDeadline,
+			MaxRequestBytes: s.MaxRequestBytes, LogLevel: s.LogLevel, ExposeStderr: s.ExposeStderr,
+			ServerRequestTimeout: s.ServerRequestTimeout,
+			MaxRestarts:          s.Restart.MaxRestarts, MaxRestartBackoff: s.Restart.MaxBackoff, Grace: s.Restart.Grace,
+			Pool:    bridge.PoolConfig{Min: s.Pool.Min, Max: s.Pool.Max, IdleTimeout: s.Pool.IdleTimeout},
+			Session: bridge.SessionConfig{IdleTimeout: s.Session.IdleTimeout, Max: s.Session.Max, EnvFromMetadata: s.Session.EnvFromMetadata},
+		}
+		if s.Reaper != nil {
+			sc.DisableReaper = !*s.Reaper
+		}
+		for _, name := range slices.Sorted(mapKeys(s.Env)) {
+			if name == "" || strings.ContainsAny(name, "=\x00") {
+				return cfg, at(fmt.Sprintf("%q is not an environment variable name", name), "env")
+			}
+			if v := s.Env[name]; v == nil {
+				sc.Env = append(sc.Env, bridge.EnvVar{Name: name, Unset: true})
+			} else {
+				sc.Env = append(sc.Env, bridge.EnvVar{Name: name, Value: *v})
+			}
+		}
+		switch {
+		case s.Protocol == "" || s.Protocol == "auto":
+		case protocol.Supported(s.Protocol):
+			sc.Versions = []string{s.Protocol}
+		default:
+			return cfg, at(fmt.Sprintf("%q is not auto or one of %s", s.Protocol, strings.Join(protocol.Versions, ", ")), "protocol")
+		}
+		if s.Policy != "" {
+			p, err := bridge.ParsePolicy(s.Policy)
+			if err != nil {
+				return cfg, at(err.Error(), "policy")
+			}
+			sc.Policy = p
+		}
+		if s.Pool != (Pool{}) && sc.Policy != bridge.PolicyPool {
+			return cfg, at("pool settings need policy: pool", "pool")
+		}
+		if (s.Session.Max != 0 || s.Session.IdleTimeout != 0 || s.Session.EnvFromMetadata != nil) && sc.Policy != bridge.PolicySession {
+			return cfg, at("session settings need policy: session", "session")
+		}
+		if len(s.Tools) > 0 {
+			sc.Tools = map[string]bridge.Deadlines{}
+			for name, t := range s.Tools {
+				sc.Tools[name] = bridge.Deadlines{Default: t.DefaultDeadline, Max: t.MaxDeadline}
+			}
+		}
+		if s.ClientCapabilities != nil {
+			caps, err := json.Marshal(s.ClientCapabilities)
+			if err != nil {
+				return cfg, at("not representable as JSON: "+err.Error(), "client_capabilities")
+			}
+			sc.Capabilities = caps
+		}
+		if loc.has("servers", i, "roots") {
+			roots := s.Roots
+			if roots == nil {
+				roots = []map[string]any{}
+			}
+			raw, err := json.Marshal(roots)
+			if err != nil {
+				return cfg, at("not representable as JSON: "+err.Error(), "roots")
+			}
+			sc.Roots = raw
+		}
+		cfg.Servers = append(cfg.Servers, sc)
+	}
+	return cfg, nil
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// locator finds the line of a field in the parsed document.
+type locator struct {
+	path string
+	root *yaml.Node
+}
+
+// node returns the node at path (keys and indices) and the line of its
+// deepest existing part.
+func (l *locator) node(path ...any) (*yaml.Node, int) {
+	n, line := l.root, l.root.Line
+	for _, p := range path {
+		var next *yaml.Node
+		switch k := p.(type) {
+		case string:
+			if n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == k {
+						next, line = n.Content[i+1], n.Content[i].Line
+					}
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && k < len(n.Content) {
+				next = n.Content[k]
+				line = next.Line
+			}
+		}
+		if next == nil {
+			return nil, line
+		}
+		n = next
+	}
+	return n, line
+}
+
+func (l *locator) has(path ...any) bool {
+	n, _ := l.node(path...)
+	return n != nil
+}
+
+// err is a located Error for the field at path.
+func (l *locator) err(msg string, path ...any) error {
+	_, line := l.node(path...)
+	var field strings.Builder
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			if field.Len() > 0 {
+				field.WriteByte('.')
+			}
+			field.WriteString(k)
+		case int:
+			fmt.Fprintf(&field, "[%d]", k)
+		}
+	}
+	return &Error{File: l.path, Line: line, Field: field.String(), Msg: msg}
+}

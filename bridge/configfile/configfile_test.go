@@ -1,0 +1,109 @@
+package configfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const good = `# three servers, one per policy
+listen: 127.0.0.1:0
+default_deadline: 20s
+servers:
+  - name: demo
+    command: [mcpbridge, demo]
+    policy: shared
+    tools:
+      progress: {default_deadline: 1m, max_deadline: 5m}
+  - name: sdk
+    command: [go-sdk-server, -flag]
+    env: {TOKEN: abc, DROP_ME: null}
+    protocol: 2025-11-25
+    policy: pool
+    pool: {min: 2, max: 4}
+    client_capabilities: {sampling: {}}
+    roots: []
+  - name: everything
+    command: [npx, server-everything]
+    inherit_env: true
+    policy: session
+    session: {max: 10, idle_timeout: 1m, env_from_metadata: {API_KEY: X-Api-Key}}
+    restart: {max_restarts: 3, max_backoff: 5s, grace: 2s}
+`
+
+func TestParseGood(t *testing.T) {
+	cfg, f, err := Parse("good.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Listen != "127.0.0.1:0" || cfg.DefaultDeadline != 20*time.Second || len(cfg.Servers) != 3 {
+		t.Fatalf("Parse = %+v, %+v", cfg, f)
+	}
+	demo, sdk, every := cfg.Servers[0], cfg.Servers[1], cfg.Servers[2]
+	if demo.Command != "mcpbridge" || demo.Args[0] != "demo" || demo.Policy != bridge.PolicyShared ||
+		demo.Tools["progress"] != (bridge.Deadlines{Default: time.Minute, Max: 5 * time.Minute}) {
+		t.Errorf("demo = %+v", demo)
+	}
+	if sdk.Policy != bridge.PolicyPool || sdk.Pool.Min != 2 || sdk.Pool.Max != 4 || sdk.Versions[0] != "2025-11-25" ||
+		string(sdk.Capabilities) != `{"sampling":{}}` || string(sdk.Roots) != `[]` {
+		t.Errorf("sdk = %+v", sdk)
+	}
+	if len(sdk.Env) != 2 || sdk.Env[0] != (bridge.EnvVar{Name: "DROP_ME", Unset: true}) || sdk.Env[1] != (bridge.EnvVar{Name: "TOKEN", Value: "abc"}) {
+		t.Errorf("sdk env = %+v", sdk.Env)
+	}
+	if every.Policy != bridge.PolicySession || !every.InheritEnv || every.Session.Max != 10 || every.MaxRestarts != 3 ||
+		every.Session.EnvFromMetadata["API_KEY"] != "X-Api-Key" {
+		t.Errorf("everything = %+v", every)
+	}
+	if demo.Roots != nil {
+		t.Errorf("demo roots = %s, want unset", demo.Roots)
+	}
+}
+
+// Each bad file is refused with the file, the line and the field.
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ name, text, want string }{
+		{"unknown key", "servers:\n  - name: a\n    comand: [x]\n", "bad.yaml:3: field comand not found"},
+		{"wrong type", "servers:\n  - name: a\n    command: x\n", "bad.yaml:3: cannot unmarshal"},
+		{"syntax", "servers: [\n", "bad.yaml:"},
+		{"no servers", "listen: x:1\n", "bad.yaml:1: servers: at least one server is required"},
+		{"no command", "servers:\n  - name: a\n", "bad.yaml:2: servers[0].command: a command is required"},
+		{"duplicate", "servers:\n  - name: a\n    command: [x]\n  - name: a\n    command: [y]\n", `bad.yaml:4: servers[1].name: the name "a" is already used by servers[0]`},
+		{"unnamed", "servers:\n  - command: [x]\n  - name: b\n    command: [y]\n", "bad.yaml:2: servers[0].name: every server needs a name"},
+		{"protocol", "servers:\n  - name: a\n    command: [x]\n    protocol: 2024-01-01\n", `bad.yaml:4: servers[0].protocol: "2024-01-01" is not auto`},
+		{"policy", "servers:\n  - name: a\n    command: [x]\n    policy: pooled\n", `bad.yaml:4: servers[0].policy: unknown policy "pooled"`},
+		{"pool without policy", "servers:\n  - name: a\n    command: [x]\n    pool: {min: 2}\n", "bad.yaml:4: servers[0].pool: pool settings need policy: pool"},
+		{"bridge check", "servers:\n  - name: a\n    command: [x]\n    policy: pool\n    pool: {min: 3, max: 2}\n", `bad.yaml:2: servers[0]: server "a": pool max 2 is below its min 3`},
+		{"duration", "servers:\n  - name: a\n    command: [x]\n    max_deadline: soon\n", "bad.yaml:4: cannot unmarshal"},
+		{"log level", "servers:\n  - name: a\n    command: [x]\n    log_level: loud\n", `unknown LogLevel "loud"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Parse("bad.yaml", []byte(tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "none.yaml")
+	if _, _, err := Load(path); err == nil || !strings.HasPrefix(err.Error(), path+": ") {
+		t.Errorf("Load = %v, want an error naming %s", err, path)
+	}
+	if err := os.WriteFile(path, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Load(path); err != nil {
+		t.Errorf("Load = %v", err)
+	}
+}

@@ -1,0 +1,476 @@
+package bridge
+
+// This file is the child policies (docs/architecture.md, "Child
+// policies"): how a fronted server's callers map to its children. Every
+// child is a member: a supervisor of its own, with its own restarts,
+// stderr and, for a session, environment. A shared server has one member;
+// a pool has Min to Max, each call going to the least loaded ready one; a
+// session server has one per mcp-session value, started on first use and
+// stopped when idle.
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Policy is how a fronted server's callers map to its children.
+type Policy int
+
+const (
+	// PolicyShared multiplexes every caller onto one child (the default).
+	PolicyShared Policy = iota
+	// PolicyPool runs Pool.Min to Pool.Max children and sends each call to
+	// the least loaded ready one; a stream stays on its child.
+	PolicyPool
+	// PolicySession runs one child per client session, named by the
+	// SessionMetadataKey request metadata.
+	PolicySession
+)
+
+// String is the policy's name in the config file.
+func (p Policy) String() string {
+	switch p {
+	case PolicyShared:
+		return "shared"
+	case PolicyPool:
+		return "pool"
+	case PolicySession:
+		return "session"
+	}
+	return fmt.Sprintf("Policy(%d)", int(p))
+}
+
+// ParsePolicy reads a policy's name.
+func ParsePolicy(name string) (Policy, error) {
+	for _, p := range []Policy{PolicyShared, PolicyPool, PolicySession} {
+		if p.String() == name {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown policy %q (want shared, pool or session)", name)
+}
+
+// SessionMetadataKey is the request metadata key that names a client
+// session for PolicySession servers.
+const SessionMetadataKey = "mcp-session"
+
+// Defaults of PoolConfig and SessionConfig.
+const (
+	DefaultPoolMin            = 2
+	DefaultPoolIdleTimeout    = 5 * time.Minute
+	DefaultSessionIdleTimeout = 10 * time.Minute
+	DefaultMaxSessions        = 64
+)
+
+// PoolConfig configures PolicyPool.
+type PoolConfig struct {
+	// Min children run at all times (default 2); up to Max (default Min)
+	// run while every ready child is busy. A child above Min that has been
+	// idle for IdleTimeout (default 5 min) is stopped.
+	Min, Max    int
+	IdleTimeout time.Duration
+}
+
+// SessionConfig configures PolicySession.
+type SessionConfig struct {
+	// IdleTimeout stops a session's child once it has had no request,
+	// stream or tunnel for this long (default 10 min).
+	IdleTimeout time.Duration
+	// Max is the most sessions at once (default 64); a new session beyond
+	// it is refused with RESOURCE_EXHAUSTED and RetryInfo.
+	Max int
+	// EnvFromMetadata sets a session child's environment variable (the
+	// key) from the request metadata key (the value, lower case) of the
+	// session's first request: per-user credentials, for example. Values
+	// are never logged. A variable whose metadata is absent is not set.
+	EnvFromMetadata map[string]string
+}
+
+// normalizePolicy checks the policy settings and fills in their defaults.
+func (s *ServerConfig) normalizePolicy() error {
+	switch s.Policy {
+	case PolicyShared:
+	case PolicyPool:
+		p := &s.Pool
+		if p.Min < 0 || p.Max < 0 || p.IdleTimeout < 0 {
+			return fmt.Errorf("bridge: server %q: the pool settings must not be negative", s.Name)
+		}
+		if p.Min == 0 {
+			p.Min = DefaultPoolMin
+		}
+		if p.Max == 0 {
+			p.Max = p.Min
+		}
+		if p.Max < p.Min {
+			return fmt.Errorf("bridge: server %q: pool max %d is below its min %d", s.Name, p.Max, p.Min)
+		}
+		if p.IdleTimeout == 0 {
+			p.IdleTimeout = DefaultPoolIdleTimeout
+		}
+	case PolicySession:
+		c := &s.Session
+		if c.Max < 0 || c.IdleTimeout < 0 {
+			return fmt.Errorf("bridge: server %q: the session settings must not be negative", s.Name)
+		}
+		if c.Max == 0 {
+			c.Max = DefaultMaxSessions
+		}
+		if c.IdleTimeout == 0 {
+			c.IdleTimeout = DefaultSessionIdleTimeout
+		}
+		env := make(map[string]string, len(c.EnvFromMetadata))
+		for name, key := range c.EnvFromMetadata {
+			if name == "" || strings.ContainsAny(name, "=\x00") || key == "" {
+				return fmt.Errorf("bridge: server %q: session env %q from metadata %q is not a variable name and a metadata key", s.Name, name, key)
+			}
+			env[name] = strings.ToLower(key)
+		}
+		c.EnvFromMetadata = env
+	default:
+		return fmt.Errorf("bridge: server %q: unknown policy %d", s.Name, int(s.Policy))
+	}
+	return nil
+}
+
+// member is one supervised child of a server.
+type member struct {
+	srv     *upstream
+	sup     *supervisor.Supervisor[*child]
+	stderr  *stderrLines
+	env     []EnvVar // a session's own values: never logged
+	session string   // the session's name; "" for shared and pool members
+	digest  string   // a short digest of session, for logs and GetServer
+	private bool     // a Connect stream's own session: ends with the stream
+	used    atomic.Int64
+	ready   atomic.Bool
+}
+
+// touch records a use, for the idle timeouts.
+func (m *member) touch() { m.used.Store(time.Now().UnixNano()) }
+
+// idleFor reports how long the member has been idle: zero while its child
+// starts or restarts (its first caller waits for it) and while a call,
+// stream or tunnel uses it.
+func (m *member) idleFor(now time.Time) time.Duration {
+	st := m.sup.Status()
+	switch {
+	case st.State == supervisor.Starting || st.State == supervisor.Restarting:
+		return 0
+	case st.Child != nil && st.Child.relay.load() > 0:
+		return 0
+	}
+	return now.Sub(time.Unix(0, m.used.Load()))
+}
+
+// newMember makes and starts a member of srv.
+func (srv *upstream) newMember(session string, env []EnvVar) *member {
+	m := &member{srv: srv, stderr: newStderrLines(), session: session, env: env}
+	log := srv.log
+	if session != "" {
+		sum := sha256.Sum256([]byte(session))
+		m.digest = hex.EncodeToString(sum[:6])
+		log = log.With("session", m.digest)
+	}
+	m.touch()
+	cfg := srv.cfg
+	m.sup = supervisor.New(supervisor.Config[*child]{
+		Start: func(ctx context.Context, retire func(supervisor.Process)) (*child, error) {
+			return m.start(ctx, log, retire)
+		},
+		Grace:          cfg.Grace,
+		MaxRestarts:    cfg.MaxRestarts,
+		InitialBackoff: cfg.RestartBackoff,
+		MaxBackoff:     cfg.MaxRestartBackoff,
+		Health: func(ready bool) {
+			if ready {
+				m.touch() // its waiting callers get a whole idle timeout to start their calls
+			}
+			m.ready.Store(ready)
+			srv.healthChanged()
+		},
+		Logger:    log,
+		LastWords: m.stderr.Last,
+	})
+	return m
+}
+
+// load is how busy a child is: calls in flight and attached streams and
+// tunnels.
+func (r *relay) load() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls + len(r.streams) + len(r.sinks)
+}
+
+// members returns the server's members now, oldest first.
+func (srv *upstream) members() []*member {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	out := slices.Clone(srv.pool)
+	for _, m := range srv.sessionOrder {
+		out = append(out, m)
+	}
+	return out
+}
+
+// pick chooses the member for a request under the server's policy. A
+// failure is already a status.
+func (srv *upstream) pick(ctx context.Context, method string) (*member, error) {
+	switch srv.cfg.Policy {
+	case PolicyPool:
+		return srv.leastLoaded(), nil
+	case PolicySession:
+		return srv.session(ctx, method)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.pool) == 0 {
+		return nil, srv.gone(method)
+	}
+	return srv.pool[0], nil
+}
+
+// gone is the error of a request to a server that is being removed.
+func (srv *upstream) gone(method string) error {
+	return toStatus(srv.name, method, &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The server %q is being removed", srv.name)})
+}
+
+// leastLoaded is the ready pool member with the least load; when none is
+// ready, one that is starting (Acquire waits for it). When every ready
+// member is busy and the pool is below Max, it grows by one.
+func (srv *upstream) leastLoaded() *member {
+	srv.mu.Lock()
+	members := slices.Clone(srv.pool)
+	srv.mu.Unlock()
+	var best *member
+	bestLoad := 0
+	// Ties go round the pool, so that a burst of calls that all see the
+	// same loads (none of them counted yet) spreads over the children.
+	first := int(srv.turn.Add(1))
+	for i := range members {
+		m := members[(first+i)%len(members)]
+		st := m.sup.Status()
+		if st.State != supervisor.Ready || st.Child == nil {
+			continue
+		}
+		if l := st.Child.relay.load(); best == nil || l < bestLoad {
+			best, bestLoad = m, l
+		}
+	}
+	if best == nil || bestLoad > 0 {
+		srv.grow()
+	}
+	if best != nil {
+		return best
+	}
+	for _, m := range members {
+		if st := m.sup.Status().State; st == supervisor.Starting || st == supervisor.Restarting {
+			return m
+		}
+	}
+	return members[0]
+}
+
+// grow adds a pool member while the pool is below Max.
+func (srv *upstream) grow() {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.closed || len(srv.pool) >= srv.cfg.Pool.Max {
+		return
+	}
+	srv.pool = append(srv.pool, srv.newMember("", nil))
+	srv.log.Info("mcpbridge: pool grew", "children", len(srv.pool))
+}
+
+// session returns the member of the request's session, starting it on the
+// session's first request.
+func (srv *upstream) session(ctx context.Context, method string) (*member, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	var name string
+	if v := md.Get(SessionMetadataKey); len(v) > 0 {
+		name = v[0]
+	}
+	private := false
+	if name == "" {
+		if method != "Connect" {
+			return nil, toStatus(srv.name, method, invalidInput(srv.name, method,
+				"the server %q has one child per session: set the %s metadata", srv.name, SessionMetadataKey))
+		}
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		name, private = "connect-"+hex.EncodeToString(b[:]), true
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if m := srv.sessions[name]; m != nil {
+		m.touch()
+		return m, nil
+	}
+	if srv.closed {
+		return nil, srv.gone(method)
+	}
+	if len(srv.sessions) >= srv.cfg.Session.Max {
+		return nil, toStatus(srv.name, method, &callError{
+			rpc: jsonrpc.WithData(jsonrpc.CodeInternalError, fmt.Sprintf("The server %q has its most sessions (%d) open", srv.name, srv.cfg.Session.Max),
+				map[string]any{"retryable": true, "limit": srv.cfg.Session.Max}),
+			retryAfter: srv.cfg.Session.IdleTimeout / 4,
+		})
+	}
+	var env []EnvVar
+	for _, name := range slices.Sorted(maps.Keys(srv.cfg.Session.EnvFromMetadata)) {
+		if v := md.Get(srv.cfg.Session.EnvFromMetadata[name]); len(v) > 0 {
+			env = append(env, EnvVar{Name: name, Value: v[0]})
+		}
+	}
+	m := srv.newMember(name, env)
+	m.private = private
+	srv.sessions[name] = m
+	srv.sessionOrder = append(srv.sessionOrder, m)
+	srv.log.Info("mcpbridge: session started", "session", m.digest, "sessions", len(srv.sessions))
+	return m, nil
+}
+
+// release is called when a Connect stream ends: its private session's
+// child stops with it.
+func (srv *upstream) release(c *child) {
+	if c.m == nil || !c.m.private {
+		return
+	}
+	srv.mu.Lock()
+	removed := srv.dropSession(c.m)
+	srv.mu.Unlock()
+	if removed {
+		go c.m.sup.Stop()
+	}
+}
+
+// dropSession forgets a session member; srv.mu is held.
+func (srv *upstream) dropSession(m *member) bool {
+	if srv.sessions[m.session] != m {
+		return false
+	}
+	delete(srv.sessions, m.session)
+	srv.sessionOrder = slices.DeleteFunc(srv.sessionOrder, func(x *member) bool { return x == m })
+	return true
+}
+
+// janitor stops idle session children and idle pool children above Min,
+// until the server stops.
+func (srv *upstream) janitor() {
+	defer srv.wg.Done()
+	var every time.Duration
+	switch srv.cfg.Policy {
+	case PolicyPool:
+		every = srv.cfg.Pool.IdleTimeout / 4
+	case PolicySession:
+		every = srv.cfg.Session.IdleTimeout / 4
+	default:
+		return
+	}
+	t := time.NewTicker(max(every, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-srv.done:
+			return
+		case now := <-t.C:
+			srv.sweep(now)
+		}
+	}
+}
+
+// sweep stops the members idle past their timeout.
+func (srv *upstream) sweep(now time.Time) {
+	var stop []*member
+	srv.mu.Lock()
+	switch srv.cfg.Policy {
+	case PolicySession:
+		for _, m := range slices.Clone(srv.sessionOrder) {
+			if m.idleFor(now) >= srv.cfg.Session.IdleTimeout && srv.dropSession(m) {
+				stop = append(stop, m)
+			}
+		}
+	case PolicyPool:
+		for i := len(srv.pool) - 1; i >= srv.cfg.Pool.Min; i-- {
+			if m := srv.pool[i]; m.idleFor(now) >= srv.cfg.Pool.IdleTimeout {
+				srv.pool = slices.Delete(srv.pool, i, i+1)
+				stop = append(stop, m)
+			}
+		}
+	}
+	srv.mu.Unlock()
+	for _, m := range stop {
+		srv.log.Info("mcpbridge: stopping an idle child", "session", m.digest)
+		srv.wg.Go(m.sup.Stop)
+	}
+	if len(stop) > 0 {
+		srv.healthChanged()
+	}
+}
+
+// healthChanged reports the server's health: SERVING while a shared or
+// pool child is ready; a session server is SERVING while it runs (its
+// children start on demand).
+func (srv *upstream) healthChanged() {
+	ready := srv.cfg.Policy == PolicySession
+	if !ready {
+		srv.mu.Lock()
+		for _, m := range srv.pool {
+			ready = ready || m.ready.Load()
+		}
+		srv.mu.Unlock()
+	}
+	srv.s.setHealth(srv.name, ready && !srv.stopped.Load())
+}
+
+// stop stops every child of the server and waits until they are gone.
+func (srv *upstream) stop() {
+	srv.mu.Lock()
+	if srv.closed {
+		srv.mu.Unlock()
+		srv.wg.Wait()
+		return
+	}
+	srv.closed = true
+	srv.stopped.Store(true)
+	close(srv.done)
+	members := slices.Clone(srv.pool)
+	members = append(members, srv.sessionOrder...)
+	srv.pool, srv.sessionOrder = nil, nil
+	clear(srv.sessions)
+	srv.mu.Unlock()
+	for _, m := range members {
+		srv.wg.Go(m.sup.Stop)
+	}
+	srv.wg.Wait()
+}
+
+// childInfo describes one member for GetServer and ListServers.
+func (m *member) childInfo() (*mcpbridgev1.Child, *child) {
+	st := m.sup.Status()
+	ch := &mcpbridgev1.Child{State: childStates[st.State], Restarts: st.Restarts, LastExit: st.LastExit, Session: m.digest}
+	if m.srv.cfg.ExposeStderr {
+		ch.StderrTail = m.stderr.Last()
+	}
+	if st.Child != nil {
+		ch.Pid = int32(st.Child.Pid())
+		ch.StartedAt = timestamppb.New(st.StartedAt)
+		ch.Load = uint32(st.Child.relay.load())
+	}
+	return ch, st.Child
+}

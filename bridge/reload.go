@@ -1,0 +1,138 @@
+package bridge
+
+import (
+	"errors"
+	"reflect"
+	"time"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// ReloadDrain bounds how long a removed or replaced server's children may
+// finish the calls and streams they were serving before they are stopped.
+const ReloadDrain = 30 * time.Second
+
+// Validate checks cfg as New would, without starting anything.
+func (cfg Config) Validate() error {
+	cfg.Servers = append([]ServerConfig(nil), cfg.Servers...)
+	return cfg.normalize()
+}
+
+// Reload applies a new configuration without a restart: servers that are
+// new start, servers that are gone are drained and stopped, servers whose
+// configuration changed are replaced (new calls go to the new children at
+// once; the old ones finish what they serve, at most ReloadDrain, and
+// stop), and calls to unchanged servers go on untouched. A configuration
+// that fails validation is refused and the old one stays. The service-wide
+// MaxMessageBytes is part of the gRPC server and cannot change here.
+func (s *Service) Reload(cfg Config) error {
+	if err := cfg.normalize(); err != nil {
+		return err
+	}
+	if cfg.MaxMessageBytes != s.cfg.MaxMessageBytes {
+		return errors.New("bridge: max_message_bytes cannot change without a restart")
+	}
+	s.reload.Lock()
+	defer s.reload.Unlock()
+	if s.draining.Err() != nil {
+		return errors.New("bridge: shutting down")
+	}
+	old := s.serverSet()
+	next := make(map[string]*upstream, len(cfg.Servers))
+	var added, changed, kept []string
+	var retire []*upstream
+	s.healthMu.Lock()
+	for i := range cfg.Servers {
+		sc := &cfg.Servers[i]
+		if srv, ok := old[sc.Name]; ok && reflect.DeepEqual(*srv.cfg, *sc) {
+			next[sc.Name] = srv
+			kept = append(kept, sc.Name)
+			continue
+		}
+		if srv, ok := old[sc.Name]; ok {
+			retire = append(retire, srv)
+			changed = append(changed, sc.Name)
+		} else {
+			added = append(added, sc.Name)
+		}
+		s.ready[sc.Name] = false
+		s.health.SetServingStatus(HealthService+"/"+sc.Name, healthpb.HealthCheckResponse_NOT_SERVING)
+	}
+	var removed []string
+	for name, srv := range old {
+		if _, ok := next[name]; ok {
+			continue
+		}
+		if !containsName(cfg.Servers, name) {
+			removed = append(removed, name)
+			retire = append(retire, srv)
+			delete(s.ready, name)
+			s.health.SetServingStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_SERVICE_UNKNOWN)
+		}
+	}
+	s.overallHealth()
+	s.healthMu.Unlock()
+	// New upstreams are made after the health entries exist, so that their
+	// first report lands.
+	for i := range cfg.Servers {
+		sc := &cfg.Servers[i]
+		if next[sc.Name] == nil {
+			next[sc.Name] = s.newUpstream(sc)
+		}
+	}
+	s.cfg.Servers = cfg.Servers
+	s.servers.Store(&next)
+	for _, srv := range retire {
+		srv.retire()
+	}
+	s.cfg.Logger.Info("mcpbridge: configuration reloaded", "added", added, "changed", changed, "removed", removed, "unchanged", kept)
+	return nil
+}
+
+func containsName(servers []ServerConfig, name string) bool {
+	for _, sc := range servers {
+		if sc.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// retire drains a server that a reload removed or replaced: no request
+// can reach it any more; its children stop once nothing uses them, or at
+// ReloadDrain. The service's Close waits for it.
+func (srv *upstream) retire() {
+	srv.s.retiring.Add(1)
+	go func() {
+		defer srv.s.retiring.Done()
+		deadline := time.NewTimer(ReloadDrain)
+		defer deadline.Stop()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for srv.busy() {
+			select {
+			case <-deadline.C:
+				srv.log.Warn("mcpbridge: stopping a removed server's children with calls still in flight", "drain", ReloadDrain.String())
+				srv.stop()
+				return
+			case <-srv.s.draining.Done():
+				srv.stop()
+				return
+			case <-tick.C:
+			}
+		}
+		srv.stop()
+		srv.log.Info("mcpbridge: a removed server's children stopped")
+	}()
+}
+
+// busy reports whether any child of the server serves a call, stream or
+// tunnel.
+func (srv *upstream) busy() bool {
+	for _, m := range srv.members() {
+		if c := m.sup.Status().Child; c != nil && c.relay.load() > 0 {
+			return true
+		}
+	}
+	return false
+}
