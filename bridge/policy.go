@@ -13,8 +13,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -203,10 +206,17 @@ func (srv *upstream) newMember(session string, env []EnvVar) *member {
 			m.ready.Store(ready)
 			srv.healthChanged()
 		},
+		Permanent: cannotExecute,
 		Logger:    log,
 		LastWords: m.stderr.Last,
 	})
 	return m
+}
+
+// cannotExecute reports a start error that no restart can cure: the
+// command does not exist or is not executable.
+func cannotExecute(err error) bool {
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
 }
 
 // load is how busy a child is: calls in flight and attached streams and

@@ -493,3 +493,30 @@ func TestReload(t *testing.T) {
 	}
 	t.Logf("%d calls to the unchanged server during the test", calls.Load())
 }
+
+// TestUnexecutableServerFailsAlone: a server whose command does not exist
+// is FAILED at once, with the exec error in GetServer, while the other
+// server serves.
+func TestUnexecutableServerFailsAlone(t *testing.T) {
+	t.Parallel()
+	missing := ServerConfig{Name: "missing", Command: "/nonexistent/mcp-server"}
+	b := startStreamsBridge(t, policyServer(t, "ok", PolicyShared), missing)
+	ctx := testCtx(t)
+	if _, err := toolPid(ctx, b.client, "ok", "pid", ""); err != nil {
+		t.Fatal(err)
+	}
+	settle(ctx, t, func() error {
+		resp, err := b.client.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "missing"})
+		if err != nil {
+			return err
+		}
+		if c := resp.GetChild(); c.GetState() != mcpbridgev1.ChildState_CHILD_STATE_FAILED || !strings.Contains(c.GetLastExit(), "Executable not found") || c.GetRestarts() != 0 {
+			return fmt.Errorf("missing server's child = %v, want FAILED after no restart, with the exec error", c)
+		}
+		return nil
+	})
+	_, err := toolPid(ctx, b.client, "missing", "pid", "")
+	if status.Code(err) != codes.Unavailable {
+		t.Errorf("a call to the failed server = %v, want UNAVAILABLE", err)
+	}
+}

@@ -114,6 +114,10 @@ type Config[P Process] struct {
 	// change. It is called with the supervisor's lock held and must not
 	// call back.
 	Health func(ready bool)
+	// Permanent, when set, tells a start error that retrying cannot cure
+	// (a command that does not exist or cannot be executed): the server
+	// goes Failed at once, and a start is still tried every MaxBackoff.
+	Permanent func(error) bool
 	// Logger receives the life cycle's events (required).
 	Logger *slog.Logger
 	// LastWords, when set, returns the last lines the server wrote to
@@ -276,6 +280,9 @@ func (s *Supervisor[P]) run() {
 		if err != nil {
 			exit = describeExit(err)
 			s.log.Error("mcpbridge: starting the server failed", "error", err, "stderr", s.lastWords())
+			if s.cfg.Permanent != nil && s.cfg.Permanent(err) {
+				failures = s.cfg.MaxRestarts // no restarts: straight to Failed
+			}
 		} else {
 			s.mu.Lock()
 			s.lastErr = nil
