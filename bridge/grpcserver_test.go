@@ -4,7 +4,11 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/grpc/status"
@@ -137,5 +142,142 @@ func TestGRPCServerQuietLog(t *testing.T) {
 	}
 	if logs.Has("finished call") {
 		t.Errorf("a finished call was logged with Info dropped")
+	}
+}
+
+// jsonLines is the io.Writer of a slog JSON handler that adds each record,
+// which the handler writes at once, to Lines.
+type jsonLines struct{ *testkit.Lines }
+
+func (w jsonLines) Write(p []byte) (int, error) {
+	w.Add(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// A finished call's log line says which server, MCP method and tool,
+// prompt or resource it was for, with its code and duration, from the
+// request (unary calls and the first message of a stream) or the
+// mcp-server metadata; never an argument, params_json, message_json or
+// another metadata value.
+func TestGRPCServerCallLog(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	logs := &testkit.Lines{}
+	svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "files", time.Second)},
+		Logger: slog.New(slog.NewJSONHandler(jsonLines{logs}, nil))})
+	bc := mcpbridgev1.NewBridgeServiceClient(loopbackBridgeWith(t, svc, nil))
+
+	const secret, token = "s3cret-argument-value", "t0ken-in-metadata"
+	mdCtx := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
+	viaMetadata := metadata.AppendToOutgoingContext(mdCtx, ServerMetadataKey, "files")
+
+	// finished returns the parsed log line of the finished call of method.
+	finished := func(t *testing.T, method string) map[string]any {
+		t.Helper()
+		line := logs.WaitFor(ctx, t, `"msg":"finished call"`, `"grpc.method":"`+method+`"`)
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		return rec
+	}
+	check := func(t *testing.T, rec map[string]any, want map[string]any) {
+		t.Helper()
+		for k, v := range want {
+			got, ok := rec[k]
+			switch {
+			case v == nil && ok:
+				t.Errorf("%s = %v; want none", k, got)
+			case v != nil && got != v:
+				t.Errorf("%s = %v; want %v", k, got, v)
+			}
+		}
+		if ms, ok := rec["grpc.time_ms"].(string); !ok {
+			t.Errorf("grpc.time_ms = %v; want the duration", rec["grpc.time_ms"])
+		} else if d, err := strconv.ParseFloat(ms, 64); err != nil || d < 0 {
+			t.Errorf("grpc.time_ms = %q; want a duration in milliseconds", ms)
+		}
+	}
+
+	t.Run("CallTool", func(t *testing.T) {
+		res, err := bc.CallTool(mdCtx, &mcpbridgev1.CallToolRequest{Server: "files", Name: "echo",
+			Arguments: mustStruct(t, map[string]any{"message": secret})})
+		if err != nil || !strings.Contains(res.String(), secret) {
+			t.Fatalf("CallTool(echo) = %v, %v; want the echo", res, err)
+		}
+		check(t, finished(t, "CallTool"), map[string]any{
+			"server": "files", "mcp.method": "tools/call", "mcp.name": "echo", "grpc.code": "OK"})
+	})
+	t.Run("CallToolStream", func(t *testing.T) { // the server from the metadata, the name from the first message
+		s, err := bc.CallToolStream(viaMetadata, &mcpbridgev1.CallToolStreamRequest{Name: "echo",
+			Arguments: mustStruct(t, map[string]any{"message": secret})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for err == nil {
+			_, err = s.Recv()
+		}
+		if !errors.Is(err, io.EOF) {
+			t.Fatalf("CallToolStream(echo): %v", err)
+		}
+		check(t, finished(t, "CallToolStream"), map[string]any{
+			"server": "files", "mcp.method": "tools/call", "mcp.name": "echo", "grpc.code": "OK"})
+	})
+	t.Run("Call", func(t *testing.T) { // the MCP method from the request, the tool name in params_json unread
+		_, err := bc.Call(mdCtx, &mcpbridgev1.CallRequest{Method: "tools/call",
+			ParamsJson: `{"name":"echo","arguments":{"message":"` + secret + `"}}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, finished(t, "Call"), map[string]any{
+			"server": "files", "mcp.method": "tools/call", "mcp.name": nil, "grpc.code": "OK"})
+	})
+	t.Run("ReadResource", func(t *testing.T) { // the fixture has no resources: a failed call is logged too
+		_, err := bc.ReadResource(mdCtx, &mcpbridgev1.ReadResourceRequest{Uri: "fixture://nothing"})
+		code := status.Code(err)
+		if code == codes.OK {
+			t.Fatalf("ReadResource(fixture://nothing) succeeded; want an error")
+		}
+		check(t, finished(t, "ReadResource"), map[string]any{
+			"server": "files", "mcp.method": "resources/read", "mcp.name": "fixture://nothing", "grpc.code": code.String()})
+	})
+	t.Run("Connect", func(t *testing.T) { // the server from the first message
+		st, err := bc.Connect(mdCtx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ping := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"note":"` + secret + `"}}}`
+		if err := st.Send(&mcpbridgev1.ConnectRequest{Server: "files", MessageJson: ping}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.CloseSend(); err != nil {
+			t.Fatal(err)
+		}
+		for err == nil {
+			_, err = st.Recv()
+		}
+		if !errors.Is(err, io.EOF) {
+			t.Fatalf("Connect: %v", err)
+		}
+		check(t, finished(t, "Connect"), map[string]any{
+			"server": "files", "mcp.method": "connect", "mcp.name": nil, "grpc.code": "OK"})
+	})
+	t.Run("GetServer", func(t *testing.T) { // about a server, no MCP method
+		if _, err := bc.GetServer(mdCtx, &mcpbridgev1.GetServerRequest{Server: "files"}); err != nil {
+			t.Fatal(err)
+		}
+		check(t, finished(t, "GetServer"), map[string]any{
+			"server": "files", "mcp.method": nil, "mcp.name": nil, "grpc.code": "OK"})
+	})
+	t.Run("ListServers", func(t *testing.T) { // about no server and no MCP method
+		if _, err := bc.ListServers(mdCtx, &mcpbridgev1.ListServersRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		check(t, finished(t, "ListServers"), map[string]any{
+			"server": nil, "mcp.method": nil, "mcp.name": nil, "grpc.code": "OK"})
+	})
+
+	if all := logs.String(); strings.Contains(all, secret) || strings.Contains(all, token) {
+		t.Errorf("the log holds an argument or a metadata value:\n%s", all)
 	}
 }

@@ -6,16 +6,20 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/configfile"
 	"github.com/mcpbridge/mcpbridge/internal/asynclog"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -50,22 +54,56 @@ type serveFlags struct {
 	shutdownTimeout time.Duration
 	reaper          bool
 	logLevel        slog.Level
+	logFormat       string
+	version         bool
+	config          string
+	env             envFlag
+	inheritEnv      bool
+	policy          string
+	poolSize        int
+	maxSessions     int
 	command         []string
+	set             map[string]bool // the flags given on the command line
 }
 
-// parseServe parses and checks the arguments of `mcpbridge serve`. Every
-// error it returns is a usageError.
-func parseServe(args []string) (*serveFlags, error) {
+// envFlag is --env, repeatable: NAME=VALUE sets a variable of the child,
+// NAME passes the bridge's own value of it (nothing when it has none).
+type envFlag []bridge.EnvVar
+
+func (e *envFlag) String() string {
+	names := make([]string, len(*e))
+	for i, v := range *e {
+		names[i] = v.Name // never the values: they may be secrets
+	}
+	return strings.Join(names, ",")
+}
+
+func (e *envFlag) Set(s string) error {
+	name, value, hasValue := strings.Cut(s, "=")
+	if name == "" || strings.ContainsRune(name, 0) {
+		return fmt.Errorf("want NAME=VALUE or NAME")
+	}
+	if !hasValue {
+		var ok bool
+		if value, ok = os.LookupEnv(name); !ok {
+			return nil // the bridge has none to pass
+		}
+	}
+	*e = append(*e, bridge.EnvVar{Name: name, Value: value})
+	return nil
+}
+
+// serverFlags are the flags that describe the one server of the
+// command-line shorthand; --config describes servers instead.
+var serverFlags = []string{"name", "protocol", "max-request-bytes", "client-capabilities", "roots", "child-log-level",
+	"expose-stderr", "grace", "handshake-timeout", "max-restarts", "max-restart-backoff", "reaper", "env", "inherit-env",
+	"policy", "pool-size", "max-sessions"}
+
+// newServeFlags returns the flag set of `mcpbridge serve`, which sets f.
+func newServeFlags() (*serveFlags, *flag.FlagSet) {
 	f := &serveFlags{}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: mcpbridge serve [flags] [--] [command [args...]]\n\n"+
-			"Fronts the stdio MCP server that command starts (default: the built-in demo\n"+
-			"server) with gRPC: mcpbridge.v1.BridgeService, grpc.health.v1 and server\n"+
-			"reflection. SIGINT or SIGTERM shut it down gracefully; a second one forces it.\n\n")
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&f.listen, "listen", "127.0.0.1:50051", "`address` to serve gRPC on (host:port; port 0 picks a free one)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:50051", "`address` to serve gRPC on (host:port, a numeric port; port 0 picks a free one)")
 	fs.StringVar(&f.name, "name", "", "the fronted server's `name` (the server field and mcp-server metadata; may stay empty)")
 	fs.StringVar(&f.protocol, "protocol", "auto", "MCP protocol `version`: auto (negotiate), or pin one of "+strings.Join(stdio.DefaultVersions, ", "))
 	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of gRPC messages and of the child's lines, in `bytes`")
@@ -83,18 +121,67 @@ func parseServe(args []string) (*serveFlags, error) {
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a graceful shutdown waits for calls in flight")
 	fs.BoolVar(&f.reaper, "reaper", true, "run the child under a reaper that kills its descendants when it exits or the bridge dies (Linux)")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usageError{err: err, printed: true} // flag printed it, with the usage
+	fs.StringVar(&f.config, "config", "", "a YAML `file` describing the fronted servers (docs/operations.md, \"The config file\"); SIGHUP reloads it")
+	fs.Var(&f.env, "env", "`NAME=VALUE` sets a variable of the child, NAME passes the bridge's own; repeatable. The child gets only these, PATH, HOME, the locale, TZ and TMPDIR")
+	fs.BoolVar(&f.inheritEnv, "inherit-env", false, "give the child the bridge's whole environment (default: only --env and a safe base)")
+	fs.StringVar(&f.policy, "policy", "shared", "child `policy`: shared (one child), pool (--pool-size children) or session (one per mcp-session metadata value)")
+	fs.IntVar(&f.poolSize, "pool-size", bridge.DefaultPoolMin, "the children of the pool policy")
+	fs.IntVar(&f.maxSessions, "max-sessions", bridge.DefaultMaxSessions, "the most sessions at once under the session policy")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log `format` on stderr: text (slog's key=value) or json (one JSON object a line)")
+	fs.BoolVar(&f.version, "version", false, "print mcpbridge's version and exit")
+	return f, fs
+}
+
+// printServeUsage writes the usage of `mcpbridge serve`, with fs's flags,
+// to w.
+func printServeUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, "usage: mcpbridge serve [flags] [--] [command [args...]]\n"+
+		"       mcpbridge [flags] [-- command [args...]]\n\n"+
+		"Fronts the stdio MCP server that command starts (default: the built-in demo\n"+
+		"server) with gRPC: mcpbridge.v1.BridgeService, grpc.health.v1 and server\n"+
+		"reflection. Without the serve subcommand, the command must follow --.\n"+
+		"SIGINT or SIGTERM shut it down gracefully; a second one forces it.\n\n"+
+		"Exit status: 0 after a graceful shutdown, 1 when starting or serving failed\n"+
+		"(the command cannot be run, the address cannot be listened on), 2 for a\n"+
+		"mistake on the command line.\n\nFlags:\n")
+	printDefaults(w, fs)
+}
+
+// parseServe parses and checks the arguments of `mcpbridge serve`;
+// implicit is set when the serve subcommand was left out, which requires
+// -- before the server command. Every error it returns is a usageError,
+// or flag.ErrHelp after the usage was printed.
+func parseServe(args []string, implicit bool) (*serveFlags, error) {
+	f, fs := newServeFlags()
+	if err := parseFlags(fs, args, func(w io.Writer) { printServeUsage(w, fs) }); err != nil {
+		return nil, err
+	}
+	if f.version {
+		return f, nil
 	}
 	f.command = fs.Args()
+	if consumed := args[:len(args)-fs.NArg()]; implicit && fs.NArg() > 0 && (len(consumed) == 0 || consumed[len(consumed)-1] != "--") {
+		return nil, usageError{err: fmt.Errorf("unexpected argument %q: without the serve subcommand, the server command must follow --", fs.Arg(0))}
+	}
 
 	// Explicit checks, so that a bad value is a clear error now rather
 	// than a crash-looping child or a silently applied default later.
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	f.set = set
+	if f.config != "" {
+		if len(f.command) > 0 {
+			return nil, usageError{err: fmt.Errorf("--config describes the servers: no command may follow it")}
+		}
+		for _, name := range serverFlags {
+			if set[name] {
+				return nil, usageError{err: fmt.Errorf("--%s describes the one server of the command line: with --config, set it in the file", name)}
+			}
+		}
+	}
+	if _, err := bridge.ParsePolicy(f.policy); err != nil {
+		return nil, usageError{err: fmt.Errorf("invalid value %q for flag --policy: %v", f.policy, err)}
+	}
 	bad := func(name, format string, args ...any) error {
 		return usageError{err: fmt.Errorf("invalid value %q for flag --%s: %s", fs.Lookup(name).Value.String(), name, fmt.Sprintf(format, args...))}
 	}
@@ -117,11 +204,8 @@ func parseServe(args []string) (*serveFlags, error) {
 		return nil, bad("default-deadline", "must be positive")
 	case f.maxDeadline <= 0:
 		return nil, bad("max-deadline", "must be positive")
-	case f.defaultDeadline > f.maxDeadline:
-		if set["default-deadline"] {
-			return nil, bad("default-deadline", "longer than --max-deadline %v", f.maxDeadline)
-		}
-		f.defaultDeadline = f.maxDeadline // only the maximum was lowered
+	case f.defaultDeadline > f.maxDeadline && set["default-deadline"]:
+		return nil, bad("default-deadline", "longer than --max-deadline %v", f.maxDeadline)
 	case f.grace <= 0:
 		return nil, bad("grace", "must be positive")
 	case f.maxRestarts <= 0:
@@ -130,70 +214,76 @@ func parseServe(args []string) (*serveFlags, error) {
 		return nil, bad("max-restart-backoff", "must be at least %v", bridge.DefaultRestartBackoff)
 	case f.shutdownTimeout <= 0:
 		return nil, bad("shutdown-timeout", "must be positive")
+	case f.logFormat != "text" && f.logFormat != "json":
+		return nil, bad("log-format", "want text or json")
+	case f.poolSize <= 0:
+		return nil, bad("pool-size", "must be positive")
+	case f.maxSessions <= 0:
+		return nil, bad("max-sessions", "must be positive")
 	}
-	if _, _, err := net.SplitHostPort(f.listen); err != nil {
+	// Only the maximum was lowered: the default follows it. (After the
+	// checks, every one of which must run.)
+	f.defaultDeadline = min(f.defaultDeadline, f.maxDeadline)
+	if err := checkListen(f.listen); err != nil {
 		return nil, bad("listen", "%v", err)
 	}
 	return f, nil
 }
 
 // runServe is `mcpbridge serve`: the gRPC bridge in front of one stdio MCP
-// server, until SIGINT or SIGTERM.
-func runServe(args []string) error {
+// server, until SIGINT or SIGTERM. implicit is set when the serve
+// subcommand was left out.
+func runServe(args []string, implicit bool) error {
 	// Signals first: one that arrives while the child starts shuts down
 	// gracefully too, instead of killing the bridge mid-start.
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 
-	f, err := parseServe(args)
+	f, err := parseServe(args, implicit)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	if f.version {
+		fmt.Println(version())
+		return nil
+	}
 	// The log never blocks the bridge: records queue for one writer, and
 	// a full queue drops (and counts) instead of waiting for stderr.
-	sink := asynclog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: f.logLevel}), asynclog.DefaultQueue)
+	opts := &slog.HandlerOptions{Level: f.logLevel}
+	var handler slog.Handler = slog.NewTextHandler(os.Stderr, opts)
+	if f.logFormat == "json" {
+		handler = slog.NewJSONHandler(os.Stderr, opts)
+	}
+	sink := asynclog.New(handler, asynclog.DefaultQueue)
 	defer sink.Close(logFlushTimeout)
 	log := slog.New(sink)
 
-	command := f.command
-	if len(command) == 0 {
-		self, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("finding the demo server: %v", err)
-		}
-		command = []string{self, "demo"}
-	}
-	// Listen before starting the child: a taken port is reported at once.
-	lis, err := net.Listen("tcp", f.listen)
+	cfg, listen, describe, err := serveConfig(f)
 	if err != nil {
 		return err
 	}
-	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace,
-		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes, HandshakeTimeout: f.handshake, ExposeStderr: f.exposeStderr,
-		Capabilities:  json.RawMessage(f.capabilities),
-		DisableReaper: !f.reaper}
-	if f.protocol != "auto" {
-		server.Versions = []string{f.protocol}
+	cfg.Logger = log
+	// Listen before starting the children: a taken port is reported at once.
+	lis, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
 	}
-	if f.roots != "" {
-		server.Roots = json.RawMessage(f.roots)
-	}
-	svc, err := bridge.New(bridge.Config{
-		Servers: []bridge.ServerConfig{server}, MaxMessageBytes: f.maxMessageBytes,
-		DefaultDeadline: f.defaultDeadline, MaxDeadline: f.maxDeadline, Logger: log,
-	})
+	svc, err := bridge.New(cfg)
 	if err != nil {
 		lis.Close()
 		return err
 	}
 	defer svc.Close()
+	if f.config != "" {
+		stopReload := reloadOnHangup(f, svc, log)
+		defer stopReload()
+	}
 
 	gs := svc.NewGRPCServer()
-	log.Info("mcpbridge: serving", "listen", lis.Addr().String(), "command", strings.Join(command, " "), "protocol", f.protocol,
-		"reaper", f.reaper && reaper.Available())
+	log.Info("mcpbridge: serving", append([]any{"listen", lis.Addr().String()}, describe...)...)
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }() // returns once gs stops
 	select {
@@ -226,4 +316,132 @@ func runServe(args []string) error {
 	err = svc.Close()
 	log.Info("mcpbridge: stopped")
 	return err
+}
+
+// serveConfig is the bridge's configuration: the --config file, with the
+// service-wide flags given on the command line winning, or the one server
+// the flags and the command describe. It returns the address to listen on
+// and what the start-up log line says of the servers.
+func serveConfig(f *serveFlags) (cfg bridge.Config, listen string, describe []any, err error) {
+	listen = f.listen
+	if f.config != "" {
+		var file *configfile.File
+		cfg, file, err = configfile.Load(f.config)
+		if err != nil {
+			return cfg, "", nil, usageError{err: err}
+		}
+		if file.Listen != "" && !f.set["listen"] {
+			listen = file.Listen
+		}
+		if err := checkListen(listen); err != nil {
+			return cfg, "", nil, usageError{err: fmt.Errorf("%s: listen: %v", f.config, err)}
+		}
+		f.applyServiceFlags(&cfg)
+		names := make([]string, len(cfg.Servers))
+		for i, sc := range cfg.Servers {
+			names[i] = sc.Name
+		}
+		return cfg, listen, []any{"config", f.config, "servers", names}, nil
+	}
+	command := f.command
+	if len(command) > 0 {
+		// A command that cannot be run fails now, not in a restart loop.
+		// As exec.Command would: a name with a slash as given, relative
+		// to the working directory, which the child shares; any other
+		// name on PATH.
+		if _, err := exec.LookPath(command[0]); err != nil {
+			var ee *exec.Error
+			if errors.As(err, &ee) {
+				err = ee.Err
+			}
+			return cfg, "", nil, fmt.Errorf("cannot run the server command %q: %w", command[0], err)
+		}
+	} else {
+		self, err := os.Executable()
+		if err != nil {
+			return cfg, "", nil, fmt.Errorf("finding the demo server: %v", err)
+		}
+		command = []string{self, "demo"}
+	}
+	server := bridge.ServerConfig{Name: f.name, Command: command[0], Args: command[1:], Grace: f.grace,
+		MaxRestarts: f.maxRestarts, MaxRestartBackoff: f.maxBackoff, MaxRequestBytes: f.maxRequestBytes, HandshakeTimeout: f.handshake, ExposeStderr: f.exposeStderr,
+		Capabilities: json.RawMessage(f.capabilities), LogLevel: f.childLogLevel,
+		Env: f.env, InheritEnv: f.inheritEnv,
+		DisableReaper: !f.reaper}
+	server.Policy, _ = bridge.ParsePolicy(f.policy) // checked by parseServe
+	server.Pool = bridge.PoolConfig{Min: f.poolSize}
+	server.Session = bridge.SessionConfig{Max: f.maxSessions}
+	if f.protocol != "auto" {
+		server.Versions = []string{f.protocol}
+	}
+	if f.roots != "" {
+		server.Roots = json.RawMessage(f.roots)
+	}
+	cfg = bridge.Config{Servers: []bridge.ServerConfig{server}}
+	f.applyServiceFlags(&cfg)
+	return cfg, listen, []any{"command", strings.Join(command, " "), "protocol", f.protocol, "policy", f.policy,
+		"reaper", f.reaper && reaper.Available()}, nil
+}
+
+// applyServiceFlags sets the service-wide settings of the flags: all of
+// them without --config, those given on the command line with it.
+func (f *serveFlags) applyServiceFlags(cfg *bridge.Config) {
+	given := func(name string) bool { return f.config == "" || f.set[name] }
+	if given("max-message-bytes") {
+		cfg.MaxMessageBytes = f.maxMessageBytes
+	}
+	if given("default-deadline") {
+		cfg.DefaultDeadline = f.defaultDeadline
+	}
+	if given("max-deadline") {
+		cfg.MaxDeadline = f.maxDeadline
+		if !f.set["default-deadline"] && cfg.DefaultDeadline > cfg.MaxDeadline {
+			cfg.DefaultDeadline = cfg.MaxDeadline
+		}
+	}
+}
+
+// reloadOnHangup reloads the config file at every SIGHUP until stop: a
+// file that fails to load or validate is logged and changes nothing.
+func reloadOnHangup(f *serveFlags, svc *bridge.Service, log *slog.Logger) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for {
+			select {
+			case <-done:
+				return
+			case <-hup:
+			}
+			cfg, _, err := configfile.Load(f.config)
+			if err == nil {
+				f.applyServiceFlags(&cfg)
+				cfg.Logger = log
+				err = svc.Reload(cfg)
+			}
+			if err != nil {
+				log.Error("mcpbridge: reload refused; the running configuration stays", "error", err)
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+		<-finished
+	}
+}
+
+// checkListen checks a host:port address with a numeric port.
+func checkListen(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return errors.New("the port must be a number from 0 to 65535")
+	}
+	return nil
 }

@@ -342,7 +342,12 @@ func slowFixture(t *testing.T, env ...string) (fixtureEnv []string, command []st
 		t.Fatal(err)
 	}
 	env = append(env, testkit.FixtureEnv+"=slow", testkit.QuickRaceExit())
-	return env, []string{"--", self}
+	// The bridge's environment reaches the child only where --env passes it.
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		command = append(command, "--env", name)
+	}
+	return env, append(command, "--", self)
 }
 
 // callSlow calls a "slow" fixture tool through Call and returns a channel
@@ -480,7 +485,7 @@ func TestServeKilledLeavesNoDescendant(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 			defer cancel()
 			script := fmt.Sprintf(`%s=linger LINGER_SETSID=%v "$0" & exec "$1" demo`, testkit.FixtureEnv, setsid)
-			b := startBridge(t, []string{testkit.QuickRaceExit()}, "--", "sh", "-c", script, self, mcpbridgeBin)
+			b := startBridge(t, []string{testkit.QuickRaceExit()}, "--env", "GORACE", "--", "sh", "-c", script, self, mcpbridgeBin)
 			child := testkit.Pidfd(t, childPid(ctx, t, mcpbridgev1.NewBridgeServiceClient(b.conn(t))))
 			pid, err := strconv.Atoi(lingerRE.FindStringSubmatch(b.log.WaitFor(ctx, t, "mcpbridge: server stderr", `line="linger `))[1])
 			if err != nil {
@@ -525,7 +530,7 @@ func TestServeFlags(t *testing.T) {
 			{[]string{"--max-restarts", "0"}, 2, `invalid value "0" for flag --max-restarts: must be positive`},
 			{[]string{"--max-restart-backoff", "1ms"}, 2, `invalid value "1ms" for flag --max-restart-backoff: must be at least 100ms`},
 			{[]string{"--listen", "50051"}, 2, `invalid value "50051" for flag --listen: address 50051: missing port in address`},
-			{[]string{"--listen", "127.0.0.1:99999"}, 1, `mcpbridge: listen tcp: address 99999: invalid port`},
+			{[]string{"--listen", "127.0.0.1:99999"}, 2, `invalid value "127.0.0.1:99999" for flag --listen: the port must be a number from 0 to 65535`},
 			{[]string{"--log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
 			{[]string{"--bogus"}, 2, `flag provided but not defined: -bogus`},
 			{[]string{"--reaper=maybe"}, 2, `invalid boolean value "maybe" for -reaper`},

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 var wantRPCs = []string{
 	"Call", "CallStream", "CallTool", "CallToolStream", "Complete", "Connect",
 	"GetPrompt", "GetServer", "ListPrompts", "ListResourceTemplates",
-	"ListResources", "ListTools", "Ping", "ReadResource",
+	"ListResources", "ListServers", "ListTools", "Ping", "ReadResource",
 	"RespondToServerRequest", "Subscribe",
 }
 
