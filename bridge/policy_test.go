@@ -520,3 +520,32 @@ func TestUnexecutableServerFailsAlone(t *testing.T) {
 		t.Errorf("a call to the failed server = %v, want UNAVAILABLE", err)
 	}
 }
+
+// TestSessionConnectWithoutSession: a Connect stream to a session server
+// that names no session gets a child of its own, which another stream
+// does not share and which stops when the stream ends.
+func TestSessionConnectWithoutSession(t *testing.T) {
+	t.Parallel()
+	b := startStreamsBridge(t, policyServer(t, "s", PolicySession))
+	ctx := testCtx(t)
+	pidOf := func(tun *tunnelConn) string {
+		tun.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + testkit.WithModernMeta(`{"name":"pid"}`) + `}`)
+		_, text := tun.response("1", nil)
+		return text
+	}
+	one, two := b.connect(ctx, t, "s"), b.connect(ctx, t, "s")
+	if a, c := pidOf(one), pidOf(two); a == c {
+		t.Errorf("two Connect streams without a session share a child: %s", a)
+	}
+	resp, err := b.client.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "s"})
+	if err != nil || len(resp.GetChildren()) != 2 {
+		t.Fatalf("GetServer = %v, %v; want the two streams' children", resp, err)
+	}
+	if _, err := one.closeAndDrain(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.closeAndDrain(); err != nil {
+		t.Fatal(err)
+	}
+	waitNoChildren(ctx, t, b.client)
+}
