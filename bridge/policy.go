@@ -231,11 +231,7 @@ func (r *relay) load() int {
 func (srv *upstream) members() []*member {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
-	out := slices.Clone(srv.pool)
-	for _, m := range srv.sessionOrder {
-		out = append(out, m)
-	}
-	return out
+	return append(slices.Clone(srv.pool), srv.sessionOrder...)
 }
 
 // pick chooses the member for a request under the server's policy. A

@@ -13,9 +13,9 @@ import (
 const ReloadDrain = 30 * time.Second
 
 // Validate checks cfg as New would, without starting anything.
-func (cfg Config) Validate() error {
-	cfg.Servers = append([]ServerConfig(nil), cfg.Servers...)
-	return cfg.normalize()
+func (c Config) Validate() error {
+	c.Servers = append([]ServerConfig(nil), c.Servers...)
+	return c.normalize()
 }
 
 // Reload applies a new configuration without a restart: servers that are

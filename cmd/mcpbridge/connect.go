@@ -32,21 +32,21 @@ import (
 // stderr).
 func runConnect(args []string) error {
 	fs := flag.NewFlagSet("connect", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: mcpbridge connect [flags]\n\n"+
-			"A stdio MCP server that tunnels to a remote bridge: each line on stdin goes into a\n"+
-			"Connect stream, each message of the stream comes out on stdout. Point an MCP host\n"+
-			"that launches stdio servers at it to use the server behind the bridge.\n\n")
-		fs.PrintDefaults()
-	}
 	addr := fs.String("addr", "127.0.0.1:50051", "the bridge's gRPC `address` (host:port), plaintext")
 	server := fs.String("server", "", "the fronted server's `name` (empty: the bridge's only one)")
 	maxBytes := fs.Int("max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of a message either way, in `bytes`")
-	if err := fs.Parse(args); err != nil {
+	// Help goes to stderr: stdout is the MCP protocol.
+	if err := parseFlags(fs, args, func(io.Writer) {
+		fmt.Fprint(os.Stderr, "usage: mcpbridge connect [flags]\n\n"+
+			"A stdio MCP server that tunnels to a remote bridge: each line on stdin goes into a\n"+
+			"Connect stream, each message of the stream comes out on stdout. Point an MCP host\n"+
+			"that launches stdio servers at it to use the server behind the bridge.\n\nFlags:\n")
+		printDefaults(os.Stderr, fs)
+	}); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usageError{err: err, printed: true}
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{err: fmt.Errorf("connect takes no arguments, got %q", fs.Args())}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,11 +52,6 @@ func runDemo(args []string) error {
 	}
 
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), demoUsage)
-		fs.PrintDefaults()
-	}
 	var cfg demoConfig
 	fs.DurationVar(&cfg.tick, "tick", 3*time.Second, "how often demo://counter changes and its subscribers are notified (0: never)")
 	fs.BoolVar(&cfg.conformance, "conformance", false, "also serve the test_* tools, resources and prompts the official MCP conformance suite calls")
@@ -62,25 +59,32 @@ func runDemo(args []string) error {
 	logLevel := fs.String("log-level", "info", "stderr log level: debug, info, warn or error")
 	versions := fs.String("versions", "", "the protocol versions served, comma-separated, in preference order (default: "+strings.Join(mcp.DefaultVersions, ",")+")")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for benchmarks)")
-	if err := fs.Parse(args); err != nil {
+	// Help goes to stderr: stdout is the MCP protocol.
+	if err := parseFlags(fs, args, func(io.Writer) { printDemoUsage(os.Stderr, fs) }); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("demo takes no arguments, got %q", fs.Args())
+		return usageError{err: fmt.Errorf("demo takes no arguments, got %q", fs.Args())}
 	}
 	if *versions != "" {
 		cfg.versions = strings.Split(*versions, ",")
+		seen := map[string]bool{}
+		for _, v := range cfg.versions {
+			if !slices.Contains(mcp.DefaultVersions, v) || seen[v] {
+				return usageError{err: fmt.Errorf("invalid value %q for flag -versions: want distinct versions among %s", *versions, strings.Join(mcp.DefaultVersions, ", "))}
+			}
+			seen[v] = true
+		}
 	}
 	if cfg.tick < 0 {
-		return fmt.Errorf("-tick %v is negative", cfg.tick)
+		return usageError{err: fmt.Errorf("invalid value %v for flag -tick: must not be negative", cfg.tick)}
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("-log-level: %v", err)
+		return usageError{err: fmt.Errorf("invalid value %q for flag -log-level: want debug, info, warn or error", *logLevel)}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	if *cpuProfile != "" {
@@ -117,6 +121,12 @@ func runDemo(args []string) error {
 		return nil
 	}
 	return err
+}
+
+// printDemoUsage writes the demo's usage and flags to w.
+func printDemoUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, demoUsage)
+	printDefaults(w, fs)
 }
 
 // demoAbout describes the demo's content: the text of demo://about and the
