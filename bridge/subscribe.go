@@ -271,14 +271,33 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 		}
 	}
 	send := lockedSend(stream.Send)
-	if err := send(&mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Acknowledged{Acknowledged: ack}}); err != nil {
-		return err
-	}
 	if req.GetServerRequests() {
+		// Registered before the acknowledgement, so that a request the
+		// child sends once the client has it reaches this stream; sent
+		// only after it, which is always the first message.
+		acked := make(chan struct{})
 		reg := c.relay.openStream(false, true, func(sr *mcpbridgev1.ServerRequest) error {
+			select {
+			case <-acked:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 			return send(&mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_ServerRequest{ServerRequest: sr}})
 		})
 		defer reg.Close()
+		defer func() {
+			select {
+			case <-acked:
+			default:
+				close(acked) // an early return: let the delivery goroutine go
+			}
+		}()
+		if err := send(&mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Acknowledged{Acknowledged: ack}}); err != nil {
+			return err
+		}
+		close(acked)
+	} else if err := send(&mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Acknowledged{Acknowledged: ack}}); err != nil {
+		return err
 	}
 	dropped := 0 // discarded events not yet reported
 	for {
