@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -57,6 +58,16 @@ type Config struct {
 	// Logger receives the bridge's structured log, children's stderr
 	// included (default slog.Default()).
 	Logger *slog.Logger
+	// Auth authenticates every BridgeService call (health stays open);
+	// nil or empty: callers are anonymous. Rules authorize them: none,
+	// everything is allowed; any, what a rule allows and nothing else
+	// (docs/security.md). Rules need Auth.
+	Auth  *access.Authenticator
+	Rules access.Rules
+	// DisableReflection leaves gRPC server reflection out of
+	// NewGRPCServer (it is on by default, and needs authentication like
+	// the BridgeService when Auth is set).
+	DisableReflection bool
 }
 
 // ServerConfig says how to run one fronted stdio MCP server.
@@ -187,6 +198,9 @@ func (c *Config) normalize() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if err := c.checkAccess(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for i := range c.Servers {

@@ -240,7 +240,7 @@ func (t *tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 			return
 		}
 		if resultType(res) != "input_required" {
-			t.finish(id, call, legacyResult(res), nil)
+			t.finish(id, call, legacyResult(t.s.filterList(t.ctx, t.server(), method, res)), nil)
 			return
 		}
 		if round == maxInputRounds {

@@ -217,7 +217,7 @@ func (t *tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.
 		t.finish(id, call, nil, modernError(err))
 		return
 	}
-	t.finish(id, call, t.modernResult(method, res), nil)
+	t.finish(id, call, t.modernResult(method, t.s.filterList(t.ctx, t.server(), method, res)), nil)
 }
 
 // crossListen is a 2026 client's subscriptions/listen on a legacy child,

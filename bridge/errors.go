@@ -101,6 +101,9 @@ func toStatus(server, method string, err error) error {
 	if ce.reason != "" {
 		reason = ce.reason
 	}
+	if reason == reasonPermissionDenied {
+		code = codes.PermissionDenied
+	}
 	st := status.New(code, ce.rpc.Message)
 	details := []protoadapt.MessageV1{
 		&mcpbridgev1.JsonRpcError{Code: ce.rpc.Code, Message: ce.rpc.Message, DataJson: string(ce.rpc.Data)},

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
@@ -50,6 +51,11 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	logged := selector.MatchFunc(func(ctx context.Context, c interceptors.CallMeta) bool {
 		return c.Service == "mcpbridge.v1.BridgeService" && s.cfg.Logger.Enabled(ctx, slog.LevelInfo)
 	})
+	// Authentication guards everything but health, which probes must
+	// reach; reflection needs it too when it is on.
+	guarded := selector.MatchFunc(func(ctx context.Context, c interceptors.CallMeta) bool {
+		return c.Service != "grpc.health.v1.Health"
+	})
 	rec := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		s.cfg.Logger.ErrorContext(ctx, "mcpbridge: handler panicked", "panic", p, "stack", string(debug.Stack()))
 		return status.Error(codes.Internal, "internal error")
@@ -66,6 +72,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(rec),
 			utf8Unary,
+			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.authenticate), guarded),
 			// The request's fields first, injected into the context the
 			// logging interceptor reads.
 			selector.UnaryServerInterceptor(s.callFieldsUnary, logged),
@@ -74,6 +81,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.ChainStreamInterceptor(
 			recovery.StreamServerInterceptor(rec),
 			utf8Stream,
+			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.authenticate), guarded),
 			selector.StreamServerInterceptor(logging.StreamServerInterceptor(log, logOpts...), logged),
 			// Inside the logging interceptor: a stream's request arrives
 			// in the handler, and its fields are added then.
@@ -82,7 +90,9 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	)
 	gs := grpc.NewServer(append(all, opts...)...)
 	s.Register(gs)
-	reflection.Register(gs)
+	if !s.cfg.DisableReflection {
+		reflection.Register(gs)
+	}
 	return gs
 }
 

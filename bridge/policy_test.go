@@ -30,10 +30,12 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
-// The "policy" fixture is a server on the project's runtime with four
-// tools: pid (its process id), instance (pid/start time: pids are
-// reused), env {name} (a variable's value, or "<unset>") and hold {ms}
-// (waits that long, or until cancelled, then answers its pid).
+// The "policy" fixture is a server on the project's runtime with the
+// tools pid (its process id), instance (pid/start time: pids are reused),
+// env {name} (a variable's value, or "<unset>"), hold {ms} (waits that
+// long, or until cancelled, then answers its pid), secret (counted) and
+// count {name} (how often a counted tool ran), and the resources
+// test://public and test://private.
 func init() { fixtures["policy"] = runPolicyFixture }
 
 func runPolicyFixture() int {
@@ -58,6 +60,27 @@ func runPolicyFixture() int {
 		}
 		return mcp.TextResult("<unset>"), nil
 	})
+	// count {name}: how many times tool name ran in this process.
+	var ranMu sync.Mutex
+	ran := map[string]int{}
+	counted := func(name string) {
+		ranMu.Lock()
+		ran[name]++
+		ranMu.Unlock()
+	}
+	srv.AddTool(mcp.Tool{Name: "count"}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		var args struct{ Name string }
+		_ = json.Unmarshal(req.Arguments, &args)
+		ranMu.Lock()
+		defer ranMu.Unlock()
+		return mcp.TextResult(strconv.Itoa(ran[args.Name])), nil
+	})
+	srv.AddTool(mcp.Tool{Name: "secret"}, func(context.Context, *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		counted("secret")
+		return mcp.TextResult("the secret"), nil
+	})
+	srv.AddResource(mcp.Resource{URI: "test://public", Name: "public"}, mcp.TextResource("public"))
+	srv.AddResource(mcp.Resource{URI: "test://private", Name: "private"}, mcp.TextResource("private"))
 	srv.AddTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		var args struct{ MS int }
 		_ = json.Unmarshal(req.Arguments, &args)

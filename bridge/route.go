@@ -88,6 +88,9 @@ func (r *route) call(ctx context.Context, params json.RawMessage, opts *stdio.Ca
 // callCounted is call for a caller that already counts the call in flight
 // (a stream registered with the child's relay).
 func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
+	if err := r.s.authorizeCall(ctx, r.srv.name, r.method, params); err != nil {
+		return nil, err
+	}
 	if opts == nil {
 		opts = r.callOptions(ctx, params)
 	}
@@ -95,7 +98,7 @@ func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *s
 	if err != nil {
 		return nil, r.srv.failure(r.c, r.method, err)
 	}
-	return res, nil
+	return r.s.filterList(ctx, r.srv.name, r.method, res), nil
 }
 
 // invalid refuses bad input from the gRPC client; nothing reaches the

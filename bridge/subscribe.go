@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -46,6 +47,9 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	for _, uri := range req.GetResourceSubscriptions() {
 		if uri == "" {
 			return toStatus(srv.name, method, invalidInput(srv.name, method, "resource_subscriptions has an empty URI"))
+		}
+		if !s.cfg.Rules.Allow(access.FromContext(ctx), srv.name, access.Resource, uri) {
+			return denied(srv.name, method, "resource %q of server %q", uri, srv.name)
 		}
 	}
 	c, err := srv.acquire(ctx, method)

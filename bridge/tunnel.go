@@ -321,6 +321,12 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 			map[string]any{"retryable": true, "limit": maxTunnelCalls}))
 		return
 	}
+	// The rules apply inside the tunnel as on every other path: a denied
+	// request never reaches the child.
+	if e := t.s.authorizeRequest(t.ctx, t.server(), method, params); e != nil {
+		t.fail(id, e)
+		return
+	}
 	run, crossed := t.cross(id, method, params)
 	switch {
 	case crossed:
@@ -443,8 +449,11 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 	leave := t.c.relay.enter()
 	res, err := t.c.Call(ctx, method, params, opts)
 	leave()
-	t.finish(id, call, res, err)
+	t.finish(id, call, t.s.filterList(t.ctx, t.server(), method, res), err)
 }
+
+// server is the name of the tunnel's server.
+func (t *tunnel) server() string { return t.c.relay.server }
 
 // maxDeadline bounds a tunnel request, which carries no deadline of its
 // own: the server's maximum, or the tool's.

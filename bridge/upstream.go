@@ -82,13 +82,17 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, 
 		}
 	}
 	set := s.serverSet()
-	if srv, ok := set[name]; ok {
-		return srv, nil
-	}
-	if name == "" && len(set) == 1 {
-		for _, srv := range set {
-			return srv, nil
+	srv, ok := set[name]
+	if !ok && name == "" && len(set) == 1 {
+		for _, only := range set {
+			srv, ok = only, true
 		}
+	}
+	if ok && !s.allowServer(ctx, srv.name) {
+		return nil, denied(srv.name, method, "server %q", srv.name)
+	}
+	if ok {
+		return srv, nil
 	}
 	return nil, toStatus(name, method, &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", name), reason: reasonUnknownServer})
 }
@@ -155,7 +159,9 @@ func (s *Service) ListServers(ctx context.Context, _ *mcpbridgev1.ListServersReq
 	set := s.serverSet()
 	resp := &mcpbridgev1.ListServersResponse{}
 	for _, name := range slices.Sorted(maps.Keys(set)) {
-		resp.Servers = append(resp.Servers, set[name].describe(""))
+		if s.allowServer(ctx, name) { // a caller sees only the servers it may use
+			resp.Servers = append(resp.Servers, set[name].describe(""))
+		}
 	}
 	return resp, nil
 }

@@ -1,0 +1,373 @@
+// Package access is who may call the bridge and what they may use
+// (docs/security.md): it authenticates a gRPC caller from a bearer API
+// key, a JWT checked against a JWKS, or a verified TLS client certificate,
+// and evaluates the authorization rules by principal, group or claim, per
+// server and per tool, resource and prompt.
+package access
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/peer"
+)
+
+// Principal is an authenticated caller.
+type Principal struct {
+	// Name identifies the caller: an API key's principal, a JWT's subject
+	// (or its configured claim), a client certificate's common name.
+	Name string
+	// Method is how it was authenticated: "apikey", "jwt" or "mtls".
+	Method string
+	// Groups are the caller's groups: an API key's, or a JWT's groups
+	// claim.
+	Groups []string
+	// Claims are a JWT's claims (nil otherwise).
+	Claims jwt.MapClaims
+}
+
+type principalKey struct{}
+
+// NewContext returns ctx carrying p.
+func NewContext(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the principal of ctx, nil when the call was not
+// authenticated (no authentication is configured).
+func FromContext(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey{}).(*Principal)
+	return p
+}
+
+// APIKey is a bearer token of a principal. Only its SHA-256 is stored: a
+// key is a long random secret, so a fast hash keeps it safe at rest.
+type APIKey struct {
+	Principal string
+	SHA256    string // hex
+	Groups    []string
+}
+
+// HashKey is the SHA-256 of an API key as APIKey.SHA256 stores it.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// JWTConfig says how bearer JWTs are checked.
+type JWTConfig struct {
+	// JWKSURL (HTTPS) or JWKSFile is where the verification keys are. A
+	// URL is fetched at start, refreshed every RefreshInterval (default
+	// 1 h) and at most once a minute when a token names an unknown key id.
+	JWKSURL  string
+	JWKSFile string
+	// HTTPClient fetches JWKSURL (default: one with a 10 s timeout).
+	HTTPClient *http.Client
+	// Issuer and Audience must match the token's iss and (one of) aud.
+	Issuer   string
+	Audience string
+	// Leeway is the clock skew allowed on exp, nbf and iat (default 30 s,
+	// at most 5 min).
+	Leeway time.Duration
+	// PrincipalClaim names the principal (default "sub"); GroupsClaim the
+	// groups, a string or a list of strings (default "groups").
+	PrincipalClaim, GroupsClaim string
+	// RefreshInterval of a JWKS URL (default 1 h).
+	RefreshInterval time.Duration
+}
+
+// algorithms are the signature algorithms accepted: asymmetric only, so
+// that neither "none" nor a key set's public key used as an HMAC secret
+// passes.
+var algorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+
+// Config configures an Authenticator. With nothing set, every caller is
+// anonymous and allowed.
+type Config struct {
+	APIKeys []APIKey
+	JWT     *JWTConfig
+	// MTLS accepts a verified TLS client certificate as the principal
+	// named by its common name (the listener must require client
+	// certificates for it to mean anything).
+	MTLS bool
+}
+
+// Authenticator checks the credentials of gRPC calls.
+type Authenticator struct {
+	keys   map[string]APIKey // by hash
+	parser *jwt.Parser
+	jwks   keyfunc.Keyfunc
+	jwt    *JWTConfig
+	mtls   bool
+}
+
+// ErrUnauthenticated is every authentication failure: its text helps no
+// attacker.
+var ErrUnauthenticated = errors.New("authentication required")
+
+// New returns the Authenticator of cfg; ctx bounds the JWKS refreshes.
+func New(ctx context.Context, cfg Config) (*Authenticator, error) {
+	a := &Authenticator{keys: map[string]APIKey{}, mtls: cfg.MTLS}
+	for _, k := range cfg.APIKeys {
+		h := strings.ToLower(k.SHA256)
+		if b, err := hex.DecodeString(h); err != nil || len(b) != sha256.Size {
+			return nil, fmt.Errorf("access: API key of %q: sha256 must be 64 hex digits", k.Principal)
+		}
+		if k.Principal == "" {
+			return nil, errors.New("access: an API key needs a principal")
+		}
+		if _, dup := a.keys[h]; dup {
+			return nil, fmt.Errorf("access: API key of %q is listed twice", k.Principal)
+		}
+		a.keys[h] = k
+	}
+	if j := cfg.JWT; j != nil {
+		c := *j
+		switch {
+		case (c.JWKSURL == "") == (c.JWKSFile == ""):
+			return nil, errors.New("access: jwt needs exactly one of jwks_url and jwks_file")
+		case c.JWKSURL != "" && !strings.HasPrefix(c.JWKSURL, "https://"):
+			return nil, errors.New("access: jwks_url must be https")
+		case c.Issuer == "" || c.Audience == "":
+			return nil, errors.New("access: jwt needs an issuer and an audience")
+		case c.Leeway < 0 || c.Leeway > 5*time.Minute:
+			return nil, errors.New("access: jwt leeway must be between 0 and 5m")
+		}
+		if c.Leeway == 0 {
+			c.Leeway = 30 * time.Second
+		}
+		if c.PrincipalClaim == "" {
+			c.PrincipalClaim = "sub"
+		}
+		if c.GroupsClaim == "" {
+			c.GroupsClaim = "groups"
+		}
+		if c.RefreshInterval <= 0 {
+			c.RefreshInterval = time.Hour
+		}
+		var err error
+		if c.JWKSFile != "" {
+			a.jwks, err = jwksFile(c.JWKSFile)
+		} else {
+			a.jwks, err = jwksURL(ctx, &c)
+		}
+		if err != nil {
+			return nil, err
+		}
+		a.jwt = &c
+		a.parser = jwt.NewParser(jwt.WithValidMethods(algorithms), jwt.WithIssuer(c.Issuer), jwt.WithAudience(c.Audience),
+			jwt.WithLeeway(c.Leeway), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	}
+	return a, nil
+}
+
+// Enabled reports whether any credential is checked.
+func (a *Authenticator) Enabled() bool {
+	return a != nil && (len(a.keys) > 0 || a.jwt != nil || a.mtls)
+}
+
+// Authenticate returns the caller of ctx: the bearer credential in the
+// authorization metadata (an API key, else a JWT) or, without one, a
+// verified client certificate. Every failure is ErrUnauthenticated.
+func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
+	if token, err := auth.AuthFromMD(ctx, "bearer"); err == nil {
+		return a.bearer(token)
+	}
+	if a.mtls {
+		if p := certPrincipal(ctx); p != nil {
+			return p, nil
+		}
+	}
+	return nil, ErrUnauthenticated
+}
+
+// bearer checks a bearer token: an API key by its hash, else a JWT.
+func (a *Authenticator) bearer(token string) (*Principal, error) {
+	if len(a.keys) > 0 {
+		h := HashKey(token)
+		if k, ok := a.keys[h]; ok && subtle.ConstantTimeCompare([]byte(h), []byte(strings.ToLower(k.SHA256))) == 1 {
+			return &Principal{Name: k.Principal, Method: "apikey", Groups: slices.Clone(k.Groups)}, nil
+		}
+	}
+	if a.jwt == nil || strings.Count(token, ".") != 2 {
+		return nil, ErrUnauthenticated
+	}
+	return a.parseJWT(token)
+}
+
+// parseJWT checks a JWT's signature against the key set and its claims.
+func (a *Authenticator) parseJWT(token string) (*Principal, error) {
+	claims := jwt.MapClaims{}
+	if _, err := a.parser.ParseWithClaims(token, claims, a.jwks.Keyfunc); err != nil {
+		return nil, ErrUnauthenticated
+	}
+	name, _ := claims[a.jwt.PrincipalClaim].(string)
+	if name == "" {
+		return nil, ErrUnauthenticated
+	}
+	p := &Principal{Name: name, Method: "jwt", Claims: claims}
+	switch g := claims[a.jwt.GroupsClaim].(type) {
+	case string:
+		p.Groups = strings.Fields(g)
+	case []any:
+		for _, v := range g {
+			if s, ok := v.(string); ok {
+				p.Groups = append(p.Groups, s)
+			}
+		}
+	}
+	return p, nil
+}
+
+// certPrincipal is the principal of a verified client certificate.
+func certPrincipal(ctx context.Context) *Principal {
+	pr, ok := peer.FromContext(ctx)
+	if !ok {
+		return nil
+	}
+	info, ok := pr.AuthInfo.(credentials.TLSInfo)
+	if !ok || len(info.State.VerifiedChains) == 0 || len(info.State.VerifiedChains[0]) == 0 {
+		return nil
+	}
+	cert := info.State.VerifiedChains[0][0]
+	name := cert.Subject.CommonName
+	if name == "" {
+		return nil
+	}
+	return &Principal{Name: name, Method: "mtls", Groups: slices.Clone(cert.Subject.OrganizationalUnit)}
+}
+
+// Kind is what a rule's names match.
+type Kind int
+
+const (
+	// Server is the server as a whole (lists, Subscribe, Connect, Ping).
+	Server Kind = iota
+	Tool
+	Resource
+	Prompt
+)
+
+// Rule allows callers (by principal, group or claim; any match) to use
+// servers, and on them tools, resources and prompts. Names are path.Match
+// patterns ("*", "read_*", "file:///srv/*"); an empty list of tools,
+// resources or prompts allows them all.
+type Rule struct {
+	Principals []string
+	Groups     []string
+	Claims     map[string]string // claim → value; a list claim matches if it holds the value
+	Servers    []string
+	Tools      []string
+	Resources  []string
+	Prompts    []string
+}
+
+// Rules are the authorization rules. None: everyone may use everything
+// (authentication alone decides). Any: deny by default, allow what a rule
+// allows.
+type Rules []Rule
+
+// Allow reports whether p may use the named tool, resource or prompt of
+// server (name is ignored for Server: it asks whether any rule lets p use
+// the server at all).
+func (rs Rules) Allow(p *Principal, server string, kind Kind, name string) bool {
+	if len(rs) == 0 {
+		return true
+	}
+	for _, r := range rs {
+		if !r.matchesCaller(p) || !matchAny(r.Servers, server, false) {
+			continue
+		}
+		switch kind {
+		case Server:
+			return true
+		case Tool:
+			if matchAny(r.Tools, name, true) {
+				return true
+			}
+		case Resource:
+			if matchAny(r.Resources, name, true) {
+				return true
+			}
+		case Prompt:
+			if matchAny(r.Prompts, name, true) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (r *Rule) matchesCaller(p *Principal) bool {
+	if p == nil {
+		return false
+	}
+	if slices.Contains(r.Principals, p.Name) || slices.Contains(r.Principals, "*") {
+		return true
+	}
+	for _, g := range r.Groups {
+		if slices.Contains(p.Groups, g) {
+			return true
+		}
+	}
+	for claim, want := range r.Claims {
+		switch v := p.Claims[claim].(type) {
+		case string:
+			if v == want {
+				return true
+			}
+		case []any:
+			if slices.Contains(v, any(want)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchAny reports whether name matches one of the patterns; an empty
+// list matches everything when emptyAll is set.
+func matchAny(patterns []string, name string, emptyAll bool) bool {
+	if len(patterns) == 0 {
+		return emptyAll
+	}
+	for _, pat := range patterns {
+		if ok, _ := path.Match(pat, name); ok || pat == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// Check validates the patterns of the rules.
+func (rs Rules) Check() error {
+	for i, r := range rs {
+		if len(r.Principals)+len(r.Groups)+len(r.Claims) == 0 {
+			return fmt.Errorf("access: rule %d names no principal, group or claim", i)
+		}
+		if len(r.Servers) == 0 {
+			return fmt.Errorf("access: rule %d names no server (use \"*\" for every one)", i)
+		}
+		for _, list := range [][]string{r.Servers, r.Tools, r.Resources, r.Prompts} {
+			for _, pat := range list {
+				if _, err := path.Match(pat, ""); err != nil {
+					return fmt.Errorf("access: rule %d: bad pattern %q", i, pat)
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,267 @@
+package access
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"go.uber.org/goleak"
+	"google.golang.org/grpc/metadata"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// bearerCtx is an incoming context with an authorization header.
+func bearerCtx(token string) context.Context {
+	return metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "Bearer "+token))
+}
+
+func TestAPIKeys(t *testing.T) {
+	a, err := New(context.Background(), Config{APIKeys: []APIKey{{Principal: "alice", SHA256: HashKey("s3cret-key-of-alice"), Groups: []string{"ops"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.Authenticate(bearerCtx("s3cret-key-of-alice"))
+	if err != nil || p.Name != "alice" || p.Method != "apikey" || p.Groups[0] != "ops" {
+		t.Errorf("Authenticate(alice's key) = %+v, %v", p, err)
+	}
+	for _, ctx := range []context.Context{
+		bearerCtx("s3cret-key-of-alicE"),
+		bearerCtx(""),
+		metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "Basic czNjcmV0")),
+		context.Background(),
+	} {
+		if p, err := a.Authenticate(ctx); err != ErrUnauthenticated || p != nil {
+			t.Errorf("Authenticate = %+v, %v; want ErrUnauthenticated", p, err)
+		}
+	}
+	if _, err := New(context.Background(), Config{APIKeys: []APIKey{{Principal: "x", SHA256: "abc"}}}); err == nil {
+		t.Error("New accepted a short hash")
+	}
+}
+
+// issuer signs tokens and serves its key set over HTTPS.
+type issuer struct {
+	mu   sync.Mutex
+	keys map[string]*ecdsa.PrivateKey // by kid, all published
+	srv  *httptest.Server
+}
+
+func newIssuer(t *testing.T) *issuer {
+	is := &issuer{keys: map[string]*ecdsa.PrivateKey{}}
+	is.rotate(t, "k1")
+	is.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		is.mu.Lock()
+		defer is.mu.Unlock()
+		var set struct {
+			Keys []map[string]string `json:"keys"`
+		}
+		for kid, k := range is.keys {
+			set.Keys = append(set.Keys, map[string]string{
+				"kty": "EC", "crv": "P-256", "kid": kid, "alg": "ES256", "use": "sig",
+				"x": b64(k.X), "y": b64(k.Y),
+			})
+		}
+		json.NewEncoder(w).Encode(set)
+	}))
+	t.Cleanup(is.srv.Close)
+	return is
+}
+
+func b64(n *big.Int) string {
+	b := make([]byte, 32)
+	return base64.RawURLEncoding.EncodeToString(n.FillBytes(b))
+}
+
+// rotate publishes a new key kid.
+func (is *issuer) rotate(t *testing.T, kid string) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is.mu.Lock()
+	is.keys[kid] = k
+	is.mu.Unlock()
+}
+
+func (is *issuer) sign(t *testing.T, kid string, claims jwt.MapClaims) string {
+	is.mu.Lock()
+	k := is.keys[kid]
+	is.mu.Unlock()
+	tok := jwt.NewWithClaims(jwt.SigningMethodES256, claims)
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func goodClaims() jwt.MapClaims {
+	now := time.Now()
+	return jwt.MapClaims{"iss": "https://issuer.test", "aud": "mcpbridge", "sub": "bob", "groups": []string{"eng"},
+		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
+}
+
+// TestJWT checks tokens against a key set served over HTTPS: a valid one
+// passes, with its subject and groups; expired, not yet valid, wrong
+// audience or issuer, another key, alg none and HS256 are refused; a
+// rotated key is found.
+func TestJWT(t *testing.T) {
+	is := newIssuer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, err := New(ctx, Config{JWT: &JWTConfig{JWKSURL: is.srv.URL + "/jwks.json", HTTPClient: is.srv.Client(),
+		Issuer: "https://issuer.test", Audience: "mcpbridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.Authenticate(bearerCtx(is.sign(t, "k1", goodClaims())))
+	if err != nil || p.Name != "bob" || p.Method != "jwt" || len(p.Groups) != 1 || p.Groups[0] != "eng" {
+		t.Fatalf("a valid token = %+v, %v", p, err)
+	}
+	stranger := newIssuer(t) // same kid, another key
+	with := func(change func(jwt.MapClaims)) jwt.MapClaims {
+		c := goodClaims()
+		change(c)
+		return c
+	}
+	none, _ := jwt.NewWithClaims(jwt.SigningMethodNone, goodClaims()).SignedString(jwt.UnsafeAllowNoneSignatureType)
+	hs, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, goodClaims()).SignedString([]byte("a shared secret"))
+	for name, token := range map[string]string{
+		"expired":        is.sign(t, "k1", with(func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-time.Hour).Unix() })),
+		"no expiry":      is.sign(t, "k1", with(func(c jwt.MapClaims) { delete(c, "exp") })),
+		"not yet valid":  is.sign(t, "k1", with(func(c jwt.MapClaims) { c["nbf"] = time.Now().Add(time.Hour).Unix() })),
+		"wrong audience": is.sign(t, "k1", with(func(c jwt.MapClaims) { c["aud"] = "another" })),
+		"wrong issuer":   is.sign(t, "k1", with(func(c jwt.MapClaims) { c["iss"] = "https://evil.test" })),
+		"no subject":     is.sign(t, "k1", with(func(c jwt.MapClaims) { delete(c, "sub") })),
+		"wrong key":      stranger.sign(t, "k1", goodClaims()),
+		"alg none":       none,
+		"HS256":          hs,
+		"garbage":        "a.b.c",
+	} {
+		if p, err := a.Authenticate(bearerCtx(token)); err != ErrUnauthenticated {
+			t.Errorf("%s: Authenticate = %+v, %v; want ErrUnauthenticated", name, p, err)
+		}
+	}
+	// Within the leeway, a just-expired token still passes.
+	late := is.sign(t, "k1", with(func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-10 * time.Second).Unix() }))
+	if _, err := a.Authenticate(bearerCtx(late)); err != nil {
+		t.Errorf("a token expired 10 s ago (leeway 30 s) = %v", err)
+	}
+	// Rotation: a token signed with a key published after the first fetch
+	// makes the bridge fetch the set again.
+	is.rotate(t, "k2")
+	if p, err := a.Authenticate(bearerCtx(is.sign(t, "k2", goodClaims()))); err != nil || p.Name != "bob" {
+		t.Errorf("a token of the rotated key = %+v, %v", p, err)
+	}
+}
+
+func TestJWKSFile(t *testing.T) {
+	is := newIssuer(t)
+	resp, err := is.srv.Client().Get(is.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var raw json.RawMessage
+	json.NewDecoder(resp.Body).Decode(&raw)
+	path := filepath.Join(t.TempDir(), "jwks.json")
+	os.WriteFile(path, raw, 0o600)
+	a, err := New(context.Background(), Config{JWT: &JWTConfig{JWKSFile: path, Issuer: "https://issuer.test", Audience: "mcpbridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := a.Authenticate(bearerCtx(is.sign(t, "k1", goodClaims()))); err != nil || p.Name != "bob" {
+		t.Errorf("Authenticate = %+v, %v", p, err)
+	}
+	if _, err := New(context.Background(), Config{JWT: &JWTConfig{JWKSURL: "http://plain.test/jwks", Issuer: "i", Audience: "a"}}); err == nil ||
+		!strings.Contains(err.Error(), "https") {
+		t.Errorf("New with an http JWKS URL = %v, want a refusal", err)
+	}
+}
+
+func TestRules(t *testing.T) {
+	rules := Rules{
+		{Principals: []string{"alice"}, Servers: []string{"*"}},
+		{Groups: []string{"eng"}, Servers: []string{"files"}, Tools: []string{"read_*"}, Resources: []string{"file:///pub/*"}},
+		{Claims: map[string]string{"tier": "gold"}, Servers: []string{"search"}, Tools: []string{"query"}},
+	}
+	if err := rules.Check(); err != nil {
+		t.Fatal(err)
+	}
+	alice := &Principal{Name: "alice"}
+	bob := &Principal{Name: "bob", Groups: []string{"eng"}}
+	carol := &Principal{Name: "carol", Claims: jwt.MapClaims{"tier": "gold"}}
+	for _, c := range []struct {
+		p      *Principal
+		server string
+		kind   Kind
+		name   string
+		want   bool
+	}{
+		{alice, "files", Tool, "delete_all", true},
+		{bob, "files", Tool, "read_file", true},
+		{bob, "files", Tool, "delete_all", false},
+		{bob, "files", Resource, "file:///pub/a", true},
+		{bob, "files", Resource, "file:///etc/passwd", false},
+		{bob, "files", Prompt, "any", true}, // no prompt list: all prompts
+		{bob, "search", Server, "", false},
+		{bob, "files", Server, "", true},
+		{carol, "search", Tool, "query", true},
+		{carol, "search", Tool, "admin", false},
+		{nil, "files", Server, "", false},
+	} {
+		if got := rules.Allow(c.p, c.server, c.kind, c.name); got != c.want {
+			t.Errorf("Allow(%v, %s, %d, %q) = %v, want %v", c.p, c.server, c.kind, c.name, got, c.want)
+		}
+	}
+	if !Rules(nil).Allow(nil, "x", Tool, "y") {
+		t.Error("no rules must allow everything")
+	}
+	if err := (Rules{{Servers: []string{"*"}}}).Check(); err == nil {
+		t.Error("a rule for nobody passed Check")
+	}
+}
+
+// FuzzBearer feeds arbitrary bearer tokens to the API key and JWT paths:
+// nothing panics, and nothing but a valid key or a valid JWT passes.
+func FuzzBearer(f *testing.F) {
+	f.Add("s3cret")
+	f.Add("eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.")
+	f.Add("a.b.c")
+	f.Add("eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.e30.AAAA")
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	jwk, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "RSA", "kid": "r1", "alg": "RS256", "use": "sig",
+		"n": base64.RawURLEncoding.EncodeToString(key.N.Bytes()), "e": "AQAB"}}})
+	path := filepath.Join(f.TempDir(), "jwks.json")
+	os.WriteFile(path, jwk, 0o600)
+	a, err := New(context.Background(), Config{APIKeys: []APIKey{{Principal: "k", SHA256: HashKey("s3cret")}},
+		JWT: &JWTConfig{JWKSFile: path, Issuer: "i", Audience: "a"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, token string) {
+		p, err := a.bearer(token)
+		if err == nil && (p == nil || (token != "s3cret" && p.Method != "jwt")) {
+			t.Fatalf("bearer(%q) = %+v", token, p)
+		}
+		if err == nil && p.Method == "jwt" {
+			t.Fatalf("bearer(%q) passed as a JWT without a key's signature", token)
+		}
+	})
+}

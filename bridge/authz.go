@@ -1,0 +1,167 @@
+package bridge
+
+// This file is authorization (docs/security.md): the interceptor that
+// authenticates every BridgeService call (health stays open), and the
+// checks of the rules on what a request asks of a child and on what a list
+// shows. Every path to a child goes through them: the typed RPCs, Call and
+// CallStream (route.go), Subscribe, and each request inside a Connect
+// tunnel.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// reasonPermissionDenied is the ErrorInfo reason of a call the rules deny.
+const reasonPermissionDenied = "PERMISSION_DENIED"
+
+// authenticate is the auth interceptor's function: the caller's principal
+// in the context, or UNAUTHENTICATED with nothing that helps an attacker.
+func (s *Service) authenticate(ctx context.Context) (context.Context, error) {
+	if !s.cfg.Auth.Enabled() {
+		return ctx, nil
+	}
+	p, err := s.cfg.Auth.Authenticate(ctx)
+	if err != nil {
+		return nil, status.Error(codes.Unauthenticated, "authentication required")
+	}
+	ctx = access.NewContext(ctx, p)
+	return logging.InjectFields(ctx, logging.Fields{"principal", p.Name, "auth", p.Method}), nil
+}
+
+// denied is the status of a request the rules deny.
+func denied(server, method, format string, args ...any) error {
+	return toStatus(server, method, &callError{
+		rpc:    jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Permission denied: "+format, args...),
+		reason: reasonPermissionDenied,
+	})
+}
+
+// allowServer reports whether the caller of ctx may use server at all.
+func (s *Service) allowServer(ctx context.Context, server string) bool {
+	return s.cfg.Rules.Allow(access.FromContext(ctx), server, access.Server, "")
+}
+
+// target is what an MCP request asks of a server: a tool, resource or
+// prompt by name (kind Server: nothing beyond the server).
+func target(method string, params json.RawMessage) (access.Kind, []string) {
+	str := func(obj json.RawMessage, key string) string {
+		raw, _ := rawjson.Member(obj, key)
+		v, _ := rawjson.StringValue(raw)
+		return v
+	}
+	switch method {
+	case "tools/call":
+		return access.Tool, []string{str(params, "name")}
+	case "prompts/get":
+		return access.Prompt, []string{str(params, "name")}
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		return access.Resource, []string{str(params, "uri")}
+	case "completion/complete":
+		ref, _ := rawjson.Member(params, "ref")
+		if str(ref, "type") == "ref/resource" {
+			return access.Resource, []string{str(ref, "uri")}
+		}
+		return access.Prompt, []string{str(ref, "name")}
+	case "subscriptions/listen":
+		filter, _ := rawjson.Member(params, "notifications")
+		uris, _ := rawjson.Member(filter, "resourceSubscriptions")
+		var names []string
+		rawjson.Elements(uris, func(_ int, v json.RawMessage) bool {
+			s, _ := rawjson.StringValue(v)
+			names = append(names, s)
+			return true
+		})
+		return access.Resource, names
+	}
+	return access.Server, nil
+}
+
+var kindNames = map[access.Kind]string{access.Tool: "tool", access.Resource: "resource", access.Prompt: "prompt"}
+
+// authorizeRequest checks an MCP request to server against the rules: nil,
+// or the JSON-RPC error a tunnel answers with (denied wraps it for gRPC).
+func (s *Service) authorizeRequest(ctx context.Context, server, method string, params json.RawMessage) *jsonrpc.Error {
+	if len(s.cfg.Rules) == 0 {
+		return nil
+	}
+	p := access.FromContext(ctx)
+	kind, names := target(method, params)
+	for _, name := range names {
+		if !s.cfg.Rules.Allow(p, server, kind, name) {
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Permission denied: %s %q of server %q", kindNames[kind], name, server)
+		}
+	}
+	return nil
+}
+
+// authorizeCall is authorizeRequest as a gRPC status.
+func (s *Service) authorizeCall(ctx context.Context, server, method string, params json.RawMessage) error {
+	if e := s.authorizeRequest(ctx, server, method, params); e != nil {
+		return toStatus(server, method, &callError{rpc: e, reason: reasonPermissionDenied})
+	}
+	return nil
+}
+
+// listItems are the list methods, their result's array and what names an
+// item.
+var listItems = map[string]struct {
+	array, key string
+	kind       access.Kind
+}{
+	"tools/list":               {"tools", "name", access.Tool},
+	"prompts/list":             {"prompts", "name", access.Prompt},
+	"resources/list":           {"resources", "uri", access.Resource},
+	"resources/templates/list": {"resourceTemplates", "uriTemplate", access.Resource},
+}
+
+// filterList removes from a list result what the caller may not use, so
+// that a caller sees only the tools, prompts and resources it may use.
+func (s *Service) filterList(ctx context.Context, server, method string, res json.RawMessage) json.RawMessage {
+	li, ok := listItems[method]
+	if !ok || len(s.cfg.Rules) == 0 {
+		return res
+	}
+	arr, ok := rawjson.Member(res, li.array)
+	if !ok {
+		return res
+	}
+	p := access.FromContext(ctx)
+	out := []byte{'['}
+	rawjson.Elements(arr, func(_ int, item json.RawMessage) bool {
+		raw, _ := rawjson.Member(item, li.key)
+		name, _ := rawjson.StringValue(raw)
+		if s.cfg.Rules.Allow(p, server, li.kind, name) {
+			if len(out) > 1 {
+				out = append(out, ',')
+			}
+			out = append(out, item...)
+		}
+		return true
+	})
+	filtered, err := rawjson.SetMember(res, li.array, append(out, ']'))
+	if err != nil {
+		return res
+	}
+	return filtered
+}
+
+// checkConfig checks the access settings of a configuration.
+func (c *Config) checkAccess() error {
+	if err := c.Rules.Check(); err != nil {
+		return err
+	}
+	if len(c.Rules) > 0 && !c.Auth.Enabled() {
+		return fmt.Errorf("bridge: authorization rules need authentication (API keys, JWT or mTLS)")
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package bridge
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+)
+
+// Two API keys: alice may use every tool and resource of "p"; bob only
+// pid, count and test://public, and nothing of "other".
+const (
+	aliceKey = "alice-key-0123456789abcdef"
+	bobKey   = "bob-key-0123456789abcdef"
+)
+
+func startAuthBridge(t *testing.T) (mcpbridgev1.BridgeServiceClient, *Service) {
+	t.Helper()
+	a, err := access.New(context.Background(), access.Config{APIKeys: []access.APIKey{
+		{Principal: "alice", SHA256: access.HashKey(aliceKey)},
+		{Principal: "bob", SHA256: access.HashKey(bobKey), Groups: []string{"guests"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(Config{
+		Servers: []ServerConfig{policyServer(t, "p", PolicyShared), policyServer(t, "other", PolicyShared)},
+		Logger:  slog.New(slog.DiscardHandler),
+		Auth:    a,
+		Rules: access.Rules{
+			{Principals: []string{"alice"}, Servers: []string{"*"}},
+			{Groups: []string{"guests"}, Servers: []string{"p"}, Tools: []string{"pid", "count"}, Resources: []string{"test://public"}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	conn := serveLoopback(t, svc.NewGRPCServer())
+	return mcpbridgev1.NewBridgeServiceClient(conn), svc
+}
+
+func as(ctx context.Context, key string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+key)
+}
+
+// wantDenied checks a PERMISSION_DENIED status with its ErrorInfo.
+func wantDenied(t *testing.T, what string, err error) {
+	t.Helper()
+	st, _ := status.FromError(err)
+	reason := ""
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			reason = info.GetReason()
+		}
+	}
+	if st.Code() != codes.PermissionDenied || reason != reasonPermissionDenied {
+		t.Errorf("%s = %v, want PERMISSION_DENIED with reason %s", what, err, reasonPermissionDenied)
+	}
+}
+
+// TestAuthorizationEveryPath: the rules hold on the typed RPCs, Call,
+// CallStream, Subscribe and Connect, lists show a caller only what it may
+// use, and a denied tools/call never reaches the child.
+func TestAuthorizationEveryPath(t *testing.T) {
+	t.Parallel()
+	bc, _ := startAuthBridge(t)
+	ctx := testCtx(t)
+	alice, bob := as(ctx, aliceKey), as(ctx, bobKey)
+
+	// Authentication: none, or a wrong key, is UNAUTHENTICATED with no
+	// detail; health stays open.
+	for name, c := range map[string]context.Context{"no key": ctx, "wrong key": as(ctx, "guess")} {
+		_, err := bc.ListTools(c, &mcpbridgev1.ListToolsRequest{Server: "p"})
+		if st, _ := status.FromError(err); st.Code() != codes.Unauthenticated || st.Message() != "authentication required" || len(st.Details()) > 0 {
+			t.Errorf("%s: ListTools = %v, want a bare UNAUTHENTICATED", name, err)
+		}
+	}
+
+	// Typed RPCs.
+	if _, err := bc.CallTool(bob, &mcpbridgev1.CallToolRequest{Server: "p", Name: "pid"}); err != nil {
+		t.Errorf("bob's CallTool(pid) = %v", err)
+	}
+	_, err := bc.CallTool(bob, &mcpbridgev1.CallToolRequest{Server: "p", Name: "secret"})
+	wantDenied(t, "bob's CallTool(secret)", err)
+	_, err = bc.ReadResource(bob, &mcpbridgev1.ReadResourceRequest{Server: "p", Uri: "test://private"})
+	wantDenied(t, "bob's ReadResource(test://private)", err)
+	if _, err := bc.ReadResource(bob, &mcpbridgev1.ReadResourceRequest{Server: "p", Uri: "test://public"}); err != nil {
+		t.Errorf("bob's ReadResource(test://public) = %v", err)
+	}
+	_, err = bc.ListTools(bob, &mcpbridgev1.ListToolsRequest{Server: "other"})
+	wantDenied(t, "bob's ListTools on another server", err)
+	tools, err := bc.ListTools(bob, &mcpbridgev1.ListToolsRequest{Server: "p"})
+	var names []string
+	for _, tool := range tools.GetTools() {
+		names = append(names, tool.GetName())
+	}
+	if err != nil || strings.Join(names, ",") != "count,pid" {
+		t.Errorf("bob's ListTools = %v, %v; want count and pid only", names, err)
+	}
+	all, err := bc.ListTools(alice, &mcpbridgev1.ListToolsRequest{Server: "p"})
+	if err != nil || len(all.GetTools()) < 5 {
+		t.Errorf("alice's ListTools = %v, %v; want every tool", all, err)
+	}
+	list, err := bc.ListServers(bob, &mcpbridgev1.ListServersRequest{})
+	if err != nil || len(list.GetServers()) != 1 || list.GetServers()[0].GetName() != "p" {
+		t.Errorf("bob's ListServers = %v, %v; want p only", list, err)
+	}
+
+	// Call and CallStream.
+	_, err = bc.Call(bob, &mcpbridgev1.CallRequest{Server: "p", Method: "tools/call", ParamsJson: `{"name":"secret"}`})
+	wantDenied(t, "bob's Call(tools/call secret)", err)
+	res, err := bc.Call(bob, &mcpbridgev1.CallRequest{Server: "p", Method: "resources/list", ParamsJson: `{}`})
+	if err != nil || strings.Contains(res.GetResultJson(), "test://private") || !strings.Contains(res.GetResultJson(), "test://public") {
+		t.Errorf("bob's Call(resources/list) = %v, %v; want test://public only", res, err)
+	}
+	cs, err := bc.CallStream(bob, &mcpbridgev1.CallStreamRequest{Server: "p", Method: "tools/call", ParamsJson: `{"name":"secret"}`})
+	if err == nil {
+		_, err = cs.Recv()
+	}
+	wantDenied(t, "bob's CallStream(tools/call secret)", err)
+
+	// Subscribe.
+	sub, err := bc.Subscribe(bob, &mcpbridgev1.SubscribeRequest{Server: "p", ResourceSubscriptions: []string{"test://private"}})
+	if err == nil {
+		_, err = sub.Recv()
+	}
+	wantDenied(t, "bob's Subscribe(test://private)", err)
+
+	// Connect: the forbidden tools/call is refused in the tunnel.
+	st, err := bc.Connect(bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tun := &tunnelConn{tb: t, st: st}
+	if err := st.Send(&mcpbridgev1.ConnectRequest{Server: "p",
+		MessageJson: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + testkit.WithModernMeta(`{"name":"secret"}`) + `}`}); err != nil {
+		t.Fatal(err)
+	}
+	m, text := tun.response("1", nil)
+	if !strings.Contains(string(m.Error), "-32602") || !strings.Contains(text, "Permission denied") {
+		t.Errorf("bob's tools/call secret in a tunnel = %s, want -32602 Permission denied", text)
+	}
+	tun.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":` + testkit.WithModernMeta(`{}`) + `}`)
+	if _, text := tun.response("2", nil); strings.Contains(text, `"secret"`) || !strings.Contains(text, `"pid"`) {
+		t.Errorf("bob's tools/list in a tunnel = %s, want pid without secret", text)
+	}
+	st.CloseSend()
+
+	// Nothing of bob's reached the child's secret tool.
+	count, err := bc.CallTool(alice, &mcpbridgev1.CallToolRequest{Server: "p", Name: "count", Arguments: argsStruct(`{"name":"secret"}`)})
+	if err != nil || count.GetContent()[0].GetText().GetText() != "0" {
+		t.Errorf("the child ran secret %v times (%v); want 0", count, err)
+	}
+	if _, err := bc.CallTool(alice, &mcpbridgev1.CallToolRequest{Server: "p", Name: "secret"}); err != nil {
+		t.Errorf("alice's CallTool(secret) = %v", err)
+	}
+}
