@@ -25,6 +25,15 @@ const (
 
 func startAuthBridge(t *testing.T) (mcpbridgev1.BridgeServiceClient, *Service) {
 	t.Helper()
+	return startAuthBridgeWith(t, access.Rules{
+		{Principals: []string{"alice"}, Servers: []string{"*"}},
+		{Groups: []string{"guests"}, Servers: []string{"p"}, Tools: []string{"pid", "count"}, Resources: []string{"test://public"}},
+	}, policyServer(t, "p", PolicyShared), policyServer(t, "other", PolicyShared))
+}
+
+// startAuthBridgeWith serves servers with alice's and bob's keys and rules.
+func startAuthBridgeWith(t *testing.T, rules access.Rules, servers ...ServerConfig) (mcpbridgev1.BridgeServiceClient, *Service) {
+	t.Helper()
 	a, err := access.New(context.Background(), access.Config{APIKeys: []access.APIKey{
 		{Principal: "alice", SHA256: access.HashKey(aliceKey)},
 		{Principal: "bob", SHA256: access.HashKey(bobKey), Groups: []string{"guests"}},
@@ -32,15 +41,7 @@ func startAuthBridge(t *testing.T) (mcpbridgev1.BridgeServiceClient, *Service) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Config{
-		Servers: []ServerConfig{policyServer(t, "p", PolicyShared), policyServer(t, "other", PolicyShared)},
-		Logger:  slog.New(slog.DiscardHandler),
-		Auth:    a,
-		Rules: access.Rules{
-			{Principals: []string{"alice"}, Servers: []string{"*"}},
-			{Groups: []string{"guests"}, Servers: []string{"p"}, Tools: []string{"pid", "count"}, Resources: []string{"test://public"}},
-		},
-	})
+	svc, err := New(Config{Servers: servers, Logger: slog.New(slog.DiscardHandler), Auth: a, Rules: rules})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,5 +164,83 @@ func TestAuthorizationEveryPath(t *testing.T) {
 	}
 	if _, err := bc.CallTool(alice, &mcpbridgev1.CallToolRequest{Server: "p", Name: "secret"}); err != nil {
 		t.Errorf("alice's CallTool(secret) = %v", err)
+	}
+}
+
+// TestServerRequestsStayWithTheirPrincipal: a legacy child's elicitation,
+// caused by alice's call, reaches alice's Subscribe stream and not bob's;
+// bob cannot answer it even with its id; and a request that arrives while
+// calls of both are in flight goes to nobody.
+func TestServerRequestsStayWithTheirPrincipal(t *testing.T) {
+	t.Parallel()
+	sc := streamsFixtureServer(t, "", "legacy")
+	bc, _ := startAuthBridgeWith(t, nil, sc) // authentication, no rules
+	ctx := testCtx(t)
+	alice, bob := as(ctx, aliceKey), as(ctx, bobKey)
+	subscribe := func(ctx context.Context) mcpbridgev1.BridgeService_SubscribeClient {
+		st, err := bc.Subscribe(ctx, &mcpbridgev1.SubscribeRequest{ServerRequests: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := st.Recv(); err != nil || m.GetAcknowledged() == nil {
+			t.Fatalf("Subscribe: first message %v, %v", m, err)
+		}
+		return st
+	}
+	bobCtx, stopBob := context.WithCancel(bob)
+	aliceSub, bobSub := subscribe(alice), subscribe(bobCtx)
+	bobGot := make(chan *mcpbridgev1.ServerRequest, 1)
+	bobDone := make(chan struct{})
+	go func() {
+		defer close(bobDone)
+		for {
+			m, err := bobSub.Recv()
+			if err != nil {
+				return
+			}
+			if sr := m.GetServerRequest(); sr != nil {
+				select {
+				case bobGot <- sr:
+				default:
+				}
+			}
+		}
+	}()
+	answered := make(chan string, 1)
+	go func() {
+		res, err := bc.Call(alice, &mcpbridgev1.CallRequest{Method: "tools/call",
+			ParamsJson: `{"name":"ask","arguments":{"method":"elicitation/create","params":{"message":"m"}}}`})
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		answered <- res.GetResultJson()
+	}()
+	var sr *mcpbridgev1.ServerRequest
+	for sr == nil {
+		m, err := aliceSub.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr = m.GetServerRequest()
+	}
+	_, err := bc.RespondToServerRequest(bob, &mcpbridgev1.RespondToServerRequestRequest{Id: sr.GetId(),
+		Outcome: &mcpbridgev1.RespondToServerRequestRequest_ResultJson{ResultJson: `{"action":"decline"}`}})
+	if status.Code(err) != codes.NotFound {
+		t.Errorf("bob answering alice's request = %v, want NOT_FOUND", err)
+	}
+	if _, err := bc.RespondToServerRequest(alice, &mcpbridgev1.RespondToServerRequestRequest{Id: sr.GetId(),
+		Outcome: &mcpbridgev1.RespondToServerRequestRequest_ResultJson{ResultJson: `{"action":"accept","content":{"x":"by alice"}}`}}); err != nil {
+		t.Fatalf("alice's answer: %v", err)
+	}
+	if got := <-answered; !strings.Contains(got, "by alice") {
+		t.Errorf("alice's call = %s, want her answer", got)
+	}
+	stopBob() // whatever bob's stream was sent, it has read by now
+	<-bobDone
+	select {
+	case sr := <-bobGot:
+		t.Errorf("bob's stream got alice's request %v", sr)
+	default:
 	}
 }

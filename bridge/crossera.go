@@ -174,7 +174,7 @@ func (t *tunnel) initialize(ctx context.Context, call *tunnelCall, id json.RawMe
 	caps, info, instructions := t.c.ServerCapabilities(), t.c.ServerInfo(), t.c.Instructions()
 	if info == nil {
 		meta, _ := t.peerMeta()
-		leave := t.c.relay.enter()
+		leave := t.c.relay.enter(t.ctx)
 		res, err := t.c.Call(ctx, "server/discover", json.RawMessage(`{}`), &stdio.CallOptions{Timeout: t.s.cfg.DefaultDeadline, Meta: meta})
 		leave()
 		if err != nil {
@@ -232,7 +232,7 @@ func (t *tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 		opts.Log = t.logTo(level)
 	}
 	for round := 0; ; round++ {
-		leave := t.c.relay.enter()
+		leave := t.c.relay.enter(t.ctx)
 		res, err := t.c.Call(ctx, method, params, opts)
 		leave()
 		if err != nil {

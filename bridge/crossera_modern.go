@@ -210,7 +210,7 @@ func (t *tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.
 	}
 	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage { return token })
 	defer release()
-	leave := t.c.relay.enter()
+	leave := t.c.relay.enter(t.ctx)
 	res, err := t.c.Call(ctx, method, legacyParams(params), opts)
 	leave()
 	if err != nil {

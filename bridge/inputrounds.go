@@ -123,7 +123,7 @@ func (t *tunnel) startOp(method string, params json.RawMessage, mc modernCall, d
 	go func() {
 		defer t.wg.Done()
 		defer release()
-		leave := t.c.relay.enter()
+		leave := t.c.relay.enter(t.ctx)
 		res, err := t.c.Call(ctx, method, child, opts)
 		leave()
 		var o outcome

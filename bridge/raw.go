@@ -76,7 +76,7 @@ func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.Ser
 	defer r.c.level.want(req.GetLogLevel())() // a legacy child logs at least that much meanwhile
 	opts := ev.options(r.callOptions(ctx, params))
 	opts.Meta = extra
-	reg := r.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	reg := r.c.relay.openStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
 	res, err := r.callCounted(ctx, params, opts)
 	reg.Close()
 	if err != nil {

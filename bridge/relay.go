@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -43,8 +44,14 @@ type relay struct {
 	log     *slog.Logger
 	client  atomic.Pointer[stdio.Client]
 
+	// secure: callers are authenticated, so a request from the child
+	// goes only to callers of the principal whose calls are in flight
+	// (serverreq.go); otherwise every caller is the same anonymous one.
+	secure bool
+
 	mu      sync.Mutex
 	calls   int                        // calls in flight on the child that the bridge knows of
+	owners  map[string]int             // calls in flight by principal name
 	streams map[*streamReg]struct{}    // registered call and opted-in streams
 	tunnels []*tunnel                  // open Connect tunnels, oldest first
 	sinks   map[eventSink]struct{}     // receivers of unsolicited notifications
@@ -52,9 +59,10 @@ type relay struct {
 	pending map[string]*pendingRequest // server requests offered on streams, by minted id
 }
 
-func newRelay(server string, cfg *ServerConfig, log *slog.Logger) *relay {
+func newRelay(server string, cfg *ServerConfig, secure bool, log *slog.Logger) *relay {
 	r := &relay{
-		server: server, timeout: cfg.ServerRequestTimeout, limit: stdio.DefaultMaxServerRequests, log: log,
+		server: server, timeout: cfg.ServerRequestTimeout, limit: stdio.DefaultMaxServerRequests, log: log, secure: secure,
+		owners: map[string]int{},
 		streams: map[*streamReg]struct{}{}, sinks: map[eventSink]struct{}{},
 		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{},
 	}
@@ -84,21 +92,54 @@ func (r *relay) hook(cfg stdio.ClientConfig) stdio.ClientConfig {
 // before Connect returned (the atomic store publishes it).
 func (r *relay) attach(c *stdio.Client) { r.client.Store(c) }
 
-// enter counts a call in flight on the child, for the rule that a lone
-// opted-in call is the cause of a server request. Every path that calls
-// the child uses it: defer c.relay.enter()().
-func (r *relay) enter() (leave func()) {
+// enter counts a call in flight on the child, by the principal of ctx,
+// for the rules that a lone opted-in call is the cause of a server request
+// and that a request goes only to the principal whose calls are in flight.
+// Every path that calls the child uses it: defer c.relay.enter(ctx)().
+func (r *relay) enter(ctx context.Context) (leave func()) {
+	who := principalName(ctx)
 	r.mu.Lock()
 	r.calls++
+	r.owners[who]++
 	r.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			r.mu.Lock()
 			r.calls--
+			r.owners[who]--
+			if r.owners[who] == 0 {
+				delete(r.owners, who)
+			}
 			r.mu.Unlock()
 		})
 	}
+}
+
+// principalName names the caller of ctx for server-request routing: ""
+// for an anonymous one.
+func principalName(ctx context.Context) string {
+	if p := access.FromContext(ctx); p != nil {
+		return p.Name
+	}
+	return ""
+}
+
+// owner is the principal a request from the child belongs to: the one
+// whose calls are in flight. ok is false when that cannot be told (no call
+// in flight, or calls of several principals) on a secure relay; r.mu is
+// held.
+func (r *relay) owner() (who string, ok bool) {
+	if !r.secure {
+		return "", true
+	}
+	if len(r.owners) != 1 {
+		return "", false
+	}
+	for who := range r.owners {
+		return who, true
+	}
+	return "", false
 }
 
 // tunnel returns the tunnel to ask: the most recent one whose 2026 client
@@ -108,13 +149,17 @@ func (r *relay) enter() (leave func()) {
 func (r *relay) tunnel() *tunnel {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	who, ok := r.owner()
+	if !ok {
+		return nil
+	}
 	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if t := r.tunnels[i]; t.takesRequests() && t.asking() {
+		if t := r.tunnels[i]; t.principal == who && t.takesRequests() && t.asking() {
 			return t
 		}
 	}
 	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if t := r.tunnels[i]; t.takesRequests() && !t.crossModern() {
+		if t := r.tunnels[i]; t.principal == who && t.takesRequests() && !t.crossModern() {
 			return t
 		}
 	}
@@ -309,7 +354,7 @@ func (r *relay) release(c *stdio.Client, uri string, e *uriSub, timeout time.Dur
 
 // uriCall sends resources/subscribe or resources/unsubscribe for uri.
 func (r *relay) uriCall(ctx context.Context, c *stdio.Client, method, uri string, timeout time.Duration) error {
-	defer r.enter()()
+	defer r.enter(ctx)()
 	params := append(rawjson.AppendString([]byte(`{"uri":`), uri), '}')
 	_, err := c.Call(context.WithoutCancel(ctx), method, json.RawMessage(params), &stdio.CallOptions{Timeout: timeout})
 	return err

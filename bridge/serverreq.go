@@ -79,6 +79,7 @@ type outcome struct {
 
 // pendingRequest is a server request offered on streams.
 type pendingRequest struct {
+	owner     string                     // the principal it was offered to
 	msg       *mcpbridgev1.ServerRequest // shared read-only by every receiver
 	answer    chan outcome               // one slot; whoever removes the entry from relay.pending sends
 	targets   []*streamReg               // under relay.mu
@@ -91,10 +92,14 @@ type pendingRequest struct {
 func (r *relay) offer(id string, req stdio.ServerRequest) *pendingRequest {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	who, known := r.owner()
+	if !known {
+		return nil // a request no caller can be told to own goes to nobody
+	}
 	var cause *streamReg
 	var all []*streamReg
 	for g := range r.streams {
-		if !g.optIn || g.closed {
+		if !g.optIn || g.closed || g.principal != who {
 			continue
 		}
 		all = append(all, g)
@@ -115,6 +120,7 @@ func (r *relay) offer(id string, req stdio.ServerRequest) *pendingRequest {
 		},
 		answer: make(chan outcome, 1),
 		gone:   make(chan struct{}),
+		owner:  who,
 	}
 	for _, g := range all {
 		select {
@@ -169,11 +175,15 @@ func (r *relay) forget(p *pendingRequest) {
 	p.targets = nil
 }
 
-// respond hands an answer to an offered request. It reports false when the
-// id is unknown, expired or already answered.
-func (r *relay) respond(id string, o outcome) bool {
+// respond hands an answer from the caller who to an offered request. It
+// reports false when the id is unknown, expired, already answered or
+// offered to another principal.
+func (r *relay) respond(id, who string, o outcome) bool {
 	r.mu.Lock()
 	p := r.pending[id]
+	if p != nil && p.owner != who {
+		p = nil // not this caller's to see
+	}
 	if p != nil {
 		delete(r.pending, id)
 	}
@@ -188,8 +198,9 @@ func (r *relay) respond(id string, o outcome) bool {
 // streamReg is one gRPC stream registered on a child's relay (see
 // openStream).
 type streamReg struct {
-	r     *relay
-	call  bool
+	r         *relay
+	principal string // the caller's (principalName)
+	call      bool
 	optIn bool
 	send  func(*mcpbridgev1.ServerRequest) error
 	queue chan *mcpbridgev1.ServerRequest
@@ -223,9 +234,9 @@ type streamReg struct {
 //     are answered -32603 at once.
 //
 // send may be nil when optIn is false.
-func (r *relay) openStream(call, optIn bool, send func(*mcpbridgev1.ServerRequest) error) *streamReg {
+func (r *relay) openStream(ctx context.Context, call, optIn bool, send func(*mcpbridgev1.ServerRequest) error) *streamReg {
 	g := &streamReg{
-		r: r, call: call, optIn: optIn && send != nil, send: send,
+		r: r, principal: principalName(ctx), call: call, optIn: optIn && send != nil, send: send,
 		stop: make(chan struct{}), done: make(chan struct{}),
 		offered: map[*pendingRequest]struct{}{},
 	}
@@ -239,6 +250,7 @@ func (r *relay) openStream(call, optIn bool, send func(*mcpbridgev1.ServerReques
 	r.streams[g] = struct{}{}
 	if call {
 		r.calls++
+		r.owners[g.principal]++
 	}
 	r.mu.Unlock()
 	return g
@@ -272,6 +284,9 @@ func (g *streamReg) leave() {
 		delete(r.streams, g)
 		if g.call {
 			r.calls--
+			if r.owners[g.principal]--; r.owners[g.principal] == 0 {
+				delete(r.owners, g.principal)
+			}
 		}
 		for p := range g.offered {
 			p.receivers--
@@ -364,7 +379,7 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 	}
 	for _, srv := range srvs {
 		for _, r := range srv.relays() {
-			if r.respond(req.GetId(), o) {
+			if r.respond(req.GetId(), principalName(ctx), o) {
 				return &mcpbridgev1.RespondToServerRequestResponse{}, nil
 			}
 		}

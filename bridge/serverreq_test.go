@@ -232,9 +232,9 @@ func TestServerRequestsFixture(t *testing.T) {
 // offers a request to: the lone call in flight when it opted in, else
 // every opted-in stream.
 func TestServerRequestRouting(t *testing.T) {
-	r := newRelay("s", &ServerConfig{}, slog.New(slog.DiscardHandler))
+	r := newRelay("s", &ServerConfig{}, false, slog.New(slog.DiscardHandler))
 	reg := func(call, optIn bool) *streamReg {
-		return r.openStream(call, optIn, func(*mcpbridgev1.ServerRequest) error { return nil })
+		return r.openStream(context.Background(), call, optIn, func(*mcpbridgev1.ServerRequest) error { return nil })
 	}
 	req := stdio.ServerRequest{ID: json.RawMessage(`1`), Method: "sampling/createMessage"}
 	offer := func() []*streamReg {
@@ -254,7 +254,7 @@ func TestServerRequestRouting(t *testing.T) {
 	if got := offer(); len(got) != 1 || got[0] != stream {
 		t.Errorf("one call in flight, an opted-in stream: offered to %d streams, want that stream alone", len(got))
 	}
-	leave := r.enter() // a unary call joins
+	leave := r.enter(context.Background()) // a unary call joins
 	if got := offer(); len(got) != 2 {
 		t.Errorf("two calls in flight: offered to %d streams, want both opted-in streams", len(got))
 	}

@@ -143,7 +143,7 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	// The stream counts as the call in flight and, when it opted in, is
 	// offered the requests a legacy child sends meanwhile (serverreq.go);
 	// it leaves the routing before the result is sent.
-	reg := r.c.relay.openStream(true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	reg := r.c.relay.openStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
 	res, err := r.callCounted(ctx, params, ev.options(r.callOptions(ctx, params)))
 	reg.Close()
 	if err != nil {

@@ -280,7 +280,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 		// child sends once the client has it reaches this stream; sent
 		// only after it, which is always the first message.
 		acked := make(chan struct{})
-		reg := c.relay.openStream(false, true, func(sr *mcpbridgev1.ServerRequest) error {
+		reg := c.relay.openStream(ctx, false, true, func(sr *mcpbridgev1.ServerRequest) error {
 			select {
 			case <-acked:
 			case <-ctx.Done():

@@ -133,12 +133,13 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 
 // tunnel is one Connect stream on a child.
 type tunnel struct {
-	s      *Service
-	c      *child
-	legacy bool
-	log    *slog.Logger
-	ctx    context.Context // the tunnel's requests; cancelled by abort
-	cancel context.CancelFunc
+	s         *Service
+	c         *child
+	principal string // the caller's (principalName): the child's requests reach it only when they are its
+	legacy    bool
+	log       *slog.Logger
+	ctx       context.Context // the tunnel's requests; cancelled by abort
+	cancel    context.CancelFunc
 
 	out      chan []byte       // frames that must be delivered, in order
 	notes    *dropRing[[]byte] // the child's unsolicited notifications
@@ -184,7 +185,7 @@ type tunnelListen struct {
 func newTunnel(s *Service, c *child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *tunnel {
 	ctx, cancel := context.WithCancel(stream.Context())
 	return &tunnel{
-		s: s, c: c, legacy: !protocol.Modern(c.Protocol()),
+		s: s, c: c, principal: principalName(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
 		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: newDropRing[[]byte](subscribeBuffer),
@@ -446,7 +447,7 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 			}
 		}
 	}
-	leave := t.c.relay.enter()
+	leave := t.c.relay.enter(t.ctx)
 	res, err := t.c.Call(ctx, method, params, opts)
 	leave()
 	t.finish(id, call, t.s.filterList(t.ctx, t.server(), method, res), err)
