@@ -21,16 +21,26 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
+// accessState is the authentication and the rules in force; Reload
+// replaces it whole.
+type accessState struct {
+	auth  *access.Authenticator
+	rules access.Rules
+}
+
+// access returns the authentication and rules in force.
+func (s *Service) access() *accessState { return s.acc.Load() }
+
 // reasonPermissionDenied is the ErrorInfo reason of a call the rules deny.
 const reasonPermissionDenied = "PERMISSION_DENIED"
 
 // authenticate is the auth interceptor's function: the caller's principal
 // in the context, or UNAUTHENTICATED with nothing that helps an attacker.
 func (s *Service) authenticate(ctx context.Context) (context.Context, error) {
-	if !s.cfg.Auth.Enabled() {
+	if !s.access().auth.Enabled() {
 		return ctx, nil
 	}
-	p, err := s.cfg.Auth.Authenticate(ctx)
+	p, err := s.access().auth.Authenticate(ctx)
 	if err != nil {
 		return nil, status.Error(codes.Unauthenticated, "authentication required")
 	}
@@ -48,7 +58,7 @@ func denied(server, method, format string, args ...any) error {
 
 // allowServer reports whether the caller of ctx may use server at all.
 func (s *Service) allowServer(ctx context.Context, server string) bool {
-	return s.cfg.Rules.Allow(access.FromContext(ctx), server, access.Server, "")
+	return s.access().rules.Allow(access.FromContext(ctx), server, access.Server, "")
 }
 
 // target is what an MCP request asks of a server: a tool, resource or
@@ -91,13 +101,13 @@ var kindNames = map[access.Kind]string{access.Tool: "tool", access.Resource: "re
 // authorizeRequest checks an MCP request to server against the rules: nil,
 // or the JSON-RPC error a tunnel answers with (denied wraps it for gRPC).
 func (s *Service) authorizeRequest(ctx context.Context, server, method string, params json.RawMessage) *jsonrpc.Error {
-	if len(s.cfg.Rules) == 0 {
+	if len(s.access().rules) == 0 {
 		return nil
 	}
 	p := access.FromContext(ctx)
 	kind, names := target(method, params)
 	for _, name := range names {
-		if !s.cfg.Rules.Allow(p, server, kind, name) {
+		if !s.access().rules.Allow(p, server, kind, name) {
 			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Permission denied: %s %q of server %q", kindNames[kind], name, server)
 		}
 	}
@@ -128,7 +138,7 @@ var listItems = map[string]struct {
 // that a caller sees only the tools, prompts and resources it may use.
 func (s *Service) filterList(ctx context.Context, server, method string, res json.RawMessage) json.RawMessage {
 	li, ok := listItems[method]
-	if !ok || len(s.cfg.Rules) == 0 {
+	if !ok || len(s.access().rules) == 0 {
 		return res
 	}
 	arr, ok := rawjson.Member(res, li.array)
@@ -140,7 +150,7 @@ func (s *Service) filterList(ctx context.Context, server, method string, res jso
 	rawjson.Elements(arr, func(_ int, item json.RawMessage) bool {
 		raw, _ := rawjson.Member(item, li.key)
 		name, _ := rawjson.StringValue(raw)
-		if s.cfg.Rules.Allow(p, server, li.kind, name) {
+		if s.access().rules.Allow(p, server, li.kind, name) {
 			if len(out) > 1 {
 				out = append(out, ',')
 			}

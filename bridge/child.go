@@ -31,7 +31,7 @@ func (m *member) start(ctx context.Context, log *slog.Logger, retire func(superv
 	relays := map[*stdio.Client]*relay{}
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
 		stderr := newStderrLog(log, m.stderr)
-		r := newRelay(srv.name, srv.cfg, srv.s.cfg.Auth.Enabled(), log)
+		r := newRelay(srv.name, srv.cfg, srv.s.access().auth.Enabled(), log)
 		c, err := stdio.Start(ctx, srv.cfg.command(stderr, m.env), r.hook(srv.cfg.client(log)))
 		if err != nil {
 			stderr.started(0)

@@ -18,7 +18,10 @@ func (c Config) Validate() error {
 	return c.normalize()
 }
 
-// Reload applies a new configuration without a restart: servers that are
+// Reload applies a new configuration without a restart. Its
+// authentication and rules apply to every call from now on (children
+// started before keep routing their server requests as they did: by
+// principal if authentication was on when they started). Servers that are
 // new start, servers that are gone are drained and stopped, servers whose
 // configuration changed are replaced (new calls go to the new children at
 // once; the old ones finish what they serve, at most ReloadDrain, and
@@ -81,6 +84,7 @@ func (s *Service) Reload(cfg Config) error {
 		}
 	}
 	s.cfg.Servers = cfg.Servers
+	s.acc.Store(&accessState{auth: cfg.Auth, rules: cfg.Rules}) // new calls see the new rules at once
 	s.servers.Store(&next)
 	for _, srv := range retire {
 		srv.retire()

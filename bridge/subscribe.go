@@ -48,7 +48,7 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 		if uri == "" {
 			return toStatus(srv.name, method, invalidInput(srv.name, method, "resource_subscriptions has an empty URI"))
 		}
-		if !s.cfg.Rules.Allow(access.FromContext(ctx), srv.name, access.Resource, uri) {
+		if !s.access().rules.Allow(access.FromContext(ctx), srv.name, access.Resource, uri) {
 			return denied(srv.name, method, "resource %q of server %q", uri, srv.name)
 		}
 	}

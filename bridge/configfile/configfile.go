@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 )
 
@@ -28,7 +29,69 @@ type File struct {
 	MaxMessageBytes int           `yaml:"max_message_bytes"`
 	DefaultDeadline time.Duration `yaml:"default_deadline"`
 	MaxDeadline     time.Duration `yaml:"max_deadline"`
-	Servers         []Server      `yaml:"servers"`
+	// Reflection is "auto" (default: on when listening on loopback), "on"
+	// or "off".
+	Reflection string   `yaml:"reflection"`
+	Auth       *Auth    `yaml:"auth"`
+	Rules      []Rule   `yaml:"rules"`
+	Servers    []Server `yaml:"servers"`
+}
+
+// Auth is how callers authenticate (docs/security.md).
+type Auth struct {
+	APIKeys []APIKey `yaml:"api_keys"`
+	JWT     *JWT     `yaml:"jwt"`
+	// MTLS takes a verified client certificate's common name as the
+	// principal (the listener needs --client-ca).
+	MTLS bool `yaml:"mtls"`
+}
+
+// APIKey is a bearer key, stored as its SHA-256.
+type APIKey struct {
+	Principal string   `yaml:"principal"`
+	SHA256    string   `yaml:"sha256"`
+	Groups    []string `yaml:"groups"`
+}
+
+// JWT is how bearer JWTs are checked.
+type JWT struct {
+	JWKSURL        string        `yaml:"jwks_url"`
+	JWKSFile       string        `yaml:"jwks_file"`
+	CAFile         string        `yaml:"ca_file"` // a CA for jwks_url beyond the system's
+	Issuer         string        `yaml:"issuer"`
+	Audience       string        `yaml:"audience"`
+	Leeway         time.Duration `yaml:"leeway"`
+	PrincipalClaim string        `yaml:"principal_claim"`
+	GroupsClaim    string        `yaml:"groups_claim"`
+}
+
+// Rule allows callers to use servers, tools, resources and prompts.
+type Rule struct {
+	Principals []string          `yaml:"principals"`
+	Groups     []string          `yaml:"groups"`
+	Claims     map[string]string `yaml:"claims"`
+	Servers    []string          `yaml:"servers"`
+	Tools      []string          `yaml:"tools"`
+	Resources  []string          `yaml:"resources"`
+	Prompts    []string          `yaml:"prompts"`
+}
+
+// AccessConfig is the file's authentication, for access.New; the JWKS
+// HTTP client is the caller's to set (ca_file).
+func (f *File) AccessConfig() access.Config {
+	var c access.Config
+	if f.Auth == nil {
+		return c
+	}
+	for _, k := range f.Auth.APIKeys {
+		c.APIKeys = append(c.APIKeys, access.APIKey{Principal: k.Principal, SHA256: k.SHA256, Groups: k.Groups})
+	}
+	if j := f.Auth.JWT; j != nil {
+		c.JWT = &access.JWTConfig{JWKSURL: j.JWKSURL, JWKSFile: j.JWKSFile, Issuer: j.Issuer, Audience: j.Audience,
+			Leeway: j.Leeway, PrincipalClaim: j.PrincipalClaim, GroupsClaim: j.GroupsClaim}
+	}
+	c.MTLS = f.Auth.MTLS
+	return c
 }
 
 // Server is one fronted server.
@@ -141,8 +204,11 @@ func Parse(path string, data []byte) (bridge.Config, *File, error) {
 	if err != nil {
 		return bridge.Config{}, nil, err
 	}
-	// The bridge's own checks, located at the server they concern.
-	if err := cfg.Validate(); err != nil {
+	// The bridge's own checks, located at the server they concern. The
+	// rules are checked above: their authenticator is built by the caller.
+	check := cfg
+	check.Rules = nil
+	if err := check.Validate(); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "bridge: ")
 		for i, s := range f.Servers {
 			if strings.Contains(msg, fmt.Sprintf("server %q", s.Name)) {
@@ -170,6 +236,31 @@ func yamlError(path string, err error) error {
 // policies) and converts it.
 func (f *File) build(loc *locator) (bridge.Config, error) {
 	cfg := bridge.Config{MaxMessageBytes: f.MaxMessageBytes, DefaultDeadline: f.DefaultDeadline, MaxDeadline: f.MaxDeadline}
+	switch f.Reflection {
+	case "", "auto", "on", "off":
+	default:
+		return cfg, loc.err(fmt.Sprintf("%q is not auto, on or off", f.Reflection), "reflection")
+	}
+	for i, r := range f.Rules {
+		cfg.Rules = append(cfg.Rules, access.Rule{Principals: r.Principals, Groups: r.Groups, Claims: r.Claims,
+			Servers: r.Servers, Tools: r.Tools, Resources: r.Resources, Prompts: r.Prompts})
+		if err := cfg.Rules[i:].Check(); err != nil {
+			return cfg, loc.err(strings.TrimPrefix(strings.Replace(err.Error(), "rule 0", "the rule", 1), "access: "), "rules", i)
+		}
+	}
+	if len(f.Rules) > 0 && (f.Auth == nil || len(f.Auth.APIKeys) == 0 && f.Auth.JWT == nil && !f.Auth.MTLS) {
+		return cfg, loc.err("rules need an auth section: api_keys, jwt or mtls", "rules")
+	}
+	if f.Auth != nil {
+		for i, k := range f.Auth.APIKeys {
+			if k.Principal == "" || len(k.SHA256) != 64 {
+				return cfg, loc.err("an API key needs a principal and the key's sha256 (64 hex digits: printf %s KEY | sha256sum)", "auth", "api_keys", i)
+			}
+		}
+		if j := f.Auth.JWT; j != nil && ((j.JWKSURL == "") == (j.JWKSFile == "") || j.Issuer == "" || j.Audience == "") {
+			return cfg, loc.err("jwt needs one of jwks_url and jwks_file, an issuer and an audience", "auth", "jwt")
+		}
+	}
 	if len(f.Servers) == 0 {
 		return cfg, loc.err("at least one server is required", "servers")
 	}

@@ -84,6 +84,11 @@ func TestParseErrors(t *testing.T) {
 		{"bridge check", "servers:\n  - name: a\n    command: [x]\n    policy: pool\n    pool: {min: 3, max: 2}\n", `bad.yaml:2: servers[0]: server "a": pool max 2 is below its min 3`},
 		{"duration", "servers:\n  - name: a\n    command: [x]\n    max_deadline: soon\n", "bad.yaml:4: cannot unmarshal"},
 		{"log level", "servers:\n  - name: a\n    command: [x]\n    log_level: loud\n", `unknown LogLevel "loud"`},
+		{"rules without auth", "rules:\n  - principals: [a]\n    servers: [\"*\"]\nservers:\n  - command: [x]\n", "bad.yaml:1: rules: rules need an auth section"},
+		{"rule for nobody", "auth: {mtls: true}\nrules:\n  - servers: [\"*\"]\nservers:\n  - command: [x]\n", "bad.yaml:3: rules[0]: the rule names no principal"},
+		{"short key hash", "auth:\n  api_keys:\n    - {principal: a, sha256: abc}\nservers:\n  - command: [x]\n", "bad.yaml:3: auth.api_keys[0]: an API key needs"},
+		{"jwt without audience", "auth:\n  jwt: {jwks_file: k.json, issuer: i}\nservers:\n  - command: [x]\n", "bad.yaml:2: auth.jwt: jwt needs"},
+		{"reflection", "reflection: maybe\nservers:\n  - command: [x]\n", `bad.yaml:1: reflection: "maybe" is not auto, on or off`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,6 +97,23 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Parse = %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseAccess(t *testing.T) {
+	text := "auth:\n  api_keys:\n    - {principal: alice, sha256: " + strings.Repeat("ab", 32) + ", groups: [ops]}\n" +
+		"  jwt: {jwks_url: \"https://id.example/jwks\", issuer: \"https://id.example\", audience: mcpbridge, leeway: 1m}\n  mtls: true\n" +
+		"rules:\n  - {groups: [ops], servers: [\"*\"], tools: [\"read_*\"]}\nservers:\n  - command: [x]\n"
+	cfg, f, err := Parse("ok.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac := f.AccessConfig()
+	if len(ac.APIKeys) != 1 || ac.APIKeys[0].Groups[0] != "ops" || ac.JWT.Leeway != time.Minute || !ac.MTLS {
+		t.Errorf("AccessConfig = %+v", ac)
+	}
+	if len(cfg.Rules) != 1 || cfg.Rules[0].Tools[0] != "read_*" {
+		t.Errorf("Rules = %+v", cfg.Rules)
 	}
 }
 
