@@ -2,9 +2,14 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -242,5 +247,173 @@ func TestServerRequestsStayWithTheirPrincipal(t *testing.T) {
 	case sr := <-bobGot:
 		t.Errorf("bob's stream got alice's request %v", sr)
 	default:
+	}
+}
+
+// TestLimitsUnderLoad: alice floods with 8 callers for about a second
+// against a limit of 20 requests a second (burst 5): what passes stays
+// within the token bucket, what is refused is RESOURCE_EXHAUSTED with
+// RetryInfo, and bob's calls meanwhile are not refused. Then 2 calls in
+// flight are the most alice may have.
+func TestLimitsUnderLoad(t *testing.T) {
+	t.Parallel()
+	a, err := access.New(context.Background(), access.Config{APIKeys: []access.APIKey{
+		{Principal: "alice", SHA256: access.HashKey(aliceKey)}, {Principal: "bob", SHA256: access.HashKey(bobKey)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := policyServer(t, "p", PolicyShared)
+	sc.Limits = Limits{Concurrent: 2}
+	svc, err := New(Config{Servers: []ServerConfig{sc}, Logger: slog.New(slog.DiscardHandler), Auth: a,
+		Limits: Limits{Rate: 20, Burst: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	bc := mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc.NewGRPCServer()))
+	ctx := testCtx(t)
+	alice, bob := as(ctx, aliceKey), as(ctx, bobKey)
+	if _, err := toolPid(bob, bc, "p", "pid", ""); err != nil { // the child is up
+		t.Fatal(err)
+	}
+	var passed, refused atomic.Int64
+	var bad atomic.Value
+	start := time.Now()
+	deadline := start.Add(time.Second)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for time.Now().Before(deadline) {
+				_, err := toolPid(alice, bc, "p", "pid", "")
+				switch {
+				case err == nil:
+					passed.Add(1)
+				case status.Code(err) == codes.ResourceExhausted && hasRetryInfo(err):
+					refused.Add(1)
+				default:
+					bad.Store(err.Error())
+				}
+			}
+		})
+	}
+	bobOK := 0
+	for range 5 {
+		if _, err := toolPid(bob, bc, "p", "pid", ""); err == nil {
+			bobOK++
+		}
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if w := bad.Load(); w != nil {
+		t.Errorf("an unexpected failure: %v", w)
+	}
+	if most := 5 + int64(20*elapsed.Seconds()) + 1; passed.Load() > most || refused.Load() == 0 {
+		t.Errorf("in %v alice passed %d (at most %d) and was refused %d times (want some)", elapsed, passed.Load(), most, refused.Load())
+	}
+	if bobOK != 5 {
+		t.Errorf("bob passed %d of 5 calls during alice's flood, want 5", bobOK)
+	}
+	t.Logf("in %v: %d of alice's calls passed, %d were refused", elapsed.Round(time.Millisecond), passed.Load(), refused.Load())
+
+	// On a server limited to 2 calls in flight per caller (and no rate),
+	// a third of alice's is refused while 2 hold.
+	svc2, err := New(Config{Servers: []ServerConfig{sc}, Logger: slog.New(slog.DiscardHandler), Auth: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc2.Close() })
+	bc = mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc2.NewGRPCServer()))
+	holds := make(chan error, 2)
+	for range 2 {
+		go func() { _, err := toolPid(alice, bc, "p", "hold", `{"ms":2000}`); holds <- err }()
+	}
+	settle(ctx, t, func() error {
+		resp, err := bc.GetServer(bob, &mcpbridgev1.GetServerRequest{Server: "p"})
+		if err != nil || resp.GetChild().GetLoad() < 2 {
+			return fmt.Errorf("load %d, want 2 holds in flight", resp.GetChild().GetLoad())
+		}
+		return nil
+	})
+	if _, err := toolPid(alice, bc, "p", "pid", ""); status.Code(err) != codes.ResourceExhausted || !hasRetryInfo(err) {
+		t.Errorf("alice's third call in flight = %v, want RESOURCE_EXHAUSTED with RetryInfo", err)
+	}
+	if _, err := toolPid(bob, bc, "p", "pid", ""); err != nil {
+		t.Errorf("bob's call while alice holds 2 = %v", err)
+	}
+	for range 2 {
+		if err := <-holds; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func hasRetryInfo(err error) bool {
+	st, _ := status.FromError(err)
+	for _, d := range st.Details() {
+		if _, ok := d.(*errdetails.RetryInfo); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAuditRecords: one JSON record per tool call, through gRPC and
+// Connect, allowed or denied, with the principal and outcome and never
+// the arguments.
+func TestAuditRecords(t *testing.T) {
+	t.Parallel()
+	var buf testkit.SyncBuffer
+	a, err := access.New(context.Background(), access.Config{APIKeys: []access.APIKey{{Principal: "bob", SHA256: access.HashKey(bobKey)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(Config{Servers: []ServerConfig{policyServer(t, "p", PolicyShared)}, Logger: slog.New(slog.DiscardHandler),
+		Auth: a, Rules: access.Rules{{Principals: []string{"bob"}, Servers: []string{"p"}, Tools: []string{"env", "pid"}}},
+		Audit: slog.New(slog.NewJSONHandler(&buf, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	bc := mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc.NewGRPCServer()))
+	ctx := testCtx(t)
+	bob := metadata.AppendToOutgoingContext(as(ctx, bobKey), "x-request-id", "client-42")
+	if _, err := bc.CallTool(bob, &mcpbridgev1.CallToolRequest{Server: "p", Name: "env", Arguments: argsStruct(`{"name":"A_SECRET_ARGUMENT"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = bc.CallTool(bob, &mcpbridgev1.CallToolRequest{Server: "p", Name: "secret"})
+	wantDenied(t, "CallTool(secret)", err)
+	st, err := bc.Connect(bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tun := &tunnelConn{tb: t, st: st}
+	tun.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + testkit.WithModernMeta(`{"name":"pid"}`) + `}`)
+	tun.response("1", nil)
+	st.CloseSend()
+	var records []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		records = append(records, r)
+	}
+	want := []struct{ name, via, outcome string }{{"env", "grpc", "ok"}, {"secret", "grpc", "error"}, {"pid", "connect", "ok"}}
+	if len(records) != len(want) {
+		t.Fatalf("audit records = %v, want %d", records, len(want))
+	}
+	for i, w := range want {
+		r := records[i]
+		if r["name"] != w.name || r["via"] != w.via || r["outcome"] != w.outcome || r["principal"] != "bob" || r["server"] != "p" ||
+			r["request_id"] == "" || r["duration_ms"] == nil {
+			t.Errorf("record %d = %v, want %+v for bob", i, r, w)
+		}
+	}
+	if records[0]["client_request_id"] != "client-42" || records[1]["code"] != "PermissionDenied" {
+		t.Errorf("records = %v", records)
+	}
+	if strings.Contains(buf.String(), "A_SECRET_ARGUMENT") {
+		t.Error("an argument reached the audit log")
 	}
 }

@@ -64,6 +64,15 @@ type Config struct {
 	// (docs/security.md). Rules need Auth.
 	Auth  *access.Authenticator
 	Rules access.Rules
+	// Audit, when set, receives one record per tools/call,
+	// resources/read and prompts/get, whatever the path (docs/security.md,
+	// "Audit"); give it a JSON handler on a sink of its own.
+	Audit *slog.Logger
+	// Limits bound each caller across the bridge (docs/security.md):
+	// requests a second and calls in flight, per principal (per address
+	// without authentication). Refused calls are RESOURCE_EXHAUSTED with
+	// RetryInfo.
+	Limits Limits
 	// DisableReflection leaves gRPC server reflection out of
 	// NewGRPCServer (it is on by default, and needs authentication like
 	// the BridgeService when Auth is set).
@@ -91,6 +100,13 @@ type ServerConfig struct {
 	Policy  Policy
 	Pool    PoolConfig
 	Session SessionConfig
+	// Limits bound each caller of this server, like Config.Limits for
+	// the whole bridge.
+	Limits Limits
+	// AuditPayloads adds the params of each audited request (the tool's
+	// arguments, the URI, the prompt's arguments) to its audit record.
+	// Off by default: payloads may hold what an audit trail must not.
+	AuditPayloads bool
 	// DefaultDeadline and MaxDeadline override Config's for this server's
 	// calls (0: Config's); Tools overrides them per tool, for tools known
 	// to be long. A server's or tool's DefaultDeadline may not exceed its

@@ -231,10 +231,14 @@ func (t *tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 	if level != 0 {
 		opts.Log = t.logTo(level)
 	}
+	start := time.Now()
 	for round := 0; ; round++ {
 		leave := t.c.relay.enter(t.ctx)
 		res, err := t.c.Call(ctx, method, params, opts)
 		leave()
+		if err != nil || resultType(res) != "input_required" {
+			t.audit(method, params, start, res, err)
+		}
 		if err != nil {
 			t.finish(id, call, nil, err)
 			return

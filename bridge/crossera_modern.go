@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -211,8 +212,10 @@ func (t *tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.
 	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage { return token })
 	defer release()
 	leave := t.c.relay.enter(t.ctx)
+	start := time.Now()
 	res, err := t.c.Call(ctx, method, legacyParams(params), opts)
 	leave()
+	t.audit(method, params, start, res, err)
 	if err != nil {
 		t.finish(id, call, nil, modernError(err))
 		return

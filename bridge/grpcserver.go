@@ -73,6 +73,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			recovery.UnaryServerInterceptor(rec),
 			utf8Unary,
 			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.authenticate), guarded),
+			selector.UnaryServerInterceptor(s.limitUnary, guarded),
 			// The request's fields first, injected into the context the
 			// logging interceptor reads.
 			selector.UnaryServerInterceptor(s.callFieldsUnary, logged),
@@ -82,6 +83,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			recovery.StreamServerInterceptor(rec),
 			utf8Stream,
 			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.authenticate), guarded),
+			selector.StreamServerInterceptor(s.limitStream, guarded),
 			selector.StreamServerInterceptor(logging.StreamServerInterceptor(log, logOpts...), logged),
 			// Inside the logging interceptor: a stream's request arrives
 			// in the handler, and its fields are added then.

@@ -124,8 +124,10 @@ func (t *tunnel) startOp(method string, params json.RawMessage, mc modernCall, d
 		defer t.wg.Done()
 		defer release()
 		leave := t.c.relay.enter(t.ctx)
+		start := time.Now()
 		res, err := t.c.Call(ctx, method, child, opts)
 		leave()
+		t.audit(method, child, start, res, err)
 		var o outcome
 		if err != nil {
 			o.err = asRPCError(modernError(err))

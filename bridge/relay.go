@@ -62,7 +62,7 @@ type relay struct {
 func newRelay(server string, cfg *ServerConfig, secure bool, log *slog.Logger) *relay {
 	r := &relay{
 		server: server, timeout: cfg.ServerRequestTimeout, limit: stdio.DefaultMaxServerRequests, log: log, secure: secure,
-		owners: map[string]int{},
+		owners:  map[string]int{},
 		streams: map[*streamReg]struct{}{}, sinks: map[eventSink]struct{}{},
 		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{},
 	}

@@ -89,14 +89,25 @@ func (r *route) call(ctx context.Context, params json.RawMessage, opts *stdio.Ca
 // (a stream registered with the child's relay).
 func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
 	if err := r.s.authorizeCall(ctx, r.srv.name, r.method, params); err != nil {
+		r.s.audit(ctx, r.srv, "grpc", r.method, params, time.Now(), nil, err) // a denied attempt is on the record too
 		return nil, err
 	}
+	release, wait, ok := r.srv.limiter.admit(ctx, true)
+	if !ok {
+		return nil, exhausted(r.srv.name, r.method, wait)
+	}
+	defer release()
 	if opts == nil {
 		opts = r.callOptions(ctx, params)
 	}
+	start := time.Now()
 	res, err := r.c.Call(ctx, r.method, params, opts)
 	if err != nil {
-		return nil, r.srv.failure(r.c, r.method, err)
+		err = r.srv.failure(r.c, r.method, err)
+	}
+	r.s.audit(ctx, r.srv, "grpc", r.method, params, start, res, err)
+	if err != nil {
+		return nil, err
 	}
 	return r.s.filterList(ctx, r.srv.name, r.method, res), nil
 }

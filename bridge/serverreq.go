@@ -201,11 +201,11 @@ type streamReg struct {
 	r         *relay
 	principal string // the caller's (principalName)
 	call      bool
-	optIn bool
-	send  func(*mcpbridgev1.ServerRequest) error
-	queue chan *mcpbridgev1.ServerRequest
-	stop  chan struct{} // closed by Close
-	done  chan struct{} // closed when the delivery goroutine returned
+	optIn     bool
+	send      func(*mcpbridgev1.ServerRequest) error
+	queue     chan *mcpbridgev1.ServerRequest
+	stop      chan struct{} // closed by Close
+	done      chan struct{} // closed when the delivery goroutine returned
 
 	// Under relay.mu.
 	closed  bool

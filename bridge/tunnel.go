@@ -325,9 +325,11 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	// The rules apply inside the tunnel as on every other path: a denied
 	// request never reaches the child.
 	if e := t.s.authorizeRequest(t.ctx, t.server(), method, params); e != nil {
+		t.audit(method, params, time.Now(), nil, e)
 		t.fail(id, e)
 		return
 	}
+
 	run, crossed := t.cross(id, method, params)
 	switch {
 	case crossed:
@@ -374,6 +376,17 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	default:
 		run = func(ctx context.Context, call *tunnelCall) { t.forward(ctx, call, id, method, params) }
 	}
+	// The server's per-caller limits count the requests that reach the
+	// child (those the tunnel answers itself cost nothing).
+	var release func()
+	if t.c.m != nil {
+		var ok bool
+		if release, _, ok = t.c.m.srv.limiter.admit(t.ctx, true); !ok {
+			t.fail(id, jsonrpc.WithData(jsonrpc.CodeInternalError, "Too many requests from this caller; retry later",
+				map[string]any{"retryable": true}))
+			return
+		}
+	}
 	ctx, cancel := context.WithCancel(t.ctx)
 	call := &tunnelCall{cancel: cancel}
 	t.mu.Lock()
@@ -383,6 +396,9 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	go func() {
 		defer t.wg.Done()
 		defer cancel()
+		if release != nil {
+			defer release()
+		}
 		// The recovery interceptor guards the handler's goroutine only: a
 		// bug met by one request must not take the bridge down.
 		defer func() {
@@ -448,9 +464,18 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 		}
 	}
 	leave := t.c.relay.enter(t.ctx)
+	start := time.Now()
 	res, err := t.c.Call(ctx, method, params, opts)
 	leave()
+	t.audit(method, params, start, res, err)
 	t.finish(id, call, t.s.filterList(t.ctx, t.server(), method, res), err)
+}
+
+// audit records a tunnel request in the audit log.
+func (t *tunnel) audit(method string, params json.RawMessage, start time.Time, res json.RawMessage, err error) {
+	if t.c.m != nil {
+		t.s.audit(t.ctx, t.c.m.srv, "connect", method, params, start, res, err)
+	}
 }
 
 // server is the name of the tunnel's server.

@@ -44,13 +44,14 @@ type upstream struct {
 	stopped      atomic.Bool        // stop was called (health reads it unlocked)
 	done         chan struct{}      // closed by stop: the janitor ends
 	wg           sync.WaitGroup     // the janitor and members being stopped
+	limiter      *limiter           // ServerConfig.Limits
 	turn         atomic.Uint32      // the pool's round-robin start
 }
 
 // newUpstream makes the server and starts its first children.
 func (s *Service) newUpstream(sc *ServerConfig) *upstream {
 	srv := &upstream{name: sc.Name, cfg: sc, log: s.cfg.Logger.With("server", sc.Name), s: s,
-		sessions: map[string]*member{}, done: make(chan struct{})}
+		sessions: map[string]*member{}, done: make(chan struct{}), limiter: newLimiter(sc.Limits)}
 	n := 1
 	if sc.Policy == PolicyPool {
 		n = sc.Pool.Min
