@@ -31,10 +31,25 @@ type File struct {
 	MaxDeadline     time.Duration `yaml:"max_deadline"`
 	// Reflection is "auto" (default: on when listening on loopback), "on"
 	// or "off".
-	Reflection string   `yaml:"reflection"`
-	Auth       *Auth    `yaml:"auth"`
-	Rules      []Rule   `yaml:"rules"`
-	Servers    []Server `yaml:"servers"`
+	Reflection string `yaml:"reflection"`
+	Auth       *Auth  `yaml:"auth"`
+	Rules      []Rule `yaml:"rules"`
+	Limits     Limits `yaml:"limits"`
+	// Audit is where the audit log goes: a file path (appended to), or
+	// "stderr"; empty: no audit log.
+	Audit   string   `yaml:"audit"`
+	Servers []Server `yaml:"servers"`
+}
+
+// Limits bound each caller (docs/security.md, "Limits").
+type Limits struct {
+	Rate       float64 `yaml:"rate"`
+	Burst      int     `yaml:"burst"`
+	Concurrent int     `yaml:"concurrent"`
+}
+
+func (l Limits) bridge() bridge.Limits {
+	return bridge.Limits{Rate: l.Rate, Burst: l.Burst, Concurrent: l.Concurrent}
 }
 
 // Auth is how callers authenticate (docs/security.md).
@@ -114,6 +129,8 @@ type Server struct {
 	ServerRequestTimeout time.Duration      `yaml:"server_request_timeout"`
 	Reaper               *bool              `yaml:"reaper"`
 	Restart              Restart            `yaml:"restart"`
+	Limits               Limits             `yaml:"limits"`
+	AuditPayloads        bool               `yaml:"audit_payloads"`
 	Policy               string             `yaml:"policy"`
 	Pool                 Pool               `yaml:"pool"`
 	Session              Session            `yaml:"session"`
@@ -235,7 +252,10 @@ func yamlError(path string, err error) error {
 // build checks what only the file knows (names, commands, protocols,
 // policies) and converts it.
 func (f *File) build(loc *locator) (bridge.Config, error) {
-	cfg := bridge.Config{MaxMessageBytes: f.MaxMessageBytes, DefaultDeadline: f.DefaultDeadline, MaxDeadline: f.MaxDeadline}
+	cfg := bridge.Config{MaxMessageBytes: f.MaxMessageBytes, DefaultDeadline: f.DefaultDeadline, MaxDeadline: f.MaxDeadline, Limits: f.Limits.bridge()}
+	if f.Limits.Rate < 0 || f.Limits.Burst < 0 || f.Limits.Concurrent < 0 {
+		return cfg, loc.err("limits must not be negative", "limits")
+	}
 	switch f.Reflection {
 	case "", "auto", "on", "off":
 	default:
@@ -281,8 +301,8 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 			Name: s.Name, Command: s.Command[0], Args: s.Command[1:], Dir: s.Dir, InheritEnv: s.InheritEnv,
 			HandshakeTimeout: s.HandshakeTimeout, DefaultDeadline: s.DefaultDeadline, MaxDeadline: s.MaxDeadline,
 			MaxRequestBytes: s.MaxRequestBytes, LogLevel: s.LogLevel, ExposeStderr: s.ExposeStderr,
-			ServerRequestTimeout: s.ServerRequestTimeout,
-			MaxRestarts:          s.Restart.MaxRestarts, MaxRestartBackoff: s.Restart.MaxBackoff, Grace: s.Restart.Grace,
+			ServerRequestTimeout: s.ServerRequestTimeout, Limits: s.Limits.bridge(), AuditPayloads: s.AuditPayloads,
+			MaxRestarts: s.Restart.MaxRestarts, MaxRestartBackoff: s.Restart.MaxBackoff, Grace: s.Restart.Grace,
 			Pool:    bridge.PoolConfig{Min: s.Pool.Min, Max: s.Pool.Max, IdleTimeout: s.Pool.IdleTimeout},
 			Session: bridge.SessionConfig{IdleTimeout: s.Session.IdleTimeout, Max: s.Session.Max, EnvFromMetadata: s.Session.EnvFromMetadata},
 		}
