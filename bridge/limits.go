@@ -151,7 +151,7 @@ var longLivedMethods = map[string]bool{
 // limitUnary and limitStream apply Config.Limits to every BridgeService
 // call, after authentication.
 func (s *Service) limitUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	release, wait, ok := s.limiter.admit(ctx, true)
+	release, wait, ok := s.limiter.Load().admit(ctx, true)
 	if !ok {
 		return nil, exhausted("", info.FullMethod, wait)
 	}
@@ -160,7 +160,7 @@ func (s *Service) limitUnary(ctx context.Context, req any, info *grpc.UnaryServe
 }
 
 func (s *Service) limitStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	release, wait, ok := s.limiter.admit(ss.Context(), !longLivedMethods[info.FullMethod])
+	release, wait, ok := s.limiter.Load().admit(ss.Context(), !longLivedMethods[info.FullMethod])
 	if !ok {
 		return exhausted("", info.FullMethod, wait)
 	}

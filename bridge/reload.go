@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"errors"
+	"log/slog"
 	"reflect"
 	"time"
 
@@ -85,6 +86,10 @@ func (s *Service) Reload(cfg Config) error {
 	}
 	s.cfg.Servers = cfg.Servers
 	s.acc.Store(&accessState{auth: cfg.Auth, rules: cfg.Rules}) // new calls see the new rules at once
+	if cfg.Limits != s.cfg.Limits {
+		s.cfg.Limits = cfg.Limits
+		s.limiter.Store(newLimiter(cfg.Limits)) // every caller's bucket starts afresh
+	}
 	s.servers.Store(&next)
 	for _, srv := range retire {
 		srv.retire()
@@ -101,6 +106,9 @@ func containsName(servers []ServerConfig, name string) bool {
 	}
 	return false
 }
+
+// Audit returns Config.Audit: a reload keeps the audit sink.
+func (s *Service) Audit() *slog.Logger { return s.cfg.Audit }
 
 // retire drains a server that a reload removed or replaced: no request
 // can reach it any more; its children stop once nothing uses them, or at

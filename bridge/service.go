@@ -31,7 +31,7 @@ type Service struct {
 	cfg     Config
 	servers atomic.Pointer[map[string]*upstream] // replaced whole by Reload
 	acc     atomic.Pointer[accessState]          // replaced whole by Reload
-	limiter *limiter                             // Config.Limits
+	limiter atomic.Pointer[limiter]              // Config.Limits; replaced whole by Reload
 	health  *health.Server
 
 	healthMu sync.Mutex
@@ -54,7 +54,7 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, health: health.NewServer(), ready: map[string]bool{}}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.acc.Store(&accessState{auth: cfg.Auth, rules: cfg.Rules})
-	s.limiter = newLimiter(cfg.Limits)
+	s.limiter.Store(newLimiter(cfg.Limits))
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	set := map[string]*upstream{}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -18,10 +19,14 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/configfile"
 	"github.com/mcpbridge/mcpbridge/internal/asynclog"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/tlsfiles"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
@@ -57,11 +62,16 @@ type serveFlags struct {
 	logFormat       string
 	version         bool
 	config          string
+	reflection      string
 	env             envFlag
 	inheritEnv      bool
 	policy          string
 	poolSize        int
 	maxSessions     int
+	tlsCert         string
+	tlsKey          string
+	clientCA        string
+	insecure        bool
 	command         []string
 	set             map[string]bool // the flags given on the command line
 }
@@ -127,6 +137,11 @@ func newServeFlags() (*serveFlags, *flag.FlagSet) {
 	fs.StringVar(&f.policy, "policy", "shared", "child `policy`: shared (one child), pool (--pool-size children) or session (one per mcp-session metadata value)")
 	fs.IntVar(&f.poolSize, "pool-size", bridge.DefaultPoolMin, "the children of the pool policy")
 	fs.IntVar(&f.maxSessions, "max-sessions", bridge.DefaultMaxSessions, "the most sessions at once under the session policy")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS with the certificate chain in this PEM `file` (with --tls-key); re-read when it changes")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM `file` of --tls-cert's private key; re-read when it changes")
+	fs.StringVar(&f.clientCA, "client-ca", "", "require client certificates issued by a CA of this PEM `file` (mTLS; needs --tls-cert); re-read when it changes")
+	fs.StringVar(&f.reflection, "reflection", "", "gRPC server `reflection`: auto (on for a loopback address, off otherwise), on or off (default: the config file's, else auto)")
+	fs.BoolVar(&f.insecure, "insecure", false, "allow plaintext gRPC on an address that is not loopback (without TLS, such an address is refused)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log `format` on stderr: text (slog's key=value) or json (one JSON object a line)")
 	fs.BoolVar(&f.version, "version", false, "print mcpbridge's version and exit")
 	return f, fs
@@ -214,6 +229,8 @@ func parseServe(args []string, implicit bool) (*serveFlags, error) {
 		return nil, bad("max-restart-backoff", "must be at least %v", bridge.DefaultRestartBackoff)
 	case f.shutdownTimeout <= 0:
 		return nil, bad("shutdown-timeout", "must be positive")
+	case f.reflection != "" && f.reflection != "auto" && f.reflection != "on" && f.reflection != "off":
+		return nil, bad("reflection", "want auto, on or off")
 	case f.logFormat != "text" && f.logFormat != "json":
 		return nil, bad("log-format", "want text or json")
 	case f.poolSize <= 0:
@@ -226,6 +243,14 @@ func parseServe(args []string, implicit bool) (*serveFlags, error) {
 	f.defaultDeadline = min(f.defaultDeadline, f.maxDeadline)
 	if err := checkListen(f.listen); err != nil {
 		return nil, bad("listen", "%v", err)
+	}
+	switch {
+	case (f.tlsCert == "") != (f.tlsKey == ""):
+		return nil, usageError{err: errors.New("--tls-cert and --tls-key go together: give both to serve TLS, or neither")}
+	case f.clientCA != "" && f.tlsCert == "":
+		return nil, usageError{err: errors.New("--client-ca needs --tls-cert and --tls-key: client certificates are checked in a TLS handshake")}
+	case f.insecure && f.tlsCert != "":
+		return nil, usageError{err: errors.New("--insecure allows plaintext: it cannot go with --tls-cert")}
 	}
 	return f, nil
 }
@@ -261,11 +286,39 @@ func runServe(args []string, implicit bool) error {
 	defer sink.Close(logFlushTimeout)
 	log := slog.New(sink)
 
-	cfg, listen, describe, err := serveConfig(f)
+	cfg, file, listen, describe, err := serveConfig(f)
 	if err != nil {
 		return err
 	}
 	cfg.Logger = log
+	sec := &security{}
+	defer sec.close()
+	if err := sec.apply(f, file, &cfg, listen); err != nil {
+		return err
+	}
+	// Plaintext only where the network cannot listen in, or where the
+	// operator said so.
+	plaintextExposed := f.tlsCert == "" && !isLoopback(listen)
+	if plaintextExposed && !f.insecure {
+		return usageError{err: fmt.Errorf("refusing to serve plaintext on %s, which is not a loopback address: add --tls-cert and --tls-key to serve TLS, or --insecure to serve plaintext anyway", listen)}
+	}
+	var grpcOpts []grpc.ServerOption
+	if f.tlsCert != "" {
+		// Bad files fail now, before the listener and the children.
+		files := &tlsfiles.Files{CertFile: f.tlsCert, KeyFile: f.tlsKey, ClientCAFile: f.clientCA,
+			OnReload: func(files []string, err error) {
+				if err != nil {
+					log.Error("mcpbridge: TLS files changed but do not load; the previous ones stay", "files", files, "error", err)
+				} else {
+					log.Info("mcpbridge: TLS files reloaded", "files", files)
+				}
+			}}
+		tlsConfig, err := files.ServerConfig()
+		if err != nil {
+			return err
+		}
+		grpcOpts = append(grpcOpts, grpc.Creds(credentials.NewTLS(tlsConfig)))
+	}
 	// Listen before starting the children: a taken port is reported at once.
 	lis, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -278,12 +331,15 @@ func runServe(args []string, implicit bool) error {
 	}
 	defer svc.Close()
 	if f.config != "" {
-		stopReload := reloadOnHangup(f, svc, log)
+		stopReload := reloadOnHangup(f, svc, sec, listen, log)
 		defer stopReload()
 	}
 
-	gs := svc.NewGRPCServer()
-	log.Info("mcpbridge: serving", append([]any{"listen", lis.Addr().String()}, describe...)...)
+	gs := svc.NewGRPCServer(grpcOpts...)
+	if plaintextExposed {
+		log.Warn("mcpbridge: serving plaintext on a non-loopback address", "listen", lis.Addr().String())
+	}
+	log.Info("mcpbridge: serving", append([]any{"listen", lis.Addr().String(), "tls", f.tlsCert != "", "mtls", f.clientCA != ""}, describe...)...)
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }() // returns once gs stops
 	select {
@@ -322,26 +378,25 @@ func runServe(args []string, implicit bool) error {
 // service-wide flags given on the command line winning, or the one server
 // the flags and the command describe. It returns the address to listen on
 // and what the start-up log line says of the servers.
-func serveConfig(f *serveFlags) (cfg bridge.Config, listen string, describe []any, err error) {
+func serveConfig(f *serveFlags) (cfg bridge.Config, file *configfile.File, listen string, describe []any, err error) {
 	listen = f.listen
 	if f.config != "" {
-		var file *configfile.File
 		cfg, file, err = configfile.Load(f.config)
 		if err != nil {
-			return cfg, "", nil, usageError{err: err}
+			return cfg, nil, "", nil, usageError{err: err}
 		}
 		if file.Listen != "" && !f.set["listen"] {
 			listen = file.Listen
 		}
 		if err := checkListen(listen); err != nil {
-			return cfg, "", nil, usageError{err: fmt.Errorf("%s: listen: %v", f.config, err)}
+			return cfg, nil, "", nil, usageError{err: fmt.Errorf("%s: listen: %v", f.config, err)}
 		}
 		f.applyServiceFlags(&cfg)
 		names := make([]string, len(cfg.Servers))
 		for i, sc := range cfg.Servers {
 			names[i] = sc.Name
 		}
-		return cfg, listen, []any{"config", f.config, "servers", names}, nil
+		return cfg, file, listen, []any{"config", f.config, "servers", names}, nil
 	}
 	command := f.command
 	if len(command) > 0 {
@@ -354,12 +409,12 @@ func serveConfig(f *serveFlags) (cfg bridge.Config, listen string, describe []an
 			if errors.As(err, &ee) {
 				err = ee.Err
 			}
-			return cfg, "", nil, fmt.Errorf("cannot run the server command %q: %w", command[0], err)
+			return cfg, nil, "", nil, fmt.Errorf("cannot run the server command %q: %w", command[0], err)
 		}
 	} else {
 		self, err := os.Executable()
 		if err != nil {
-			return cfg, "", nil, fmt.Errorf("finding the demo server: %v", err)
+			return cfg, nil, "", nil, fmt.Errorf("finding the demo server: %v", err)
 		}
 		command = []string{self, "demo"}
 	}
@@ -379,7 +434,7 @@ func serveConfig(f *serveFlags) (cfg bridge.Config, listen string, describe []an
 	}
 	cfg = bridge.Config{Servers: []bridge.ServerConfig{server}}
 	f.applyServiceFlags(&cfg)
-	return cfg, listen, []any{"command", strings.Join(command, " "), "protocol", f.protocol, "policy", f.policy,
+	return cfg, nil, listen, []any{"command", strings.Join(command, " "), "protocol", f.protocol, "policy", f.policy,
 		"reaper", f.reaper && reaper.Available()}, nil
 }
 
@@ -403,7 +458,7 @@ func (f *serveFlags) applyServiceFlags(cfg *bridge.Config) {
 
 // reloadOnHangup reloads the config file at every SIGHUP until stop: a
 // file that fails to load or validate is logged and changes nothing.
-func reloadOnHangup(f *serveFlags, svc *bridge.Service, log *slog.Logger) (stop func()) {
+func reloadOnHangup(f *serveFlags, svc *bridge.Service, sec *security, listen string, log *slog.Logger) (stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -416,10 +471,14 @@ func reloadOnHangup(f *serveFlags, svc *bridge.Service, log *slog.Logger) (stop 
 				return
 			case <-hup:
 			}
-			cfg, _, err := configfile.Load(f.config)
+			cfg, file, err := configfile.Load(f.config)
 			if err == nil {
 				f.applyServiceFlags(&cfg)
 				cfg.Logger = log
+				cfg.Audit = svc.Audit() // the sink stays: a new one needs a restart
+				err = sec.apply(f, file, &cfg, listen)
+			}
+			if err == nil {
 				err = svc.Reload(cfg)
 			}
 			if err != nil {
@@ -432,6 +491,35 @@ func reloadOnHangup(f *serveFlags, svc *bridge.Service, log *slog.Logger) (stop 
 		close(done)
 		<-finished
 	}
+}
+
+// isLoopback reports whether listen, a host:port address, is on loopback
+// only: localhost, or a host whose every address is in 127.0.0.0/8 or is
+// ::1. An empty host, 0.0.0.0 and :: are every interface; a host name
+// that does not resolve is not loopback.
+func isLoopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil || host == "" {
+		return false
+	}
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		return true
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.Unmap().IsLoopback()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(ips) == 0 {
+		return false
+	}
+	for _, ip := range ips {
+		if !ip.Unmap().IsLoopback() {
+			return false
+		}
+	}
+	return true
 }
 
 // checkListen checks a host:port address with a numeric port.

@@ -37,8 +37,9 @@
 // re-executions of the test binary: [Fixtures] is the registry its TestMain
 // runs, [FixtureCommand] starts one. [Lines] collects log lines to wait
 // for, [StopChild] stops a child as a host does, [Pidfd] and [Exited] wait
-// for processes that are not the test's children, and [LongLine] checks a
-// server's memory against a 64 MiB line.
+// for processes that are not the test's children, [LongLine] checks a
+// server's memory against a 64 MiB line, and [NewCA] makes the CA and
+// certificates of a TLS test.
 //
 // Every function may be called from parallel tests.
 package testkit
