@@ -417,3 +417,24 @@ func TestAuditRecords(t *testing.T) {
 		t.Error("an argument reached the audit log")
 	}
 }
+
+// TestSessionsBelongToTheirPrincipal: with authentication, a session name
+// is bound to its principal: bob naming alice's session gets a child of
+// his own.
+func TestSessionsBelongToTheirPrincipal(t *testing.T) {
+	t.Parallel()
+	bc, _ := startAuthBridgeWith(t, nil, policyServer(t, "s", PolicySession))
+	ctx := testCtx(t)
+	alicePid, err := toolPid(withSession(as(ctx, aliceKey), "shared-name"), bc, "s", "pid", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobPid, err := toolPid(withSession(as(ctx, bobKey), "shared-name"), bc, "s", "pid", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := toolPid(withSession(as(ctx, aliceKey), "shared-name"), bc, "s", "pid", "")
+	if err != nil || bobPid == alicePid || again != alicePid {
+		t.Errorf("alice %d (then %d, %v), bob %d on the same session name; want bob apart and alice on hers", alicePid, again, err, bobPid)
+	}
+}

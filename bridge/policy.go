@@ -311,6 +311,11 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 	if v := md.Get(SessionMetadataKey); len(v) > 0 {
 		name = v[0]
 	}
+	if who := principalName(ctx); name != "" && who != "" {
+		// A session belongs to its principal: another caller who learns
+		// or guesses the name gets a session of its own.
+		name = who + "\x00" + name
+	}
 	private := false
 	if name == "" {
 		if method != "Connect" {

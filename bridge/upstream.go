@@ -152,6 +152,9 @@ func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerReque
 			session = v[0]
 		}
 	}
+	if who := principalName(ctx); session != "" && who != "" {
+		session = who + "\x00" + session // as upstream.session names it
+	}
 	return srv.describe(session), nil
 }
 
