@@ -50,9 +50,22 @@
 // configured time, at most a configured number at once (beyond that,
 // RESOURCE_EXHAUSTED with RetryInfo). A request without `mcp-session` to
 // such a server is INVALID_ARGUMENT, except Connect, which then gets a child
-// of its own for the life of the stream. A session name is a capability:
+// of its own for the life of the stream. With authentication a session
+// belongs to its principal; without, a session name is a capability:
 // whoever presents it reaches that session's child, so make it unguessable.
 // Every child is restarted with backoff when it exits.
+//
+// # Authentication and authorization
+//
+// When the operator configures credentials (docs/security.md), every RPC
+// but grpc.health.v1 needs one: a bearer API key or JWT in the
+// `authorization` metadata, or a TLS client certificate. A missing or bad
+// credential is UNAUTHENTICATED with no details. Rules then allow each
+// principal servers, tools, resources and prompts: a denied request is
+// PERMISSION_DENIED (ErrorInfo reason "PERMISSION_DENIED") and never
+// reaches a child; lists show only what the caller may use; inside
+// Connect a denied request is answered with a JSON-RPC error. A caller
+// over its limits is RESOURCE_EXHAUSTED with RetryInfo.
 //
 // # Deadlines and cancellation
 //
