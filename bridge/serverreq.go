@@ -341,8 +341,11 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 	switch out := req.GetOutcome().(type) {
 	case *mcpbridgev1.RespondToServerRequestRequest_ResultJson:
 		res, err := rawjson.Compact([]byte(out.ResultJson))
-		if err != nil || !rawjson.IsObject(res) {
-			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "result_json must be a JSON object"))
+		switch {
+		case err != nil:
+			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "result_json is not valid JSON: %v", err))
+		case !rawjson.IsObject(res):
+			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "result_json must be a JSON object, not %s", jsonKind(res)))
 		}
 		o.result = res
 	case *mcpbridgev1.RespondToServerRequestRequest_Error:
@@ -389,4 +392,21 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		rpc:    jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId()),
 		reason: reasonInvalidInput,
 	})
+}
+
+// jsonKind names the kind of a valid JSON value, for error messages.
+func jsonKind(v json.RawMessage) string {
+	switch {
+	case len(v) == 0:
+		return "nothing"
+	case v[0] == '[':
+		return "an array"
+	case v[0] == '"':
+		return "a string"
+	case v[0] == 't' || v[0] == 'f':
+		return "a boolean"
+	case v[0] == 'n':
+		return "null"
+	}
+	return "a number"
 }

@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -220,6 +221,14 @@ func TestServerRequestsFixture(t *testing.T) {
 		} {
 			_, err := b.client.RespondToServerRequest(ctx, req)
 			wantCode(t, "RespondToServerRequest("+req.String()+")", err, codes.InvalidArgument)
+		}
+		// Invalid JSON and a JSON value of the wrong kind are told apart.
+		for text, want := range map[string]string{`{"roots":`: "result_json is not valid JSON", `[1]`: "must be a JSON object, not an array"} {
+			_, err := b.client.RespondToServerRequest(ctx, &mcpbridgev1.RespondToServerRequestRequest{
+				Id: "x", Outcome: &mcpbridgev1.RespondToServerRequestRequest_ResultJson{ResultJson: text}})
+			if !strings.Contains(status.Convert(err).Message(), want) {
+				t.Errorf("RespondToServerRequest(%s) = %v, want %q", text, err, want)
+			}
 		}
 		_, err := b.client.RespondToServerRequest(ctx, &mcpbridgev1.RespondToServerRequestRequest{
 			Id: "sr-unknown", Outcome: &mcpbridgev1.RespondToServerRequestRequest_ResultJson{ResultJson: `{}`},
