@@ -253,7 +253,8 @@ func TestServerRequestsStayWithTheirPrincipal(t *testing.T) {
 // TestLimitsUnderLoad: alice floods with 8 callers for about a second
 // against a limit of 20 requests a second (burst 5): what passes stays
 // within the token bucket, what is refused is RESOURCE_EXHAUSTED with
-// RetryInfo, and bob's calls meanwhile are not refused. Then 2 calls in
+// RetryInfo, and bob's calls meanwhile (within his own burst) are not
+// refused. Then 2 calls in
 // flight are the most alice may have.
 func TestLimitsUnderLoad(t *testing.T) {
 	t.Parallel()
@@ -298,7 +299,7 @@ func TestLimitsUnderLoad(t *testing.T) {
 		})
 	}
 	bobOK := 0
-	for range 5 {
+	for range 3 { // within bob's own burst of 5 (one token spent above)
 		if _, err := toolPid(bob, bc, "p", "pid", ""); err == nil {
 			bobOK++
 		}
@@ -311,8 +312,8 @@ func TestLimitsUnderLoad(t *testing.T) {
 	if most := 5 + int64(20*elapsed.Seconds()) + 1; passed.Load() > most || refused.Load() == 0 {
 		t.Errorf("in %v alice passed %d (at most %d) and was refused %d times (want some)", elapsed, passed.Load(), most, refused.Load())
 	}
-	if bobOK != 5 {
-		t.Errorf("bob passed %d of 5 calls during alice's flood, want 5", bobOK)
+	if bobOK != 3 {
+		t.Errorf("bob passed %d of 3 calls during alice's flood, want 3", bobOK)
 	}
 	t.Logf("in %v: %d of alice's calls passed, %d were refused", elapsed.Round(time.Millisecond), passed.Load(), refused.Load())
 

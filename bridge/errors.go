@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"time"
 
@@ -106,7 +107,7 @@ func toStatus(server, method string, err error) error {
 	}
 	st := status.New(code, ce.rpc.Message)
 	details := []protoadapt.MessageV1{
-		&mcpbridgev1.JsonRpcError{Code: ce.rpc.Code, Message: ce.rpc.Message, DataJson: string(ce.rpc.Data)},
+		&mcpbridgev1.JsonRpcError{Code: code32(ce.rpc.Code), Message: ce.rpc.Message, DataJson: string(ce.rpc.Data)},
 		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain, Metadata: map[string]string{
 			"server": ce.server, "method": ce.method, "code": strconv.FormatInt(ce.rpc.Code, 10),
 		}},
@@ -162,4 +163,14 @@ func retryable(data json.RawMessage) bool {
 		Retryable bool `json:"retryable"`
 	}
 	return json.Unmarshal(data, &d) == nil && d.Retryable
+}
+
+// code32 is a JSON-RPC code as JsonRpcError.code carries it: itself when it
+// fits in an int32 (every code known does), else -32603; ErrorInfo's
+// "code" metadata always has the exact code.
+func code32(code int64) int32 {
+	if code < math.MinInt32 || code > math.MaxInt32 {
+		return jsonrpc.CodeInternalError
+	}
+	return int32(code)
 }

@@ -55,7 +55,8 @@ func TestToStatus(t *testing.T) {
 		err    error
 		code   codes.Code
 		msg    string // the status message; also the JsonRpcError message
-		rpc    int64  // the JsonRpcError code
+		rpc    int64  // the JSON-RPC code (ErrorInfo "code")
+		wire   int32  // JsonRpcError.code when it is not rpc
 		data   string // the JsonRpcError data_json
 		reason string
 		meta   map[string]string // ErrorInfo metadata; nil: server, method, code as given
@@ -131,6 +132,10 @@ func TestToStatus(t *testing.T) {
 			code: codes.InvalidArgument, msg: "Invalid params", rpc: -32602, reason: "CHILD_ERROR",
 		},
 
+		// A code beyond int32 (JsonRpcError.code): -32603 there, exact in
+		// ErrorInfo.
+		{name: "a code beyond int32", err: rpcErr(1<<40, "Huge", ""), code: codes.Unknown, msg: "Huge", rpc: 1 << 40, wire: -32603, reason: "CHILD_ERROR"},
+
 		// Causes never show.
 		{name: "wrapped with a path", err: fmt.Errorf("calling /home/alice/server: %w", rpcErr(-32601, "Method not found", "")), code: codes.Unimplemented, msg: "Method not found", rpc: -32601, reason: "CHILD_ERROR"},
 		{name: "plain error with a path", err: errSecret, code: codes.Internal, msg: "Internal error", rpc: -32603, reason: "CHILD_ERROR"},
@@ -145,12 +150,16 @@ func TestToStatus(t *testing.T) {
 			if st.Code() != tc.code || st.Message() != tc.msg {
 				t.Errorf("toStatus(%v) = %v %q, want %v %q", tc.err, st.Code(), st.Message(), tc.code, tc.msg)
 			}
+			wire := int32(tc.rpc)
+			if tc.wire != 0 {
+				wire = tc.wire
+			}
 			meta := tc.meta
 			if meta == nil {
 				meta = map[string]string{"server": server, "method": method, "code": fmt.Sprint(tc.rpc)}
 			}
 			want := []proto.Message{
-				&mcpbridgev1.JsonRpcError{Code: tc.rpc, Message: tc.msg, DataJson: tc.data},
+				&mcpbridgev1.JsonRpcError{Code: wire, Message: tc.msg, DataJson: tc.data},
 				&errdetails.ErrorInfo{Reason: tc.reason, Domain: "mcpbridge", Metadata: meta},
 			}
 			if tc.retry > 0 {

@@ -212,7 +212,7 @@ func TestFaultRequestOverChildLimit(t *testing.T) {
 func wantStatus(t *testing.T, what string, err error, code codes.Code, reason string, rpcCode int64) *mcpbridgev1.JsonRpcError {
 	t.Helper()
 	rpc, info := statusDetails(t, err, code)
-	if info.GetReason() != reason || rpc.GetCode() != rpcCode {
+	if info.GetReason() != reason || int64(rpc.GetCode()) != rpcCode {
 		t.Errorf("%s: %v with reason %s and JSON-RPC code %d; want %s and %d", what, err, info.GetReason(), rpc.GetCode(), reason, rpcCode)
 	}
 	return rpc

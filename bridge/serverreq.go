@@ -353,7 +353,7 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		if e.GetCode() == 0 {
 			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "error.code is required"))
 		}
-		o.err = &jsonrpc.Error{Code: e.GetCode(), Message: e.GetMessage()}
+		o.err = &jsonrpc.Error{Code: int64(e.GetCode()), Message: e.GetMessage()}
 		if e.GetDataJson() != "" {
 			data, err := rawjson.Compact([]byte(e.GetDataJson()))
 			if err != nil {

@@ -301,7 +301,7 @@ func TestServeWithGrpcurl(t *testing.T) {
 			Message string
 			Details []struct {
 				Type     string `json:"@type"`
-				Code     string
+				Code     json.RawMessage // a JSON number: JsonRpcError.code is an int32
 				Message  string
 				Reason   string
 				Domain   string
@@ -315,7 +315,7 @@ func TestServeWithGrpcurl(t *testing.T) {
 			t.Fatalf("unknown tool: exit %d, status %+v; want INVALID_ARGUMENT (exit 67) with two details", code, st)
 		}
 		rpcErr, info := st.Details[0], st.Details[1]
-		if rpcErr.Type != "type.googleapis.com/mcpbridge.v1.JsonRpcError" || rpcErr.Code != "-32602" || rpcErr.Message != st.Message {
+		if rpcErr.Type != "type.googleapis.com/mcpbridge.v1.JsonRpcError" || string(rpcErr.Code) != "-32602" || rpcErr.Message != st.Message {
 			t.Errorf("first detail = %+v, want the child's JsonRpcError -32602", rpcErr)
 		}
 		if info.Type != "type.googleapis.com/google.rpc.ErrorInfo" || info.Reason != "CHILD_ERROR" || info.Domain != "mcpbridge" ||

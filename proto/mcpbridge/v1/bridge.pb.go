@@ -5391,8 +5391,16 @@ func (*RespondToServerRequestResponse) Descriptor() ([]byte, []int) {
 type JsonRpcError struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The JSON-RPC error code, for example -32602.
+	//
+	// An int32, deliberately: JSON-RPC and MCP codes are small integers (the
+	// reserved range is -32768 to -32000), and an int32 is a plain number in
+	// every language and in the JSON mapping, where an int64 would be a
+	// bigint in TypeScript and a string in JSON and grpcurl. It was int64
+	// before the first release; the wire encoding of every code in range is
+	// the same. A child's code outside the int32 range (none is known) is sent
+	// here as -32603, with the exact code in ErrorInfo's "code" metadata.
 	// Default: 0, which is not a valid code to send. Eras: all.
-	Code int64 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
 	// The error message.
 	// Default: empty. Eras: all.
 	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
@@ -5433,7 +5441,7 @@ func (*JsonRpcError) Descriptor() ([]byte, []int) {
 	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{55}
 }
 
-func (x *JsonRpcError) GetCode() int64 {
+func (x *JsonRpcError) GetCode() int32 {
 	if x != nil {
 		return x.Code
 	}
@@ -5791,7 +5799,7 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\aoutcome\" \n" +
 	"\x1eRespondToServerRequestResponse\"Y\n" +
 	"\fJsonRpcError\x12\x12\n" +
-	"\x04code\x18\x01 \x01(\x03R\x04code\x12\x18\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1b\n" +
 	"\tdata_json\x18\x03 \x01(\tR\bdataJson*\xa8\x01\n" +
 	"\n" +
