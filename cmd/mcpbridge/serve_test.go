@@ -300,7 +300,7 @@ func TestServeWithGrpcurl(t *testing.T) {
 			Code    int
 			Message string
 			Details []struct {
-				Type     string `json:"@type"`
+				Type     string          `json:"@type"`
 				Code     json.RawMessage // a JSON number: JsonRpcError.code is an int32
 				Message  string
 				Reason   string
