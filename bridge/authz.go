@@ -165,7 +165,7 @@ func (s *Service) filterList(ctx context.Context, server, method string, res jso
 	return filtered
 }
 
-// checkConfig checks the access settings of a configuration.
+// checkAccess checks the access settings of a configuration.
 func (c *Config) checkAccess() error {
 	if err := c.Rules.Check(); err != nil {
 		return err

@@ -287,7 +287,9 @@ func (t *tunnel) answerInputs(ctx context.Context, params, res json.RawMessage) 
 	for range asks {
 		a := <-done
 		if a.err != nil {
-			first = cmpErr(first, a.err)
+			if first == nil {
+				first = a.err
+			}
 			continue
 		}
 		if len(responses) > 1 {
@@ -307,14 +309,6 @@ func (t *tunnel) answerInputs(ctx context.Context, params, res json.RawMessage) 
 		return rawjson.SetMember(out, "requestState", state)
 	}
 	return rawjson.DeleteMember(out, "requestState"), nil
-}
-
-// cmpErr keeps the first error.
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
 }
 
 // legacyResult is a 2026 result as a 2025 client expects it: without

@@ -106,14 +106,13 @@ func toStatus(server, method string, err error) error {
 		code = codes.PermissionDenied
 	}
 	st := status.New(code, ce.rpc.Message)
+	meta := map[string]string{"server": ce.server, "method": ce.method, "code": strconv.FormatInt(ce.rpc.Code, 10)}
+	if ce.pid > 0 {
+		meta["pid"] = strconv.Itoa(ce.pid)
+	}
 	details := []protoadapt.MessageV1{
 		&mcpbridgev1.JsonRpcError{Code: code32(ce.rpc.Code), Message: ce.rpc.Message, DataJson: string(ce.rpc.Data)},
-		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain, Metadata: map[string]string{
-			"server": ce.server, "method": ce.method, "code": strconv.FormatInt(ce.rpc.Code, 10),
-		}},
-	}
-	if ce.pid > 0 {
-		details[1].(*errdetails.ErrorInfo).Metadata["pid"] = strconv.Itoa(ce.pid)
+		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain, Metadata: meta},
 	}
 	if ce.retryAfter > 0 && (code == codes.Unavailable || code == codes.ResourceExhausted) {
 		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(ce.retryAfter)})

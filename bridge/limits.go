@@ -132,13 +132,16 @@ func (l *limiter) forgetOldest() {
 	delete(l.callers, oldest)
 }
 
+// tooManyRequests is the JSON-RPC error of a request refused by a
+// limit: a tunnel gets it as is, a gRPC caller through exhausted.
+func tooManyRequests() *jsonrpc.Error {
+	return jsonrpc.WithData(jsonrpc.CodeInternalError, "Too many requests from this caller; retry later",
+		map[string]any{"retryable": true})
+}
+
 // exhausted is the status of a refused request.
 func exhausted(server, method string, retryAfter time.Duration) error {
-	return toStatus(server, method, &callError{
-		rpc: jsonrpc.WithData(jsonrpc.CodeInternalError, "Too many requests from this caller; retry later",
-			map[string]any{"retryable": true}),
-		retryAfter: max(retryAfter, time.Millisecond),
-	})
+	return toStatus(server, method, &callError{rpc: tooManyRequests(), retryAfter: max(retryAfter, time.Millisecond)})
 }
 
 // longLivedMethods are the streams that stay open: they count for the

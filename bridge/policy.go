@@ -307,15 +307,7 @@ func (srv *upstream) grow() {
 // session's first request.
 func (srv *upstream) session(ctx context.Context, method string) (*member, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
-	var name string
-	if v := md.Get(SessionMetadataKey); len(v) > 0 {
-		name = v[0]
-	}
-	if who := principalName(ctx); name != "" && who != "" {
-		// A session belongs to its principal: another caller who learns
-		// or guesses the name gets a session of its own.
-		name = who + "\x00" + name
-	}
+	name := sessionName(ctx)
 	private := false
 	if name == "" {
 		if method != "Connect" {
@@ -354,6 +346,22 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 	srv.sessionOrder = append(srv.sessionOrder, m)
 	srv.log.Info("mcpbridge: session started", "session", m.digest, "sessions", len(srv.sessions))
 	return m, nil
+}
+
+// sessionName is the session a request names: its mcp-session metadata
+// ("" without one), owned by its principal. With authentication a session
+// belongs to its principal: another caller who learns or guesses the name
+// gets a session of its own.
+func sessionName(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	v := md.Get(SessionMetadataKey)
+	if len(v) == 0 || v[0] == "" {
+		return ""
+	}
+	if who := principalName(ctx); who != "" {
+		return who + "\x00" + v[0]
+	}
+	return v[0]
 }
 
 // release is called when a Connect stream ends: its private session's

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,8 +127,7 @@ func argsStruct(args string) *structpb.Struct {
 }
 
 // TestPoolSpreadsCalls: four calls in flight at once on a pool of four go
-// to four different children, and ListServers shows the four with their
-// load.
+// to four different children.
 func TestPoolSpreadsCalls(t *testing.T) {
 	t.Parallel()
 	sc := policyServer(t, "p", PolicyPool)
@@ -157,24 +157,16 @@ func TestPoolSpreadsCalls(t *testing.T) {
 	}
 }
 
-// waitChildren waits until server has n READY children and returns their
-// pids.
-func waitChildren(ctx context.Context, tb testing.TB, bc mcpbridgev1.BridgeServiceClient, server string, n int) []int {
-	tb.Helper()
+// waitChildren waits until server has n children, all READY, and returns
+// their pids.
+func waitChildren(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeServiceClient, server string, n int) []int {
+	t.Helper()
 	var pids []int
-	settle(ctx, tb.(*testing.T), func() error {
-		resp, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: server})
-		if err != nil {
-			return err
-		}
-		pids = pids[:0]
-		for _, c := range resp.GetChildren() {
-			if c.GetState() == mcpbridgev1.ChildState_CHILD_STATE_READY {
-				pids = append(pids, int(c.GetPid()))
-			}
-		}
-		if len(pids) != n || len(resp.GetChildren()) != n {
-			return fmt.Errorf("%d of %d children ready, want %d", len(pids), len(resp.GetChildren()), n)
+	settle(ctx, t, func() error {
+		var all int
+		pids, all = readyPids(ctx, bc, server)
+		if len(pids) != n || all != n {
+			return fmt.Errorf("%d of %d children ready, want %d", len(pids), all, n)
 		}
 		return nil
 	})
@@ -212,12 +204,7 @@ func TestPoolSurvivesAKill(t *testing.T) {
 			}
 		})
 	}
-	for ok.Load() < 200 { // under load before the kill
-		runtime.Gosched()
-		if ctx.Err() != nil {
-			t.Fatal("no load")
-		}
-	}
+	atLeast(ctx, t, &ok, 200) // under load before the kill
 	if victim <= 0 {
 		t.Fatal("no victim pid")
 	}
@@ -226,19 +213,13 @@ func TestPoolSurvivesAKill(t *testing.T) {
 	}
 	// The pool replaces the child; the load goes on meanwhile.
 	settle(ctx, t, func() error {
-		now := waitReady(ctx, b.client, "p")
-		if len(now) != 4 || contains(now, victim) {
+		now, _ := readyPids(ctx, b.client, "p")
+		if len(now) != 4 || slices.Contains(now, victim) {
 			return fmt.Errorf("children %v, want 4 without %d", now, victim)
 		}
 		return nil
 	})
-	before := ok.Load()
-	for ok.Load() < before+200 {
-		runtime.Gosched()
-		if ctx.Err() != nil {
-			t.Fatal("the load stopped after the kill")
-		}
-	}
+	atLeast(ctx, t, &ok, ok.Load()+200) // the load goes on after the kill
 	stopLoad()
 	wg.Wait()
 	if w := wrong.Load(); w != nil {
@@ -250,28 +231,30 @@ func TestPoolSurvivesAKill(t *testing.T) {
 	}
 }
 
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
+// atLeast waits until counter reaches n, polled as settle does.
+func atLeast(ctx context.Context, t *testing.T, counter *atomic.Int64, n int64) {
+	t.Helper()
+	settle(ctx, t, func() error {
+		if got := counter.Load(); got < n {
+			return fmt.Errorf("%d calls, want at least %d", got, n)
 		}
-	}
-	return false
+		return nil
+	})
 }
 
-// waitReady returns the pids of the server's READY children.
-func waitReady(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, server string) []int {
+// readyPids returns the pids of the server's READY children, and how many
+// children it has.
+func readyPids(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, server string) (pids []int, all int) {
 	resp, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: server})
 	if err != nil {
-		return nil
+		return nil, 0
 	}
-	var pids []int
 	for _, c := range resp.GetChildren() {
 		if c.GetState() == mcpbridgev1.ChildState_CHILD_STATE_READY {
 			pids = append(pids, int(c.GetPid()))
 		}
 	}
-	return pids
+	return pids, len(resp.GetChildren())
 }
 
 // errorPid is the pid in a status's ErrorInfo, 0 without one.
@@ -505,11 +488,7 @@ func TestReload(t *testing.T) {
 	if _, err := toolPid(ctx, b.client, "added", "pid", ""); err != nil {
 		t.Errorf("after a refused reload: %v", err)
 	}
-	for n := calls.Load(); calls.Load() < n+20; runtime.Gosched() {
-		if ctx.Err() != nil {
-			break
-		}
-	}
+	atLeast(ctx, t, &calls, calls.Load()+20)
 	stopLoad()
 	if err := <-errs; err != nil {
 		t.Errorf("a call to the unchanged server failed during the reload: %v", err)

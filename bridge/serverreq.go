@@ -249,8 +249,7 @@ func (r *relay) openStream(ctx context.Context, call, optIn bool, send func(*mcp
 	r.mu.Lock()
 	r.streams[g] = struct{}{}
 	if call {
-		r.calls++
-		r.owners[g.principal]++
+		r.countCall(g.principal, 1)
 	}
 	r.mu.Unlock()
 	return g
@@ -283,10 +282,7 @@ func (g *streamReg) leave() {
 		g.closed = true
 		delete(r.streams, g)
 		if g.call {
-			r.calls--
-			if r.owners[g.principal]--; r.owners[g.principal] == 0 {
-				delete(r.owners, g.principal)
-			}
+			r.countCall(g.principal, -1)
 		}
 		for p := range g.offered {
 			p.receivers--

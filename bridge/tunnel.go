@@ -382,8 +382,7 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	if t.c.m != nil {
 		var ok bool
 		if release, _, ok = t.c.m.srv.limiter.admit(t.ctx, true); !ok {
-			t.fail(id, jsonrpc.WithData(jsonrpc.CodeInternalError, "Too many requests from this caller; retry later",
-				map[string]any{"retryable": true}))
+			t.fail(id, tooManyRequests())
 			return
 		}
 	}

@@ -146,16 +146,7 @@ func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerReque
 			}
 		}
 	}
-	var session string
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(SessionMetadataKey); len(v) > 0 {
-			session = v[0]
-		}
-	}
-	if who := principalName(ctx); session != "" && who != "" {
-		session = who + "\x00" + session // as upstream.session names it
-	}
-	return srv.describe(session), nil
+	return srv.describe(sessionName(ctx)), nil
 }
 
 // ListServers describes every fronted server, sorted by name.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -309,7 +310,7 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		if s.Reaper != nil {
 			sc.DisableReaper = !*s.Reaper
 		}
-		for _, name := range slices.Sorted(mapKeys(s.Env)) {
+		for _, name := range slices.Sorted(maps.Keys(s.Env)) {
 			if name == "" || strings.ContainsAny(name, "=\x00") {
 				return cfg, at(fmt.Sprintf("%q is not an environment variable name", name), "env")
 			}
@@ -366,16 +367,6 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		cfg.Servers = append(cfg.Servers, sc)
 	}
 	return cfg, nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // locator finds the line of a field in the parsed document.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -127,6 +126,7 @@ func TestServeConfigThreePolicies(t *testing.T) {
 	var calls atomic.Int64
 	loadCtx, stopLoad := context.WithCancel(alice)
 	errs := make(chan error, 1)
+	progress := make(chan struct{}, 1) // a call finished
 	go func() {
 		defer close(errs)
 		for loadCtx.Err() == nil {
@@ -136,6 +136,10 @@ func TestServeConfigThreePolicies(t *testing.T) {
 				return
 			}
 			calls.Add(1)
+			select {
+			case progress <- struct{}{}:
+			default:
+			}
 		}
 	}()
 	next := strings.Replace(servers(fmt.Sprintf("  - name: demo2\n    command: %s\n", yamlList(demo))), "pool: {min: 2}", "pool: {min: 3}", 1)
@@ -165,8 +169,11 @@ func TestServeConfigThreePolicies(t *testing.T) {
 	if got := text(ctx, "demo2", "echo", `{"message":"still"}`); got != "still" {
 		t.Errorf("demo2 after a refused reload = %q", got)
 	}
-	for n := calls.Load(); calls.Load() < n+5 && ctx.Err() == nil; {
-		runtime.Gosched() // a few more calls after the refused reload
+	for range 5 { // a few more calls after the refused reload
+		select {
+		case <-progress:
+		case <-ctx.Done():
+		}
 	}
 	stopLoad()
 	if err := <-errs; err != nil {
