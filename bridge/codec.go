@@ -11,6 +11,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 )
 
 // This file gives a request whose strings are not valid UTF-8 the same
@@ -128,7 +130,7 @@ func badUTF8(v any) string {
 // INVALID_INPUT.
 func refuseBadUTF8(fullMethod, field string) error {
 	method := fullMethod[strings.LastIndexByte(fullMethod, '/')+1:]
-	return toStatus("", method, invalidInput("", method, "%s is not valid UTF-8", field))
+	return toStatus("", method, invalidField("", method, field, convert.ReasonInvalidUTF8, " is not valid UTF-8"))
 }
 
 // utf8Unary and utf8Stream are the interceptors that refuse repaired

@@ -83,7 +83,8 @@ func TestInvalidUTF8IsBadInput(t *testing.T) {
 				err = cc.Invoke(ctx, tc.method, tc.req, &mcpbridgev1.CallToolResponse{}, grpc.ForceCodecV2(rawCodec{}))
 			}
 			rpc, info := statusDetails(t, err, codes.InvalidArgument)
-			if want := fmt.Sprintf("%s is not valid UTF-8", tc.field); rpc.GetMessage() != want || info.GetReason() != "INVALID_INPUT" {
+			// A Go caller: the field as Go spells it (fieldnames.go).
+			if want := fmt.Sprintf("%s is not valid UTF-8", spell(tc.field, stylePascal)); rpc.GetMessage() != want || info.GetReason() != "INVALID_INPUT" {
 				t.Errorf("status %v, reason %s; want %q, INVALID_INPUT", err, info.GetReason(), want)
 			}
 		})

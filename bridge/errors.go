@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -41,9 +42,10 @@ type callError struct {
 	rpc        *jsonrpc.Error
 	server     string
 	method     string
-	reason     string        // "" derives it from the code
-	retryAfter time.Duration // > 0 adds RetryInfo (UNAVAILABLE while restarting)
-	pid        int           // > 0: the child it concerns, in ErrorInfo's metadata
+	reason     string              // "" derives it from the code
+	retryAfter time.Duration       // > 0 adds RetryInfo (UNAVAILABLE while restarting)
+	pid        int                 // > 0: the child it concerns, in ErrorInfo's metadata
+	field      *convert.FieldError // bad input in one field: a google.rpc.BadRequest
 }
 
 func (e *callError) Error() string { return e.rpc.Error() }
@@ -51,8 +53,22 @@ func (e *callError) Unwrap() error { return e.rpc }
 
 // invalidInput is bad input from a gRPC client, refused before it reaches a
 // child.
+// An argument that is (or wraps) a convert.FieldError adds its field
+// violation.
 func invalidInput(server, method, format string, args ...any) error {
-	return &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...), server: server, method: method, reason: reasonInvalidInput}
+	ce := &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...), server: server, method: method, reason: reasonInvalidInput}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			errors.As(err, &ce.field)
+		}
+	}
+	return ce
+}
+
+// invalidField is bad input in one field of the request, named by its
+// proto path: INVALID_ARGUMENT with a google.rpc.BadRequest.
+func invalidField(server, method, field, reason, format string, args ...any) error {
+	return invalidInput(server, method, "%v", convert.FieldErrorf(field, reason, format, args...))
 }
 
 // toStatus turns any error from a call into the gRPC status a client sees.
@@ -113,6 +129,11 @@ func toStatus(server, method string, err error) error {
 	details := []protoadapt.MessageV1{
 		&mcpbridgev1.JsonRpcError{Code: code32(ce.rpc.Code), Message: ce.rpc.Message, DataJson: string(ce.rpc.Data)},
 		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain, Metadata: meta},
+	}
+	if ce.field != nil {
+		details = append(details, &errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{
+			Field: ce.field.Field, Reason: ce.field.Reason, Description: ce.rpc.Message,
+		}}})
 	}
 	if ce.retryAfter > 0 && (code == codes.Unavailable || code == codes.ResourceExhausted) {
 		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(ce.retryAfter)})

@@ -71,6 +71,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(
 			recovery.UnaryServerInterceptor(rec),
+			respellUnary,
 			utf8Unary,
 			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.authenticate), guarded),
 			selector.UnaryServerInterceptor(s.limitUnary, guarded),
@@ -81,6 +82,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		),
 		grpc.ChainStreamInterceptor(
 			recovery.StreamServerInterceptor(rec),
+			respellStream,
 			utf8Stream,
 			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.authenticate), guarded),
 			selector.StreamServerInterceptor(s.limitStream, guarded),

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"errors"
 
 	"google.golang.org/grpc"
 
@@ -46,11 +45,11 @@ var bridgeOwned = map[string]bool{
 func checkRawMethod(method string) error {
 	switch {
 	case method == "":
-		return errors.New("method is required")
+		return convert.FieldErrorf("method", convert.ReasonRequired, " is required")
 	case bridgeOwned[method]:
-		return errors.New(method + " is managed by the bridge; use Subscribe or Connect")
+		return convert.FieldErrorf("method", convert.ReasonInvalidValue, " %s is managed by the bridge; use Subscribe or Connect", method)
 	case len(method) > 14 && method[:14] == "notifications/":
-		return errors.New("notifications are not requests; use Connect to send them")
+		return convert.FieldErrorf("method", convert.ReasonInvalidValue, " %s is a notification, not a request; use Connect to send it", method)
 	}
 	return nil
 }

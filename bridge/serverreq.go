@@ -20,6 +20,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -339,29 +340,29 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		res, err := rawjson.Compact([]byte(out.ResultJson))
 		switch {
 		case err != nil:
-			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "result_json is not valid JSON: %v", err))
+			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "result_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
 		case !rawjson.IsObject(res):
-			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "result_json must be a JSON object, not %s", jsonKind(res)))
+			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "result_json", convert.ReasonWrongJSONType, " must be a JSON object, not %s", convert.JSONKind(res)))
 		}
 		o.result = res
 	case *mcpbridgev1.RespondToServerRequestRequest_Error:
 		e := out.Error
 		if e.GetCode() == 0 {
-			return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "error.code is required"))
+			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.code", convert.ReasonRequired, " is required"))
 		}
 		o.err = &jsonrpc.Error{Code: int64(e.GetCode()), Message: e.GetMessage()}
 		if e.GetDataJson() != "" {
 			data, err := rawjson.Compact([]byte(e.GetDataJson()))
 			if err != nil {
-				return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "error.data_json is not valid JSON"))
+				return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.data_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
 			}
 			o.err.Data = data
 		}
 	default:
-		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "one of result_json and error is required"))
+		return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "outcome", convert.ReasonRequired, " is required: set result_json or error"))
 	}
 	if req.GetId() == "" {
-		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "id is required"))
+		return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "id", convert.ReasonRequired, " is required"))
 	}
 	set := s.serverSet()
 	srvs := make([]*upstream, 0, len(set))
@@ -388,21 +389,4 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		rpc:    jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId()),
 		reason: reasonInvalidInput,
 	})
-}
-
-// jsonKind names the kind of a valid JSON value, for error messages.
-func jsonKind(v json.RawMessage) string {
-	switch {
-	case len(v) == 0:
-		return "nothing"
-	case v[0] == '[':
-		return "an array"
-	case v[0] == '"':
-		return "a string"
-	case v[0] == 't' || v[0] == 'f':
-		return "a boolean"
-	case v[0] == 'n':
-		return "null"
-	}
-	return "a number"
 }

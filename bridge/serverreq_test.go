@@ -222,8 +222,9 @@ func TestServerRequestsFixture(t *testing.T) {
 			_, err := b.client.RespondToServerRequest(ctx, req)
 			wantCode(t, "RespondToServerRequest("+req.String()+")", err, codes.InvalidArgument)
 		}
-		// Invalid JSON and a JSON value of the wrong kind are told apart.
-		for text, want := range map[string]string{`{"roots":`: "result_json is not valid JSON", `[1]`: "must be a JSON object, not an array"} {
+		// Invalid JSON and a JSON value of the wrong kind are told apart
+		// (the field as a Go caller spells it: fieldnames.go).
+		for text, want := range map[string]string{`{"roots":`: "ResultJson is not valid JSON", `[1]`: "must be a JSON object, not an array"} {
 			_, err := b.client.RespondToServerRequest(ctx, &mcpbridgev1.RespondToServerRequestRequest{
 				Id: "x", Outcome: &mcpbridgev1.RespondToServerRequestRequest_ResultJson{ResultJson: text}})
 			if !strings.Contains(status.Convert(err).Message(), want) {

@@ -46,7 +46,7 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	}
 	for _, uri := range req.GetResourceSubscriptions() {
 		if uri == "" {
-			return toStatus(srv.name, method, invalidInput(srv.name, method, "resource_subscriptions has an empty URI"))
+			return toStatus(srv.name, method, invalidField(srv.name, method, "resource_subscriptions", convert.ReasonRequired, " has an empty URI"))
 		}
 		if !s.access().rules.Allow(access.FromContext(ctx), srv.name, access.Resource, uri) {
 			return denied(srv.name, method, "resource %q of server %q", uri, srv.name)

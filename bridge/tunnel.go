@@ -114,8 +114,8 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 				return r.err
 			case r.msg.GetServer() != "" && r.msg.GetServer() != srv.name:
 				t.abort()
-				return toStatus(srv.name, method, invalidInput(srv.name, method,
-					"the server field may only be set on the first message, or to the same value on every message"))
+				return toStatus(srv.name, method, invalidField(srv.name, method, "server", convert.ReasonInvalidValue,
+					" may only be set on the first message, or to the same value on every message"))
 			}
 			t.handle(r.msg.GetMessageJson())
 		case <-ctx.Done():

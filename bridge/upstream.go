@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -77,7 +78,8 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, 
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
 		if v := md.Get(ServerMetadataKey); len(v) > 0 {
 			if field != "" && v[0] != field {
-				return nil, toStatus(field, method, invalidInput(field, method, "the server field %q and the %s metadata %q disagree", field, ServerMetadataKey, v[0]))
+				return nil, toStatus(field, method, invalidInput(field, method, "%v", &convert.FieldError{Field: "server", Reason: convert.ReasonInvalidValue,
+					Err: fmt.Errorf("the server field %q and the %s metadata %q disagree", field, ServerMetadataKey, v[0])}))
 			}
 			name = v[0]
 		}
@@ -95,7 +97,15 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, 
 	if ok {
 		return srv, nil
 	}
-	return nil, toStatus(name, method, &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", name), reason: reasonUnknownServer})
+	ce := &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", name), reason: reasonUnknownServer}
+	if name == field { // named by the field, not by the metadata
+		reason := convert.ReasonInvalidValue
+		if name == "" {
+			reason = convert.ReasonRequired
+		}
+		ce.field = &convert.FieldError{Field: "server", Reason: reason, Err: ce.rpc}
+	}
+	return nil, toStatus(name, method, ce)
 }
 
 // acquire returns the ready child that serves a request under the

@@ -2,8 +2,6 @@ package convert
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -79,10 +77,7 @@ func (o *object) structure(k string, s *structpb.Struct) error {
 	o.key(k)
 	var err error
 	o.buf, err = AppendStruct(o.buf, s)
-	if err != nil {
-		return fmt.Errorf("%s: %w", k, err)
-	}
-	return nil
+	return err
 }
 
 func (o *object) bytes() json.RawMessage { return append(o.buf, '}') }
@@ -111,7 +106,7 @@ func (m *requestMeta) add(key string, value []byte) {
 func (m *requestMeta) write(o *object) error {
 	for _, k := range append([]string{protocol.MetaProgressToken, protocol.MetaProtocolVersion}, m.owned...) {
 		if _, ok := m.caller.GetFields()[k]; ok {
-			return fmt.Errorf("meta key %q is set by the bridge", k)
+			return FieldErrorf("meta", ReasonInvalidValue, " key %q is set by the bridge", k)
 		}
 	}
 	if len(m.caller.GetFields()) == 0 && len(m.extra) == 0 {
@@ -119,7 +114,7 @@ func (m *requestMeta) write(o *object) error {
 	}
 	b, err := AppendStruct(nil, m.caller)
 	if err != nil {
-		return fmt.Errorf("meta: %w", err)
+		return underField("meta", err)
 	}
 	for _, e := range m.extra {
 		b, _ = rawjson.SetMember(b, e.key, e.value) // b is an object
@@ -165,15 +160,15 @@ func writeMRTR(q mrtrRequest, o *object, meta *requestMeta, r Era) error {
 	if !r.modern {
 		switch {
 		case q.GetInputResponses() != nil:
-			return fmt.Errorf("input_responses applies to 2026-07-28 children only; this child speaks %s", r.version)
+			return FieldErrorf("input_responses", ReasonInvalidValue, " applies to 2026-07-28 children only; this child speaks %s", r.version)
 		case q.GetRequestState() != "":
-			return fmt.Errorf("request_state applies to 2026-07-28 children only; this child speaks %s", r.version)
+			return FieldErrorf("request_state", ReasonInvalidValue, " applies to 2026-07-28 children only; this child speaks %s", r.version)
 		}
 		return nil
 	}
 	if q.GetInputResponses() != nil {
 		if err := o.structure("inputResponses", q.GetInputResponses()); err != nil {
-			return fmt.Errorf("input_responses: %w", err)
+			return underField("input_responses", err)
 		}
 	}
 	if q.GetRequestState() != "" {
@@ -182,7 +177,7 @@ func writeMRTR(q mrtrRequest, o *object, meta *requestMeta, r Era) error {
 	if q.GetClientCapabilities() != nil {
 		b, err := AppendStruct(nil, q.GetClientCapabilities())
 		if err != nil {
-			return fmt.Errorf("client_capabilities: %w", err)
+			return underField("client_capabilities", err)
 		}
 		meta.add(protocol.MetaClientCapabilities, b)
 	}
@@ -198,7 +193,7 @@ func logLevelMeta(meta *requestMeta, level mcpbridgev1.LoggingLevel, r Era) erro
 	}
 	name := LevelName(level)
 	if name == "" {
-		return fmt.Errorf("log_level %d is not a known level", level)
+		return FieldErrorf("log_level", ReasonInvalidValue, " %d is not a known level", level)
 	}
 	if r.modern {
 		meta.add(protocol.MetaLogLevel, rawjson.AppendString(nil, name))
@@ -237,13 +232,13 @@ func CallToolParams(req ToolCall, level mcpbridgev1.LoggingLevel, r Era) (json.R
 		return nil, err
 	}
 	if req.GetName() == "" {
-		return nil, errors.New("name is required")
+		return nil, FieldErrorf("name", ReasonRequired, " is required")
 	}
 	o := newObject()
 	o.str("name", req.GetName())
 	if args := req.GetArguments(); args != nil {
 		if err := o.structure("arguments", args); err != nil {
-			return nil, err
+			return nil, underField("arguments", err)
 		}
 	}
 	return finishMRTR(o, req, meta, r)
@@ -252,7 +247,7 @@ func CallToolParams(req ToolCall, level mcpbridgev1.LoggingLevel, r Era) (json.R
 // ReadResourceParams are the params of resources/read.
 func ReadResourceParams(req *mcpbridgev1.ReadResourceRequest, r Era) (json.RawMessage, error) {
 	if req.GetUri() == "" {
-		return nil, errors.New("uri is required")
+		return nil, FieldErrorf("uri", ReasonRequired, " is required")
 	}
 	o := newObject()
 	o.str("uri", req.GetUri())
@@ -263,7 +258,7 @@ func ReadResourceParams(req *mcpbridgev1.ReadResourceRequest, r Era) (json.RawMe
 // GetPromptParams are the params of prompts/get.
 func GetPromptParams(req *mcpbridgev1.GetPromptRequest, r Era) (json.RawMessage, error) {
 	if req.GetName() == "" {
-		return nil, errors.New("name is required")
+		return nil, FieldErrorf("name", ReasonRequired, " is required")
 	}
 	o := newObject()
 	o.str("name", req.GetName())
@@ -280,21 +275,21 @@ func CompleteParams(req *mcpbridgev1.CompleteRequest) (json.RawMessage, error) {
 	switch v := req.GetRef().(type) {
 	case *mcpbridgev1.CompleteRequest_PromptName:
 		if v.PromptName == "" {
-			return nil, errors.New("prompt_name is empty")
+			return nil, FieldErrorf("prompt_name", ReasonRequired, " is empty")
 		}
 		ref.str("type", "ref/prompt")
 		ref.str("name", v.PromptName)
 	case *mcpbridgev1.CompleteRequest_ResourceTemplateUri:
 		if v.ResourceTemplateUri == "" {
-			return nil, errors.New("resource_template_uri is empty")
+			return nil, FieldErrorf("resource_template_uri", ReasonRequired, " is empty")
 		}
 		ref.str("type", "ref/resource")
 		ref.str("uri", v.ResourceTemplateUri)
 	default:
-		return nil, errors.New("ref is required: set prompt_name or resource_template_uri")
+		return nil, FieldErrorf("ref", ReasonRequired, " is required: set prompt_name or resource_template_uri")
 	}
 	if req.GetArgumentName() == "" {
-		return nil, errors.New("argument_name is required")
+		return nil, FieldErrorf("argument_name", ReasonRequired, " is required")
 	}
 	arg := newObject()
 	arg.str("name", req.GetArgumentName())
@@ -325,13 +320,13 @@ func RawParams(text string) (params, meta json.RawMessage, err error) {
 	p, err := rawjson.Compact([]byte(text))
 	switch {
 	case err != nil:
-		return nil, nil, fmt.Errorf("params_json is not valid JSON: %v", err)
+		return nil, nil, FieldErrorf("params_json", ReasonInvalidJSON, " is not valid JSON: %v", err)
 	case !rawjson.IsObject(p):
-		return nil, nil, errors.New("params_json must be a JSON object")
+		return nil, nil, FieldErrorf("params_json", ReasonWrongJSONType, " must be a JSON object, not %s", JSONKind(p))
 	}
 	if m, ok := rawjson.Member(p, "_meta"); ok {
 		if !rawjson.IsObject(m) {
-			return nil, nil, errors.New("params_json._meta must be a JSON object")
+			return nil, nil, FieldErrorf("params_json", ReasonWrongJSONType, "._meta must be a JSON object, not %s", JSONKind(m))
 		}
 		meta = m
 	}
@@ -339,7 +334,7 @@ func RawParams(text string) (params, meta json.RawMessage, err error) {
 	// would reach whichever call the child-side token names, a call of
 	// another caller's.
 	if _, ok := rawjson.Member(meta, protocol.MetaProgressToken); ok {
-		return nil, nil, errors.New("params_json._meta.progressToken is set by the bridge; CallStream delivers progress")
+		return nil, nil, FieldErrorf("params_json", ReasonInvalidValue, "._meta.progressToken is set by the bridge; CallStream delivers progress")
 	}
 	return p, meta, nil
 }
@@ -359,7 +354,7 @@ func CallParams(text string, level mcpbridgev1.LoggingLevel, r Era) (params, ext
 	}
 	for _, m := range meta.extra {
 		if _, ok := rawjson.Member(own, m.key); ok {
-			return nil, nil, errors.New("params_json._meta." + m.key + " is set by the bridge when log_level is set")
+			return nil, nil, FieldErrorf("params_json", ReasonInvalidValue, "._meta.%s is set by the bridge when log_level is set", m.key)
 		}
 		extra, _ = rawjson.SetMember(extra, m.key, m.value)
 	}

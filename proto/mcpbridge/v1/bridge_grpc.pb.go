@@ -117,7 +117,24 @@
 //     children it was).
 //   - google.rpc.RetryInfo, with UNAVAILABLE while the child restarts or
 //     its circuit is open (the time until the next start attempt), and with
-//     RESOURCE_EXHAUSTED when a session server has its most sessions open.
+//     RESOURCE_EXHAUSTED when a session server has its most sessions open
+//     or a caller is over its rate limit.
+//   - google.rpc.BadRequest, with INVALID_ARGUMENT when one field of the
+//     request is at fault: one field violation whose `field` is the field's
+//     path, `reason` one of "INVALID_JSON" (the text does not parse),
+//     "WRONG_JSON_TYPE" (valid JSON of the wrong kind, for example an array
+//     where an object is required), "REQUIRED", "INVALID_UTF8" or
+//     "INVALID_VALUE" (anything else), and `description` the message.
+//
+// The google.rpc messages are defined in google/rpc/status.proto and
+// google/rpc/error_details.proto, which this module carries beside this
+// file, so that a code generator in any language finds them.
+//
+// Field names in error messages and in BadRequest are spelled as the
+// caller's language spells them, judged by the user-agent its gRPC library
+// sends: `paramsJson` (the JSON name) for JavaScript and TypeScript
+// (grpc-js, connect-es), Java and grpcurl; `ParamsJson` for Go and C#; the
+// proto name `params_json` for Python, C++, Ruby, PHP and any other caller.
 //
 // Bad input from a gRPC client (an unknown server, JSON text that does not
 // parse or is not an object where an object is required, a malformed
