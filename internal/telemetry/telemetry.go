@@ -1,0 +1,118 @@
+// Package telemetry configures OpenTelemetry tracing from the standard
+// OTEL_* environment variables, for the bridge and for the demo server, and
+// carries trace context in an MCP request's params._meta, where the MCP
+// semantic conventions put it (traceparent, tracestate, baggage).
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+)
+
+// Configured reports whether the environment asks for traces: an OTLP
+// endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) or OTEL_TRACES_EXPORTER=otlp. Tracing
+// is off otherwise, and always when OTEL_SDK_DISABLED is true or
+// OTEL_TRACES_EXPORTER is none.
+func Configured(getenv func(string) string) bool {
+	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER"))) {
+	case "none":
+		return false
+	case "otlp":
+		return true
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+// NewTracerProvider returns an SDK TracerProvider that exports over OTLP
+// in batches. The exporters read their endpoint, headers, TLS and timeout
+// from the OTEL_EXPORTER_OTLP_* variables themselves; the protocol is
+// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL, "grpc"
+// or "http/protobuf" (the default, as the specification says). The SDK reads
+// OTEL_TRACES_SAMPLER and its argument, OTEL_BSP_*, OTEL_SERVICE_NAME and
+// OTEL_RESOURCE_ATTRIBUTES; service names the service when
+// OTEL_SERVICE_NAME does not. Shut it down to flush what is buffered.
+func NewTracerProvider(ctx context.Context, getenv func(string) string, service, version string) (*sdktrace.TracerProvider, error) {
+	protocol := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	if protocol == "" {
+		protocol = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	var exp sdktrace.SpanExporter
+	var err error
+	switch protocol {
+	case "", "http/protobuf":
+		exp, err = otlptracehttp.New(ctx)
+	case "grpc":
+		exp, err = otlptracegrpc.New(ctx)
+	default:
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL %q is not supported (grpc or http/protobuf)", protocol)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the OTLP trace exporter: %w", err)
+	}
+	res, err := resource.Merge(
+		resource.NewSchemaless(semconv.ServiceName(service), semconv.ServiceVersion(version)),
+		resource.Default(), // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win
+	)
+	if err != nil && !errors.Is(err, resource.ErrPartialResource) && !errors.Is(err, resource.ErrSchemaURLConflict) {
+		return nil, fmt.Errorf("the trace resource: %w", err)
+	}
+	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
+}
+
+// Propagator carries W3C trace context and baggage: in gRPC metadata and
+// in params._meta.
+var Propagator propagation.TextMapPropagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+
+// metaKeys are the _meta members Propagator reads and writes.
+var metaKeys = []string{"traceparent", "tracestate", "baggage"}
+
+// Extract returns ctx with the remote span context (and baggage) that a
+// request's _meta carries, if any.
+func Extract(ctx context.Context, meta json.RawMessage) context.Context {
+	if len(meta) == 0 {
+		return ctx
+	}
+	c := propagation.MapCarrier{}
+	for _, k := range metaKeys {
+		if raw, ok := rawjson.Member(meta, k); ok {
+			if v, ok := rawjson.StringValue(raw); ok {
+				c[k] = v
+			}
+		}
+	}
+	if len(c) == 0 {
+		return ctx
+	}
+	return Propagator.Extract(ctx, c)
+}
+
+// Inject returns the _meta members that carry ctx's span context and
+// baggage, as compact JSON strings by key; nil when ctx has none.
+func Inject(ctx context.Context) map[string]json.RawMessage {
+	c := propagation.MapCarrier{}
+	Propagator.Inject(ctx, c)
+	if len(c) == 0 {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(c))
+	for k, v := range c {
+		out[k] = rawjson.AppendString(nil, v)
+	}
+	return out
+}
