@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -20,6 +21,8 @@ type child struct {
 	level   *childLevel              // the logging level of a legacy child (loglevel.go)
 	floor   mcpbridgev1.LoggingLevel // ServerConfig.LogLevel: the level when no reader set one
 	m       *member                  // the member that runs it
+
+	subscribers atomic.Int32 // Subscribe streams on it, for metrics
 }
 
 // start spawns and negotiates a child: the supervisor's start function.
@@ -32,7 +35,9 @@ func (m *member) start(ctx context.Context, log *slog.Logger, retire func(superv
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
 		stderr := newStderrLog(log, m.stderr)
 		r := newRelay(srv.name, srv.cfg, srv.s.access().auth.Enabled(), log)
-		c, err := stdio.Start(ctx, srv.cfg.command(stderr, m.env), r.hook(srv.cfg.client(log)))
+		cc := srv.cfg.client(log)
+		cc.Counters = &m.counters // the member's totals, across restarts
+		c, err := stdio.Start(ctx, srv.cfg.command(stderr, m.env), r.hook(cc))
 		if err != nil {
 			stderr.started(0)
 			return nil, err

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
@@ -77,6 +80,16 @@ type Config struct {
 	// NewGRPCServer (it is on by default, and needs authentication like
 	// the BridgeService when Auth is set).
 	DisableReflection bool
+	// Metrics, when set, receives the bridge's Prometheus metrics: gRPC
+	// server metrics, MCP operation durations and the state of every
+	// child (docs/observability.md). Serve it with promhttp. Nil: none,
+	// at no cost.
+	Metrics prometheus.Registerer
+	// TracerProvider, when set, traces every RPC (a server span) and every
+	// request to a child (a client span, whose context goes to the child
+	// in params._meta), as the OpenTelemetry conventions for MCP say
+	// (docs/observability.md). Nil: no tracing, at no cost.
+	TracerProvider trace.TracerProvider
 }
 
 // ServerConfig says how to run one fronted stdio MCP server.

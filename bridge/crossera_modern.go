@@ -212,8 +212,10 @@ func (t *tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.
 	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage { return token })
 	defer release()
 	leave := t.c.relay.enter(t.ctx)
+	op := t.observe(ctx, method, params)
 	start := time.Now()
-	res, err := t.c.Call(ctx, method, legacyParams(params), opts)
+	res, err := t.c.Call(ctx, method, legacyParams(params), op.options(opts))
+	op.end(res, err)
 	leave()
 	t.audit(method, params, start, res, err)
 	if err != nil {

@@ -14,12 +14,18 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc/filters"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
+
+	"github.com/mcpbridge/mcpbridge/internal/telemetry"
 )
 
 // Keepalive (docs/operations.md, "Keepalive"): Subscribe streams may stay
@@ -69,7 +75,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		newUTF8Codec(), // invalid UTF-8 is bad input, not INTERNAL (codec.go)
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),
-		grpc.ChainUnaryInterceptor(
+		grpc.ChainUnaryInterceptor(append(s.metrics.unary(),
 			recovery.UnaryServerInterceptor(rec),
 			respellUnary,
 			utf8Unary,
@@ -79,8 +85,8 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			// logging interceptor reads.
 			selector.UnaryServerInterceptor(s.callFieldsUnary, logged),
 			selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(log, logOpts...), logged),
-		),
-		grpc.ChainStreamInterceptor(
+		)...),
+		grpc.ChainStreamInterceptor(append(s.metrics.stream(),
 			recovery.StreamServerInterceptor(rec),
 			respellStream,
 			utf8Stream,
@@ -90,10 +96,21 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			// Inside the logging interceptor: a stream's request arrives
 			// in the handler, and its fields are added then.
 			selector.StreamServerInterceptor(s.callFieldsStream, logged),
-		),
+		)...),
 	)
+	if tp := s.cfg.TracerProvider; tp != nil {
+		// A server span per RPC, health checks excepted, continuing the
+		// caller's trace from the traceparent in its metadata.
+		all = append(all, grpc.StatsHandler(otelgrpc.NewServerHandler(
+			otelgrpc.WithTracerProvider(tp),
+			otelgrpc.WithPropagators(telemetry.Propagator),
+			otelgrpc.WithMeterProvider(noop.NewMeterProvider()),
+			otelgrpc.WithFilter(filters.Not(filters.HealthCheck())),
+		)))
+	}
 	gs := grpc.NewServer(append(all, opts...)...)
 	s.Register(gs)
+	s.metrics.initialize(gs)
 	if !s.cfg.DisableReflection {
 		reflection.Register(gs)
 	}
@@ -113,6 +130,9 @@ const (
 	logMCPMethod = "mcp.method"
 	// logMCPName is the tool or prompt name, or the resource URI.
 	logMCPName = "mcp.name"
+	// logTraceID and logSpanID are the call's server span, when traced.
+	logTraceID = "trace_id"
+	logSpanID  = "span_id"
 )
 
 // mcpMethods maps BridgeService's methods to the MCP method their log
@@ -198,7 +218,17 @@ func truncateLogValue(v string) string {
 // callFieldsUnary injects a unary call's fields into the context that the
 // logging interceptor after it reads.
 func (s *Service) callFieldsUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	return handler(logging.InjectFields(ctx, s.callFields(ctx, info.FullMethod, req)), req)
+	return handler(logging.InjectFields(ctx, append(s.callFields(ctx, info.FullMethod, req), traceFields(ctx)...)), req)
+}
+
+// traceFields are the trace and span ids of the call's server span, when
+// it is traced, so that its log line leads to its trace.
+func traceFields(ctx context.Context) logging.Fields {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return nil
+	}
+	return logging.Fields{logTraceID, sc.TraceID().String(), logSpanID, sc.SpanID().String()}
 }
 
 // callFieldsStream adds a stream's fields to those of the logging
@@ -209,7 +239,7 @@ func (s *Service) callFieldsUnary(ctx context.Context, req any, info *grpc.Unary
 // interceptor logs the fields, so that the fields, which AddFields
 // mutates without a lock, are never read and written at once.
 func (s *Service) callFieldsStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	logging.AddFields(ss.Context(), s.callFields(ss.Context(), info.FullMethod, nil))
+	logging.AddFields(ss.Context(), append(s.callFields(ss.Context(), info.FullMethod, nil), traceFields(ss.Context())...))
 	return handler(srv, &fieldsStream{ServerStream: ss, s: s, method: info.FullMethod})
 }
 

@@ -124,8 +124,10 @@ func (t *tunnel) startOp(method string, params json.RawMessage, mc modernCall, d
 		defer t.wg.Done()
 		defer release()
 		leave := t.c.relay.enter(t.ctx)
+		ob := t.observe(ctx, method, params)
 		start := time.Now()
-		res, err := t.c.Call(ctx, method, child, opts)
+		res, err := t.c.Call(ctx, method, child, ob.options(opts))
+		ob.end(res, err)
 		leave()
 		t.audit(method, child, start, res, err)
 		var o outcome

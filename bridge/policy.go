@@ -19,6 +19,7 @@ import (
 	"maps"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -161,6 +163,10 @@ type member struct {
 	private bool     // a Connect stream's own session: ends with the stream
 	used    atomic.Int64
 	ready   atomic.Bool
+
+	id       string         // its label in metrics: a pool index, or digest
+	counters stdio.Counters // its children's traffic, for metrics
+	waiting  atomic.Int32   // callers waiting for its child to be ready
 }
 
 // touch records a use, for the idle timeouts.
@@ -188,6 +194,10 @@ func (srv *upstream) newMember(session string, env []EnvVar) *member {
 		sum := sha256.Sum256([]byte(session))
 		m.digest = hex.EncodeToString(sum[:6])
 		log = log.With("session", m.digest)
+		m.id = m.digest
+	} else {
+		m.id = strconv.Itoa(srv.nextMember) // under srv.mu, as every caller holds it
+		srv.nextMember++
 	}
 	m.touch()
 	cfg := srv.cfg
@@ -433,6 +443,9 @@ func (srv *upstream) sweep(now time.Time) {
 		}
 	}
 	srv.mu.Unlock()
+	if srv.cfg.Policy == PolicySession {
+		srv.reaped.Add(int64(len(stop)))
+	}
 	for _, m := range stop {
 		srv.log.Info("mcpbridge: stopping an idle child", "session", m.digest)
 		srv.wg.Go(m.sup.Stop)

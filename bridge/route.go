@@ -100,8 +100,10 @@ func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *s
 	if opts == nil {
 		opts = r.callOptions(ctx, params)
 	}
+	op := r.s.obs.begin(ctx, r.srv.name, r.c, r.method, params, false)
 	start := time.Now()
-	res, err := r.c.Call(ctx, r.method, params, opts)
+	res, err := r.c.Call(ctx, r.method, params, op.options(opts))
+	op.end(res, err)
 	if err != nil {
 		err = r.srv.failure(r.c, r.method, err)
 	}

@@ -42,6 +42,9 @@ type Service struct {
 	draining context.Context // cancelled by Shutdown: long-lived streams end
 	drain    context.CancelFunc
 
+	obs     *observer     // Config.Metrics and TracerProvider; nil: neither
+	metrics *grpcMetrics  // Config.Metrics: the gRPC server's; nil: none
+
 	closeOnce sync.Once
 }
 
@@ -52,6 +55,13 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{cfg: cfg, health: health.NewServer(), ready: map[string]bool{}}
+	var err error
+	if s.obs, err = newObserver(&s.cfg); err != nil {
+		return nil, err
+	}
+	if s.metrics, err = newGRPCMetrics(s); err != nil {
+		return nil, err
+	}
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.acc.Store(&accessState{auth: cfg.Auth, rules: cfg.Rules})
 	s.limiter.Store(newLimiter(cfg.Limits))

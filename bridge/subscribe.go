@@ -56,6 +56,8 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	if err != nil {
 		return err
 	}
+	c.subscribers.Add(1)
+	defer c.subscribers.Add(-1)
 	if protocol.Modern(c.Protocol()) {
 		return s.listen(ctx, srv, c, req, stream)
 	}

@@ -463,11 +463,19 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 		}
 	}
 	leave := t.c.relay.enter(t.ctx)
+	op := t.observe(ctx, method, params)
 	start := time.Now()
-	res, err := t.c.Call(ctx, method, params, opts)
+	res, err := t.c.Call(ctx, method, params, op.options(opts))
+	op.end(res, err)
 	leave()
 	t.audit(method, params, start, res, err)
 	t.finish(id, call, t.s.filterList(t.ctx, t.server(), method, res), err)
+}
+
+// observe starts observing a tunnel request to the child; a trace context
+// in the request's own _meta is its span's parent.
+func (t *tunnel) observe(ctx context.Context, method string, params json.RawMessage) *operation {
+	return t.s.obs.begin(ctx, t.server(), t.c, method, params, true)
 }
 
 // audit records a tunnel request in the audit log.

@@ -47,6 +47,8 @@ type upstream struct {
 	wg           sync.WaitGroup     // the janitor and members being stopped
 	limiter      *limiter           // ServerConfig.Limits
 	turn         atomic.Uint32      // the pool's round-robin start
+	nextMember   int                // the id of the next shared or pool member
+	reaped       atomic.Int64       // sessions stopped when idle, for metrics
 }
 
 // newUpstream makes the server and starts its first children.
@@ -119,7 +121,9 @@ func (srv *upstream) acquire(ctx context.Context, method string) (*child, error)
 		return nil, err
 	}
 	m.touch()
+	m.waiting.Add(1)
 	c, err := m.sup.Acquire(ctx)
+	m.waiting.Add(-1)
 	if err != nil {
 		return nil, toStatus(srv.name, method, err)
 	}

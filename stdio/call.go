@@ -46,6 +46,9 @@ type CallOptions struct {
 	// Meta is merged into params._meta, last (it wins over stamped keys
 	// and the params' own _meta). It must be a JSON object.
 	Meta json.RawMessage
+	// OnRequestID, when set, is called with the request's JSON-RPC id once
+	// it is assigned, before the request is written (for tracing).
+	OnRequestID func(id int64)
 	// Verbatim sends the request as the caller gave it, on a connection
 	// made by [Connect] too: no stamped _meta, no local refusal of a
 	// method of the other era or of a conflicting protocol version, so
@@ -140,6 +143,9 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 		return nil, err
 	}
 	id := c.nextID.Add(1)
+	if o.OnRequestID != nil {
+		o.OnRequestID(id)
+	}
 	var token json.RawMessage
 	if o.Progress != nil {
 		token = mintToken(id)

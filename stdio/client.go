@@ -62,6 +62,10 @@ type ClientConfig struct {
 	// Logger receives skipped lines, drops and late messages
 	// (default slog.Default()).
 	Logger *slog.Logger
+	// Counters, when set, receives running totals of the traffic with the
+	// child (for metrics). One Counters may serve the Clients of a
+	// server's successive children, so that its totals survive restarts.
+	Counters *Counters
 	// Reaper runs the command under a reaper (package stdio/reaper), so
 	// that none of its descendants outlives the command or this process,
 	// however this process dies; docs/stdio.md, "Reapers". It
@@ -231,6 +235,10 @@ func Start(ctx context.Context, cmd *exec.Cmd, cfg ClientConfig) (*Client, error
 // newClient builds a Client over the child's pipes; wait blocks until the
 // child is reaped. The caller starts the goroutines.
 func newClient(cfg ClientConfig, stdin io.WriteCloser, stdout io.ReadCloser, wait func() *os.ProcessState) *Client {
+	if n := cfg.Counters; n != nil {
+		stdin = countingWriter{stdin, &n.BytesOut}
+		stdout = countingReader{stdout, &n.BytesIn}
+	}
 	return &Client{
 		cfg:      cfg,
 		log:      cfg.Logger,
@@ -593,6 +601,9 @@ func (c *Client) reader() {
 // skip logs a line that is not a JSON-RPC message, at most once a second.
 func (c *Client) skip(line []byte, why error) {
 	c.skipped.Add(1)
+	if n := c.cfg.Counters; n != nil {
+		n.LinesSkipped.Add(1)
+	}
 	now := time.Now().UnixNano()
 	last := c.lastWarn.Load()
 	if now-last < int64(time.Second) || !c.lastWarn.CompareAndSwap(last, now) {

@@ -31,6 +31,9 @@ func requestTooLarge(size, limit int) *jsonrpc.Error {
 // response it held, when its first or last bytes tell which call it
 // answers, fails that call at once instead of leaving it to time out.
 func (c *Client) tooLong(e *wire.LineTooLongError) {
+	if n := c.cfg.Counters; n != nil {
+		n.LinesTooLong.Add(1)
+	}
 	raw, kind := e.Peek()
 	id, ok := wire.IntID(raw)
 	if kind != wire.KindResponse || !ok {

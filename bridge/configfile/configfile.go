@@ -26,7 +26,10 @@ import (
 type File struct {
 	// Listen is the address to serve gRPC on; the --listen flag, when
 	// given, wins.
-	Listen          string        `yaml:"listen"`
+	Listen string `yaml:"listen"`
+	// MetricsListen is where /metrics is served (docs/observability.md);
+	// the --metrics-listen flag, when given, wins. Empty: no metrics.
+	MetricsListen   string        `yaml:"metrics_listen"`
 	MaxMessageBytes int           `yaml:"max_message_bytes"`
 	DefaultDeadline time.Duration `yaml:"default_deadline"`
 	MaxDeadline     time.Duration `yaml:"max_deadline"`

@@ -63,6 +63,7 @@ type serveFlags struct {
 	version         bool
 	config          string
 	reflection      string
+	metricsListen   string
 	env             envFlag
 	inheritEnv      bool
 	policy          string
@@ -140,6 +141,7 @@ func newServeFlags() (*serveFlags, *flag.FlagSet) {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS with the certificate chain in this PEM `file` (with --tls-key); re-read when it changes")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM `file` of --tls-cert's private key; re-read when it changes")
 	fs.StringVar(&f.clientCA, "client-ca", "", "require client certificates issued by a CA of this PEM `file` (mTLS; needs --tls-cert); re-read when it changes")
+	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics on `address`/metrics (host:port; a bare :port is on loopback); default: none")
 	fs.StringVar(&f.reflection, "reflection", "", "gRPC server `reflection`: auto (on for a loopback address, off otherwise), on or off (default: the config file's, else auto)")
 	fs.BoolVar(&f.insecure, "insecure", false, "allow plaintext gRPC on an address that is not loopback (without TLS, such an address is refused)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log `format` on stderr: text (slog's key=value) or json (one JSON object a line)")
@@ -229,6 +231,8 @@ func parseServe(args []string, implicit bool) (*serveFlags, error) {
 		return nil, bad("max-restart-backoff", "must be at least %v", bridge.DefaultRestartBackoff)
 	case f.shutdownTimeout <= 0:
 		return nil, bad("shutdown-timeout", "must be positive")
+	case f.metricsListen != "" && checkListen(f.metricsListen) != nil:
+		return nil, bad("metrics-listen", "%v", checkListen(f.metricsListen))
 	case f.reflection != "" && f.reflection != "auto" && f.reflection != "on" && f.reflection != "off":
 		return nil, bad("reflection", "want auto, on or off")
 	case f.logFormat != "text" && f.logFormat != "json":
@@ -319,6 +323,11 @@ func runServe(args []string, implicit bool) error {
 		}
 		grpcOpts = append(grpcOpts, grpc.Creds(credentials.NewTLS(tlsConfig)))
 	}
+	obs := &observability{}
+	defer obs.close(log)
+	if err := obs.apply(ctx, f, file, &cfg, log); err != nil {
+		return err
+	}
 	// Listen before starting the children: a taken port is reported at once.
 	lis, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -330,6 +339,7 @@ func runServe(args []string, implicit bool) error {
 		return err
 	}
 	defer svc.Close()
+	obs.serve(log)
 	if f.config != "" {
 		stopReload := reloadOnHangup(f, svc, sec, listen, log)
 		defer stopReload()

@@ -1,0 +1,269 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/status"
+
+	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/telemetry"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// This file observes each request the bridge sends a child, as the
+// OpenTelemetry semantic conventions for MCP describe an MCP client
+// (docs/observability.md): the mcp.client.operation.duration histogram,
+// and a client span whose context travels to the child in params._meta.
+// With neither metrics nor tracing configured the Service has no
+// observer, and a call pays one nil check.
+
+// operationBuckets are the boundaries the MCP conventions give
+// mcp.client.operation.duration, in seconds.
+var operationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// maxLabelValues bounds the tool, prompt and resource names each server
+// contributes to the metrics' labels. A name is admitted when a call
+// naming it succeeds (a tool error counts: the tool exists), so a caller
+// cannot fill the set with names that do not exist; beyond the bound, and
+// for names not admitted, the label is "_other".
+const maxLabelValues = 100
+
+// otherLabel stands for the names over maxLabelValues.
+const otherLabel = "_other"
+
+// instrumentation is the tracer's instrumentation scope.
+const instrumentation = "github.com/mcpbridge/mcpbridge/bridge"
+
+// observer holds the Service's instruments.
+type observer struct {
+	tracer   trace.Tracer             // nil: no tracing
+	duration *prometheus.HistogramVec // nil: no metrics
+
+	mu    sync.Mutex
+	names map[nameKey]map[string]struct{} // admitted label values
+}
+
+type nameKey struct {
+	server string
+	kind   access.Kind
+}
+
+// newObserver makes the observer of cfg; nil when it has nothing to do.
+func newObserver(cfg *Config) (*observer, error) {
+	if cfg.Metrics == nil && cfg.TracerProvider == nil {
+		return nil, nil
+	}
+	o := &observer{names: map[nameKey]map[string]struct{}{}}
+	if cfg.TracerProvider != nil {
+		o.tracer = cfg.TracerProvider.Tracer(instrumentation)
+	}
+	if cfg.Metrics != nil {
+		o.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mcp_client_operation_duration_seconds",
+			Help:    "The duration of the MCP requests the bridge sent its children, from the time each was sent until its response arrived (OpenTelemetry's mcp.client.operation.duration).",
+			Buckets: operationBuckets,
+		}, []string{"server", "mcp_method_name", "gen_ai_tool_name", "gen_ai_prompt_name", "mcp_resource_uri", "error_type"})
+		if err := cfg.Metrics.Register(o.duration); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// operation is one request to a child being observed.
+type operation struct {
+	o       *observer
+	server  string
+	method  string
+	kind    access.Kind // what name names
+	name    string      // the tool, prompt or resource
+	start   time.Time
+	span    trace.Span // nil without tracing
+	spanCtx context.Context
+}
+
+// begin starts observing a request of method to child c of srv; ctx is
+// the parent of its span. nil (a no-op) without an observer.
+//
+// fromMeta takes the span's parent from the request's own _meta when it
+// carries one (a tunnel's client that traces), before ctx's.
+func (o *observer) begin(ctx context.Context, srv string, c *child, method string, params json.RawMessage, fromMeta bool) *operation {
+	if o == nil {
+		return nil
+	}
+	op := &operation{o: o, server: srv, method: method, start: time.Now()}
+	kind, names := target(method, params)
+	if len(names) == 1 && kind != access.Server {
+		op.kind, op.name = kind, names[0]
+	}
+	if o.tracer == nil {
+		return op
+	}
+	if fromMeta {
+		meta, _ := rawjson.Member(params, "_meta")
+		ctx = telemetry.Extract(ctx, meta)
+	}
+	spanName := method
+	attrs := []attribute.KeyValue{
+		attribute.String("mcp.method.name", method),
+		attribute.String("network.transport", "pipe"),
+		attribute.String("mcpbridge.server", srv),
+	}
+	if c != nil {
+		attrs = append(attrs, attribute.String("mcp.protocol.version", c.Protocol()), attribute.Int("process.pid", c.Pid()))
+	}
+	switch {
+	case method == "tools/call" && op.name != "":
+		spanName += " " + op.name
+		attrs = append(attrs, attribute.String("gen_ai.tool.name", op.name), attribute.String("gen_ai.operation.name", "execute_tool"))
+	case method == "prompts/get" && op.name != "":
+		spanName += " " + op.name
+		attrs = append(attrs, attribute.String("gen_ai.prompt.name", op.name))
+	case op.kind == access.Resource && op.name != "":
+		attrs = append(attrs, attribute.String("mcp.resource.uri", op.name))
+	case op.kind == access.Prompt && op.name != "":
+		attrs = append(attrs, attribute.String("gen_ai.prompt.name", op.name))
+	}
+	op.spanCtx, op.span = o.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	return op
+}
+
+// options returns opts with what the child needs to continue the trace:
+// the span's traceparent (and tracestate, baggage) merged into the
+// request's _meta, and a hook that records the request's JSON-RPC id.
+func (op *operation) options(opts *stdio.CallOptions) *stdio.CallOptions {
+	if op == nil || op.span == nil || !op.span.SpanContext().IsValid() {
+		return opts
+	}
+	o := stdio.CallOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	meta := o.Meta
+	for k, v := range telemetry.Inject(op.spanCtx) {
+		meta, _ = rawjson.SetMember(meta, k, v)
+	}
+	o.Meta = meta
+	span := op.span
+	next := o.OnRequestID
+	o.OnRequestID = func(id int64) {
+		span.SetAttributes(attribute.String("jsonrpc.request.id", strconv.FormatInt(id, 10)))
+		if next != nil {
+			next(id)
+		}
+	}
+	return &o
+}
+
+// end records the request's outcome: res and err as the child answered.
+func (op *operation) end(res json.RawMessage, err error) {
+	if op == nil {
+		return
+	}
+	errType, code := errorType(res, err)
+	if op.span != nil {
+		if code != "" {
+			op.span.SetAttributes(attribute.String("rpc.response.status_code", code))
+		}
+		if errType != "" {
+			op.span.SetAttributes(attribute.String("error.type", errType))
+			msg := errType
+			if err != nil {
+				msg = err.Error()
+			}
+			op.span.SetStatus(codes.Error, msg)
+		}
+		op.span.End()
+	}
+	if op.o.duration == nil {
+		return
+	}
+	var tool, prompt, uri string
+	if op.kind != access.Server && op.name != "" {
+		label := op.o.label(op.server, op.kind, op.name, err == nil)
+		switch op.kind {
+		case access.Tool:
+			tool = label
+		case access.Prompt:
+			prompt = label
+		case access.Resource:
+			uri = label
+		}
+	}
+	op.o.duration.WithLabelValues(op.server, op.method, tool, prompt, uri, errType).Observe(time.Since(op.start).Seconds())
+}
+
+// label is the metric label for name: itself when admitted, or admitted
+// now (the call succeeded and the server's set has room), else "_other".
+func (o *observer) label(server string, kind access.Kind, name string, ok bool) string {
+	k := nameKey{server, kind}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	set := o.names[k]
+	if _, known := set[name]; known {
+		return name
+	}
+	if !ok || len(set) >= maxLabelValues {
+		return otherLabel
+	}
+	if set == nil {
+		set = map[string]struct{}{}
+		o.names[k] = set
+	}
+	set[name] = struct{}{}
+	return name
+}
+
+// forget drops a removed server's label sets.
+func (o *observer) forget(server string) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for k := range o.names {
+		if k.server == server {
+			delete(o.names, k)
+		}
+	}
+}
+
+// errorType is the conventions' error.type of an outcome and its JSON-RPC
+// code, if any: the code as text for a JSON-RPC error (every code is an
+// error to a client), "tool_error" for a tools/call result with isError,
+// the gRPC code's name for a status the bridge made, "_OTHER" otherwise.
+func errorType(res json.RawMessage, err error) (errType, code string) {
+	if err == nil {
+		if isToolError(res) {
+			return "tool_error", ""
+		}
+		return "", ""
+	}
+	var e *jsonrpc.Error
+	if errors.As(err, &e) {
+		c := strconv.FormatInt(e.Code, 10)
+		return c, c
+	}
+	if st, ok := status.FromError(err); ok {
+		for _, d := range st.Details() { // a status made from a JSON-RPC error
+			if je, ok := d.(*mcpbridgev1.JsonRpcError); ok {
+				c := strconv.FormatInt(int64(je.GetCode()), 10)
+				return c, c
+			}
+		}
+		return st.Code().String(), ""
+	}
+	return "_OTHER", ""
+}
