@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,10 @@ import (
 //     bridge logs, then answers "done" after ms milliseconds (or fails
 //     when cancelled first).
 //   - hang: writes "fixture: hang started", then waits to be cancelled.
+//   - echo {"text"}: answers the text; fail: an isError result.
+//   - garbage: writes two lines that are not JSON-RPC to stdout, then
+//     answers; bigline {"bytes"}: writes a line of that many bytes.
+//   - crash: exits with status 3 at once.
 //
 // FIXTURE_IGNORE_EOF=1 keeps it running after stdin reaches EOF, until
 // a signal ends it.
@@ -67,6 +72,30 @@ func runSlowFixture() int {
 		<-ctx.Done() // a notifications/cancelled, never EOF
 		fmt.Fprintln(os.Stderr, "fixture: hang cancelled")
 		return nil, ctx.Err()
+	})
+	srv.AddTool(mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		var args struct{ Text string }
+		_ = json.Unmarshal(req.Arguments, &args)
+		return mcp.TextResult(args.Text), nil
+	})
+	srv.AddTool(mcp.Tool{Name: "fail"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		return mcp.ErrorResult("it failed"), nil
+	})
+	// Lines written whole, in one write each, between the runtime's own.
+	srv.AddTool(mcp.Tool{Name: "garbage"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		_, _ = out.Write([]byte("not json at all\n"))
+		_, _ = out.Write([]byte("{\"json\":\"but not JSON-RPC\"}\n"))
+		return mcp.TextResult("printed"), nil
+	})
+	srv.AddTool(mcp.Tool{Name: "bigline"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		var args struct{ Bytes int }
+		_ = json.Unmarshal(req.Arguments, &args)
+		_, _ = out.Write(append(bytes.Repeat([]byte("x"), args.Bytes), '\n'))
+		return mcp.TextResult("printed"), nil
+	})
+	srv.AddTool(mcp.Tool{Name: "crash"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		os.Exit(3)
+		return nil, nil
 	})
 	if err := server.Serve(context.Background(), srv, os.Stdin, out, server.Config{RequestTimeout: -1}); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture: serve:", err)

@@ -1,0 +1,194 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	otelcodes "go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/mcpbridge/mcpbridge/bridge/access"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+)
+
+// A traced call continues the caller's trace: the gRPC server span is the
+// child of the traceparent in the caller's metadata, the client span of
+// the request to the child is the server span's child, named and
+// attributed as the MCP conventions say, and the child receives that
+// client span as the traceparent in params._meta. A tunnel request's own
+// _meta traceparent is its client span's parent. Errors mark the span.
+func TestTracing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	svc, err := New(Config{Servers: []ServerConfig{typedChildServer(t, "a", "modern")}, Logger: slog.New(slog.DiscardHandler),
+		TracerProvider: tp, Metrics: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	bc := mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc.NewGRPCServer()))
+
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	const callerSpan = "00f067aa0ba902b7"
+	cctx := metadata.AppendToOutgoingContext(ctx, "traceparent", "00-"+traceID+"-"+callerSpan+"-01")
+	res, err := bc.CallTool(cctx, &mcpbridgev1.CallToolRequest{Name: "echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What reached the child: the echo fixture returns its params.
+	sent := res.GetStructuredContent().GetStructValue().GetFields()["_meta"].GetStructValue().GetFields()["traceparent"].GetStringValue()
+
+	spans := rec.Ended()
+	server := findSpan(t, spans, "mcpbridge.v1.BridgeService/CallTool")
+	client := findSpan(t, spans, "tools/call echo")
+	switch {
+	case server.SpanContext().TraceID().String() != traceID || server.Parent().SpanID().String() != callerSpan || !server.Parent().IsRemote():
+		t.Errorf("the server span %s has parent %s, want the caller's %s-%s", server.SpanContext().SpanID(), server.Parent().SpanID(), traceID, callerSpan)
+	case server.SpanKind() != trace.SpanKindServer:
+		t.Errorf("the server span's kind is %s", server.SpanKind())
+	case client.Parent().SpanID() != server.SpanContext().SpanID() || client.SpanContext().TraceID().String() != traceID:
+		t.Errorf("the client span's parent is %s, want the server span %s", client.Parent().SpanID(), server.SpanContext().SpanID())
+	case client.SpanKind() != trace.SpanKindClient:
+		t.Errorf("the client span's kind is %s", client.SpanKind())
+	case sent != "00-"+traceID+"-"+client.SpanContext().SpanID().String()+"-01":
+		t.Errorf("the child received traceparent %q, want the client span %s", sent, client.SpanContext().SpanID())
+	}
+	wantAttrs(t, client, map[string]string{
+		"mcp.method.name": "tools/call", "gen_ai.tool.name": "echo", "gen_ai.operation.name": "execute_tool",
+		"network.transport": "pipe", "mcp.protocol.version": "2026-07-28", "mcpbridge.server": "a", "jsonrpc.request.id": "*",
+	})
+	if client.Status().Code == otelcodes.Error {
+		t.Errorf("a successful call's span has status %v", client.Status())
+	}
+
+	// A JSON-RPC error: the span says so.
+	rec.Reset()
+	if _, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Name: "no_such_tool"}); err == nil {
+		t.Fatal("an unknown tool succeeded")
+	}
+	failed := findSpan(t, rec.Ended(), "tools/call no_such_tool")
+	if failed.Status().Code != otelcodes.Error {
+		t.Errorf("a failed call's span has status %v, want Error", failed.Status())
+	}
+	wantAttrs(t, failed, map[string]string{"error.type": "*", "rpc.response.status_code": "*"})
+
+	// A tunnel request with its own traceparent in _meta.
+	rec.Reset()
+	const tunnelParent = "b7ad6b7169203331"
+	stream, err := bc.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"00-%s-%s-01","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, traceID, tunnelParent)
+	if err := stream.Send(&mcpbridgev1.ConnectRequest{Server: "a", MessageJson: msg}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := stream.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream.CloseSend()
+	for {
+		if _, err := stream.Recv(); err != nil {
+			break
+		}
+	}
+	var echoed struct {
+		Result struct {
+			StructuredContent struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(reply.GetMessageJson()), &echoed); err != nil {
+		t.Fatalf("%s: %v", reply.GetMessageJson(), err)
+	}
+	tc := findSpan(t, rec.Ended(), "tools/call echo")
+	if tc.Parent().SpanID().String() != tunnelParent || tc.SpanContext().TraceID().String() != traceID {
+		t.Errorf("the tunnel request's span has parent %s, want its own _meta's %s", tc.Parent().SpanID(), tunnelParent)
+	}
+	if got := echoed.Result.StructuredContent.Meta["traceparent"]; got != "00-"+traceID+"-"+tc.SpanContext().SpanID().String()+"-01" {
+		t.Errorf("the child received traceparent %v through the tunnel, want the bridge's span %s", got, tc.SpanContext().SpanID())
+	}
+}
+
+func findSpan(t *testing.T, spans []sdktrace.ReadOnlySpan, name string) sdktrace.ReadOnlySpan {
+	t.Helper()
+	var names []string
+	for _, s := range spans {
+		if s.Name() == name {
+			return s
+		}
+		names = append(names, s.Name())
+	}
+	t.Fatalf("no span %q among %q", name, names)
+	return nil
+}
+
+// wantAttrs checks a span's attributes; "*" wants any value.
+func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	for _, a := range s.Attributes() {
+		got[string(a.Key)] = a.Value.Emit()
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || (v != "*" && g != v) {
+			t.Errorf("span %q: %s = %q, want %q (attributes %v)", s.Name(), k, g, v, got)
+		}
+	}
+}
+
+
+// Metric labels take at most maxLabelValues names per server and kind,
+// and only names of calls that succeeded: a caller's or a child's
+// invented names end as "_other", so the series count stays bounded.
+func TestLabelCardinality(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	o, err := newObserver(&Config{Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := o.label("s", access.Tool, "nope", false); got != otherLabel {
+		t.Errorf("a failed call's name = %q, want %q", got, otherLabel)
+	}
+	for i := range maxLabelValues {
+		if got := o.label("s", access.Tool, fmt.Sprint("t", i), true); got != fmt.Sprint("t", i) {
+			t.Fatalf("name %d = %q", i, got)
+		}
+	}
+	if got := o.label("s", access.Tool, "one-too-many", true); got != otherLabel {
+		t.Errorf("name %d = %q, want %q", maxLabelValues+1, got, otherLabel)
+	}
+	if got := o.label("s", access.Tool, "t7", false); got != "t7" {
+		t.Errorf("an admitted name on a failed call = %q, want it kept", got)
+	}
+	if got := o.label("s", access.Prompt, "p", true); got != "p" {
+		t.Errorf("another kind's own bound: %q", got)
+	}
+	if got := o.label("other-server", access.Tool, "x", true); got != "x" {
+		t.Errorf("another server's own bound: %q", got)
+	}
+	// Through the histogram: 150 distinct successful names make at most
+	// maxLabelValues+1 series.
+	for i := range 150 {
+		op := &operation{o: o, server: "h", method: "tools/call", kind: access.Tool, name: fmt.Sprint("n", i), start: time.Now()}
+		op.end(json.RawMessage(`{"content":[]}`), nil)
+	}
+	if n := testutil.CollectAndCount(o.duration); n != maxLabelValues+1 {
+		t.Errorf("%d series after 150 names, want %d", n, maxLabelValues+1)
+	}
+}
+
