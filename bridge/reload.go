@@ -94,6 +94,9 @@ func (s *Service) Reload(cfg Config) error {
 	for _, srv := range retire {
 		srv.retire()
 	}
+	for _, name := range removed {
+		s.obs.forget(name) // its label values; a server added again starts afresh
+	}
 	s.cfg.Logger.Info("mcpbridge: configuration reloaded", "added", added, "changed", changed, "removed", removed, "unchanged", kept)
 	return nil
 }
