@@ -151,7 +151,6 @@ func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
 	}
 }
 
-
 // Metric labels take at most maxLabelValues names per server and kind,
 // and only names of calls that succeeded: a caller's or a child's
 // invented names end as "_other", so the series count stays bounded.
@@ -191,4 +190,3 @@ func TestLabelCardinality(t *testing.T) {
 		t.Errorf("%d series after 150 names, want %d", n, maxLabelValues+1)
 	}
 }
-

@@ -42,8 +42,8 @@ type Service struct {
 	draining context.Context // cancelled by Shutdown: long-lived streams end
 	drain    context.CancelFunc
 
-	obs     *observer     // Config.Metrics and TracerProvider; nil: neither
-	metrics *grpcMetrics  // Config.Metrics: the gRPC server's; nil: none
+	obs     *observer    // Config.Metrics and TracerProvider; nil: neither
+	metrics *grpcMetrics // Config.Metrics: the gRPC server's; nil: none
 
 	closeOnce sync.Once
 }
