@@ -142,7 +142,7 @@ func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
 	t.Helper()
 	got := map[string]string{}
 	for _, a := range s.Attributes() {
-		got[string(a.Key)] = a.Value.Emit()
+		got[string(a.Key)] = a.Value.String()
 	}
 	for k, v := range want {
 		if g, ok := got[k]; !ok || (v != "*" && g != v) {
