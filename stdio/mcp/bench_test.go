@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
@@ -51,5 +54,28 @@ func benchHandle(b *testing.B, cfg mcp.Config, version, params string) {
 		if _, err := sess.Handle(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkHandleTraced is BenchmarkHandle with tracing on: an SDK
+// TracerProvider that samples every span and hands it to a span processor
+// that drops it, so that what is timed is the runtime's instrumentation and
+// the SDK's span, not an exporter.
+//
+//	go test -run '^$' -bench BenchmarkHandle -benchmem ./stdio/mcp
+func BenchmarkHandleTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	for _, era := range []struct {
+		name    string
+		version string
+		params  string
+	}{
+		{mcp.Version20260728, "", `{"name":"echo","arguments":{"text":"hello"},` + withMeta(mcp.Version20260728, traceparent) + `}`},
+		{mcp.Version20251125, mcp.Version20251125, `{"name":"echo","arguments":{"text":"hello"},` + withMeta(mcp.Version20251125, traceparent) + `}`},
+	} {
+		b.Run("era="+era.name, func(b *testing.B) {
+			benchHandle(b, mcp.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TracerProvider: tp}, era.version, era.params)
+		})
 	}
 }
