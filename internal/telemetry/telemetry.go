@@ -68,10 +68,14 @@ func NewTracerProvider(ctx context.Context, getenv func(string) string, service,
 	if err != nil {
 		return nil, fmt.Errorf("the OTLP trace exporter: %w", err)
 	}
-	res, err := resource.Merge(
-		resource.NewSchemaless(semconv.ServiceName(service), semconv.ServiceVersion(version)),
-		resource.Default(), // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win
-	)
+	// Later resources win. resource.Default() names every service
+	// "unknown_service:<program>", so service must come after it, and the
+	// environment (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) after that.
+	res, err := resource.Merge(resource.Default(),
+		resource.NewSchemaless(semconv.ServiceName(service), semconv.ServiceVersion(version)))
+	if err == nil || errors.Is(err, resource.ErrPartialResource) || errors.Is(err, resource.ErrSchemaURLConflict) {
+		res, err = resource.Merge(res, resource.Environment())
+	}
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) && !errors.Is(err, resource.ErrSchemaURLConflict) {
 		return nil, fmt.Errorf("the trace resource: %w", err)
 	}
