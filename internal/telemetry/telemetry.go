@@ -51,9 +51,11 @@ func Configured(getenv func(string) string) bool {
 // OTEL_RESOURCE_ATTRIBUTES; service names the service when
 // OTEL_SERVICE_NAME does not. Shut it down to flush what is buffered.
 func NewTracerProvider(ctx context.Context, getenv func(string) string, service, version string) (*sdktrace.TracerProvider, error) {
-	protocol := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	name := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+	protocol := getenv(name)
 	if protocol == "" {
-		protocol = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+		name = "OTEL_EXPORTER_OTLP_PROTOCOL"
+		protocol = getenv(name)
 	}
 	var exp sdktrace.SpanExporter
 	var err error
@@ -63,7 +65,7 @@ func NewTracerProvider(ctx context.Context, getenv func(string) string, service,
 	case "grpc":
 		exp, err = otlptracegrpc.New(ctx)
 	default:
-		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL %q is not supported (grpc or http/protobuf)", protocol)
+		return nil, fmt.Errorf("%s %q is not supported (grpc or http/protobuf)", name, protocol)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the OTLP trace exporter: %w", err)

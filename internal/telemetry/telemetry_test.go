@@ -55,8 +55,8 @@ func TestNewTracerProviderProtocol(t *testing.T) {
 		{"grpc", "", ""},
 		{"http/protobuf", "", ""},
 		{"grpc", "http/protobuf", ""},
-		{"http/json", "", `"http/json" is not supported`},
-		{"grpc", "thrift", `"thrift" is not supported`},
+		{"http/json", "", `OTEL_EXPORTER_OTLP_PROTOCOL "http/json" is not supported`},
+		{"grpc", "thrift", `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL "thrift" is not supported`},
 	} {
 		env := map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": tc.protocol, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": tc.tracesProtocol}
 		tp, err := telemetry.NewTracerProvider(context.Background(), func(k string) string { return env[k] }, "svc", "1")
