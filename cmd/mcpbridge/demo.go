@@ -17,6 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpbridge/mcpbridge/internal/telemetry"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
@@ -35,13 +39,18 @@ type demoConfig struct {
 	// empty: every version. A single era makes a one-era peer, for
 	// cross-era tests of a client or a bridge.
 	versions []string
+	// tracing traces every request (mcp.Config.TracerProvider); nil
+	// when the OTEL_* environment does not ask for traces.
+	tracing trace.TracerProvider
 }
 
 // runDemo is `mcpbridge demo`, the built-in stdio MCP demo server: every
 // protocol era the runtime serves (2026-07-28, 2025-11-25, 2025-06-18) on
 // stdin and stdout, until stdin ends or SIGINT or SIGTERM arrives. Its
 // content is in demo_content.go; -conformance adds the conformance suite's
-// fixtures (demo_conformance.go).
+// fixtures (demo_conformance.go). When the OTEL_* environment asks for
+// traces (telemetry.Configured), every request is a span exported over
+// OTLP, flushed before the demo exits (docs/operations.md).
 func runDemo(args []string) error {
 	// First, before anything can print: from here on only server.Serve
 	// writes to the protocol output, and a stray write to os.Stdout lands
@@ -87,6 +96,17 @@ func runDemo(args []string) error {
 		return usageError{err: fmt.Errorf("invalid value %q for flag -log-level: want debug, info, warn or error", *logLevel)}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if telemetry.Configured(os.Getenv) {
+		tp, err := telemetry.NewTracerProvider(context.Background(), os.Getenv, "mcpbridge-demo", demoVersion())
+		if err != nil {
+			// A mistake in the environment, reported as a flag's would be.
+			return usageError{err: err}
+		}
+		// Registered first, so it runs last: after Serve has returned and
+		// the ticker stopped, at stdin EOF and after a signal alike.
+		defer flushTraces(tp, log)
+		cfg.tracing = tp
+	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
@@ -111,7 +131,8 @@ func runDemo(args []string) error {
 		wg.Wait()
 	}()
 
-	log.Info("mcpbridge demo: serving MCP on stdin and stdout", "conformance", cfg.conformance, "tick", cfg.tick)
+	log.Info("mcpbridge demo: serving MCP on stdin and stdout", "conformance", cfg.conformance, "tick", cfg.tick,
+		"tracing", cfg.tracing != nil)
 	err = server.Serve(ctx, d.srv, os.Stdin, out, server.Config{
 		RequestTimeout: cfg.requestTimeout,
 		Logger:         log,
@@ -121,6 +142,20 @@ func runDemo(args []string) error {
 		return nil
 	}
 	return err
+}
+
+// traceFlushTimeout bounds the export of the spans still buffered when the
+// demo exits, so that an unreachable collector delays the exit by at most
+// this much.
+const traceFlushTimeout = 5 * time.Second
+
+// flushTraces shuts tp down, exporting what it still holds.
+func flushTraces(tp *sdktrace.TracerProvider, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), traceFlushTimeout)
+	defer cancel()
+	if err := tp.Shutdown(ctx); err != nil {
+		log.Warn("mcpbridge demo: the last spans were not exported", "error", err)
+	}
 }
 
 // printDemoUsage writes the demo's usage and flags to w.
@@ -163,6 +198,12 @@ test://static-text, test://static-binary, test://template/{id}/data,
 test://watched-resource (changes every -tick); prompts test_simple_prompt ...
 test_input_required_result_prompt.
 
+Tracing: when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+or OTEL_TRACES_EXPORTER=otlp) is set, each request is an OpenTelemetry span of
+service mcpbridge-demo, exported over OTLP (OTEL_EXPORTER_OTLP_PROTOCOL grpc or
+http/protobuf, the default) and flushed at exit. OTEL_SDK_DISABLED=true turns
+it off.
+
 Flags:
 `
 
@@ -175,8 +216,9 @@ func demoVersion() string {
 	return "dev"
 }
 
-// newDemoServer builds the demo's mcp.Server.
-func newDemoServer(versions []string, log *slog.Logger) (*mcp.Server, error) {
+// newDemoServer builds the demo's mcp.Server, tracing into tp unless it is
+// nil.
+func newDemoServer(versions []string, log *slog.Logger, tp trace.TracerProvider) (*mcp.Server, error) {
 	return mcp.NewServer(mcp.Implementation{
 		Name:        "mcpbridge-demo",
 		Title:       "mcpbridge demo server",
@@ -187,8 +229,9 @@ func newDemoServer(versions []string, log *slog.Logger) (*mcp.Server, error) {
 		Versions:     versions,
 		Instructions: demoInstructions,
 		// Nothing the demo returns depends on who asks.
-		CacheScope: "public",
-		Logger:     log,
+		CacheScope:     "public",
+		Logger:         log,
+		TracerProvider: tp,
 	})
 }
 

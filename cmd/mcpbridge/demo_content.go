@@ -39,7 +39,7 @@ type demo struct {
 // newDemo builds the demo server with its content and, with
 // cfg.conformance, the conformance fixtures.
 func newDemo(cfg demoConfig, log *slog.Logger) (*demo, error) {
-	srv, err := newDemoServer(cfg.versions, log)
+	srv, err := newDemoServer(cfg.versions, log, cfg.tracing)
 	if err != nil {
 		return nil, err
 	}

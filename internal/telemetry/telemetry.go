@@ -1,7 +1,10 @@
 // Package telemetry configures OpenTelemetry tracing from the standard
 // OTEL_* environment variables, for the bridge and for the demo server, and
 // carries trace context in an MCP request's params._meta, where the MCP
-// semantic conventions put it (traceparent, tracestate, baggage).
+// semantic conventions put it (traceparent, tracestate, baggage). The
+// carrying is package internal/tracemeta's, which needs only the
+// OpenTelemetry API, so that the stdio MCP runtime can share it without
+// the SDK and exporters this package links.
 package telemetry
 
 import (
@@ -18,7 +21,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
-	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
 )
 
 // Configured reports whether the environment asks for traces: an OTLP
@@ -48,9 +51,11 @@ func Configured(getenv func(string) string) bool {
 // OTEL_RESOURCE_ATTRIBUTES; service names the service when
 // OTEL_SERVICE_NAME does not. Shut it down to flush what is buffered.
 func NewTracerProvider(ctx context.Context, getenv func(string) string, service, version string) (*sdktrace.TracerProvider, error) {
-	protocol := getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	name := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+	protocol := getenv(name)
 	if protocol == "" {
-		protocol = getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+		name = "OTEL_EXPORTER_OTLP_PROTOCOL"
+		protocol = getenv(name)
 	}
 	var exp sdktrace.SpanExporter
 	var err error
@@ -60,15 +65,19 @@ func NewTracerProvider(ctx context.Context, getenv func(string) string, service,
 	case "grpc":
 		exp, err = otlptracegrpc.New(ctx)
 	default:
-		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL %q is not supported (grpc or http/protobuf)", protocol)
+		return nil, fmt.Errorf("%s %q is not supported (grpc or http/protobuf)", name, protocol)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the OTLP trace exporter: %w", err)
 	}
-	res, err := resource.Merge(
-		resource.NewSchemaless(semconv.ServiceName(service), semconv.ServiceVersion(version)),
-		resource.Default(), // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win
-	)
+	// Later resources win. resource.Default() names every service
+	// "unknown_service:<program>", so service must come after it, and the
+	// environment (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) after that.
+	res, err := resource.Merge(resource.Default(),
+		resource.NewSchemaless(semconv.ServiceName(service), semconv.ServiceVersion(version)))
+	if err == nil || errors.Is(err, resource.ErrPartialResource) || errors.Is(err, resource.ErrSchemaURLConflict) {
+		res, err = resource.Merge(res, resource.Environment())
+	}
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) && !errors.Is(err, resource.ErrSchemaURLConflict) {
 		return nil, fmt.Errorf("the trace resource: %w", err)
 	}
@@ -76,43 +85,18 @@ func NewTracerProvider(ctx context.Context, getenv func(string) string, service,
 }
 
 // Propagator carries W3C trace context and baggage: in gRPC metadata and
-// in params._meta.
-var Propagator propagation.TextMapPropagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
-
-// metaKeys are the _meta members Propagator reads and writes.
-var metaKeys = []string{"traceparent", "tracestate", "baggage"}
+// in params._meta. It is [tracemeta.Propagator].
+var Propagator propagation.TextMapPropagator = tracemeta.Propagator
 
 // Extract returns ctx with the remote span context (and baggage) that a
-// request's _meta carries, if any.
+// request's _meta carries, if any ([tracemeta.Extract]).
 func Extract(ctx context.Context, meta json.RawMessage) context.Context {
-	if len(meta) == 0 {
-		return ctx
-	}
-	c := propagation.MapCarrier{}
-	for _, k := range metaKeys {
-		if raw, ok := rawjson.Member(meta, k); ok {
-			if v, ok := rawjson.StringValue(raw); ok {
-				c[k] = v
-			}
-		}
-	}
-	if len(c) == 0 {
-		return ctx
-	}
-	return Propagator.Extract(ctx, c)
+	return tracemeta.Extract(ctx, meta)
 }
 
 // Inject returns the _meta members that carry ctx's span context and
-// baggage, as compact JSON strings by key; nil when ctx has none.
+// baggage, as compact JSON strings by key; nil when ctx has none
+// ([tracemeta.Inject]).
 func Inject(ctx context.Context) map[string]json.RawMessage {
-	c := propagation.MapCarrier{}
-	Propagator.Inject(ctx, c)
-	if len(c) == 0 {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(c))
-	for k, v := range c {
-		out[k] = rawjson.AppendString(nil, v)
-	}
-	return out
+	return tracemeta.Inject(ctx)
 }

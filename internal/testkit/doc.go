@@ -2,8 +2,9 @@
 // tests talk to, the fixture processes they run, and the small helpers
 // that several packages' tests share. It does not import package stdio,
 // so stdio's own tests can use it; the helpers that drive a stdio.Client
-// are in package stdiotest below it, and the stdio-to-HTTP adapter that
-// the conformance suite drives is package mcphttp.
+// are in package stdiotest below it, the stdio-to-HTTP adapter that the
+// conformance suite drives is package mcphttp, and the OTLP collector that
+// traced processes export their spans to is package otlptest.
 //
 // # Real peers
 //

@@ -40,6 +40,10 @@ type call struct {
 	method string
 	params json.RawMessage // a JSON object; {} when absent
 	modern bool
+	// toolError is set when a tools/call result has isError, for a
+	// tracing Handle to record (trace.go). It sits beside modern, in what
+	// was padding: the call allocated per request keeps its size.
+	toolError bool
 	// version is the request's protocol version: its _meta's on
 	// 2026-07-28, the session's on a legacy connection.
 	version    string

@@ -94,6 +94,7 @@ func (s *Server) initialize(_ context.Context, c *call) (*reply, error) {
 	if slices.Contains(s.legacy, *p.ProtocolVersion) {
 		version = *p.ProtocolVersion
 	}
+	c.version = version // negotiated: what the request's span records
 	ss := c.sess
 	ss.mu.Lock()
 	ss.caps, ss.clientInfo = caps, p.ClientInfo

@@ -93,6 +93,47 @@
 // agree); a missing resource is -32002 on 2025 connections and -32602 on
 // 2026-07-28, with data {"uri"}.
 //
+// # Tracing
+//
+// With [Config.TracerProvider] set, each request the runtime serves is an
+// OpenTelemetry span of kind SERVER, as the semantic conventions for MCP
+// describe it (semantic-conventions-genai, docs/gen-ai/mcp.md, "Server";
+// status Development). The instrumentation scope is this package's import
+// path, and the runtime uses the OpenTelemetry API only: the program
+// chooses the SDK, sampler and exporter (cmd/mcpbridge's demo exports over
+// OTLP as the OTEL_* environment says).
+//
+//   - Name: "{method} {target}", the target being the tool of a tools/call
+//     or the prompt of a prompts/get when one of that name is registered;
+//     otherwise the method alone, and "_OTHER" for a method no era has. A
+//     resource URI is never in the name: its cardinality is unbounded.
+//   - Parent: the trace context the request's params._meta carries
+//     (traceparent and tracestate; baggage goes into the handler's ctx
+//     too); without it, the span is a new root. A span in the ctx given to
+//     [server.Serve] is linked, never the parent.
+//   - Attributes: mcp.method.name, jsonrpc.request.id, mcp.protocol.version
+//     (the request's era; for initialize the version negotiated),
+//     network.transport "pipe"; gen_ai.tool.name and gen_ai.operation.name
+//     "execute_tool" for tools/call, gen_ai.prompt.name for prompts/get,
+//     mcp.resource.uri for resources/read, resources/subscribe and
+//     resources/unsubscribe. stdio has no mcp.session.id.
+//   - Outcome: a JSON-RPC error response sets rpc.response.status_code to
+//     its code and, unless the caller was at fault (-32700, -32600, -32601,
+//     -32602, -32002), error.type to the code and the status to Error with
+//     the error's message. A tools/call result with isError is error.type
+//     "tool_error" and status Error. A request past its deadline records
+//     the -32603 that Serve answers; one the client cancelled is no error.
+//
+// The handler's ctx carries the span, so a handler's own spans, started
+// from its ctx, are its children. subscriptions/listen is traced from its
+// arrival to its acceptance, not for the life of the stream. The client's
+// notifications are not traced: Serve consumes notifications/initialized
+// and notifications/cancelled itself, and calls [server.Session] Notify
+// for the others on its coordinator, where nothing may block, while ending
+// a span runs the program's span processors inline. Without a
+// TracerProvider none of this runs, and a request costs what it did
+// before.
+//
 // # Lists
 //
 // tools/list, prompts/list, resources/list and resources/templates/list

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -62,6 +64,12 @@ type Config struct {
 	// notifications that failed (default: slog text on os.Stderr). It must
 	// never write to the protocol output.
 	Logger *slog.Logger
+	// TracerProvider, if set, traces every request the runtime serves with
+	// an OpenTelemetry server span, whose parent is the trace context the
+	// request's params._meta carries, and whose context the handler gets
+	// (see the package documentation, "Tracing"). The default, nil, traces
+	// nothing and costs nothing.
+	TracerProvider trace.TracerProvider
 }
 
 // Server is an MCP server: a registry of tools, prompts, resources and
@@ -81,6 +89,7 @@ type Server struct {
 	legacy   []string // the enabled 2025 versions
 	keys     keys
 	log      *slog.Logger
+	tracer   trace.Tracer // nil without Config.TracerProvider
 
 	mu          sync.Mutex
 	tools       map[string]*toolEntry
@@ -138,6 +147,9 @@ func NewServer(info Implementation, cfg Config) (*Server, error) {
 		rand.Read(secret) // never fails (crypto/rand)
 	}
 	s.keys = newKeys(secret)
+	if cfg.TracerProvider != nil {
+		s.tracer = cfg.TracerProvider.Tracer(tracerName)
+	}
 	return s, nil
 }
 
@@ -225,24 +237,36 @@ func (ss *session) legacyClient() (ClientCapabilities, json.RawMessage) {
 }
 
 // Handle implements [server.Session]: it classifies the request's era,
-// validates it and dispatches it.
+// validates it and dispatches it, under a server span when the Server
+// traces (trace.go).
 func (ss *session) Handle(ctx context.Context, sreq *server.Request) (json.RawMessage, error) {
+	if ss.srv.tracer != nil {
+		return ss.traceHandle(ctx, sreq)
+	}
+	out, _, err := ss.handle(ctx, sreq)
+	return out, err
+}
+
+// handle is Handle's work. It also returns the classified call, nil when
+// the request was refused before it was classified.
+func (ss *session) handle(ctx context.Context, sreq *server.Request) (json.RawMessage, *call, error) {
 	c, bare, rerr := ss.classify(sreq)
 	if rerr != nil {
-		return nil, rerr
+		return nil, nil, rerr
 	}
 	if bare {
-		return json.RawMessage(`{}`), nil
+		return json.RawMessage(`{}`), c, nil
 	}
 	h, rerr := ss.srv.route(c)
 	if rerr != nil {
-		return nil, rerr
+		return nil, c, rerr
 	}
 	r, err := h(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, c, err
 	}
-	return ss.srv.finish(c, r)
+	out, err := ss.srv.finish(c, r)
+	return out, c, err
 }
 
 // handler serves one method of a classified request.
@@ -372,6 +396,9 @@ func marshalReply(v any) (*reply, error) {
 
 // Listen implements [server.Session] for subscriptions/listen (listen.go).
 func (ss *session) Listen(ctx context.Context, sreq *server.Request) (server.Source, error) {
+	if ss.srv.tracer != nil {
+		return ss.traceListen(ctx, sreq)
+	}
 	return ss.listen(sreq)
 }
 

@@ -207,6 +207,7 @@ func (s *Server) callTool(ctx context.Context, c *call) (*reply, error) {
 	if res == nil {
 		res = &ToolResult{}
 	}
+	c.toolError = res.IsError
 	return toolReply(res)
 }
 

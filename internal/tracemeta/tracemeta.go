@@ -1,0 +1,62 @@
+// Package tracemeta carries OpenTelemetry trace context and baggage in an
+// MCP message's params._meta, where the MCP semantic conventions put it
+// (semantic-conventions-genai, docs/gen-ai/mcp.md, "Context propagation";
+// SEP-414): the W3C traceparent, tracestate and baggage, unprefixed. It
+// depends on the OpenTelemetry API only, never on the SDK or an exporter,
+// so that the stdio MCP runtime (package stdio/mcp) can use it without
+// linking them into every server built on it; package internal/telemetry,
+// which configures the SDK, re-exports it.
+package tracemeta
+
+import (
+	"context"
+	"encoding/json"
+
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+)
+
+// Propagator carries W3C trace context and baggage: in gRPC metadata and
+// in params._meta.
+var Propagator propagation.TextMapPropagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+
+// keys are the _meta members Propagator reads and writes.
+var keys = []string{"traceparent", "tracestate", "baggage"}
+
+// Extract returns ctx with the remote span context (and baggage) that a
+// request's _meta carries, if any. meta is the _meta object's JSON text,
+// valid JSON (nil when there is none); members that are not strings are
+// ignored.
+func Extract(ctx context.Context, meta json.RawMessage) context.Context {
+	if len(meta) == 0 {
+		return ctx
+	}
+	c := propagation.MapCarrier{}
+	for _, k := range keys {
+		if raw, ok := rawjson.Member(meta, k); ok {
+			if v, ok := rawjson.StringValue(raw); ok {
+				c[k] = v
+			}
+		}
+	}
+	if len(c) == 0 {
+		return ctx
+	}
+	return Propagator.Extract(ctx, c)
+}
+
+// Inject returns the _meta members that carry ctx's span context and
+// baggage, as compact JSON strings by key; nil when ctx has none.
+func Inject(ctx context.Context) map[string]json.RawMessage {
+	c := propagation.MapCarrier{}
+	Propagator.Inject(ctx, c)
+	if len(c) == 0 {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(c))
+	for k, v := range c {
+		out[k] = rawjson.AppendString(nil, v)
+	}
+	return out
+}
