@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/telemetry"
+	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -116,27 +117,32 @@ func (o *observer) begin(ctx context.Context, srv string, c *child, method strin
 		ctx = telemetry.Extract(ctx, meta)
 	}
 	spanName := method
-	attrs := []attribute.KeyValue{
+	switch {
+	case method == "tools/call" && op.name != "", method == "prompts/get" && op.name != "":
+		spanName += " " + op.name
+	}
+	op.spanCtx, op.span = o.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindClient))
+	if !op.span.IsRecording() {
+		return op // not sampled: only its context goes to the child
+	}
+	attrs := make([]attribute.KeyValue, 0, 8)
+	attrs = append(attrs,
 		attribute.String("mcp.method.name", method),
 		attribute.String("network.transport", "pipe"),
 		attribute.String("mcpbridge.server", srv),
-	}
+	)
 	if c != nil {
 		attrs = append(attrs, attribute.String("mcp.protocol.version", c.Protocol()), attribute.Int("process.pid", c.Pid()))
 	}
 	switch {
 	case method == "tools/call" && op.name != "":
-		spanName += " " + op.name
 		attrs = append(attrs, attribute.String("gen_ai.tool.name", op.name), attribute.String("gen_ai.operation.name", "execute_tool"))
-	case method == "prompts/get" && op.name != "":
-		spanName += " " + op.name
-		attrs = append(attrs, attribute.String("gen_ai.prompt.name", op.name))
 	case op.kind == access.Resource && op.name != "":
 		attrs = append(attrs, attribute.String("mcp.resource.uri", op.name))
 	case op.kind == access.Prompt && op.name != "":
 		attrs = append(attrs, attribute.String("gen_ai.prompt.name", op.name))
 	}
-	op.spanCtx, op.span = o.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	op.span.SetAttributes(attrs...)
 	return op
 }
 
@@ -151,11 +157,10 @@ func (op *operation) options(opts *stdio.CallOptions) *stdio.CallOptions {
 	if opts != nil {
 		o = *opts
 	}
-	meta := o.Meta
-	for k, v := range telemetry.Inject(op.spanCtx) {
-		meta, _ = rawjson.SetMember(meta, k, v)
+	o.Meta = tracemeta.AppendInject(op.spanCtx, o.Meta)
+	if !op.span.IsRecording() {
+		return &o
 	}
-	o.Meta = meta
 	span := op.span
 	next := o.OnRequestID
 	o.OnRequestID = func(id int64) {
