@@ -386,6 +386,13 @@ type serveHarness struct {
 
 func startServe(tb testing.TB, rt *fakeRuntime, cfg Config) *serveHarness {
 	tb.Helper()
+	return startServeStop(tb, rt, cfg, nil)
+}
+
+// startServeStop is startServe with the graceful stop that Run uses: stop
+// closing stops Serve as a signal stops Run.
+func startServeStop(tb testing.TB, rt *fakeRuntime, cfg Config, stop <-chan struct{}) *serveHarness {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -411,7 +418,7 @@ func startServe(tb testing.TB, rt *fakeRuntime, cfg Config) *serveHarness {
 		}
 	}()
 	go func() {
-		err := Serve(ctx, rt, inR, h.out, cfg)
+		err := serve(ctx, rt, inR, h.out, cfg, stop)
 		outW.Close()
 		h.errc <- err
 	}()

@@ -26,6 +26,7 @@ const (
 	defaultWriteTimeout     = 5 * time.Second
 	defaultMaxLineBytes     = 2_000_000
 	defaultMaxSubscriptions = 32
+	defaultShutdownGrace    = 3 * time.Second
 )
 
 // Methods and keys that Serve itself understands.
@@ -94,6 +95,12 @@ type Config struct {
 	// stacks, handler errors, source failures (default: slog text on
 	// os.Stderr). It must never write to the protocol output.
 	Logger *slog.Logger
+	// ShutdownGrace is how long the requests still running may take to
+	// finish once [Run] has received SIGINT or SIGTERM (default 3 s, under
+	// the 5 s that mcpbridge serve and the Go SDK's CommandTransport wait
+	// after SIGTERM before SIGKILL); those still running then are
+	// cancelled. Serve itself does not use it.
+	ShutdownGrace time.Duration
 }
 
 // normalize validates cfg and fills in the defaults, the one place where
@@ -107,6 +114,7 @@ func (cfg Config) normalize() (Config, error) {
 		{"MaxLineBytes", int64(cfg.MaxLineBytes)},
 		{"MaxSubscriptions", int64(cfg.MaxSubscriptions)},
 		{"MaxConcurrency", int64(cfg.MaxConcurrency)},
+		{"ShutdownGrace", int64(cfg.ShutdownGrace)},
 	} {
 		if f.v < 0 {
 			return cfg, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
@@ -124,6 +132,9 @@ func (cfg Config) normalize() (Config, error) {
 	}
 	if cfg.RequestTimeout == 0 {
 		cfg.RequestTimeout = defaultRequestTimeout
+	}
+	if cfg.ShutdownGrace == 0 {
+		cfg.ShutdownGrace = defaultShutdownGrace
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = stderrLogger()
@@ -164,6 +175,15 @@ func (cfg Config) normalize() (Config, error) {
 // call returns, delivering nothing. A handler or stream source that ignores
 // its ctx is waited for at most WriteTimeout after the end.
 func Serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Config) error {
+	return serve(ctx, rt, in, out, cfg, nil)
+}
+
+// serve is Serve with a way to stop gracefully, which [Run] uses: once stop
+// closes, serve stops reading in as if it had ended, and returns nil when
+// the requests admitted until then have been answered, or an error once
+// cfg.ShutdownGrace has passed with some still running, which are then
+// cancelled. A nil stop never closes.
+func serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Config, stop <-chan struct{}) error {
 	if rt == nil || in == nil || out == nil {
 		return errors.New("stdio: Serve needs a Runtime, an input and an output")
 	}
@@ -176,6 +196,7 @@ func Serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Con
 	}
 	c := &serveConn{
 		cfg:        cfg,
+		stop:       stop,
 		log:        cfg.Logger,
 		exec:       cfg.Executor,
 		in:         in,
@@ -236,6 +257,7 @@ type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 // serveConn is the state of one Serve call.
 type serveConn struct {
 	cfg      Config
+	stop     <-chan struct{} // closed to stop gracefully; nil under Serve
 	log      *slog.Logger
 	exec     *Executor
 	ownsExec bool
@@ -420,6 +442,8 @@ func (c *serveConn) writeOnce(frame []byte) (err error) {
 // run is the coordinator loop.
 func (c *serveConn) run(ctx context.Context) error {
 	lines := c.lines
+	stop := c.stop
+	var grace <-chan time.Time // runs from the stop to the end of ShutdownGrace
 	for {
 		if c.eof && len(c.execs) == 0 {
 			if c.readErr != nil {
@@ -440,6 +464,20 @@ func (c *serveConn) run(ctx context.Context) error {
 			err = c.handleInbox(ctx)
 		case <-c.exec.closing: // only a supplied Executor closes under Serve
 			err = c.executorClosed(ctx)
+		case <-stop:
+			stop = nil
+			if !c.eof {
+				c.endOfInput(io.EOF)
+				lines = nil
+			}
+			c.log.Info("stdio: shutting down: input is no longer read", "running", len(c.execs), "grace", c.cfg.ShutdownGrace)
+			t := time.NewTimer(c.cfg.ShutdownGrace)
+			defer t.Stop()
+			grace = t.C
+		case <-grace:
+			n := len(c.execs)
+			err = fmt.Errorf("stdio: cancelled %d %s still running at the end of the %v shutdown grace",
+				n, plural(n, "request", "requests"), c.cfg.ShutdownGrace)
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
@@ -447,6 +485,13 @@ func (c *serveConn) run(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // writeFrame writes one frame, inline, bounded by WriteTimeout. A failure

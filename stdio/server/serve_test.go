@@ -478,6 +478,7 @@ func (r unreadInput) Read([]byte) (int, error) {
 func TestServeInvalidConfig(t *testing.T) {
 	for _, cfg := range []Config{
 		{MaxLineBytes: -1}, {WriteTimeout: -time.Second}, {MaxSubscriptions: -1}, {MaxConcurrency: -1},
+		{ShutdownGrace: -time.Second},
 	} {
 		rt := newFakeRuntime()
 		err := Serve(context.Background(), rt, unreadInput{t}, io.Discard, cfg)
