@@ -4,14 +4,24 @@
 // package [github.com/mcpbridge/mcpbridge/stdio/mcp]; docs/stdio.md is the
 // contract.
 //
-//	out, err := server.TakeStdout() // first thing in main
-//	if err != nil { ... }
+// A server's main makes one call, [Run], which takes stdout, serves stdin
+// and stdout, and ends at stdin EOF or, gracefully, at SIGINT or SIGTERM:
+//
 //	srv, err := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"}, mcp.Config{})
+//	...
+//	err = server.Run(ctx, srv, server.Config{RequestTimeout: time.Minute})
+//
+// or srv.Run(ctx) with the defaults. Serve is the same transport over any
+// reader and writer:
+//
+//	out, err := server.TakeStdout() // first thing in main
 //	...
 //	err = server.Serve(ctx, srv, os.Stdin, out, server.Config{})
 //
 // The pieces fit as follows.
 //
+//   - [Run] is a process's life: stdout taken, signals caught, stdin
+//     served until EOF or a signal, requests in flight given a grace.
 //   - [Serve] is the transport. Its coordinator owns framing and the
 //     connection's state (requests and streams by id, the negotiated
 //     version), serialises every write (one frame per Write, one at a time,

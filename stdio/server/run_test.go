@@ -99,3 +99,19 @@ func TestServeStopIdle(t *testing.T) { // scenario 99, nothing running
 	})
 }
 
+// An invalid configuration fails Run before it takes stdout or catches a
+// signal.
+func TestRunInvalidConfig(t *testing.T) {
+	if err := Run(context.Background(), nil, Config{}); err == nil {
+		t.Error("Run(nil runtime) = nil")
+	}
+	if err := Run(context.Background(), newFakeRuntime(), Config{ShutdownGrace: -1}); err == nil || !strings.Contains(err.Error(), "ShutdownGrace is negative") {
+		t.Errorf("Run(ShutdownGrace -1) = %v, want an error naming the field", err)
+	}
+	takeStdout.Lock()
+	taken := takenStdout
+	takeStdout.Unlock()
+	if taken != nil {
+		t.Error("Run took stdout despite an invalid config")
+	}
+}

@@ -11,8 +11,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-var takeStdout sync.Mutex
-var stdoutTaken bool
+var (
+	takeStdout sync.Mutex
+	// takenStdout is the protocol output TakeStdout made, nil until then.
+	takenStdout *os.File
+)
 
 // TakeStdout reserves the process's standard output for the protocol
 // (docs/stdio.md, "EOF, cancellation and stdout"). It duplicates file
@@ -23,13 +26,30 @@ var stdoutTaken bool
 // writes protocol lines.
 //
 // A server binary calls it first thing in main, before anything can
-// print. It may be called once; later calls fail.
+// print, or lets [Run] call it. It may be called once; later calls fail,
+// but Run, called after it, serves on the descriptor it returned.
 func TakeStdout() (*os.File, error) {
 	takeStdout.Lock()
 	defer takeStdout.Unlock()
-	if stdoutTaken {
+	if takenStdout != nil {
 		return nil, errors.New("stdio: TakeStdout: standard output was already taken")
 	}
+	return takeStdoutLocked()
+}
+
+// protocolOutput is Run's output: the descriptor TakeStdout returned when
+// it was called already, else one taken now.
+func protocolOutput() (*os.File, error) {
+	takeStdout.Lock()
+	defer takeStdout.Unlock()
+	if takenStdout != nil {
+		return takenStdout, nil
+	}
+	return takeStdoutLocked()
+}
+
+// takeStdoutLocked takes standard output; takeStdout is held.
+func takeStdoutLocked() (*os.File, error) {
 	fd, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
 		return nil, fmt.Errorf("stdio: TakeStdout: duplicating stdout: %w", err)
@@ -38,6 +58,6 @@ func TakeStdout() (*os.File, error) {
 		_ = unix.Close(fd)
 		return nil, fmt.Errorf("stdio: TakeStdout: pointing stdout at stderr: %w", err)
 	}
-	stdoutTaken = true
-	return os.NewFile(uintptr(fd), "/dev/stdout (protocol)"), nil
+	takenStdout = os.NewFile(uintptr(fd), "/dev/stdout (protocol)")
+	return takenStdout, nil
 }
