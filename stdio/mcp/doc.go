@@ -1,15 +1,9 @@
 // Package mcp is the MCP runtime of mcpbridge's stdio server: a Go
 // developer registers tools, resources, prompts and completions on a
-// [Server], hands it to [server.Serve] (package
-// [github.com/mcpbridge/mcpbridge/stdio/server]), and has an MCP server on
-// stdin and stdout that speaks every protocol era at once
-// (docs/protocol.md).
+// [Server] and calls [Server.Run], and has an MCP server on stdin and
+// stdout that speaks every protocol era at once (docs/protocol.md).
 //
 //	func main() {
-//		out, err := server.TakeStdout() // before anything can print
-//		if err != nil {
-//			log.Fatal(err)
-//		}
 //		srv, err := mcp.NewServer(mcp.Implementation{Name: "weather", Version: "1.0.0"}, mcp.Config{})
 //		if err != nil {
 //			log.Fatal(err)
@@ -25,10 +19,19 @@
 //			}
 //			return mcp.TextResult("Sunny in " + args.City), nil
 //		})
-//		if err := server.Serve(context.Background(), srv, os.Stdin, out, server.Config{}); err != nil {
+//		if err := srv.Run(context.Background()); err != nil {
 //			log.Fatal(err)
 //		}
 //	}
+//
+// Run takes standard output first, so that a stray print lands on stderr
+// instead of corrupting the protocol, serves until stdin ends, and at
+// SIGINT or SIGTERM lets the requests in flight finish before it returns
+// nil. Anything printed before Run has already reached the client: a main
+// that may print first calls [server.TakeStdout] before it. Run is
+// [server.Run] with the defaults; server.Run takes a [server.Config], and
+// [server.Serve] serves any reader and writer (in-process pipes in tests,
+// for instance).
 //
 // # Eras
 //

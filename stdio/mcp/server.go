@@ -74,8 +74,10 @@ type Config struct {
 
 // Server is an MCP server: a registry of tools, prompts, resources and
 // completions, and the [server.Runtime] that serves them in every enabled
-// protocol era. Serve it with [server.Serve]; one Server may serve any
-// number of connections at once.
+// protocol era. A program serves it on stdin and stdout with [Server.Run]
+// (or [server.Run], to configure the transport); [server.Serve] serves it
+// over any reader and writer. One Server may serve any number of
+// connections at once.
 //
 // Registration and change notification are safe for concurrent use, at
 // any time: a change made while clients are connected is announced to them
