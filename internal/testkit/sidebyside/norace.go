@@ -1,0 +1,5 @@
+//go:build !race
+
+package sidebyside
+
+const raceEnabled = false
