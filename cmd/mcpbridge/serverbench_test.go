@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	"github.com/mcpbridge/mcpbridge/internal/testkit/sidebyside"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
@@ -191,6 +192,52 @@ func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
 		b.ReportMetric(float64(cpu1-cpu0)/1e3/float64(b.N), "srv-cpu-µs/op")
 	}
 	b.ReportMetric(float64(self1-self0)/1e3/float64(b.N), "cli-cpu-µs/op")
+}
+
+// BenchmarkSideBySide measures the side-by-side server (package
+// internal/testkit/sidebyside) as each library serves it: server=sdk, the
+// Go SDK version, and server=mcpbridge, the stdio/mcp version, each built
+// as its own program and driven like BenchmarkEchoServer's servers, with
+// the same client and metrics. It calls tool=add ({"a":2,"b":3}, a typed
+// result with structured content) and tool=greet ({"name":"Ada"}, text),
+// at 1 and 64 requests in flight, in both eras. Both children of an era
+// are started first and the two servers alternate at each point, so that
+// each sees the machine's other load alike. The README's figures come from
+//
+//	go test -run '^$' -bench SideBySide -benchtime 2s -count 5 ./cmd/mcpbridge/
+func BenchmarkSideBySide(b *testing.B) {
+	servers := make([]benchServer, len(sidebyside.Servers))
+	for i, name := range sidebyside.Servers {
+		bin := sidebyside.Build(b, name) // once, for every sub-benchmark
+		servers[i] = benchServer{name: name, argv: func(testing.TB) []string { return []string{bin} }}
+	}
+	calls := []struct {
+		tool   string
+		params json.RawMessage
+		want   []byte
+	}{
+		{"add", json.RawMessage(`{"name":"add","arguments":{"a":2,"b":3}}`), []byte(`"structuredContent":{"sum":5}`)},
+		{"greet", json.RawMessage(`{"name":"greet","arguments":{"name":"Ada"}}`), []byte(`"text":"Hello, Ada!"`)},
+	}
+	for _, version := range eras {
+		b.Run("era="+version, func(b *testing.B) {
+			clients := make([]*stdio.Client, len(servers))
+			for i, s := range servers {
+				s.params, s.want = calls[0].params, calls[0].want
+				clients[i] = startBenchServer(b, s, version)
+			}
+			for _, call := range calls {
+				for _, n := range []int{1, 64} {
+					for i, s := range servers {
+						s.params, s.want = call.params, call.want
+						b.Run(fmt.Sprintf("tool=%s/inflight=%d/server=%s", call.tool, n, s.name), func(b *testing.B) {
+							benchEcho(b, clients[i], s, n)
+						})
+					}
+				}
+			}
+		})
+	}
 }
 
 // selfCPU returns the CPU time the benchmark process (the client) has used.
