@@ -3,8 +3,10 @@
 // that several packages' tests share. It does not import package stdio,
 // so stdio's own tests can use it; the helpers that drive a stdio.Client
 // are in package stdiotest below it, the stdio-to-HTTP adapter that the
-// conformance suite drives is package mcphttp, and the OTLP collector that
-// traced processes export their spans to is package otlptest.
+// conformance suite drives is package mcphttp, the OTLP collector that
+// traced processes export their spans to is package otlptest, and the
+// server written with the Go SDK and with stdio/mcp for the README's
+// comparison is package sidebyside.
 //
 // # Real peers
 //
