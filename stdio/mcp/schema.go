@@ -122,7 +122,7 @@ func jsonFields(t reflect.Type) ([]structField, error) {
 
 // The keys of the mcp struct tag. Array keys apply to the field's own
 // schema; value keys to its items when the field is a slice or an array,
-// and to its values when it is a map.
+// and to its values when it is a map, at the innermost level.
 var (
 	arrayKeys = []string{"minItems", "maxItems", "default", "title"}
 	valueKeys = []string{"enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -190,11 +190,13 @@ func applyTag(s *jsonschema.Schema, t reflect.Type, tag string) error {
 		key, value := kv[0], kv[1]
 		target, tt := s, deref(t)
 		if slices.Contains(valueKeys, key) {
-			switch tt.Kind() {
-			case reflect.Slice, reflect.Array:
-				target, tt = s.Items, deref(tt.Elem())
-			case reflect.Map:
-				target, tt = s.AdditionalProperties, deref(tt.Elem())
+			for target != nil && (tt.Kind() == reflect.Slice || tt.Kind() == reflect.Array || tt.Kind() == reflect.Map) {
+				if tt.Kind() == reflect.Map {
+					target = target.AdditionalProperties
+				} else {
+					target = target.Items
+				}
+				tt = deref(tt.Elem())
 			}
 		} else if !slices.Contains(arrayKeys, key) {
 			return fmt.Errorf("unknown key %q (known: %s, %s)", key, strings.Join(valueKeys, ", "), strings.Join(arrayKeys, ", "))

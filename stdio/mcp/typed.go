@@ -55,8 +55,9 @@ type ToolFunc[In, Out any] func(ctx context.Context, req *CallToolRequest, in In
 // (strings, counted in code points), pattern (a Go regular expression),
 // format (an annotation, as in JSON Schema 2020-12), minItems, maxItems
 // (slices and arrays), default and title. On a slice, an array or a map,
-// the value keys (enum to format) apply to its items or values; minItems,
-// maxItems, default and title to the field itself. A default is the text
+// the value keys (enum to format) apply to its items or values (the
+// innermost ones, for a [][]int); minItems, maxItems, default and title
+// to the field itself. A default is the text
 // itself for a string field and JSON otherwise; an absent optional
 // argument gets it. The enum of a pointer field admits null. A comma stays
 // inside a value unless what follows it starts another key.

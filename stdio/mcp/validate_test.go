@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -342,4 +343,99 @@ func BenchmarkValidate(b *testing.B) {
 			}
 		}
 	})
+}
+
+type Base struct {
+	ID int64 `json:"id"`
+}
+
+type Extra struct {
+	Note string `json:"note,omitempty"`
+}
+
+// Promoted fields are properties, decoded through the embedded struct,
+// an embedded pointer being allocated when one of its fields is sent.
+func TestDecodeEmbedded(t *testing.T) {
+	type args struct {
+		Base
+		*Extra
+		Name string `json:"name"`
+	}
+	ts, err := inferSchema(reflect.TypeFor[args]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		input string
+		want  args
+	}{
+		{`{"id":9007199254740993,"name":"a"}`, args{Base: Base{ID: 9007199254740993}, Name: "a"}},
+		{`{"id":1,"name":"a","note":"n"}`, args{Base: Base{ID: 1}, Extra: &Extra{Note: "n"}, Name: "a"}},
+	} {
+		var got args
+		if err := ts.plan.decode([]byte(tc.input), reflect.ValueOf(&got).Elem()); err != nil || !cmp.Equal(tc.want, got) {
+			t.Errorf("decode(%s) = %+v, %v; want %+v", tc.input, got, err, tc.want)
+		}
+	}
+	if err := ts.plan.validate([]byte(`{"name":"a"}`)); err == nil || err.Error() != "id: required" {
+		t.Errorf("validate without id = %v, want id: required", err)
+	}
+}
+
+// Types that decode themselves (time.Time, json.RawMessage) are validated
+// against their schema and handed to encoding/json; interfaces get
+// json.Number, so that their integers stay exact too.
+func TestDecodeSelfDecoding(t *testing.T) {
+	type args struct {
+		At    time.Time       `json:"at"`
+		Raw   json.RawMessage `json:"raw,omitempty"`
+		Any   any             `json:"any,omitempty"`
+		Count json.Number     `json:"count,omitempty"`
+	}
+	ts, err := inferSchema(reflect.TypeFor[args]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got args
+	in := `{"at":"2026-01-02T03:04:05Z","raw":{"k":[1, 2]},"any":{"n":12345678901234567890},"count":9007199254740993}`
+	if err := ts.plan.decode([]byte(in), reflect.ValueOf(&got).Elem()); err != nil {
+		t.Fatalf("decode(%s) = %v", in, err)
+	}
+	out, _ := json.Marshal(got)
+	if want := `{"at":"2026-01-02T03:04:05Z","raw":{"k":[1,2]},"any":{"n":12345678901234567890},"count":9007199254740993}`; string(out) != want {
+		t.Errorf("decoded %s, want %s", out, want)
+	}
+	for _, tc := range []struct{ input, want string }{
+		{`{"at":7}`, "at: want a string, got 7"},
+		{`{"at":"yesterday"}`, `at: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"`},
+		{`{"at":"2026-01-02T03:04:05Z","count":"7"}`, `count: want a number, got "7"`},
+	} {
+		var v args
+		if err := ts.plan.decode([]byte(tc.input), reflect.ValueOf(&v).Elem()); err == nil || err.Error() != tc.want {
+			t.Errorf("decode(%s) = %v, want %s", tc.input, err, tc.want)
+		}
+	}
+}
+
+// Paths spell array items, nested members and names that are not
+// identifiers.
+func TestViolationPaths(t *testing.T) {
+	type item struct {
+		Zip string `json:"zip" mcp:"pattern=^[0-9]+$"`
+	}
+	type args struct {
+		Items  []item          `json:"items"`
+		Matrix [][]int         `json:"matrix,omitempty" mcp:"maximum=9"`
+		Labels map[string]int8 `json:"labels,omitempty"`
+	}
+	ts, err := inferSchema(reflect.TypeFor[args]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ts.plan.validate([]byte(`{"items":[{"zip":"1"},{"zip":"x"},{}],"matrix":[[1],[2,10]],"labels":{"a b":300,"ok":1}}`))
+	want := `items[1].zip: "x" does not match the pattern ^[0-9]+$; items[2].zip: required; ` +
+		`matrix[1][1]: 10 is above the maximum 9; labels["a b"]: 300 is outside the integer range -128 to 127`
+	if err == nil || err.Error() != want {
+		t.Errorf("validate = %v\nwant %s", err, want)
+	}
 }
