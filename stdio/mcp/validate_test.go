@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
@@ -166,7 +167,8 @@ func FuzzTypedArguments(f *testing.F) {
 				t.Fatalf("decode(%s) accepted %+v, but its JSON %s fails: %v", input, v, out, err)
 			}
 			var again fuzzArgs
-			if err := ts.plan.decode(out, reflect.ValueOf(&again).Elem()); err != nil || !cmp.Equal(v, again) {
+			// An empty slice or map is left out by omitempty and comes back nil.
+			if err := ts.plan.decode(out, reflect.ValueOf(&again).Elem()); err != nil || !cmp.Equal(v, again, cmpopts.EquateEmpty()) {
 				t.Fatalf("%s decodes to %+v, %v; want %+v", out, again, err, v)
 			}
 			checkExactIntegers(t, input, v)
