@@ -8,17 +8,13 @@
 //		if err != nil {
 //			log.Fatal(err)
 //		}
-//		srv.AddTool(mcp.Tool{
-//			Name:        "forecast",
-//			Description: "Tomorrow's forecast for a city",
-//			InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
-//		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-//			var args struct{ City string }
-//			if err := json.Unmarshal(req.Arguments, &args); err != nil {
-//				return nil, err // an isError result the model sees
-//			}
-//			return mcp.TextResult("Sunny in " + args.City), nil
-//		})
+//		type forecastArgs struct {
+//			City string `json:"city" jsonschema:"the city"`
+//		}
+//		mcp.AddTool(srv, mcp.Tool{Name: "forecast", Description: "Tomorrow's forecast for a city"},
+//			func(ctx context.Context, req *mcp.CallToolRequest, in forecastArgs) (string, error) {
+//				return "Sunny in " + in.City, nil // in.City is there: the runtime checked
+//			})
 //		if err := srv.Run(context.Background()); err != nil {
 //			log.Fatal(err)
 //		}
@@ -57,6 +53,26 @@
 //   - Both eras share one process: a request whose _meta names 2026-07-28
 //     is served statelessly even after initialize. A request with neither
 //     2026 _meta nor a session is -32602, except a bare ping ({}).
+//
+// # Typed handlers
+//
+// [AddTool] registers a tool whose handler takes its arguments as a Go
+// struct and returns its result as a Go value: the input schema is
+// inferred from the struct by github.com/google/jsonschema-go (json tag
+// names; fields without omitempty required; jsonschema tag as the
+// description; closed objects), an mcp struct tag adds enum, bounds,
+// lengths, pattern, format, default and title, and the output schema is
+// inferred from the result type, which is sent as structuredContent. The
+// runtime validates the arguments and decodes them in one pass over their
+// JSON before the handler runs, integers exactly, and answers a violation
+// as the request's era requires (docs/protocol.md, "Argument validation"):
+// -32602 with data.errors on 2025-06-18, an isError result the model can
+// read, with the violations in _meta [MetaArgumentErrors], on 2025-11-25
+// and 2026-07-28. Messages name the path: "steps: 11 is above the maximum
+// 10", "address.zip: required", "tags[2]: ...". [AddPrompt],
+// [AddResourceTemplate] and [Elicit] do the same for prompt arguments,
+// template variables and elicitation forms. [Server.AddTool] and the other
+// raw registrations take raw JSON and validate nothing.
 //
 // # Handlers
 //

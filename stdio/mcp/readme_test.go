@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
@@ -18,7 +19,8 @@ import (
 var goProgram = regexp.MustCompile("(?s)```go\n(package main\n.*?)```")
 
 // The README's server is a complete program: it builds as printed, and
-// a client gets its tool's answer, in both eras.
+// a client gets its tool's answer, or the reason it has none, in both
+// eras.
 func TestREADMEServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program with go build")
@@ -57,6 +59,11 @@ func TestREADMEServer(t *testing.T) {
 			}
 			if err := json.Unmarshal(res, &r); err != nil || len(r.Content) != 1 || r.Content[0].Text != "Sunny in Paris" {
 				t.Errorf("forecast(Paris) = %s, want one text block \"Sunny in Paris\"", res)
+			}
+			// Without a city the handler never runs: the model is told why.
+			res = stdiotest.Call(t, c, "tools/call", `{"name":"forecast","arguments":{}}`, nil)
+			if got := string(res); !strings.Contains(got, `"text":"Invalid arguments: city: required"`) || !strings.Contains(got, `"isError":true`) {
+				t.Errorf("forecast() = %s, want an isError result saying city is required", res)
 			}
 		})
 	}

@@ -133,10 +133,14 @@ func TestPagination(t *testing.T) {
 	if strings.Join(names, "") != "abcde" {
 		t.Errorf("paged names = %v", names)
 	}
-	bad := strings.Replace(firstCursor, "Q", "R", 1)
-	if bad == firstCursor {
-		bad = firstCursor[:len(firstCursor)-2] + `x"`
+	// Change the signature's last character (all of whose bits are MAC
+	// bits: 12 bytes are 16 characters), to one it is not.
+	last := firstCursor[len(firstCursor)-2]
+	other := byte('x')
+	if last == other {
+		other = 'y'
 	}
+	bad := firstCursor[:len(firstCursor)-2] + string(other) + `"`
 	for i, c := range []string{bad, `"garbage"`, `""`, `7`} {
 		wantError(t, p.call(request(10+i, "tools/list", `{`+meta26+`,"cursor":`+c+`}`)), fmt.Sprint(10+i), -32602)
 	}

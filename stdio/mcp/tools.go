@@ -20,8 +20,10 @@ type Tool struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	// InputSchema is the JSON Schema of the arguments, an object schema
-	// (default {"type":"object"}). The runtime does not validate
-	// arguments against it: that is the handler's job.
+	// (default {"type":"object"}). For a tool registered with
+	// [Server.AddTool] the runtime does not validate arguments against
+	// it: that is the handler's job. [AddTool] infers it from a Go type
+	// and validates.
 	InputSchema json.RawMessage `json:"inputSchema"`
 	// OutputSchema, if set, is the JSON Schema of the result's
 	// structuredContent.
