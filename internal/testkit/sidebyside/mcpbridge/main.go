@@ -1,24 +1,45 @@
 // Command mcpbridge is the side-by-side server written with this
-// project's runtime, package stdio/mcp. Package sidebyside describes what
-// it serves.
-//
-// PLACEHOLDER: this version uses the runtime's current raw API (schemas
-// and arguments as raw JSON), so that the side-by-side harness runs end to
-// end today. It is to be rewritten with the typed registration
-// (mcp.AddTool[In, Out], mcp.AddPrompt[Args],
-// mcp.AddResourceTemplate[Vars]) once that lands; its line count and
-// figures in the README are to be taken again then.
+// project's runtime, package stdio/mcp, with its typed registrations: the
+// schemas come from the argument structs, and the runtime validates and
+// decodes the arguments before a handler runs. Package sidebyside
+// describes what it serves.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
+
+type AddArgs struct {
+	A int `json:"a" jsonschema:"the first number"`
+	B int `json:"b" jsonschema:"the second number"`
+}
+
+type AddResult struct {
+	Sum int `json:"sum" jsonschema:"a + b"`
+}
+
+type GreetArgs struct {
+	Name   string `json:"name" jsonschema:"who to greet"`
+	Formal bool   `json:"formal,omitempty" jsonschema:"greet formally"`
+}
+
+type SlowArgs struct {
+	Steps int `json:"steps" jsonschema:"how many steps, 1 to 10" mcp:"minimum=1,maximum=10"`
+}
+
+type ReviewArgs struct {
+	Code  string `json:"code" jsonschema:"the code to review"`
+	Focus string `json:"focus,omitempty" jsonschema:"what to look at most"`
+}
+
+type NoteVars struct {
+	ID string `json:"id"`
+}
 
 var notes = map[string]string{"1": "Buy milk", "2": "Call Ada"}
 
@@ -27,40 +48,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv.AddTool(mcp.Tool{
-		Name:        "add",
-		Description: "Adds two integers",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"a":{"type":"integer","description":"the first number"},` +
-			`"b":{"type":"integer","description":"the second number"}},` +
-			`"required":["a","b"],"additionalProperties":false}`),
-		OutputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"sum":{"type":"integer","description":"a + b"}},"required":["sum"],"additionalProperties":false}`),
-	}, add)
-	srv.AddTool(mcp.Tool{
-		Name:        "greet",
-		Description: "Greets someone by name",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"name":{"type":"string","description":"who to greet"},` +
-			`"formal":{"type":"boolean","description":"greet formally"}},` +
-			`"required":["name"],"additionalProperties":false}`),
-	}, greet)
-	srv.AddTool(mcp.Tool{
-		Name:        "slow",
-		Description: "Works in steps, reporting progress after each",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"steps":{"type":"integer","description":"how many steps, 1 to 10"}},` +
-			`"required":["steps"],"additionalProperties":false}`),
-	}, slow)
-	srv.AddPrompt(mcp.Prompt{
-		Name:        "review",
-		Description: "Asks for a review of some code",
-		Arguments: []mcp.PromptArgument{
-			{Name: "code", Description: "the code to review", Required: true},
-			{Name: "focus", Description: "what to look at most"},
-		},
-	}, review)
-	srv.AddResourceTemplate(mcp.ResourceTemplate{
+	mcp.AddTool(srv, mcp.Tool{Name: "add", Description: "Adds two integers"}, add)
+	mcp.AddTool(srv, mcp.Tool{Name: "greet", Description: "Greets someone by name"}, greet)
+	mcp.AddTool(srv, mcp.Tool{Name: "slow", Description: "Works in steps, reporting progress after each"}, slow)
+	mcp.AddPrompt(srv, mcp.Prompt{Name: "review", Description: "Asks for a review of some code"}, review)
+	mcp.AddResourceTemplate(srv, mcp.ResourceTemplate{
 		Name:        "note",
 		Description: "A note, by id",
 		URITemplate: "note://{id}",
@@ -71,64 +63,39 @@ func main() {
 	}
 }
 
-func add(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-	var args struct{ A, B int }
-	if err := json.Unmarshal(req.Arguments, &args); err != nil {
-		return nil, err
-	}
-	out := struct {
-		Sum int `json:"sum"`
-	}{args.A + args.B}
-	text, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.ToolResult{Content: []mcp.Content{mcp.Text(string(text))}, StructuredContent: out}, nil
+func add(ctx context.Context, req *mcp.CallToolRequest, args AddArgs) (AddResult, error) {
+	return AddResult{Sum: args.A + args.B}, nil
 }
 
-func greet(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-	var args struct {
-		Name   string
-		Formal bool
-	}
-	if err := json.Unmarshal(req.Arguments, &args); err != nil {
-		return nil, err
-	}
+func greet(ctx context.Context, req *mcp.CallToolRequest, args GreetArgs) (string, error) {
 	if args.Formal {
-		return mcp.TextResult("Good day, " + args.Name + "."), nil
+		return "Good day, " + args.Name + ".", nil
 	}
-	return mcp.TextResult("Hello, " + args.Name + "!"), nil
+	return "Hello, " + args.Name + "!", nil
 }
 
-func slow(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-	var args struct{ Steps int }
-	if err := json.Unmarshal(req.Arguments, &args); err != nil {
-		return nil, err
-	}
-	if args.Steps < 1 || args.Steps > 10 {
-		return nil, fmt.Errorf("steps must be between 1 and 10, not %d", args.Steps)
-	}
+func slow(ctx context.Context, req *mcp.CallToolRequest, args SlowArgs) (string, error) {
 	for i := 1; i <= args.Steps; i++ {
 		time.Sleep(time.Millisecond)
 		if err := req.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: float64(args.Steps)}); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	return mcp.TextResult(fmt.Sprintf("done in %d steps", args.Steps)), nil
+	return fmt.Sprintf("done in %d steps", args.Steps), nil
 }
 
-func review(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+func review(ctx context.Context, req *mcp.GetPromptRequest, args ReviewArgs) (*mcp.GetPromptResult, error) {
 	text := "Please review this code"
-	if focus := req.Arguments["focus"]; focus != "" {
-		text += ", looking at " + focus
+	if args.Focus != "" {
+		text += ", looking at " + args.Focus
 	}
 	return &mcp.GetPromptResult{
-		Messages: []mcp.PromptMessage{{Role: "user", Content: mcp.Text(text + ":\n\n" + req.Arguments["code"])}},
+		Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: mcp.Text(text + ":\n\n" + args.Code)}},
 	}, nil
 }
 
-func note(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	text, ok := notes[req.Vars["id"]]
+func note(ctx context.Context, req *mcp.ReadResourceRequest, vars NoteVars) (*mcp.ReadResourceResult, error) {
+	text, ok := notes[vars.ID]
 	if !ok {
 		return nil, mcp.ErrResourceNotFound
 	}
