@@ -7,25 +7,16 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
 
 // This file is the demo's own content: one tool, resource or prompt per
 // feature of MCP, each small enough to read as an example of the runtime
 // (package stdio/mcp).
-
-// Limits of the tools' arguments.
-const (
-	maxProgressSeconds = 600      // the request deadline cuts it sooner by default
-	maxProgressSteps   = 1000     // the runtime's limit of progress reports per request
-	maxResultBytes     = 32 << 20 // large_result; clients commonly cap lines at 16 MiB or less
-)
 
 // demo is the running demo server: its mcp.Server and the state of its
 // timer-driven resources.
@@ -90,53 +81,59 @@ func args(req *mcp.CallToolRequest, v any) error {
 // and Resource.
 func ptr[T any](v T) *T { return &v }
 
-// invalidArgument is -32602 Invalid params, for prompts and resources,
-// whose other errors the runtime turns into -32603.
-func invalidArgument(format string, a ...any) *jsonrpc.Error {
-	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: "+format, a...)
-}
+// The demo tools' arguments: the runtime infers each tool's input schema
+// from its struct, validates the arguments against it and fills in the
+// defaults before a handler runs (mcp.AddTool).
+type (
+	echoArgs struct {
+		Message string `json:"message,omitempty" jsonschema:"What to echo" mcp:"default=hello"`
+	}
+	// progress: at most 600 s (the request deadline cuts it sooner by
+	// default) and 1,000 reports (the runtime's limit per request).
+	progressArgs struct {
+		Seconds float64 `json:"seconds,omitempty" jsonschema:"How long the work takes" mcp:"minimum=0,maximum=600,default=2"`
+		Steps   int     `json:"steps,omitempty" jsonschema:"How many progress reports" mcp:"minimum=1,maximum=1000,default=4"`
+	}
+	// large_result: at most 32 MiB; clients commonly cap lines at 16 MiB
+	// or less.
+	largeResultArgs struct {
+		Bytes int `json:"bytes,omitempty" jsonschema:"The text's size in bytes" mcp:"minimum=0,maximum=33554432,default=100000"`
+	}
+	failArgs struct {
+		Message string `json:"message,omitempty" jsonschema:"The error text" mcp:"default=this tool always fails"`
+	}
+	askArgs struct {
+		Question string `json:"question,omitempty" jsonschema:"What to ask" mcp:"default=What is your name?"`
+	}
+	exitArgs struct {
+		Code int `json:"code,omitempty" jsonschema:"The exit code" mcp:"minimum=0,maximum=255,default=1"`
+	}
+	// answerForm is the form the ask tool's question is.
+	answerForm struct {
+		Answer string `json:"answer" mcp:"title=Answer"`
+	}
+)
 
 func (d *demo) addTools() {
-	d.srv.AddTool(mcp.Tool{
-		Name:        "echo",
-		Title:       "Echo",
-		Description: "Returns its message, as text and as structured content.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{
-			"message":{"type":"string","description":"What to echo","default":"hello"}}}`),
+	mcp.AddTool(d.srv, mcp.Tool{
+		Name:         "echo",
+		Title:        "Echo",
+		Description:  "Returns its message, as text and as structured content.",
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: ptr(true), IdempotentHint: ptr(true), OpenWorldHint: ptr(false)},
-	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-		a := struct {
-			Message string `json:"message"`
-		}{"hello"}
-		if err := args(req, &a); err != nil {
-			return nil, err
-		}
-		res := mcp.TextResult(a.Message)
+	}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.ToolResult, error) {
+		res := mcp.TextResult(a.Message) // the message as it is, not as JSON
 		res.StructuredContent = a
 		return res, nil
 	})
 
-	d.srv.AddTool(mcp.Tool{
+	mcp.AddTool(d.srv, mcp.Tool{
 		Name:  "progress",
 		Title: "Progress",
 		Description: "Works for the given number of seconds, reporting progress (with a total and a message) " +
 			"after each of the given number of equal steps. Send a progress token to see the reports.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{
-			"seconds":{"type":"number","minimum":0,"maximum":600,"description":"How long the work takes","default":2},
-			"steps":{"type":"integer","minimum":1,"maximum":1000,"description":"How many progress reports","default":4}}}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ptr(true), OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-		a := struct {
-			Seconds float64 `json:"seconds"`
-			Steps   int     `json:"steps"`
-		}{2, 4}
-		if err := args(req, &a); err != nil {
-			return nil, err
-		}
-		if a.Seconds < 0 || a.Seconds > maxProgressSeconds || a.Steps < 1 || a.Steps > maxProgressSteps {
-			return nil, fmt.Errorf("seconds must be within [0, %d] and steps within [1, %d]", maxProgressSeconds, maxProgressSteps)
-		}
+	}, func(ctx context.Context, req *mcp.CallToolRequest, a progressArgs) (string, error) {
 		step := time.Duration(a.Seconds * float64(time.Second) / float64(a.Steps))
 		start := time.Now()
 		for i := 1; i <= a.Steps; i++ {
@@ -144,114 +141,66 @@ func (d *demo) addTools() {
 				// Say why on stderr, where a host's log shows that a
 				// cancellation reached the server.
 				d.log.Info("progress: stopped", "step", i, "cause", context.Cause(ctx))
-				return nil, err
+				return "", err
 			}
 			err := req.ReportProgress(ctx, mcp.Progress{
 				Progress: float64(i), Total: float64(a.Steps),
 				Message: fmt.Sprintf("step %d of %d", i, a.Steps),
 			})
 			if err != nil && ctx.Err() != nil {
-				return nil, ctx.Err()
+				return "", ctx.Err()
 			}
 		}
-		return mcp.TextResult(fmt.Sprintf("done: %d steps in %v", a.Steps, time.Since(start).Round(time.Millisecond))), nil
+		return fmt.Sprintf("done: %d steps in %v", a.Steps, time.Since(start).Round(time.Millisecond)), nil
 	})
 
-	d.srv.AddTool(mcp.Tool{
+	mcp.AddTool(d.srv, mcp.Tool{
 		Name:        "large_result",
 		Title:       "Large result",
 		Description: "Returns one text block of exactly the given number of bytes (ASCII), to test size limits.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{
-			"bytes":{"type":"integer","minimum":0,"maximum":33554432,"description":"The text's size in bytes","default":100000}}}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ptr(true), IdempotentHint: ptr(true), OpenWorldHint: ptr(false)},
-	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-		a := struct {
-			Bytes int `json:"bytes"`
-		}{100_000}
-		if err := args(req, &a); err != nil {
-			return nil, err
-		}
-		if a.Bytes < 0 || a.Bytes > maxResultBytes {
-			return nil, fmt.Errorf("bytes must be within [0, %d]", maxResultBytes)
-		}
-		return mcp.TextResult(filler(a.Bytes)), nil
+	}, func(_ context.Context, _ *mcp.CallToolRequest, a largeResultArgs) (string, error) {
+		return filler(a.Bytes), nil
 	})
 
-	d.srv.AddTool(mcp.Tool{
+	mcp.AddTool(d.srv, mcp.Tool{
 		Name:        "fail",
 		Title:       "Fail",
 		Description: "Always fails: the result has isError set and carries the message, for the model to see.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{
-			"message":{"type":"string","description":"The error text","default":"this tool always fails"}}}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ptr(true), IdempotentHint: ptr(true), OpenWorldHint: ptr(false)},
-	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-		a := struct {
-			Message string `json:"message"`
-		}{"this tool always fails"}
-		if err := args(req, &a); err != nil {
-			return nil, err
-		}
+	}, func(_ context.Context, _ *mcp.CallToolRequest, a failArgs) (*mcp.ToolResult, error) {
 		return mcp.ErrorResult(a.Message), nil
 	})
 
-	d.srv.AddTool(mcp.Tool{
+	mcp.AddTool(d.srv, mcp.Tool{
 		Name:  "ask",
 		Title: "Ask the user",
 		Description: "Asks the user a question through elicitation (a one-field form) and returns the answer. " +
 			"Needs the elicitation capability: on 2025 connections it sends elicitation/create; " +
 			"on 2026-07-28 it answers input_required, and the retry carrying the answer completes.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{
-			"question":{"type":"string","description":"What to ask","default":"What is your name?"}}}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ptr(true), OpenWorldHint: ptr(false)},
-	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-		a := struct {
-			Question string `json:"question"`
-		}{"What is your name?"}
-		if err := args(req, &a); err != nil {
-			return nil, err
+	}, func(ctx context.Context, req *mcp.CallToolRequest, a askArgs) (string, error) {
+		form, action, err := mcp.Elicit[answerForm](ctx, &req.Request, "answer", a.Question)
+		switch {
+		case err != nil:
+			return "", err // input_required, a missing capability, or the client's failure
+		case action == mcp.ElicitAccept && form.Answer == "":
+			return "", errors.New("the user accepted but sent no answer")
+		case action == mcp.ElicitAccept:
+			return "The user answered: " + form.Answer, nil
+		case action == mcp.ElicitDecline:
+			return "The user declined to answer.", nil
 		}
-		res, err := req.Elicit(ctx, "answer", mcp.ElicitParams{
-			Message: a.Question,
-			RequestedSchema: json.RawMessage(`{"type":"object","properties":{
-				"answer":{"type":"string","title":"Answer"}},"required":["answer"]}`),
-		})
-		if err != nil {
-			return nil, err // input_required, a missing capability, or the client's failure
-		}
-		switch res.Action {
-		case "accept":
-			var c struct {
-				Answer string `json:"answer"`
-			}
-			if err := json.Unmarshal(res.Content, &c); err != nil || c.Answer == "" {
-				return nil, errors.New("the user accepted but sent no answer")
-			}
-			return mcp.TextResult("The user answered: " + c.Answer), nil
-		case "decline":
-			return mcp.TextResult("The user declined to answer."), nil
-		default:
-			return mcp.TextResult("The user cancelled."), nil
-		}
+		return "The user cancelled.", nil
 	})
 
-	d.srv.AddTool(mcp.Tool{
+	mcp.AddTool(d.srv, mcp.Tool{
 		Name:  "exit",
 		Title: "Exit",
 		Description: "Exits the server process at once with the given code, without answering: " +
 			"a crash, for testing what a client or bridge does when its server dies.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{
-			"code":{"type":"integer","minimum":0,"maximum":255,"description":"The exit code","default":1}}}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ptr(false), DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
-	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
-		a := struct {
-			Code int `json:"code"`
-		}{1}
-		if err := args(req, &a); err != nil {
-			return nil, err
-		}
-		if a.Code < 0 || a.Code > 255 {
-			return nil, errors.New("code must be within [0, 255]")
-		}
+	}, func(_ context.Context, _ *mcp.CallToolRequest, a exitArgs) (*mcp.ToolResult, error) {
 		d.log.Warn("mcpbridge demo: exiting as the exit tool asked", "code", a.Code)
 		os.Exit(a.Code)
 		panic("unreachable")
@@ -312,14 +261,23 @@ func (d *demo) addResources() {
 		Description: "A 1x1 PNG image: a binary resource", Size: ptr(int64(len(pixelPNG))),
 	}, mcp.BlobResource(pixelPNG))
 
-	d.srv.AddResourceTemplate(mcp.ResourceTemplate{
+	mcp.AddResourceTemplate(d.srv, mcp.ResourceTemplate{
 		URITemplate: greetingURI, Name: "greeting", Title: "Greeting", MIMEType: "text/plain",
 		Description: "A greeting for anyone: the template's variable is the name",
-	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		text := "Hello, " + req.Vars["name"] + "!"
+	}, func(_ context.Context, req *mcp.ReadResourceRequest, v struct {
+		Name string `json:"name"`
+	}) (*mcp.ReadResourceResult, error) {
+		text := "Hello, " + v.Name + "!"
 		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: req.URI, MIMEType: req.MIMEType, Text: text}}}, nil
 	})
 	d.srv.AddCompletion(mcp.TemplateReference(greetingURI), completeFrom(map[string][]string{"name": names}))
+}
+
+// greetArgs are the greet prompt's arguments; styles lists the style's
+// values, which its enum must repeat.
+type greetArgs struct {
+	Name  string `json:"name" jsonschema:"Who to greet"`
+	Style string `json:"style,omitempty" jsonschema:"How: casual, formal, pirate, poetic (default casual)" mcp:"enum=casual|formal|pirate|poetic,default=casual"`
 }
 
 // names and styles are what completion suggests.
@@ -343,26 +301,15 @@ func completeFrom(candidates map[string][]string) mcp.CompletionHandler {
 }
 
 func (d *demo) addPrompts() {
-	d.srv.AddPrompt(mcp.Prompt{
+	mcp.AddPrompt(d.srv, mcp.Prompt{
 		Name: "greet", Title: "Greet someone",
 		Description: "Asks the model to greet someone in a style; both arguments complete",
-		Arguments: []mcp.PromptArgument{
-			{Name: "name", Description: "Who to greet", Required: true},
-			{Name: "style", Description: "How: " + strings.Join(styles, ", ") + " (default casual)"},
-		},
-	}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		style := req.Arguments["style"]
-		if style == "" {
-			style = "casual"
-		}
-		if !slices.Contains(styles, style) {
-			return nil, invalidArgument("style must be one of %s", strings.Join(styles, ", "))
-		}
+	}, func(_ context.Context, _ *mcp.GetPromptRequest, a greetArgs) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{
-			Description: "A " + style + " greeting",
+			Description: "A " + a.Style + " greeting",
 			Messages: []mcp.PromptMessage{{
 				Role:    mcp.RoleUser,
-				Content: mcp.Text(fmt.Sprintf("Please greet %s in a %s style, in one sentence.", req.Arguments["name"], style)),
+				Content: mcp.Text(fmt.Sprintf("Please greet %s in a %s style, in one sentence.", a.Name, a.Style)),
 			}},
 		}, nil
 	})

@@ -204,7 +204,7 @@ func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
 // are started first and the two servers alternate at each point, so that
 // each sees the machine's other load alike. The README's figures come from
 //
-//	go test -run '^$' -bench SideBySide -benchtime 2s -count 5 ./cmd/mcpbridge/
+//	go test -run '^$' -bench SideBySide -benchtime 2s -count 3 ./cmd/mcpbridge/
 func BenchmarkSideBySide(b *testing.B) {
 	servers := make([]benchServer, len(sidebyside.Servers))
 	for i, name := range sidebyside.Servers {
