@@ -2,10 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"testing"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -13,10 +9,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
-
-// readmeProgram is the fenced Go block of README.md that is a whole
-// program: the server of "Writing a stdio MCP server in Go".
-var readmeProgram = regexp.MustCompile("(?s)```go\n(package main\n.*?)```")
 
 // The README's server, built as printed, works behind mcpbridge serve as
 // a user would front it: its tool answers through gRPC, its input schema
@@ -26,25 +18,7 @@ var readmeProgram = regexp.MustCompile("(?s)```go\n(package main\n.*?)```")
 func TestREADMEServerUnderBridge(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
-	root := testkit.ModuleRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := readmeProgram.FindAllSubmatch(readme, -1)
-	if len(blocks) != 1 {
-		t.Fatalf("README.md has %d Go blocks that are programs, want 1", len(blocks))
-	}
-	dir := t.TempDir()
-	src, bin := filepath.Join(dir, "main.go"), filepath.Join(dir, "weather")
-	if err := os.WriteFile(src, blocks[0][1], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-o", bin, src)
-	build.Dir = root // the program's imports resolve to this module
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the README's program: %v\n%s", err, out)
-	}
+	bin := testkit.READMEProgram(t)
 
 	b := startBridge(t, nil, "--", bin)
 	bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))

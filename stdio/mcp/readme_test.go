@@ -3,10 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -15,9 +12,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
-// goProgram is a fenced Go block of README.md that is a whole program.
-var goProgram = regexp.MustCompile("(?s)```go\n(package main\n.*?)```")
-
 // The README's server is a complete program: it builds as printed, and
 // a client gets its tool's answer, or the reason it has none, in both
 // eras.
@@ -25,25 +19,7 @@ func TestREADMEServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program with go build")
 	}
-	root := testkit.ModuleRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := goProgram.FindAllSubmatch(readme, -1)
-	if len(blocks) != 1 {
-		t.Fatalf("README.md has %d Go blocks that are programs, want 1", len(blocks))
-	}
-	dir := t.TempDir()
-	src, bin := filepath.Join(dir, "main.go"), filepath.Join(dir, "weather")
-	if err := os.WriteFile(src, blocks[0][1], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-o", bin, src)
-	build.Dir = root // the program's imports resolve to this module
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the README's program: %v\n%s", err, out)
-	}
+	bin := testkit.READMEProgram(t)
 	for _, version := range []string{stdio.Version20260728, stdio.Version20251125} {
 		t.Run(version, func(t *testing.T) {
 			var stderr testkit.SyncBuffer
