@@ -25,7 +25,7 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
-	"github.com/mcpbridge/mcpbridge/internal/telemetry"
+	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
 )
 
 // Keepalive (docs/operations.md, "Keepalive"): Subscribe streams may stay
@@ -103,7 +103,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		// caller's trace from the traceparent in its metadata.
 		all = append(all, grpc.StatsHandler(otelgrpc.NewServerHandler(
 			otelgrpc.WithTracerProvider(tp),
-			otelgrpc.WithPropagators(telemetry.Propagator),
+			otelgrpc.WithPropagators(tracemeta.Propagator),
 			otelgrpc.WithMeterProvider(noop.NewMeterProvider()),
 			otelgrpc.WithFilter(filters.Not(filters.HealthCheck())),
 		)))

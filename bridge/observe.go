@@ -12,13 +12,10 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/internal/telemetry"
 	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
-	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -114,7 +111,7 @@ func (o *observer) begin(ctx context.Context, srv string, c *child, method strin
 	}
 	if fromMeta {
 		meta, _ := rawjson.Member(params, "_meta")
-		ctx = telemetry.Extract(ctx, meta)
+		ctx = tracemeta.Extract(ctx, meta)
 	}
 	spanName := method
 	switch {
@@ -247,8 +244,8 @@ func (o *observer) forget(server string) {
 
 // errorType is the conventions' error.type of an outcome and its JSON-RPC
 // code, if any: the code as text for a JSON-RPC error (every code is an
-// error to a client), "tool_error" for a tools/call result with isError,
-// the gRPC code's name for a status the bridge made, "_OTHER" otherwise.
+// error to a client; the stdio Client's errors all are), "tool_error" for a
+// tools/call result with isError, "_OTHER" otherwise.
 func errorType(res json.RawMessage, err error) (errType, code string) {
 	if err == nil {
 		if isToolError(res) {
@@ -260,15 +257,6 @@ func errorType(res json.RawMessage, err error) (errType, code string) {
 	if errors.As(err, &e) {
 		c := strconv.FormatInt(e.Code, 10)
 		return c, c
-	}
-	if st, ok := status.FromError(err); ok {
-		for _, d := range st.Details() { // a status made from a JSON-RPC error
-			if je, ok := d.(*mcpbridgev1.JsonRpcError); ok {
-				c := strconv.FormatInt(int64(je.GetCode()), 10)
-				return c, c
-			}
-		}
-		return st.Code().String(), ""
 	}
 	return "_OTHER", ""
 }

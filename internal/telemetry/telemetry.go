@@ -1,27 +1,22 @@
 // Package telemetry configures OpenTelemetry tracing from the standard
-// OTEL_* environment variables, for the bridge and for the demo server, and
-// carries trace context in an MCP request's params._meta, where the MCP
-// semantic conventions put it (traceparent, tracestate, baggage). The
-// carrying is package internal/tracemeta's, which needs only the
-// OpenTelemetry API, so that the stdio MCP runtime can share it without
-// the SDK and exporters this package links.
+// OTEL_* environment variables, for the bridge and for the demo server.
+// Trace context in an MCP request's params._meta is package
+// internal/tracemeta's, which needs only the OpenTelemetry API, so that the
+// stdio MCP runtime can use it without the SDK and exporters this package
+// links.
 package telemetry
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
-
-	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
 )
 
 // Configured reports whether the environment asks for traces: an OTLP
@@ -82,21 +77,4 @@ func NewTracerProvider(ctx context.Context, getenv func(string) string, service,
 		return nil, fmt.Errorf("the trace resource: %w", err)
 	}
 	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
-}
-
-// Propagator carries W3C trace context and baggage: in gRPC metadata and
-// in params._meta. It is [tracemeta.Propagator].
-var Propagator propagation.TextMapPropagator = tracemeta.Propagator
-
-// Extract returns ctx with the remote span context (and baggage) that a
-// request's _meta carries, if any ([tracemeta.Extract]).
-func Extract(ctx context.Context, meta json.RawMessage) context.Context {
-	return tracemeta.Extract(ctx, meta)
-}
-
-// Inject returns the _meta members that carry ctx's span context and
-// baggage, as compact JSON strings by key; nil when ctx has none
-// ([tracemeta.Inject]).
-func Inject(ctx context.Context) map[string]json.RawMessage {
-	return tracemeta.Inject(ctx)
 }

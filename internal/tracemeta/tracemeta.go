@@ -46,21 +46,6 @@ func Extract(ctx context.Context, meta json.RawMessage) context.Context {
 	return Propagator.Extract(ctx, c)
 }
 
-// Inject returns the _meta members that carry ctx's span context and
-// baggage, as compact JSON strings by key; nil when ctx has none.
-func Inject(ctx context.Context) map[string]json.RawMessage {
-	c := propagation.MapCarrier{}
-	Propagator.Inject(ctx, c)
-	if len(c) == 0 {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(c))
-	for k, v := range c {
-		out[k] = rawjson.AppendString(nil, v)
-	}
-	return out
-}
-
 // AppendInject returns meta, the text of a _meta object (nil for none),
 // with the members that carry ctx's span context and baggage set in it.
 // It is Inject for a hot path: no map, and one allocation for the object

@@ -57,19 +57,22 @@ func TestExtract(t *testing.T) {
 	}
 }
 
-// What Inject writes, Extract reads back.
+// What AppendInject writes, Extract reads back, into no _meta or beside
+// the members of one.
 func TestInjectExtract(t *testing.T) {
-	if got := tracemeta.Inject(context.Background()); got != nil {
-		t.Errorf("Inject without a span = %v, want nil", got)
+	if got := tracemeta.AppendInject(context.Background(), nil); got != nil {
+		t.Errorf("AppendInject without a span = %s, want nil", got)
 	}
 	in := tracemeta.Extract(context.Background(), json.RawMessage(`{"traceparent":"00-`+traceID+`-`+spanID+`-01","baggage":"k=v"}`))
-	members := tracemeta.Inject(in)
-	if got := string(members["traceparent"]); got != `"00-`+traceID+`-`+spanID+`-01"` {
-		t.Errorf("Inject traceparent = %s", got)
-	}
-	meta, _ := json.Marshal(members)
-	out := tracemeta.Extract(context.Background(), meta)
-	if !trace.SpanContextFromContext(out).Equal(trace.SpanContextFromContext(in)) || baggage.FromContext(out).Member("k").Value() != "v" {
-		t.Errorf("Extract(Inject(x)) = %v, want %v", trace.SpanContextFromContext(out), trace.SpanContextFromContext(in))
+	for _, meta := range []json.RawMessage{nil, json.RawMessage(`{"k":1}`)} {
+		members := tracemeta.AppendInject(in, meta)
+		var got map[string]any
+		if err := json.Unmarshal(members, &got); err != nil || got["traceparent"] != "00-"+traceID+"-"+spanID+"-01" || (meta != nil && got["k"] != 1.0) {
+			t.Errorf("AppendInject(%s) = %s", meta, members)
+		}
+		out := tracemeta.Extract(context.Background(), members)
+		if !trace.SpanContextFromContext(out).Equal(trace.SpanContextFromContext(in)) || baggage.FromContext(out).Member("k").Value() != "v" {
+			t.Errorf("Extract(AppendInject(x)) = %v, want %v", trace.SpanContextFromContext(out), trace.SpanContextFromContext(in))
+		}
 	}
 }
