@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -25,15 +24,10 @@ func READMEProgram(tb testing.TB) string {
 	if len(blocks) != 1 {
 		tb.Fatalf("README.md has %d Go blocks that are programs, want 1", len(blocks))
 	}
-	dir := tb.TempDir()
-	src, bin := filepath.Join(dir, "main.go"), filepath.Join(dir, "readme-server")
+	src := filepath.Join(tb.TempDir(), "main.go")
 	if err := os.WriteFile(src, blocks[0][1], 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	build := exec.Command("go", "build", "-o", bin, src)
-	build.Dir = root // the program's imports resolve to this module
-	if out, err := build.CombinedOutput(); err != nil {
-		tb.Fatalf("go build of the README's program: %v\n%s", err, out)
-	}
+	bin := GoBuild(tb, src)
 	return bin
 }

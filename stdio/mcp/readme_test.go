@@ -1,9 +1,7 @@
 package mcp_test
 
 import (
-	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -22,13 +20,7 @@ func TestREADMEServer(t *testing.T) {
 	bin := testkit.READMEProgram(t)
 	for _, version := range []string{stdio.Version20260728, stdio.Version20251125} {
 		t.Run(version, func(t *testing.T) {
-			var stderr testkit.SyncBuffer
-			start := func(ctx context.Context) (*stdio.Client, error) {
-				cmd := exec.Command(bin)
-				cmd.Stderr = &stderr
-				return stdio.Start(ctx, cmd, stdio.ClientConfig{})
-			}
-			c := stdiotest.Connect(t, start, stdio.ConnectConfig{Versions: []string{version}}, 0, &stderr)
+			c := stdiotest.ConnectProgram(t, bin, version)
 			res := stdiotest.Call(t, c, "tools/call", `{"name":"forecast","arguments":{"city":"Paris"}}`, nil)
 			var r struct {
 				Content []struct{ Text string } `json:"content"`

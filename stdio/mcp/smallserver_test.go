@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,18 +20,6 @@ import (
 // add(a,b)->{sum}, greet(name, formal?), slow(steps 1..10) with progress,
 // a prompt with a required argument and a resource template.
 const maxSmallServerLines = 75
-
-// codeLines counts the lines that are neither blank nor comments.
-func codeLines(src []byte) int {
-	n := 0
-	for line := range bytes.Lines(src) {
-		line = bytes.TrimSpace(line)
-		if len(line) > 0 && !bytes.HasPrefix(line, []byte("//")) {
-			n++
-		}
-	}
-	return n
-}
 
 // The small server of testdata/smallserver stays within its line budget
 // without decoding or validating anything by hand, and, run as a real
@@ -49,7 +36,10 @@ func TestSmallServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := codeLines(src)
+	n, err := testkit.CodeLines(src)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("testdata/smallserver/main.go: %d code lines", n)
 	if n > maxSmallServerLines {
 		t.Errorf("the small server has %d code lines, want at most %d", n, maxSmallServerLines)
@@ -59,21 +49,10 @@ func TestSmallServer(t *testing.T) {
 			t.Errorf("the small server uses %s: it decodes by hand", byHand)
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "smallserver")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testkit.GoBuild(t, "./stdio/mcp/testdata/smallserver")
 	for _, version := range []string{stdio.Version20260728, stdio.Version20251125, stdio.Version20250618} {
 		t.Run(version, func(t *testing.T) {
-			var stderr testkit.SyncBuffer
-			start := func(ctx context.Context) (*stdio.Client, error) {
-				cmd := exec.Command(bin)
-				cmd.Stderr = &stderr
-				return stdio.Start(ctx, cmd, stdio.ClientConfig{})
-			}
-			c := stdiotest.Connect(t, start, stdio.ConnectConfig{Versions: []string{version}}, 0, &stderr)
+			c := stdiotest.ConnectProgram(t, bin, version)
 			smallServerChecks(t, c, version)
 		})
 	}

@@ -24,8 +24,8 @@
 //   - resource template note://{id}, text/plain: note://1 is "Buy milk",
 //     note://2 "Call Ada", any other id is not found.
 //
-// [Build] builds either program for a test; [CodeLines] counts what the
-// README's line counts count. The tests here hold both servers to the list
+// [Build] builds either program for a test; testkit.CodeLines counts what
+// the README's line counts count. The tests here hold both servers to the list
 // above through the project's stdio client; BenchmarkSideBySide in
 // cmd/mcpbridge measures them.
 package sidebyside

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"slices"
 	"testing"
 
@@ -20,28 +19,6 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func TestCodeLines(t *testing.T) {
-	for _, tc := range []struct {
-		name, src string
-		want      int
-	}{
-		{"empty", "", 0},
-		{"blank and comments", "\n// a\n\n/* b\nc */\n  \t\n", 0},
-		{"code", "package p\n\nfunc f() {}\n", 2},
-		{"code with a comment", "package p // the package\n", 1},
-		{"block comment around code", "package p\n/*\nfunc f() {}\n*/\nvar x = 1 /* one */\n", 2},
-		{"raw string", "package p\n\nvar s = `a\n\nb`\n", 4},
-		{"semicolons", "package p\nvar (\n\tx = 1\n)\n", 4},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := CodeLines([]byte(tc.src))
-			if err != nil || got != tc.want {
-				t.Errorf("CodeLines(%q) = %d, %v; want %d", tc.src, got, err, tc.want)
-			}
-		})
-	}
-}
-
 // The README's line counts come from
 //
 //	go test -run TestSideBySideLines -v ./internal/testkit/sidebyside
@@ -51,9 +28,9 @@ func TestSideBySideLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := CodeLines(src)
+		n, err := testkit.CodeLines(src)
 		if err != nil || n == 0 {
-			t.Fatalf("CodeLines(%s) = %d, %v", Source(t, name), n, err)
+			t.Fatalf("testkit.CodeLines(%s) = %d, %v", Source(t, name), n, err)
 		}
 		t.Logf("server=%s: %d lines of code (%s/main.go, neither blank nor comment)", name, n, name)
 	}
@@ -68,13 +45,7 @@ func TestServers(t *testing.T) {
 			bin := Build(t, name)
 			for _, version := range []string{stdio.Version20260728, stdio.Version20251125} {
 				t.Run("era="+version, func(t *testing.T) {
-					var stderr testkit.SyncBuffer
-					start := func(ctx context.Context) (*stdio.Client, error) {
-						cmd := exec.Command(bin)
-						cmd.Stderr = &stderr
-						return stdio.Start(ctx, cmd, stdio.ClientConfig{})
-					}
-					c := stdiotest.Connect(t, start, stdio.ConnectConfig{Versions: []string{version}}, 0, &stderr)
+					c := stdiotest.ConnectProgram(t, bin, version)
 					if got := c.Protocol(); got != version {
 						t.Fatalf("Protocol() = %s, want %s", got, version)
 					}

@@ -10,9 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -55,6 +57,20 @@ func Connect(tb testing.TB, start func(context.Context) (*stdio.Client, error), 
 		}
 	})
 	return c
+}
+
+// ConnectProgram starts the program bin as a stdio MCP server and
+// negotiates version with it, as Connect does: its stderr is kept for the
+// log of a failed test, and it must exit 0 at stdin EOF.
+func ConnectProgram(tb testing.TB, bin, version string) *stdio.Client {
+	tb.Helper()
+	var stderr testkit.SyncBuffer
+	start := func(ctx context.Context) (*stdio.Client, error) {
+		cmd := exec.Command(bin)
+		cmd.Stderr = &stderr
+		return stdio.Start(ctx, cmd, stdio.ClientConfig{})
+	}
+	return Connect(tb, start, stdio.ConnectConfig{Versions: []string{version}}, 0, &stderr)
 }
 
 // Call makes one call that must succeed, within Wait, and returns its

@@ -1,5 +1,5 @@
 //go:build !race
 
-package sidebyside
+package testkit
 
 const raceEnabled = false
