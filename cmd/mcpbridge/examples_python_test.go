@@ -1,20 +1,12 @@
 package main
 
 import (
-	"encoding/base64"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/types/descriptorpb"
-
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
 // What the Python example needs, run from the module root: grpcio and
@@ -60,9 +52,9 @@ func findPythonGRPC(t *testing.T) string {
 	return ""
 }
 
-// checkPythonStubs fails the test when the generated Python stubs do not
-// import or describe another mcpbridge/v1/bridge.proto than the Go code
-// does: they were generated before the proto last changed.
+// checkPythonStubs is checkStubs for the Python example: python prints
+// the descriptor its generated stubs hold, after importing every module
+// the example does.
 func checkPythonStubs(t *testing.T, dir, python string) {
 	t.Helper()
 	const script = `import base64, sys
@@ -72,27 +64,5 @@ from mcpbridge.v1 import bridge_pb2, bridge_pb2_grpc
 print(base64.b64encode(bridge_pb2.DESCRIPTOR.serialized_pb).decode())`
 	cmd := exec.Command(python, "-c", script)
 	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("the generated Python stubs do not import with %s: %v\n%s\nregenerate them: %s", python, err, stderr, generatePythonStubs)
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatalf("decoding the stubs' descriptor: %v", err)
-	}
-	py := new(descriptorpb.FileDescriptorProto)
-	if err := proto.Unmarshal(raw, py); err != nil {
-		t.Fatalf("decoding the stubs' descriptor: %v", err)
-	}
-	goDesc := protodesc.ToFileDescriptorProto(mcpbridgev1.File_mcpbridge_v1_bridge_proto)
-	for _, d := range []*descriptorpb.FileDescriptorProto{py, goDesc} {
-		d.SourceCodeInfo = nil // what may differ between generators
-	}
-	if !proto.Equal(py, goDesc) {
-		t.Fatalf("examples/python/gen was generated from another bridge.proto than proto/mcpbridge/v1/bridge.pb.go; regenerate it: %s", generatePythonStubs)
-	}
+	checkStubs(t, cmd, "the Python example's generated stubs (examples/python/gen)", generatePythonStubs)
 }

@@ -2,11 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -82,5 +88,52 @@ func runExample(t *testing.T, dir string, argv ...string) {
 	}
 	if t.Failed() {
 		t.Logf("its output:\n%s", out)
+	}
+}
+
+// checkStubs fails the test when an example's generated stubs describe
+// another mcpbridge/v1/bridge.proto than the Go code does: they were
+// generated before the proto last changed, and the example's failures
+// would mislead. script, run by cmd, prints the stubs' FileDescriptorProto
+// in base64; what describes the stubs and how to regenerate them go into
+// the failure.
+func checkStubs(t *testing.T, cmd *exec.Cmd, what, regenerate string) {
+	t.Helper()
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("%s do not load with %s: %v\n%s\nregenerate them: %s", what, cmd.Path, err, stderr, regenerate)
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("decoding the stubs' descriptor: %v", err)
+	}
+	stubs := new(descriptorpb.FileDescriptorProto)
+	if err := proto.Unmarshal(raw, stubs); err != nil {
+		t.Fatalf("decoding the stubs' descriptor: %v", err)
+	}
+	goDesc := protodesc.ToFileDescriptorProto(mcpbridgev1.File_mcpbridge_v1_bridge_proto)
+	for _, d := range []*descriptorpb.FileDescriptorProto{stubs, goDesc} {
+		// What may differ between generators: source info (protoc-gen-es
+		// embeds none), and a json_name where it is the default.
+		d.SourceCodeInfo = nil
+		clearJSONNames(d.MessageType)
+	}
+	if !proto.Equal(stubs, goDesc) {
+		t.Fatalf("%s were generated from another bridge.proto than proto/mcpbridge/v1/bridge.pb.go; regenerate them: %s", what, regenerate)
+	}
+}
+
+// clearJSONNames clears the json_name of every field of msgs and their
+// nested messages.
+func clearJSONNames(msgs []*descriptorpb.DescriptorProto) {
+	for _, m := range msgs {
+		for _, f := range m.Field {
+			f.JsonName = nil
+		}
+		clearJSONNames(m.NestedType)
 	}
 }

@@ -1,20 +1,12 @@
 package main
 
 import (
-	"encoding/base64"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/types/descriptorpb"
-
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
 // What the TypeScript example needs, run from the module root: Node.js 20 or
@@ -50,9 +42,8 @@ func TestTypeScriptExample(t *testing.T) {
 	runExample(t, dir, node, "dist/example.js")
 }
 
-// checkTypeScriptStubs fails the test when the built stubs describe another
-// mcpbridge/v1/bridge.proto than the Go code does: they were generated before
-// the proto last changed, and the example's failures would mislead.
+// checkTypeScriptStubs is checkStubs for the TypeScript example: node
+// prints the descriptor its built stubs hold.
 func checkTypeScriptStubs(t *testing.T, dir, node string) {
 	t.Helper()
 	const script = `import { toBinary } from "@bufbuild/protobuf";
@@ -61,41 +52,5 @@ import { file_mcpbridge_v1_bridge } from "./dist/gen/mcpbridge/v1/bridge_pb.js";
 process.stdout.write(Buffer.from(toBinary(FileDescriptorProtoSchema, file_mcpbridge_v1_bridge.proto)).toString("base64"));`
 	cmd := exec.Command(node, "--input-type=module", "-e", script)
 	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("the TypeScript example's built stubs do not load with %s: %v\n%s\nrebuild them: %s", node, err, stderr, installTypeScriptExample)
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatalf("decoding the stubs' descriptor: %v", err)
-	}
-	ts := new(descriptorpb.FileDescriptorProto)
-	if err := proto.Unmarshal(raw, ts); err != nil {
-		t.Fatalf("decoding the stubs' descriptor: %v", err)
-	}
-	goDesc := protodesc.ToFileDescriptorProto(mcpbridgev1.File_mcpbridge_v1_bridge_proto)
-	for _, d := range []*descriptorpb.FileDescriptorProto{ts, goDesc} {
-		// What may differ between generators: protoc-gen-es embeds no source
-		// info, and no json_name where it is the default.
-		d.SourceCodeInfo = nil
-		clearJSONNames(d.MessageType)
-	}
-	if !proto.Equal(ts, goDesc) {
-		t.Fatalf("examples/typescript/dist was generated from another bridge.proto than proto/mcpbridge/v1/bridge.pb.go; regenerate and rebuild it: %s", installTypeScriptExample)
-	}
-}
-
-// clearJSONNames clears the json_name of every field of msgs and their
-// nested messages.
-func clearJSONNames(msgs []*descriptorpb.DescriptorProto) {
-	for _, m := range msgs {
-		for _, f := range m.Field {
-			f.JsonName = nil
-		}
-		clearJSONNames(m.NestedType)
-	}
+	checkStubs(t, cmd, "the TypeScript example's built stubs (examples/typescript/dist)", installTypeScriptExample)
 }
