@@ -233,11 +233,7 @@ func (t *tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 	}
 	start := time.Now()
 	for round := 0; ; round++ {
-		leave := t.c.relay.enter(t.ctx)
-		op := t.observe(ctx, method, params)
-		res, err := t.c.Call(ctx, method, params, op.options(opts))
-		op.end(res, err)
-		leave()
+		res, err := t.callChild(ctx, method, params, params, opts)
 		if err != nil || resultType(res) != "input_required" {
 			t.audit(method, params, start, res, err)
 		}

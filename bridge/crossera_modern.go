@@ -211,12 +211,8 @@ func (t *tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.
 	}
 	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage { return token })
 	defer release()
-	leave := t.c.relay.enter(t.ctx)
-	op := t.observe(ctx, method, params)
 	start := time.Now()
-	res, err := t.c.Call(ctx, method, legacyParams(params), op.options(opts))
-	op.end(res, err)
-	leave()
+	res, err := t.callChild(ctx, method, legacyParams(params), params, opts)
 	t.audit(method, params, start, res, err)
 	if err != nil {
 		t.finish(id, call, nil, modernError(err))

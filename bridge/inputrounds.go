@@ -123,12 +123,8 @@ func (t *tunnel) startOp(method string, params json.RawMessage, mc modernCall, d
 	go func() {
 		defer t.wg.Done()
 		defer release()
-		leave := t.c.relay.enter(t.ctx)
-		ob := t.observe(ctx, method, params)
 		start := time.Now()
-		res, err := t.c.Call(ctx, method, child, ob.options(opts))
-		ob.end(res, err)
-		leave()
+		res, err := t.callChild(ctx, method, child, params, opts)
 		t.audit(method, child, start, res, err)
 		var o outcome
 		if err != nil {

@@ -462,20 +462,23 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 			}
 		}
 	}
-	leave := t.c.relay.enter(t.ctx)
-	op := t.observe(ctx, method, params)
 	start := time.Now()
-	res, err := t.c.Call(ctx, method, params, op.options(opts))
-	op.end(res, err)
-	leave()
+	res, err := t.callChild(ctx, method, params, params, opts)
 	t.audit(method, params, start, res, err)
 	t.finish(id, call, t.s.filterList(t.ctx, t.server(), method, res), err)
 }
 
-// observe starts observing a tunnel request to the child; a trace context
-// in the request's own _meta is its span's parent.
-func (t *tunnel) observe(ctx context.Context, method string, params json.RawMessage) *operation {
-	return t.s.obs.begin(ctx, t.server(), t.c, method, params, true)
+// callChild sends one tunnel request to the child: counted in flight on
+// its relay, and observed (observe.go), its span's parent the trace
+// context in the request's own _meta. sent is what the child gets; own is
+// the request as the tunnel's client sent it, which names what it is about
+// (they differ where the bridge translates across eras).
+func (t *tunnel) callChild(ctx context.Context, method string, sent, own json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
+	defer t.c.relay.enter(t.ctx)()
+	op := t.s.obs.begin(ctx, t.server(), t.c, method, own, true)
+	res, err := t.c.Call(ctx, method, sent, op.options(opts))
+	op.end(res, err)
+	return res, err
 }
 
 // audit records a tunnel request in the audit log.
