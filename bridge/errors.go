@@ -52,8 +52,7 @@ func (e *callError) Error() string { return e.rpc.Error() }
 func (e *callError) Unwrap() error { return e.rpc }
 
 // invalidInput is bad input from a gRPC client, refused before it reaches a
-// child.
-// An argument that is (or wraps) a convert.FieldError adds its field
+// child. An argument that is (or wraps) a convert.FieldError adds its field
 // violation.
 func invalidInput(server, method, format string, args ...any) error {
 	ce := &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...), server: server, method: method, reason: reasonInvalidInput}
@@ -66,7 +65,8 @@ func invalidInput(server, method, format string, args ...any) error {
 }
 
 // invalidField is bad input in one field of the request, named by its
-// proto path: INVALID_ARGUMENT with a google.rpc.BadRequest.
+// proto path: INVALID_ARGUMENT whose message starts with the field, with a
+// google.rpc.BadRequest.
 func invalidField(server, method, field, reason, format string, args ...any) error {
 	return invalidInput(server, method, "%v", convert.FieldErrorf(field, reason, format, args...))
 }
