@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"testing"
 	"time"
 
@@ -116,16 +115,6 @@ func TestFieldViolations(t *testing.T) {
 			}
 		}
 	}
-}
-
-// serveLoopbackAddr serves gs on 127.0.0.1:0 and returns its address.
-// Cleanup stops gs and waits for Serve to return.
-func serveLoopbackAddr(tb testing.TB, gs *grpc.Server) string {
-	tb.Helper()
-	var addr string
-	conn := serveLoopback(tb, gs)
-	addr = conn.Target()
-	return strings.TrimPrefix(addr, "dns:///")
 }
 
 func TestSpell(t *testing.T) {

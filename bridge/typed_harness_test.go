@@ -52,6 +52,19 @@ func startTypedBridge(tb testing.TB, servers ...ServerConfig) *typedHarness {
 // connection, then stops gs and waits for Serve to return.
 func serveLoopback(tb testing.TB, gs *grpc.Server) *grpc.ClientConn {
 	tb.Helper()
+	conn, err := grpc.NewClient(serveLoopbackAddr(tb, gs), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		tb.Fatalf("NewClient: %v", err)
+	}
+	tb.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// serveLoopbackAddr serves gs on 127.0.0.1:0 and returns its address, for
+// a test that dials it its own way. Cleanup stops gs and waits for Serve
+// to return.
+func serveLoopbackAddr(tb testing.TB, gs *grpc.Server) string {
+	tb.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatalf("Listen: %v", err)
@@ -65,12 +78,7 @@ func serveLoopback(tb testing.TB, gs *grpc.Server) *grpc.ClientConn {
 		gs.Stop()
 		<-served
 	})
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		tb.Fatalf("NewClient: %v", err)
-	}
-	tb.Cleanup(func() { conn.Close() })
-	return conn
+	return lis.Addr().String()
 }
 
 // goSDKServer fronts the Go SDK conformance server; versions pins its era
