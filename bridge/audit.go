@@ -17,30 +17,27 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// audited are the MCP methods the audit log records: what acts on a
-// server's tools, resources and prompts.
+// audited are the MCP methods whose every outcome the audit log records:
+// what acts on a server's tools, resources and prompts. A request the door
+// refuses is recorded whatever its method.
 var audited = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
 
-// audit writes one record of a finished call to Config.Audit: who (the
+// audit writes one record of a request to Config.Audit: who (the
 // principal and how it authenticated), where (server, method, tool,
 // resource or prompt), how it ended and how long it took, under a request
 // id minted here (and the client's own x-request-id, when it sent one).
-// Payloads are recorded only for a server with AuditPayloads.
-func (s *Service) audit(ctx context.Context, srv *upstream, via, method string, params json.RawMessage, start time.Time, res json.RawMessage, err error) {
-	if s.cfg.Audit == nil || !audited[method] {
+// refused is the door's reason for a refused request ("" for one that was
+// let in). Payloads are recorded only for a server with AuditPayloads.
+func (s *Service) audit(ctx context.Context, req *request, start time.Time, res json.RawMessage, err error, refused string) {
+	if s.cfg.Audit == nil || (refused == "" && !audited[req.method]) {
 		return
 	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
-	_, names := target(method, params)
-	name := ""
-	if len(names) > 0 {
-		name = names[0]
-	}
 	attrs := []slog.Attr{
 		slog.String("request_id", hex.EncodeToString(id[:])),
-		slog.String("server", srv.name), slog.String("method", method), slog.String("name", truncateLogValue(name)),
-		slog.String("via", via), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		slog.String("server", req.srv.name), slog.String("method", truncateLogValue(req.method)), slog.String("name", truncateLogValue(req.name())),
+		slog.String("via", req.via), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 	}
 	if p := access.FromContext(ctx); p != nil {
 		attrs = append(attrs, slog.String("principal", p.Name), slog.String("auth", p.Method))
@@ -51,6 +48,11 @@ func (s *Service) audit(ctx context.Context, srv *upstream, via, method string, 
 		}
 	}
 	switch {
+	case refused != "":
+		attrs = append(attrs, slog.String("outcome", "refused"), slog.String("refused", refused))
+		if st, ok := status.FromError(toStatus(req.srv.name, req.method, err)); ok {
+			attrs = append(attrs, slog.String("code", st.Code().String()))
+		}
 	case err != nil:
 		attrs = append(attrs, slog.String("outcome", "error"))
 		var e *jsonrpc.Error
@@ -64,8 +66,8 @@ func (s *Service) audit(ctx context.Context, srv *upstream, via, method string, 
 	default:
 		attrs = append(attrs, slog.String("outcome", "ok"))
 	}
-	if srv.cfg.AuditPayloads {
-		attrs = append(attrs, slog.Any("params", json.RawMessage(rawjson.DeleteMember(params, "_meta"))))
+	if req.srv.cfg.AuditPayloads && req.params != nil {
+		attrs = append(attrs, slog.Any("params", json.RawMessage(rawjson.DeleteMember(req.params, "_meta"))))
 	}
 	s.cfg.Audit.LogAttrs(context.Background(), slog.LevelInfo, "mcpbridge: audit", attrs...)
 }

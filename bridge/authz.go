@@ -1,11 +1,10 @@
 package bridge
 
 // This file is authorization (docs/security.md): the interceptor that
-// authenticates every BridgeService call (health stays open), and the
-// checks of the rules on what a request asks of a child and on what a list
-// shows. Every path to a child goes through them: the typed RPCs, Call and
-// CallStream (route.go), Subscribe, and each request inside a Connect
-// tunnel.
+// authenticates every BridgeService call (health stays open), what a
+// request names for the rules (target), and the rules applied to what a
+// list shows. The door (door.go) applies the rules to every request to a
+// child.
 
 import (
 	"context"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // accessState is the authentication and the rules in force; Reload
@@ -26,6 +24,28 @@ import (
 type accessState struct {
 	auth  *access.Authenticator
 	rules access.Rules
+
+	// replaced is cancelled once a Reload put other settings in force:
+	// the open calls then check their credentials again (reauth.go).
+	replaced context.Context
+	replace  context.CancelFunc
+}
+
+// newAccessState is the settings of auth and rules, in force until
+// replaced.
+func newAccessState(auth *access.Authenticator, rules access.Rules) *accessState {
+	a := &accessState{auth: auth, rules: rules}
+	a.replaced, a.replace = context.WithCancel(context.Background())
+	return a
+}
+
+// setAccess puts new settings in force and has the open calls check
+// their credentials against them.
+func (s *Service) setAccess(auth *access.Authenticator, rules access.Rules) {
+	old := s.acc.Swap(newAccessState(auth, rules))
+	if old != nil {
+		old.replace()
+	}
 }
 
 // access returns the authentication and rules in force.
@@ -46,14 +66,6 @@ func (s *Service) authenticate(ctx context.Context) (context.Context, error) {
 	}
 	ctx = access.NewContext(ctx, p)
 	return logging.InjectFields(ctx, logging.Fields{"principal", p.Name, "auth", p.Method}), nil
-}
-
-// denied is the status of a request the rules deny.
-func denied(server, method, format string, args ...any) error {
-	return toStatus(server, method, &callError{
-		rpc:    jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Permission denied: "+format, args...),
-		reason: reasonPermissionDenied,
-	})
 }
 
 // allowServer reports whether the caller of ctx may use server at all.
@@ -97,30 +109,6 @@ func target(method string, params json.RawMessage) (access.Kind, []string) {
 }
 
 var kindNames = map[access.Kind]string{access.Tool: "tool", access.Resource: "resource", access.Prompt: "prompt"}
-
-// authorizeRequest checks an MCP request to server against the rules: nil,
-// or the JSON-RPC error a tunnel answers with (denied wraps it for gRPC).
-func (s *Service) authorizeRequest(ctx context.Context, server, method string, params json.RawMessage) *jsonrpc.Error {
-	if len(s.access().rules) == 0 {
-		return nil
-	}
-	p := access.FromContext(ctx)
-	kind, names := target(method, params)
-	for _, name := range names {
-		if !s.access().rules.Allow(p, server, kind, name) {
-			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Permission denied: %s %q of server %q", kindNames[kind], name, server)
-		}
-	}
-	return nil
-}
-
-// authorizeCall is authorizeRequest as a gRPC status.
-func (s *Service) authorizeCall(ctx context.Context, server, method string, params json.RawMessage) error {
-	if e := s.authorizeRequest(ctx, server, method, params); e != nil {
-		return toStatus(server, method, &callError{rpc: e, reason: reasonPermissionDenied})
-	}
-	return nil
-}
 
 // listItems are the list methods, their result's array and what names an
 // item.

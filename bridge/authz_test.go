@@ -400,7 +400,7 @@ func TestAuditRecords(t *testing.T) {
 		}
 		records = append(records, r)
 	}
-	want := []struct{ name, via, outcome string }{{"env", "grpc", "ok"}, {"secret", "grpc", "error"}, {"pid", "connect", "ok"}}
+	want := []struct{ name, via, outcome string }{{"env", "grpc", "ok"}, {"secret", "grpc", "refused"}, {"pid", "connect", "ok"}}
 	if len(records) != len(want) {
 		t.Fatalf("audit records = %v, want %d", records, len(want))
 	}

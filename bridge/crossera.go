@@ -233,9 +233,9 @@ func (t *tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 	}
 	start := time.Now()
 	for round := 0; ; round++ {
-		res, err := t.callChild(ctx, method, params, params, opts)
+		res, err := t.callChild(ctx, params, opts)
 		if err != nil || resultType(res) != "input_required" {
-			t.audit(method, params, start, res, err)
+			t.audit(ctx, start, res, err)
 		}
 		if err != nil {
 			t.finish(id, call, nil, err)

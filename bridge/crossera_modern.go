@@ -212,8 +212,8 @@ func (t *tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.
 	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage { return token })
 	defer release()
 	start := time.Now()
-	res, err := t.callChild(ctx, method, legacyParams(params), params, opts)
-	t.audit(method, params, start, res, err)
+	res, err := t.callChild(ctx, legacyParams(params), opts)
+	t.audit(ctx, start, res, err)
 	if err != nil {
 		t.finish(id, call, nil, modernError(err))
 		return

@@ -34,6 +34,7 @@ const (
 	reasonInvalidInput     = "INVALID_INPUT"
 	reasonUnknownServer    = "UNKNOWN_SERVER"
 	reasonTooLarge         = "TOO_LARGE"
+	reasonUnauthenticated  = "UNAUTHENTICATED"
 )
 
 // callError is an error on its way to the gRPC edge: the JSON-RPC error,
@@ -118,8 +119,12 @@ func toStatus(server, method string, err error) error {
 	if ce.reason != "" {
 		reason = ce.reason
 	}
-	if reason == reasonPermissionDenied {
+	switch reason {
+	case reasonPermissionDenied:
 		code = codes.PermissionDenied
+	case reasonUnauthenticated:
+		// As the auth interceptor answers: nothing that helps an attacker.
+		return status.Error(codes.Unauthenticated, "authentication required")
 	}
 	st := status.New(code, ce.rpc.Message)
 	meta := map[string]string{"server": ce.server, "method": ce.method, "code": strconv.FormatInt(ce.rpc.Code, 10)}

@@ -80,6 +80,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			respellUnary,
 			utf8Unary,
 			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.authenticate), guarded),
+			selector.UnaryServerInterceptor(s.reauthUnary, guarded),
 			selector.UnaryServerInterceptor(s.limitUnary, guarded),
 			// The request's fields first, injected into the context the
 			// logging interceptor reads.
@@ -91,6 +92,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			respellStream,
 			utf8Stream,
 			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.authenticate), guarded),
+			selector.StreamServerInterceptor(s.reauthStream, guarded),
 			selector.StreamServerInterceptor(s.limitStream, guarded),
 			selector.StreamServerInterceptor(logging.StreamServerInterceptor(log, logOpts...), logged),
 			// Inside the logging interceptor: a stream's request arrives

@@ -98,14 +98,18 @@ func (t *tunnel) inputCall(ctx context.Context, call *tunnelCall, id json.RawMes
 			return
 		}
 	} else {
-		op = t.startOp(method, params, mc, digest, token)
+		op = t.startOp(ctx, method, params, mc, digest, token)
 	}
 	t.awaitOp(ctx, call, id, op)
 }
 
 // startOp starts the child call of a fresh inputOp.
-func (t *tunnel) startOp(method string, params json.RawMessage, mc modernCall, digest [sha256.Size]byte, token json.RawMessage) *inputOp {
-	ctx, cancel := context.WithCancel(t.ctx)
+//
+// The child call outlives the request that started it (its retries
+// carry the answers): it is observed and audited through that request's
+// pass, whose places in the limits the request gave back when it ended.
+func (t *tunnel) startOp(reqCtx context.Context, method string, params json.RawMessage, mc modernCall, digest [sha256.Size]byte, token json.RawMessage) *inputOp {
+	ctx, cancel := context.WithCancel(context.WithValue(t.ctx, passKey{}, passOf(reqCtx)))
 	op := &inputOp{method: method, digest: digest, caps: mc.caps, ctx: ctx, cancel: cancel,
 		asks: make(chan *inputAsk, maxTunnelCalls), done: make(chan outcome, 1), pending: map[string]*inputAsk{}}
 	op.token.Store(&token)
@@ -124,8 +128,8 @@ func (t *tunnel) startOp(method string, params json.RawMessage, mc modernCall, d
 		defer t.wg.Done()
 		defer release()
 		start := time.Now()
-		res, err := t.callChild(ctx, method, child, params, opts)
-		t.audit(method, child, start, res, err)
+		res, err := t.callChild(ctx, child, opts)
+		t.audit(ctx, start, res, err)
 		var o outcome
 		if err != nil {
 			o.err = asRPCError(modernError(err))

@@ -144,16 +144,25 @@ func exhausted(server, method string, retryAfter time.Duration) error {
 	return toStatus(server, method, &callError{rpc: tooManyRequests(), retryAfter: max(retryAfter, time.Millisecond)})
 }
 
-// longLivedMethods are the streams that stay open: they count for the
-// rate, not for the calls in flight.
-var longLivedMethods = map[string]bool{
-	"/mcpbridge.v1.BridgeService/Subscribe": true,
-	"/mcpbridge.v1.BridgeService/Connect":   true,
+// doorMethods are the RPCs whose requests pass the door (door.go), which
+// applies the bridge-wide limits to each request to a child (to each of a
+// tunnel's requests, too); the interceptors limit the others (ListServers,
+// RespondToServerRequest, reflection).
+var doorMethods = map[string]bool{}
+
+func init() {
+	for _, m := range []string{"GetServer", "Ping", "ListTools", "ListResources", "ListResourceTemplates", "ListPrompts",
+		"CallTool", "ReadResource", "GetPrompt", "Complete", "CallToolStream", "Subscribe", "Call", "CallStream", "Connect"} {
+		doorMethods["/mcpbridge.v1.BridgeService/"+m] = true
+	}
 }
 
-// limitUnary and limitStream apply Config.Limits to every BridgeService
-// call, after authentication.
+// limitUnary and limitStream apply Config.Limits to the BridgeService
+// calls that do not pass the door, after authentication.
 func (s *Service) limitUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if doorMethods[info.FullMethod] {
+		return handler(ctx, req)
+	}
 	release, wait, ok := s.limiter.Load().admit(ctx, true)
 	if !ok {
 		return nil, exhausted("", info.FullMethod, wait)
@@ -163,7 +172,10 @@ func (s *Service) limitUnary(ctx context.Context, req any, info *grpc.UnaryServe
 }
 
 func (s *Service) limitStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	release, wait, ok := s.limiter.Load().admit(ss.Context(), !longLivedMethods[info.FullMethod])
+	if doorMethods[info.FullMethod] {
+		return handler(srv, ss)
+	}
+	release, wait, ok := s.limiter.Load().admit(ss.Context(), true)
 	if !ok {
 		return exhausted("", info.FullMethod, wait)
 	}

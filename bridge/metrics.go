@@ -19,7 +19,8 @@ import (
 
 // grpcMetrics are the gRPC server metrics of the Service.
 type grpcMetrics struct {
-	server *grpcprom.ServerMetrics
+	server  *grpcprom.ServerMetrics
+	refusal *prometheus.CounterVec // requests the door refused (door.go)
 }
 
 // newGRPCMetrics registers the Service's metrics; nil without
@@ -30,8 +31,11 @@ func newGRPCMetrics(s *Service) (*grpcMetrics, error) {
 	}
 	m := &grpcMetrics{server: grpcprom.NewServerMetrics(
 		grpcprom.WithServerHandlingTimeHistogram(grpcprom.WithHistogramBuckets(operationBuckets)),
-	)}
-	for _, c := range []prometheus.Collector{m.server, &stateCollector{s: s}} {
+	), refusal: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcpbridge_requests_refused_total",
+		Help: "Requests to a child that the bridge refused before they reached it, by reason: unauthenticated (credentials revoked or expired on an open stream), permission_denied (the rules), limited (a rate or concurrency limit).",
+	}, []string{"server", "method", "via", "reason"})}
+	for _, c := range []prometheus.Collector{m.server, m.refusal, &stateCollector{s: s}} {
 		if err := s.cfg.Metrics.Register(c); err != nil {
 			return nil, err
 		}
@@ -165,4 +169,27 @@ func (m *grpcMetrics) initialize(gs *grpc.Server) {
 	if m != nil {
 		m.server.InitializeMetrics(gs)
 	}
+}
+
+// refusedMethods are the method label values of the refusals metric;
+// any other method a caller names is "_other", so that callers cannot
+// grow the series.
+var refusedMethods = map[string]bool{
+	"tools/call": true, "tools/list": true, "resources/read": true, "resources/list": true,
+	"resources/templates/list": true, "resources/subscribe": true, "resources/unsubscribe": true,
+	"prompts/get": true, "prompts/list": true, "completion/complete": true, "subscriptions/listen": true,
+	"logging/setLevel": true, "ping": true, "server/discover": true, "initialize": true,
+	"Connect": true, "Subscribe": true, "GetServer": true,
+}
+
+// refused counts a request the door refused.
+func (m *grpcMetrics) refused(req *request, why string) {
+	if m == nil {
+		return
+	}
+	method := req.method
+	if !refusedMethods[method] {
+		method = otherLabel
+	}
+	m.refusal.WithLabelValues(req.srv.name, method, req.via, why).Inc()
 }

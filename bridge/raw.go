@@ -24,7 +24,7 @@ func (s *Service) Call(ctx context.Context, req *mcpbridgev1.CallRequest) (*mcpb
 	if err != nil {
 		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
 	}
-	r, err := s.route(ctx, req.GetServer(), method)
+	r, err := s.route(ctx, req.GetServer(), newRequest(viaGRPC, nil, method, params))
 	if err != nil {
 		return nil, err
 	}
@@ -63,10 +63,15 @@ func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.Ser
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
-	r, err := s.route(ctx, req.GetServer(), method)
+	own, _, err := convert.RawParams(req.GetParamsJson())
+	if err != nil {
+		return toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
+	}
+	r, err := s.route(ctx, req.GetServer(), newRequest(viaGRPC, nil, method, own))
 	if err != nil {
 		return err
 	}
+	defer r.release()
 	params, extra, err := convert.CallParams(req.GetParamsJson(), req.GetLogLevel(), r.era)
 	if err != nil {
 		return r.invalid(err)

@@ -85,7 +85,7 @@ func (s *Service) Reload(cfg Config) error {
 		}
 	}
 	s.cfg.Servers = cfg.Servers
-	s.acc.Store(&accessState{auth: cfg.Auth, rules: cfg.Rules}) // new calls see the new rules at once
+	s.setAccess(cfg.Auth, cfg.Rules) // new calls see the new rules at once, open ones check their credentials
 	if cfg.Limits != s.cfg.Limits {
 		s.cfg.Limits = cfg.Limits
 		s.limiter.Store(newLimiter(cfg.Limits)) // every caller's bucket starts afresh

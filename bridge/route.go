@@ -15,32 +15,56 @@ import (
 )
 
 // This file is the one way from an RPC to a child: find the server the
-// request names, take its ready child, call it, and turn every failure
-// into the status the gRPC client sees. Every RPC handler starts here.
+// request names, take the request through the door (door.go), take the
+// server's ready child, call it, and turn every failure into the status
+// the gRPC client sees. The unary RPCs, Call, CallStream and
+// CallToolStream start here; Subscribe and Connect find their server and
+// pass the door themselves, since they stay open.
 
-// route is one request on its way to a child: the server, the child that
-// serves it and the child's era.
+// route is one request on its way to a child: the server, the door's
+// pass, the child that serves it and the child's era.
 type route struct {
 	s      *Service
 	srv    *upstream
+	req    *request
+	pass   *pass
 	c      *child
 	era    convert.Era
 	method string
 }
 
-// route finds and acquires the child for a request. A failure is already
-// a status.
-func (s *Service) route(ctx context.Context, field, method string) (*route, error) {
+// route finds the server the field names, admits req at the door and
+// acquires the child. A path that has the params before the child's era
+// is known (Call, CallStream) decodes req from them (newRequest); a typed
+// RPC names req's target itself and sets the params it builds with
+// setParams. A failure is already a status. The caller releases the route
+// when it is done.
+func (s *Service) route(ctx context.Context, field string, req *request) (*route, error) {
+	method := req.method
 	srv, err := s.lookup(ctx, field, method)
 	if err != nil {
 		return nil, err
 	}
+	req.srv = srv
+	ps, refused := s.admit(ctx, req)
+	if refused != nil {
+		return nil, refused.status(req)
+	}
 	c, err := srv.acquire(ctx, method)
 	if err != nil {
+		ps.record(time.Now(), nil, err)
+		ps.release()
 		return nil, err
 	}
-	return &route{s: s, srv: srv, c: c, era: convert.EraOf(c.Protocol()), method: method}, nil
+	return &route{s: s, srv: srv, req: req, pass: ps, c: c, era: convert.EraOf(c.Protocol()), method: method}, nil
 }
+
+// release gives back the route's places in the limits.
+func (r *route) release() { r.pass.release() }
+
+// setParams records the params a typed RPC built, for the audit log's
+// payloads and the observation of the call.
+func (r *route) setParams(params json.RawMessage) { r.req.params = params }
 
 // callOptions bounds a child call by the gRPC deadline, or by the default
 // deadline when there is none, never beyond the maximum: the server's, or
@@ -88,26 +112,16 @@ func (r *route) call(ctx context.Context, params json.RawMessage, opts *stdio.Ca
 // callCounted is call for a caller that already counts the call in flight
 // (a stream registered with the child's relay).
 func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
-	if err := r.s.authorizeCall(ctx, r.srv.name, r.method, params); err != nil {
-		r.s.audit(ctx, r.srv, "grpc", r.method, params, time.Now(), nil, err) // a denied attempt is on the record too
-		return nil, err
-	}
-	release, wait, ok := r.srv.limiter.admit(ctx, true)
-	if !ok {
-		return nil, exhausted(r.srv.name, r.method, wait)
-	}
-	defer release()
+	defer r.release()
 	if opts == nil {
 		opts = r.callOptions(ctx, params)
 	}
-	op := r.s.obs.begin(ctx, r.srv.name, r.c, r.method, params, false)
 	start := time.Now()
-	res, err := r.c.Call(ctx, r.method, params, op.options(opts))
-	op.end(res, err)
+	res, err := r.pass.call(ctx, r.c, params, opts, false)
 	if err != nil {
 		err = r.srv.failure(r.c, r.method, err)
 	}
-	r.s.audit(ctx, r.srv, "grpc", r.method, params, start, res, err)
+	r.pass.record(start, res, err)
 	if err != nil {
 		return nil, err
 	}

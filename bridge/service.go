@@ -63,7 +63,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s.draining, s.drain = context.WithCancel(context.Background())
-	s.acc.Store(&accessState{auth: cfg.Auth, rules: cfg.Rules})
+	s.setAccess(cfg.Auth, cfg.Rules)
 	s.limiter.Store(newLimiter(cfg.Limits))
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)

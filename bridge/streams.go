@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -130,14 +131,16 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	// a Send fails.
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
-	r, err := s.route(ctx, req.GetServer(), method)
+	r, err := s.route(ctx, req.GetServer(), &request{via: viaGRPC, method: method, kind: access.Tool, names: []string{req.GetName()}})
 	if err != nil {
 		return err
 	}
+	defer r.release()
 	params, err := convert.CallToolParams(req, req.GetLogLevel(), r.era)
 	if err != nil {
 		return r.invalid(err)
 	}
+	r.setParams(params)
 	ev := &streamEvents[mcpbridgev1.CallToolStreamResponse]{stream: stream, wrap: toolStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
 	defer r.c.level.want(req.GetLogLevel())() // a legacy child logs at least that much meanwhile
 	// The stream counts as the call in flight and, when it opted in, is

@@ -48,10 +48,18 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 		if uri == "" {
 			return toStatus(srv.name, method, invalidField(srv.name, method, "resource_subscriptions", convert.ReasonRequired, " has an empty URI"))
 		}
-		if !s.access().rules.Allow(access.FromContext(ctx), srv.name, access.Resource, uri) {
-			return denied(srv.name, method, "resource %q of server %q", uri, srv.name)
-		}
 	}
+	// The stream's opening passes the door: the server, every URI it
+	// subscribes, and the rate (it stays open, so it holds no place among
+	// the calls in flight). What the bridge then sends the child on its
+	// behalf (resources/subscribe, subscriptions/listen, logging/setLevel)
+	// is what passed here.
+	dr := &request{via: viaGRPC, srv: srv, method: method, kind: access.Resource, names: req.GetResourceSubscriptions(), long: true}
+	ps, refused := s.admit(ctx, dr)
+	if refused != nil {
+		return refused.status(dr)
+	}
+	ps.release()
 	c, err := srv.acquire(ctx, method)
 	if err != nil {
 		return err

@@ -72,12 +72,20 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	if err != nil {
 		return err
 	}
+	// The tunnel's opening passes the door (the server, and the rate),
+	// and so does each request in it (tunnel.request).
+	dr := &request{via: viaConnect, srv: srv, method: method, long: true}
+	ps, refused := s.admit(ctx, dr)
+	if refused != nil {
+		return refused.status(dr)
+	}
+	ps.release()
 	c, err := srv.acquire(ctx, method)
 	if err != nil {
 		return err
 	}
 	defer srv.release(c) // a session child of its own ends with the stream
-	t := newTunnel(s, c, stream)
+	t := newTunnel(s, srv, c, stream)
 	c.relay.addTunnel(t)
 	go t.write(stream)
 
@@ -134,6 +142,7 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 // tunnel is one Connect stream on a child.
 type tunnel struct {
 	s         *Service
+	srv       *upstream
 	c         *child
 	principal string // the caller's (principalName): the child's requests reach it only when they are its
 	legacy    bool
@@ -182,10 +191,10 @@ type tunnelListen struct {
 	closed atomic.Bool // by the tunnel or the tunnel's end: send nothing more
 }
 
-func newTunnel(s *Service, c *child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *tunnel {
+func newTunnel(s *Service, srv *upstream, c *child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *tunnel {
 	ctx, cancel := context.WithCancel(stream.Context())
 	return &tunnel{
-		s: s, c: c, principal: principalName(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
+		s: s, srv: srv, c: c, principal: principalName(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
 		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: newDropRing[[]byte](subscribeBuffer),
@@ -322,13 +331,23 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 			map[string]any{"retryable": true, "limit": maxTunnelCalls}))
 		return
 	}
-	// The rules apply inside the tunnel as on every other path: a denied
-	// request never reaches the child.
-	if e := t.s.authorizeRequest(t.ctx, t.server(), method, params); e != nil {
-		t.audit(method, params, time.Now(), nil, e)
-		t.fail(id, e)
+	// Every request of the tunnel passes the door as a unary call does:
+	// the rules, the bridge-wide and the server's limits, the audit. A
+	// refused request never reaches the child. A listen stays open and
+	// counts for the rate only.
+	req := newRequest(viaConnect, t.srv, method, params)
+	req.long = method == "subscriptions/listen"
+	ps, refused := t.s.admit(t.ctx, req)
+	if refused != nil {
+		t.fail(id, refused.rpc)
 		return
 	}
+	handed := false // to the request's goroutine, which releases it
+	defer func() {
+		if !handed {
+			ps.release()
+		}
+	}()
 
 	run, crossed := t.cross(id, method, params)
 	switch {
@@ -376,28 +395,17 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	default:
 		run = func(ctx context.Context, call *tunnelCall) { t.forward(ctx, call, id, method, params) }
 	}
-	// The server's per-caller limits count the requests that reach the
-	// child (those the tunnel answers itself cost nothing).
-	var release func()
-	if t.c.m != nil {
-		var ok bool
-		if release, _, ok = t.c.m.srv.limiter.admit(t.ctx, true); !ok {
-			t.fail(id, tooManyRequests())
-			return
-		}
-	}
-	ctx, cancel := context.WithCancel(t.ctx)
+	ctx, cancel := context.WithCancel(context.WithValue(t.ctx, passKey{}, ps))
 	call := &tunnelCall{cancel: cancel}
 	t.mu.Lock()
 	t.calls[key] = call
 	t.mu.Unlock()
 	t.wg.Add(1)
+	handed = true
 	go func() {
 		defer t.wg.Done()
 		defer cancel()
-		if release != nil {
-			defer release()
-		}
+		defer ps.release()
 		// The recovery interceptor guards the handler's goroutine only: a
 		// bug met by one request must not take the bridge down.
 		defer func() {
@@ -463,29 +471,32 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 		}
 	}
 	start := time.Now()
-	res, err := t.callChild(ctx, method, params, params, opts)
-	t.audit(method, params, start, res, err)
+	res, err := t.callChild(ctx, params, opts)
+	t.audit(ctx, start, res, err)
 	t.finish(id, call, t.s.filterList(t.ctx, t.server(), method, res), err)
 }
 
-// callChild sends one tunnel request to the child: counted in flight on
-// its relay, and observed (observe.go), its span's parent the trace
-// context in the request's own _meta. sent is what the child gets; own is
-// the request as the tunnel's client sent it, which names what it is about
-// (they differ where the bridge translates across eras).
-func (t *tunnel) callChild(ctx context.Context, method string, sent, own json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
+// passKey carries the door's pass of a tunnel request in the contexts of
+// its work.
+type passKey struct{}
+
+// passOf is the pass of the tunnel request whose work ctx is.
+func passOf(ctx context.Context) *pass { return ctx.Value(passKey{}).(*pass) }
+
+// callChild sends the tunnel request of ctx to the child, through its
+// pass (door.go): counted in flight on the child's relay, and observed,
+// its span's parent the trace context in the request's own _meta. sent is
+// what the child gets; the pass has the request as the tunnel's client
+// sent it, which names what it is about (they differ where the bridge
+// translates across eras).
+func (t *tunnel) callChild(ctx context.Context, sent json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
 	defer t.c.relay.enter(t.ctx)()
-	op := t.s.obs.begin(ctx, t.server(), t.c, method, own, true)
-	res, err := t.c.Call(ctx, method, sent, op.options(opts))
-	op.end(res, err)
-	return res, err
+	return passOf(ctx).call(ctx, t.c, sent, opts, true)
 }
 
-// audit records a tunnel request in the audit log.
-func (t *tunnel) audit(method string, params json.RawMessage, start time.Time, res json.RawMessage, err error) {
-	if t.c.m != nil {
-		t.s.audit(t.ctx, t.c.m.srv, "connect", method, params, start, res, err)
-	}
+// audit records the outcome of the tunnel request of ctx.
+func (t *tunnel) audit(ctx context.Context, start time.Time, res json.RawMessage, err error) {
+	passOf(ctx).record(start, res, err)
 }
 
 // server is the name of the tunnel's server.

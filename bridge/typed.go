@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -17,19 +18,25 @@ import (
 
 // typedCall is one typed unary RPC: find the child, build the params for
 // its era (an error there is bad input), call, and decode the result.
-func typedCall[Resp proto.Message](ctx context.Context, s *Service, server, method string,
+//
+// kind and names are what the request is about, for the door: the typed
+// request names them before its params, which depend on the child's era,
+// are built.
+func typedCall[Resp proto.Message](ctx context.Context, s *Service, server, method string, kind access.Kind, names []string,
 	build func(convert.Era) (json.RawMessage, error),
 	decode func(json.RawMessage, convert.Era) (Resp, error),
 ) (Resp, error) {
 	var zero Resp
-	r, err := s.route(ctx, server, method)
+	r, err := s.route(ctx, server, &request{via: viaGRPC, method: method, kind: kind, names: names})
 	if err != nil {
 		return zero, err
 	}
+	defer r.release()
 	params, err := build(r.era)
 	if err != nil {
 		return zero, r.invalid(err)
 	}
+	r.setParams(params)
 	res, err := r.call(ctx, params, nil)
 	if err != nil {
 		return zero, err
@@ -46,14 +53,14 @@ func typedCall[Resp proto.Message](ctx context.Context, s *Service, server, meth
 
 // ListTools is tools/list: one page of the child's tools.
 func (s *Service) ListTools(ctx context.Context, req *mcpbridgev1.ListToolsRequest) (*mcpbridgev1.ListToolsResponse, error) {
-	return typedCall(ctx, s, req.GetServer(), "tools/list",
+	return typedCall(ctx, s, req.GetServer(), "tools/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListTools)
 }
 
 // ListResources is resources/list: one page of the child's resources.
 func (s *Service) ListResources(ctx context.Context, req *mcpbridgev1.ListResourcesRequest) (*mcpbridgev1.ListResourcesResponse, error) {
-	return typedCall(ctx, s, req.GetServer(), "resources/list",
+	return typedCall(ctx, s, req.GetServer(), "resources/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListResources)
 }
@@ -61,14 +68,14 @@ func (s *Service) ListResources(ctx context.Context, req *mcpbridgev1.ListResour
 // ListResourceTemplates is resources/templates/list: one page of the
 // child's resource templates.
 func (s *Service) ListResourceTemplates(ctx context.Context, req *mcpbridgev1.ListResourceTemplatesRequest) (*mcpbridgev1.ListResourceTemplatesResponse, error) {
-	return typedCall(ctx, s, req.GetServer(), "resources/templates/list",
+	return typedCall(ctx, s, req.GetServer(), "resources/templates/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListResourceTemplates)
 }
 
 // ListPrompts is prompts/list: one page of the child's prompts.
 func (s *Service) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsRequest) (*mcpbridgev1.ListPromptsResponse, error) {
-	return typedCall(ctx, s, req.GetServer(), "prompts/list",
+	return typedCall(ctx, s, req.GetServer(), "prompts/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListPrompts)
 }
@@ -76,7 +83,7 @@ func (s *Service) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsR
 // CallTool is tools/call. A tool that ran and failed is an OK response with
 // is_error set; a 2026-07-28 child may answer input_required.
 func (s *Service) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
-	return typedCall(ctx, s, req.GetServer(), "tools/call",
+	return typedCall(ctx, s, req.GetServer(), "tools/call", access.Tool, []string{req.GetName()},
 		func(e convert.Era) (json.RawMessage, error) {
 			return convert.CallToolParams(req, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED, e)
 		},
@@ -86,21 +93,28 @@ func (s *Service) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest
 // ReadResource is resources/read; a 2026-07-28 child may answer
 // input_required.
 func (s *Service) ReadResource(ctx context.Context, req *mcpbridgev1.ReadResourceRequest) (*mcpbridgev1.ReadResourceResponse, error) {
-	return typedCall(ctx, s, req.GetServer(), "resources/read",
+	return typedCall(ctx, s, req.GetServer(), "resources/read", access.Resource, []string{req.GetUri()},
 		func(e convert.Era) (json.RawMessage, error) { return convert.ReadResourceParams(req, e) },
 		convert.DecodeReadResourceResult)
 }
 
 // GetPrompt is prompts/get; a 2026-07-28 child may answer input_required.
 func (s *Service) GetPrompt(ctx context.Context, req *mcpbridgev1.GetPromptRequest) (*mcpbridgev1.GetPromptResponse, error) {
-	return typedCall(ctx, s, req.GetServer(), "prompts/get",
+	return typedCall(ctx, s, req.GetServer(), "prompts/get", access.Prompt, []string{req.GetName()},
 		func(e convert.Era) (json.RawMessage, error) { return convert.GetPromptParams(req, e) },
 		convert.DecodeGetPromptResult)
 }
 
 // Complete is completion/complete.
 func (s *Service) Complete(ctx context.Context, req *mcpbridgev1.CompleteRequest) (*mcpbridgev1.CompleteResponse, error) {
-	return typedCall(ctx, s, req.GetServer(), "completion/complete",
+	kind, names := access.Server, []string(nil) // no ref: refused as bad input
+	switch {
+	case req.GetPromptName() != "":
+		kind, names = access.Prompt, []string{req.GetPromptName()}
+	case req.GetResourceTemplateUri() != "":
+		kind, names = access.Resource, []string{req.GetResourceTemplateUri()}
+	}
+	return typedCall(ctx, s, req.GetServer(), "completion/complete", kind, names,
 		func(convert.Era) (json.RawMessage, error) { return convert.CompleteParams(req) },
 		convert.DecodeCompleteResult)
 }

@@ -74,7 +74,8 @@ func (s *Service) newUpstream(sc *ServerConfig) *upstream {
 
 // lookup finds the fronted server a request names, by its server field or
 // the mcp-server metadata key; when the bridge fronts one server, an empty
-// name selects it. A failure is already a status.
+// name selects it. A failure is already a status. Whether the caller may
+// use the server is the door's to say (door.go).
 func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, error) {
 	name := field
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
@@ -92,9 +93,6 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, 
 		for _, only := range set {
 			srv, ok = only, true
 		}
-	}
-	if ok && !s.allowServer(ctx, srv.name) {
-		return nil, denied(srv.name, method, "server %q", srv.name)
 	}
 	if ok {
 		return srv, nil
@@ -153,6 +151,12 @@ func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerReque
 	if err != nil {
 		return nil, err
 	}
+	dr := &request{via: viaGRPC, srv: srv, method: method}
+	ps, refused := s.admit(ctx, dr)
+	if refused != nil {
+		return nil, refused.status(dr)
+	}
+	defer ps.release()
 	if req.GetWaitForReady() && srv.cfg.Policy != PolicySession {
 		if _, err := srv.acquire(ctx, method); err != nil {
 			if status.Code(err) != codes.Unavailable {
@@ -211,17 +215,14 @@ var policies = map[Policy]mcpbridgev1.ServerPolicy{
 // Ping checks that the child answers: ping (legacy) or server/discover
 // (2026, which has no ping).
 func (s *Service) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpbridgev1.PingResponse, error) {
-	srv, err := s.lookup(ctx, req.GetServer(), "ping")
+	r, err := s.route(ctx, req.GetServer(), &request{via: viaGRPC, method: "ping"})
 	if err != nil {
 		return nil, err
 	}
-	c, err := srv.acquire(ctx, "ping")
-	if err != nil {
-		return nil, err
-	}
-	r := &route{s: s, srv: srv, c: c, method: "ping"}
+	defer r.release()
+	c := r.c
 	if protocol.Modern(c.Protocol()) {
-		r.method = "server/discover"
+		r.method, r.req.method = "server/discover", "server/discover"
 	}
 	start := time.Now()
 	if _, err := r.call(ctx, nil, nil); err != nil {

@@ -37,6 +37,8 @@ type Principal struct {
 	Groups []string
 	// Claims are a JWT's claims (nil otherwise).
 	Claims jwt.MapClaims
+	// Expires is when the credential ends: a JWT's exp; zero for none.
+	Expires time.Time
 }
 
 type principalKey struct{}
@@ -264,6 +266,9 @@ func (a *Authenticator) principalOf(claims jwt.MapClaims) (*Principal, error) {
 		return nil, ErrUnauthenticated
 	}
 	p := &Principal{Name: name, Method: "jwt", Claims: claims}
+	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
+		p.Expires = exp.Time
+	}
 	switch g := claims[a.jwt.GroupsClaim].(type) {
 	case string:
 		p.Groups = strings.Fields(g)
