@@ -56,9 +56,14 @@ func (m *member) start(ctx context.Context, log *slog.Logger, retire func(superv
 	if err != nil {
 		return nil, err
 	}
-	relays[c].attach(c) // only now: Connect sets the era unsynchronised
+	r := relays[c]
+	level := newChildLevel(c, srv.cfg.logLevel, log, r.inFlight)
+	if level != nil {
+		r.settle = level.settle // before the child serves a call
+	}
+	r.attach(c) // only now: Connect sets the era unsynchronised
 	log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
-	return &child{Client: c, relay: relays[c], listens: newListens(c), level: newChildLevel(c, srv.cfg.logLevel, log), floor: srv.cfg.logLevel, m: m}, nil
+	return &child{Client: c, relay: r, listens: newListens(c), level: level, floor: srv.cfg.logLevel, m: m}, nil
 }
 
 // EnvVar is one change to the child's environment: set Name to Value, or

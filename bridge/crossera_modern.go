@@ -196,7 +196,7 @@ func (t *tunnel) legacyOptions(method string, params json.RawMessage, mc modernC
 	}
 	release := func() {}
 	if mc.level != 0 {
-		release = t.c.level.want(mc.level)
+		release = t.c.level.want(t.ctx, mc.level)
 		opts.Log = t.logTo(mc.level)
 	}
 	return opts, release

@@ -24,6 +24,16 @@ import (
 // child is held at ServerConfig.LogLevel when one is set, and otherwise
 // left as it is. 2026 children take the level per request and need none
 // of this.
+//
+// With authentication (a secure relay) wants belong to principals, and
+// the child is held at what the principals whose calls are in flight
+// want: a reader's level is what it receives, not what another
+// principal's calls cost. A call that enters when the level differs from
+// what its principals want has it set first (relay.enter calls settle),
+// and a child that was raised is lowered again for a principal that
+// wants less (to the floor, or to emergency when there is none). Logs
+// are attributed to the principal whose calls are in flight (relay.go),
+// so a reader gets its own calls' logs and never another's.
 
 // childLevel is one legacy child's logging level. Its zero value (and
 // nil) is a child that takes no level: wants are no-ops.
@@ -32,9 +42,14 @@ type childLevel struct {
 	floor mcpbridgev1.LoggingLevel // ServerConfig.LogLevel; 0: none
 	log   *slog.Logger
 
+	// inFlight returns the principals with calls in flight on a secure
+	// relay, and ok false on one that is not (every caller is one).
+	inFlight func() (who []string, ok bool)
+
 	mu     sync.Mutex
-	counts []int         // wants per level, by LoggingLevel
-	kick   chan struct{} // one slot: the target may have changed
+	counts []int                     // wants per level, by LoggingLevel
+	by     map[string]map[int32]int // a secure relay's wants: by principal, then level
+	kick   chan struct{}             // one slot: the target may have changed
 
 	sendMu sync.Mutex               // one logging/setLevel at a time
 	sent   mcpbridgev1.LoggingLevel // the level the child last accepted
@@ -52,28 +67,32 @@ const (
 // newChildLevel returns the level keeper of a negotiated legacy child that
 // declares the logging capability, and starts its sender; nil for any
 // other child. The sender ends with the child's connection.
-func newChildLevel(c *stdio.Client, floor mcpbridgev1.LoggingLevel, log *slog.Logger) *childLevel {
+func newChildLevel(c *stdio.Client, floor mcpbridgev1.LoggingLevel, log *slog.Logger, inFlight func() ([]string, bool)) *childLevel {
 	if protocol.Modern(c.Protocol()) {
 		return nil
 	}
 	if caps, ok := rawjson.Member(c.ServerCapabilities(), "logging"); !ok || !rawjson.IsObject(caps) {
 		return nil
 	}
-	l := &childLevel{c: c, floor: floor, log: log, counts: make([]int, len(protocol.LogLevels)+1), kick: make(chan struct{}, 1)}
+	l := &childLevel{c: c, floor: floor, log: log, inFlight: inFlight, counts: make([]int, len(protocol.LogLevels)+1),
+		by: map[string]map[int32]int{}, kick: make(chan struct{}, 1)}
 	go l.sender()
 	l.changed()
 	return l
 }
 
-// want records a reader that needs logs at level or above, until release;
-// it returns once the child logs that verbosely (or the attempt failed,
-// which is logged). release hands the change to the background sender.
-func (l *childLevel) want(level mcpbridgev1.LoggingLevel) (release func()) {
+// want records a reader of the caller of ctx that needs logs at level or
+// above, until release; it returns once the child logs that verbosely
+// while that caller's calls are in flight (or the attempt failed, which is
+// logged). release hands the change to the background sender.
+func (l *childLevel) want(ctx context.Context, level mcpbridgev1.LoggingLevel) (release func()) {
 	if l == nil || level <= 0 || int(level) >= len(l.counts) {
 		return func() {}
 	}
+	who := principalName(ctx)
 	l.mu.Lock()
 	l.counts[level]++
+	l.addBy(who, level, 1)
 	l.mu.Unlock()
 	l.apply(wantLevelTimeout)
 	var once sync.Once
@@ -81,10 +100,38 @@ func (l *childLevel) want(level mcpbridgev1.LoggingLevel) (release func()) {
 		once.Do(func() {
 			l.mu.Lock()
 			l.counts[level]--
+			l.addBy(who, level, -1)
 			l.mu.Unlock()
 			l.changed()
 		})
 	}
+}
+
+// addBy counts delta wants of who at level; l.mu is held.
+func (l *childLevel) addBy(who string, level mcpbridgev1.LoggingLevel, delta int) {
+	m := l.by[who]
+	if m == nil {
+		m = map[int32]int{}
+		l.by[who] = m
+	}
+	if m[int32(level)] += delta; m[int32(level)] == 0 {
+		delete(m, int32(level))
+	}
+	if len(m) == 0 {
+		delete(l.by, who)
+	}
+}
+
+// settle is relay.enter's hook: a call is about to go out, so the child
+// is set to what the principals in flight want first, if it is not.
+func (l *childLevel) settle() {
+	if l == nil {
+		return
+	}
+	if _, secure := l.inFlight(); !secure {
+		return
+	}
+	l.apply(wantLevelTimeout)
 }
 
 func (l *childLevel) changed() {
@@ -94,17 +141,38 @@ func (l *childLevel) changed() {
 	}
 }
 
-// target is the level the child should log at: the most verbose want,
-// else the floor; 0 for none.
+// target is the level the child should log at: the most verbose want
+// (on a secure relay, of the principals with calls in flight), else the
+// floor; 0 for none. A secure relay's child that was raised and is not
+// wanted verbose now goes back to the floor, or to the least verbose
+// level (emergency) without one.
 func (l *childLevel) target() mcpbridgev1.LoggingLevel {
+	who, secure := l.inFlight()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for level, n := range l.counts {
-		if n > 0 {
-			return mcpbridgev1.LoggingLevel(level)
+	if !secure {
+		for level, n := range l.counts {
+			if n > 0 {
+				return mcpbridgev1.LoggingLevel(level)
+			}
+		}
+		return l.floor
+	}
+	best := mcpbridgev1.LoggingLevel(0)
+	for _, w := range who {
+		for level := range l.by[w] {
+			if lv := mcpbridgev1.LoggingLevel(level); best == 0 || lv < best {
+				best = lv
+			}
 		}
 	}
-	return l.floor
+	switch {
+	case best != 0:
+		return best
+	case l.floor != 0 || l.sent == 0:
+		return l.floor
+	}
+	return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_EMERGENCY
 }
 
 // apply tells the child the current target, unless it already has it.

@@ -49,6 +49,10 @@ type relay struct {
 	// (serverreq.go); otherwise every caller is the same anonymous one.
 	secure bool
 
+	// settle is the child's logging level keeper's (loglevel.go): a call
+	// is about to go out. Set before the child serves; nil: none.
+	settle func()
+
 	mu      sync.Mutex
 	calls   int                        // calls in flight on the child that the bridge knows of
 	owners  map[string]int             // calls in flight by principal name
@@ -101,6 +105,9 @@ func (r *relay) enter(ctx context.Context) (leave func()) {
 	r.mu.Lock()
 	r.countCall(who, 1)
 	r.mu.Unlock()
+	if r.settle != nil {
+		r.settle()
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -132,6 +139,20 @@ func principalName(ctx context.Context) string {
 	return ""
 }
 
+// inFlight returns the principals with calls in flight on a secure relay;
+// ok is false on one that is not.
+func (r *relay) inFlight() (who []string, ok bool) {
+	if !r.secure {
+		return nil, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for w := range r.owners {
+		who = append(who, w)
+	}
+	return who, true
+}
+
 // owner is the principal a request from the child belongs to: the one
 // whose calls are in flight. ok is false when that cannot be told (no call
 // in flight, or calls of several principals) on a secure relay; r.mu is
@@ -161,12 +182,12 @@ func (r *relay) tunnel() *tunnel {
 		return nil
 	}
 	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if t := r.tunnels[i]; t.principal == who && t.takesRequests() && t.asking() {
+		if t := r.tunnels[i]; t.owner == who && t.takesRequests() && t.asking() {
 			return t
 		}
 	}
 	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if t := r.tunnels[i]; t.principal == who && t.takesRequests() && !t.crossModern() {
+		if t := r.tunnels[i]; t.owner == who && t.takesRequests() && !t.crossModern() {
 			return t
 		}
 	}
@@ -194,18 +215,40 @@ func (r *relay) removeTunnel(t *tunnel) {
 
 // eventSink receives the child's unsolicited notifications from the
 // relay. notify runs on the stdio Client's reader goroutine: it must not
-// block.
+// block. principal is the caller the sink serves (principalName).
 type eventSink interface {
 	notify(n stdio.Notification)
+	principal() string
 }
 
+// attributed are the unsolicited notifications that stem from a caller's
+// call rather than from the server's shared state: a log message, and
+// progress whose token no call tracks any more. Like a server request
+// (serverreq.go), such a notification belongs to the principal whose
+// calls are in flight on the child; on a secure relay it reaches only
+// that principal's sinks, and none when that cannot be told (no call in
+// flight, or calls of several principals). List changes and resource
+// updates are the server's own state and reach every sink that asked.
+var attributed = map[string]bool{"notifications/message": true, "notifications/progress": true}
+
 // onNotification is ClientConfig.OnNotification: it fans a notification
-// out to every sink, in arrival order.
+// out to the sinks it may reach, in arrival order.
 func (r *relay) onNotification(n stdio.Notification) {
 	r.mu.Lock()
+	who, restricted := "", false
+	if attributed[n.Method] && r.secure {
+		var known bool
+		if who, known = r.owner(); !known {
+			r.mu.Unlock()
+			return // it cannot be told whose it is: it goes to no one
+		}
+		restricted = true
+	}
 	sinks := make([]eventSink, 0, len(r.sinks))
 	for s := range r.sinks {
-		sinks = append(sinks, s)
+		if !restricted || s.principal() == who {
+			sinks = append(sinks, s)
+		}
 	}
 	r.mu.Unlock()
 	for _, s := range sinks {

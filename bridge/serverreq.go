@@ -253,6 +253,9 @@ func (r *relay) openStream(ctx context.Context, call, optIn bool, send func(*mcp
 		r.countCall(g.principal, 1)
 	}
 	r.mu.Unlock()
+	if call && r.settle != nil {
+		r.settle() // the call goes out next: at its principals' level
+	}
 	return g
 }
 

@@ -142,7 +142,7 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	}
 	r.setParams(params)
 	ev := &streamEvents[mcpbridgev1.CallToolStreamResponse]{stream: stream, wrap: toolStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
-	defer r.c.level.want(req.GetLogLevel())() // a legacy child logs at least that much meanwhile
+	defer r.c.level.want(ctx, req.GetLogLevel())() // a legacy child logs at least that much meanwhile
 	// The stream counts as the call in flight and, when it opted in, is
 	// offered the requests a legacy child sends meanwhile (serverreq.go);
 	// it leaves the routing before the result is sent.

@@ -174,6 +174,7 @@ func sendQueued[T any](ring *dropRing[T], dropped *int, message func(T) *mcpbrid
 // reader; the stream's handler converts what it sends, so that events the
 // ring drops cost nothing.
 type legacySub struct {
+	who                       string // the stream's principal (principalName)
 	tools, prompts, resources bool
 	level                     mcpbridgev1.LoggingLevel // 0: no logs
 	events                    *dropRing[stdio.Notification]
@@ -181,6 +182,8 @@ type legacySub struct {
 	mu   sync.Mutex
 	uris []string // acknowledged resource subscriptions
 }
+
+func (l *legacySub) principal() string { return l.who }
 
 func (l *legacySub) notify(n stdio.Notification) {
 	keep := false
@@ -241,6 +244,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 	const method = "resources/subscribe"
 	caps := c.ServerCapabilities()
 	sub := &legacySub{
+		who:       principalName(ctx),
 		tools:     req.GetToolsListChanged() && protocol.Capability(caps, "tools", "listChanged"),
 		prompts:   req.GetPromptsListChanged() && protocol.Capability(caps, "prompts", "listChanged"),
 		resources: req.GetResourcesListChanged() && protocol.Capability(caps, "resources", "listChanged"),
@@ -252,7 +256,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 	}
 	// The child logs at least at the stream's level while it reads
 	// (loglevel.go).
-	defer c.level.want(sub.level)()
+	defer c.level.want(ctx, sub.level)()
 	// The sink is in place before the first resources/subscribe, so no
 	// update the child sends after subscribing is missed.
 	c.relay.addSink(sub)

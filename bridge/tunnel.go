@@ -141,14 +141,14 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 
 // tunnel is one Connect stream on a child.
 type tunnel struct {
-	s         *Service
-	srv       *upstream
-	c         *child
-	principal string // the caller's (principalName): the child's requests reach it only when they are its
-	legacy    bool
-	log       *slog.Logger
-	ctx       context.Context // the tunnel's requests; cancelled by abort
-	cancel    context.CancelFunc
+	s      *Service
+	srv    *upstream
+	c      *child
+	owner  string // the caller's (principalName): the child's requests and logs reach it only when they are its
+	legacy bool
+	log    *slog.Logger
+	ctx    context.Context // the tunnel's requests; cancelled by abort
+	cancel context.CancelFunc
 
 	out      chan []byte       // frames that must be delivered, in order
 	notes    *dropRing[[]byte] // the child's unsolicited notifications
@@ -194,7 +194,7 @@ type tunnelListen struct {
 func newTunnel(s *Service, srv *upstream, c *child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *tunnel {
 	ctx, cancel := context.WithCancel(stream.Context())
 	return &tunnel{
-		s: s, srv: srv, c: c, principal: principalName(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
+		s: s, srv: srv, c: c, owner: principalName(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
 		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: newDropRing[[]byte](subscribeBuffer),
@@ -368,7 +368,7 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 		}
 		// The tunnel's own level filters what it gets; the child logs at
 		// least that much while the tunnel is open (loglevel.go).
-		release := t.c.level.want(level)
+		release := t.c.level.want(t.ctx, level)
 		t.mu.Lock()
 		t.level = level
 		old := t.levelRelease
@@ -806,6 +806,8 @@ func (t *tunnel) cancelAsked(rawID json.RawMessage, reason string) {
 	params = append(rawjson.AppendString(params, reason), '}')
 	t.notes.push(wire.AppendNotification(nil, "notifications/cancelled", params))
 }
+
+func (t *tunnel) principal() string { return t.owner }
 
 // notify is the tunnel's eventSink: the child's unsolicited notifications
 // that a direct client would get, restricted to its own resource
