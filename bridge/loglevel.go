@@ -47,9 +47,9 @@ type childLevel struct {
 	inFlight func() (who []string, ok bool)
 
 	mu     sync.Mutex
-	counts []int                     // wants per level, by LoggingLevel
+	counts []int                    // wants per level, by LoggingLevel
 	by     map[string]map[int32]int // a secure relay's wants: by principal, then level
-	kick   chan struct{}             // one slot: the target may have changed
+	kick   chan struct{}            // one slot: the target may have changed
 
 	sendMu sync.Mutex               // one logging/setLevel at a time
 	sent   mcpbridgev1.LoggingLevel // the level the child last accepted
