@@ -175,7 +175,9 @@ func (s *Service) limitStream(srv any, ss grpc.ServerStream, info *grpc.StreamSe
 	if doorMethods[info.FullMethod] {
 		return handler(srv, ss)
 	}
-	release, wait, ok := s.limiter.Load().admit(ss.Context(), true)
+	// The other streams are reflection's, which a client such as grpcurl
+	// keeps open beside its calls: they count for the rate only.
+	release, wait, ok := s.limiter.Load().admit(ss.Context(), false)
 	if !ok {
 		return exhausted("", info.FullMethod, wait)
 	}
