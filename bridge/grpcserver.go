@@ -43,7 +43,9 @@ const (
 
 // NewGRPCServer returns a grpc.Server serving s: BridgeService, health and
 // reflection (v1 and v1alpha, so grpcurl works without proto files), the
-// message size limit, keepalive for long quiet streams, a recovery
+// message size limit, authentication as a call's headers arrive, before
+// its message is read, and a bound on its metadata (preauth.go),
+// keepalive for long quiet streams, a recovery
 // interceptor that turns a handler panic into INTERNAL without a stack
 // trace (the stack goes to the log), and one log line per finished call
 // (no payloads; callFields says what it carries), health and reflection
@@ -67,7 +69,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		return status.Error(codes.Internal, "internal error")
 	})
 	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
-	all := append(s.ServerOptions(),
+	all := append(append(s.ServerOptions(), s.transportOptions()...), // preauth.go
 		// Stop waits for the handlers it cancels, so that the calls they
 		// abandon are cancelled on the children before Close closes
 		// their stdin.
@@ -79,7 +81,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			recovery.UnaryServerInterceptor(rec),
 			respellUnary,
 			utf8Unary,
-			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.authenticate), guarded),
+			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.authenticateOnce), guarded),
 			selector.UnaryServerInterceptor(s.reauthUnary, guarded),
 			selector.UnaryServerInterceptor(s.limitUnary, guarded),
 			// The request's fields first, injected into the context the
@@ -91,7 +93,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			recovery.StreamServerInterceptor(rec),
 			respellStream,
 			utf8Stream,
-			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.authenticate), guarded),
+			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.authenticateOnce), guarded),
 			selector.StreamServerInterceptor(s.reauthStream, guarded),
 			selector.StreamServerInterceptor(s.limitStream, guarded),
 			selector.StreamServerInterceptor(logging.StreamServerInterceptor(log, logOpts...), logged),

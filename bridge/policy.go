@@ -99,6 +99,12 @@ type SessionConfig struct {
 	// Max is the most sessions at once (default 64); a new session beyond
 	// it is refused with RESOURCE_EXHAUSTED and RetryInfo.
 	Max int
+	// MaxPerPrincipal is the most sessions one authenticated principal
+	// may have open at once (default Max/4 rounded up), so that one
+	// caller cannot take every session; a new session beyond it is
+	// refused like one beyond Max. Without authentication every caller is
+	// the same anonymous one, and it does not apply (sessioncap.go).
+	MaxPerPrincipal int
 	// EnvFromMetadata sets a session child's environment variable (the
 	// key) from the request metadata key (the value, lower case) of the
 	// session's first request: per-user credentials, for example. Values
@@ -129,11 +135,14 @@ func (s *ServerConfig) normalizePolicy() error {
 		}
 	case PolicySession:
 		c := &s.Session
-		if c.Max < 0 || c.IdleTimeout < 0 {
+		if c.Max < 0 || c.MaxPerPrincipal < 0 || c.IdleTimeout < 0 {
 			return fmt.Errorf("bridge: server %q: the session settings must not be negative", s.Name)
 		}
 		if c.Max == 0 {
 			c.Max = DefaultMaxSessions
+		}
+		if err := c.normalizePerPrincipal(s.Name); err != nil {
+			return err
 		}
 		if c.IdleTimeout == 0 {
 			c.IdleTimeout = DefaultSessionIdleTimeout
@@ -159,6 +168,7 @@ type member struct {
 	stderr  *stderrLines
 	env     []EnvVar // a session's own values: never logged
 	session string   // the session's name; "" for shared and pool members
+	owner   string   // a session's principal (principalName); "" without authentication
 	digest  string   // a short digest of session, for logs and GetServer
 	private bool     // a Connect stream's own session: ends with the stream
 	used    atomic.Int64
@@ -337,6 +347,10 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 	if srv.closed {
 		return nil, srv.gone(method)
 	}
+	who := principalName(ctx)
+	if err := srv.principalFull(who, method); err != nil {
+		return nil, err
+	}
 	if len(srv.sessions) >= srv.cfg.Session.Max {
 		return nil, toStatus(srv.name, method, &callError{
 			rpc: jsonrpc.WithData(jsonrpc.CodeInternalError, fmt.Sprintf("The server %q has its most sessions (%d) open", srv.name, srv.cfg.Session.Max),
@@ -352,6 +366,7 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 	}
 	m := srv.newMember(name, env)
 	m.private = private
+	m.owner = who
 	srv.sessions[name] = m
 	srv.sessionOrder = append(srv.sessionOrder, m)
 	srv.log.Info("mcpbridge: session started", "session", m.digest, "sessions", len(srv.sessions))

@@ -118,7 +118,7 @@ func (s *Service) overallHealth() {
 // Register registers the BridgeService and the gRPC health service on r.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
 	mcpbridgev1.RegisterBridgeServiceServer(r, s)
-	healthpb.RegisterHealthServer(r, s.health)
+	healthpb.RegisterHealthServer(r, healthGate{s: s}) // health.go
 }
 
 // ServerOptions are the grpc.Server options that apply the service's

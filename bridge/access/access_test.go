@@ -56,9 +56,10 @@ func TestAPIKeys(t *testing.T) {
 
 // issuer signs tokens and serves its key set over HTTPS.
 type issuer struct {
-	mu   sync.Mutex
-	keys map[string]*ecdsa.PrivateKey // by kid, all published
-	srv  *httptest.Server
+	mu      sync.Mutex
+	keys    map[string]*ecdsa.PrivateKey // by kid, all published
+	srv     *httptest.Server
+	fetches int // of the key set
 }
 
 func newIssuer(t *testing.T) *issuer {
@@ -67,6 +68,7 @@ func newIssuer(t *testing.T) *issuer {
 	is.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		is.mu.Lock()
 		defer is.mu.Unlock()
+		is.fetches++
 		var set struct {
 			Keys []map[string]string `json:"keys"`
 		}
@@ -168,6 +170,55 @@ func TestJWT(t *testing.T) {
 	is.rotate(t, "k2")
 	if p, err := a.Authenticate(bearerCtx(is.sign(t, "k2", goodClaims()))); err != nil || p.Name != "bob" {
 		t.Errorf("a token of the rotated key = %+v, %v", p, err)
+	}
+}
+
+// TestJWTUnknownKeyDoesNotWait: a token that names a key id the set
+// lacks makes the set be fetched again once; another such token before a
+// fetch is allowed again (once a minute) is refused at once, without
+// waiting for that fetch. Authentication runs on a connection's reader
+// goroutine, which must not be held for a minute.
+func TestJWTUnknownKeyDoesNotWait(t *testing.T) {
+	is := newIssuer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, err := New(ctx, Config{JWT: &JWTConfig{JWKSURL: is.srv.URL + "/jwks.json", HTTPClient: is.srv.Client(),
+		Issuer: "https://issuer.test", Audience: "mcpbridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := newIssuer(t)
+	stranger.rotate(t, "unknown-1")
+	stranger.rotate(t, "unknown-2")
+	fetches := func() int {
+		is.mu.Lock()
+		defer is.mu.Unlock()
+		return is.fetches
+	}
+	start := fetches()
+	if _, err := a.Authenticate(bearerCtx(stranger.sign(t, "unknown-1", goodClaims()))); err != ErrUnauthenticated {
+		t.Fatalf("a token of an unknown key = %v, want ErrUnauthenticated", err)
+	}
+	if got := fetches(); got != start+1 {
+		t.Fatalf("key set fetches after a token of an unknown key = %d, want %d", got, start+1)
+	}
+	// Before the fix it waited a minute for the next fetch allowance; the
+	// bound is half that.
+	second := make(chan error, 1)
+	go func() {
+		_, err := a.Authenticate(bearerCtx(stranger.sign(t, "unknown-2", goodClaims())))
+		second <- err
+	}()
+	select {
+	case err := <-second:
+		if err != ErrUnauthenticated {
+			t.Fatalf("a second token of an unknown key = %v, want ErrUnauthenticated", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a second token of an unknown key is still waiting after 30 s, for the next fetch allowance")
+	}
+	if got := fetches(); got != start+1 {
+		t.Errorf("key set fetches after a second token of an unknown key = %d, want still %d", got, start+1)
 	}
 }
 

@@ -29,10 +29,21 @@ func jwksFile(path string) (keyfunc.Keyfunc, error) {
 	return k, nil
 }
 
+// jwksWaitMax bounds what a token naming an unknown key id waits for:
+// the refresh allowance and the fetch (whose own timeout is as long).
+const jwksWaitMax = 10 * time.Second
+
 // jwksURL fetches a JSON Web Key Set over HTTPS and keeps it fresh (the
 // keyfunc library: a refresh every RefreshInterval, and at most one a
 // minute for a token that names a key id it does not have, which is how
 // a rotated key is found). The first fetch must succeed.
+//
+// Authentication runs on a connection's reader goroutine (the bridge's
+// tap, bridge/preauth.go), so a token must not hold it long: a token that
+// names an unknown key id waits for a refresh at most jwksWaitMax, the
+// wait for the once-a-minute allowance and the fetch together. When the
+// next refresh is further away than that, the token is refused at once
+// instead of waiting up to a minute for it.
 func jwksURL(ctx context.Context, c *JWTConfig) (keyfunc.Keyfunc, error) {
 	client := c.HTTPClient
 	if client == nil {
@@ -44,6 +55,7 @@ func jwksURL(ctx context.Context, c *JWTConfig) (keyfunc.Keyfunc, error) {
 		HTTPTimeout:               10 * time.Second,
 		RefreshInterval:           c.RefreshInterval,
 		RefreshUnknownKID:         rate.NewLimiter(rate.Every(time.Minute), 1),
+		RateLimitWaitMax:          jwksWaitMax,
 		NoErrorReturnFirstHTTPReq: &fail,
 	})
 	if err != nil {

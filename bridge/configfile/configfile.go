@@ -164,6 +164,7 @@ type Pool struct {
 type Session struct {
 	IdleTimeout     time.Duration     `yaml:"idle_timeout"`
 	Max             int               `yaml:"max"`
+	MaxPerPrincipal int               `yaml:"max_per_principal"`
 	EnvFromMetadata map[string]string `yaml:"env_from_metadata"`
 }
 
@@ -308,7 +309,7 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 			ServerRequestTimeout: s.ServerRequestTimeout, Limits: s.Limits.bridge(), AuditPayloads: s.AuditPayloads,
 			MaxRestarts: s.Restart.MaxRestarts, MaxRestartBackoff: s.Restart.MaxBackoff, Grace: s.Restart.Grace,
 			Pool:    bridge.PoolConfig{Min: s.Pool.Min, Max: s.Pool.Max, IdleTimeout: s.Pool.IdleTimeout},
-			Session: bridge.SessionConfig{IdleTimeout: s.Session.IdleTimeout, Max: s.Session.Max, EnvFromMetadata: s.Session.EnvFromMetadata},
+			Session: bridge.SessionConfig{IdleTimeout: s.Session.IdleTimeout, Max: s.Session.Max, MaxPerPrincipal: s.Session.MaxPerPrincipal, EnvFromMetadata: s.Session.EnvFromMetadata},
 		}
 		if s.Reaper != nil {
 			sc.DisableReaper = !*s.Reaper
@@ -340,7 +341,7 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		if s.Pool != (Pool{}) && sc.Policy != bridge.PolicyPool {
 			return cfg, at("pool settings need policy: pool", "pool")
 		}
-		if (s.Session.Max != 0 || s.Session.IdleTimeout != 0 || s.Session.EnvFromMetadata != nil) && sc.Policy != bridge.PolicySession {
+		if (s.Session.Max != 0 || s.Session.MaxPerPrincipal != 0 || s.Session.IdleTimeout != 0 || s.Session.EnvFromMetadata != nil) && sc.Policy != bridge.PolicySession {
 			return cfg, at("session settings need policy: session", "session")
 		}
 		if len(s.Tools) > 0 {

@@ -35,7 +35,7 @@ servers:
     command: [npx, server-everything]
     inherit_env: true
     policy: session
-    session: {max: 10, idle_timeout: 1m, env_from_metadata: {API_KEY: X-Api-Key}}
+    session: {max: 10, max_per_principal: 4, idle_timeout: 1m, env_from_metadata: {API_KEY: X-Api-Key}}
     restart: {max_restarts: 3, max_backoff: 5s, grace: 2s}
 `
 
@@ -59,7 +59,7 @@ func TestParseGood(t *testing.T) {
 	if len(sdk.Env) != 2 || sdk.Env[0] != (bridge.EnvVar{Name: "DROP_ME", Unset: true}) || sdk.Env[1] != (bridge.EnvVar{Name: "TOKEN", Value: "abc"}) {
 		t.Errorf("sdk env = %+v", sdk.Env)
 	}
-	if every.Policy != bridge.PolicySession || !every.InheritEnv || every.Session.Max != 10 || every.MaxRestarts != 3 ||
+	if every.Policy != bridge.PolicySession || !every.InheritEnv || every.Session.Max != 10 || every.Session.MaxPerPrincipal != 4 || every.MaxRestarts != 3 ||
 		every.Session.EnvFromMetadata["API_KEY"] != "X-Api-Key" {
 		t.Errorf("everything = %+v", every)
 	}
@@ -81,6 +81,7 @@ func TestParseErrors(t *testing.T) {
 		{"protocol", "servers:\n  - name: a\n    command: [x]\n    protocol: 2024-01-01\n", `bad.yaml:4: servers[0].protocol: "2024-01-01" is not auto`},
 		{"policy", "servers:\n  - name: a\n    command: [x]\n    policy: pooled\n", `bad.yaml:4: servers[0].policy: unknown policy "pooled"`},
 		{"pool without policy", "servers:\n  - name: a\n    command: [x]\n    pool: {min: 2}\n", "bad.yaml:4: servers[0].pool: pool settings need policy: pool"},
+		{"session per principal", "servers:\n  - name: a\n    command: [x]\n    policy: session\n    session: {max: 2, max_per_principal: 3}\n", `bad.yaml:2: servers[0]: server "a": session max_per_principal 3 is above its max 2`},
 		{"bridge check", "servers:\n  - name: a\n    command: [x]\n    policy: pool\n    pool: {min: 3, max: 2}\n", `bad.yaml:2: servers[0]: server "a": pool max 2 is below its min 3`},
 		{"duration", "servers:\n  - name: a\n    command: [x]\n    max_deadline: soon\n", "bad.yaml:4: cannot unmarshal"},
 		{"log level", "servers:\n  - name: a\n    command: [x]\n    log_level: loud\n", `unknown LogLevel "loud"`},
