@@ -391,7 +391,7 @@ func (t *tunnel) listenURI(ctx context.Context, call *tunnelCall, id json.RawMes
 		if ev.Method != "notifications/resources/updated" {
 			continue
 		}
-		t.notes.push(wire.AppendNotification(nil, ev.Method, dropMetaKeys(ev.Params, protocol.MetaSubscriptionID)))
+		t.notes.Push(wire.AppendNotification(nil, ev.Method, dropMetaKeys(ev.Params, protocol.MetaSubscriptionID)))
 	}
 }
 

@@ -348,7 +348,7 @@ func (t *tunnel) crossNotify(n stdio.Notification) {
 			continue
 		}
 		if out, err := rawjson.SetMember(params, "_meta", m); err == nil {
-			t.notes.push(wire.AppendNotification(nil, n.Method, out))
+			t.notes.Push(wire.AppendNotification(nil, n.Method, out))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -133,7 +134,7 @@ func (f listenFilter) ack() *mcpbridgev1.SubscriptionAcknowledged {
 type listener struct {
 	want   listenFilter
 	level  mcpbridgev1.LoggingLevel // 0: no logs
-	events *dropRing[*mcpbridgev1.SubscribeResponse]
+	events *dropq.Signalled[*mcpbridgev1.SubscribeResponse]
 
 	// filter is want within what the child accepted, set under listens.mu
 	// before the pump hands the listener an event, and read-only after.
@@ -147,7 +148,7 @@ type listener struct {
 func newListener(req *mcpbridgev1.SubscribeRequest) *listener {
 	return &listener{
 		want: requestFilter(req), level: req.GetLogLevel(),
-		events: newDropRing[*mcpbridgev1.SubscribeResponse](subscribeBuffer),
+		events: dropq.NewSignalled[*mcpbridgev1.SubscribeResponse](subscribeBuffer, false),
 	}
 }
 
@@ -295,7 +296,7 @@ func (h *listens) fanOut(s *sharedListen, ev stdio.Event) {
 	for l := range s.members {
 		l.pending += ev.Dropped // nobody knows which of them it would have wanted
 		if fe.msg != nil && l.wants(&fe) {
-			l.events.pushCounted(fe.msg, l.pending)
+			l.events.PushCounted(fe.msg, l.pending)
 			l.pending = 0
 		}
 	}

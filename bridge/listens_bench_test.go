@@ -40,7 +40,7 @@ func BenchmarkListenFanOut(b *testing.B) {
 					h.fanOut(s, ev)
 					if i%32 == 31 {
 						for _, l := range ls {
-							l.events.take()
+							l.events.Take()
 						}
 					}
 				}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
-	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
@@ -266,50 +265,6 @@ func (r *relay) removeSink(s eventSink) {
 	r.mu.Lock()
 	delete(r.sinks, s)
 	r.mu.Unlock()
-}
-
-// dropRing is a dropq.Queue that drops the oldest, under a lock, with a
-// one-slot signal: the stdio reader pushes and never waits, a stream's
-// goroutine takes what is queued when signalled.
-type dropRing[T any] struct {
-	signal chan struct{} // one slot: something was pushed
-
-	mu sync.Mutex
-	q  *dropq.Queue[T]
-}
-
-func newDropRing[T any](max int) *dropRing[T] {
-	return &dropRing[T]{q: dropq.New[T](max, false), signal: make(chan struct{}, 1)}
-}
-
-// push queues v, discarding the oldest item when the ring is full.
-func (r *dropRing[T]) push(v T) {
-	r.mu.Lock()
-	r.q.Push(v)
-	r.mu.Unlock()
-	select {
-	case r.signal <- struct{}{}:
-	default:
-	}
-}
-
-// pushCounted queues v as push does, counting on it n items discarded
-// just before it upstream (dropq.Queue.PushCounted).
-func (r *dropRing[T]) pushCounted(v T, n int) {
-	r.mu.Lock()
-	r.q.PushCounted(v, n)
-	r.mu.Unlock()
-	select {
-	case r.signal <- struct{}{}:
-	default:
-	}
-}
-
-// take removes and returns everything queued.
-func (r *dropRing[T]) take() []dropq.Item[T] {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.q.Take()
 }
 
 // uriSub is one URI the relay subscribed on a legacy child.

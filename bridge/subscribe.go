@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -100,7 +101,7 @@ func (s *Service) listen(ctx context.Context, srv *upstream, c *child, req *mcpb
 		select {
 		case <-ctx.Done():
 			return toStatus(srv.name, method, ctx.Err())
-		case <-l.events.signal:
+		case <-l.events.C():
 			if err := send(); err != nil {
 				return err
 			}
@@ -153,8 +154,8 @@ func (s *Service) joinListen(ctx context.Context, srv *upstream, c *child, l *li
 // sendQueued sends what ring holds, converted by message, oldest first.
 // Drops are added to *dropped and reported on the next message sent; an
 // item message cannot carry (nil) carries its drops over too.
-func sendQueued[T any](ring *dropRing[T], dropped *int, message func(T) *mcpbridgev1.SubscribeResponse, send func(*mcpbridgev1.SubscribeResponse) error) error {
-	for _, it := range ring.take() {
+func sendQueued[T any](ring *dropq.Signalled[T], dropped *int, message func(T) *mcpbridgev1.SubscribeResponse, send func(*mcpbridgev1.SubscribeResponse) error) error {
+	for _, it := range ring.Take() {
 		*dropped += it.Dropped
 		msg := message(it.V)
 		if msg == nil {
@@ -177,7 +178,7 @@ type legacySub struct {
 	who                       string // the stream's principal (principalName)
 	tools, prompts, resources bool
 	level                     mcpbridgev1.LoggingLevel // 0: no logs
-	events                    *dropRing[stdio.Notification]
+	events                    *dropq.Signalled[stdio.Notification]
 
 	mu   sync.Mutex
 	uris []string // acknowledged resource subscriptions
@@ -206,7 +207,7 @@ func (l *legacySub) notify(n stdio.Notification) {
 		}
 	}
 	if keep {
-		l.events.push(n)
+		l.events.Push(n)
 	}
 }
 
@@ -249,7 +250,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 		prompts:   req.GetPromptsListChanged() && protocol.Capability(caps, "prompts", "listChanged"),
 		resources: req.GetResourcesListChanged() && protocol.Capability(caps, "resources", "listChanged"),
 		level:     req.GetLogLevel(),
-		events:    newDropRing[stdio.Notification](subscribeBuffer),
+		events:    dropq.NewSignalled[stdio.Notification](subscribeBuffer, false),
 	}
 	ack := &mcpbridgev1.SubscriptionAcknowledged{
 		ToolsListChanged: sub.tools, PromptsListChanged: sub.prompts, ResourcesListChanged: sub.resources,
@@ -324,7 +325,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 			return toStatus(srv.name, method, ctx.Err())
 		case <-c.Closed():
 			return srv.failure(c, method, c.Err())
-		case <-sub.events.signal:
+		case <-sub.events.C():
 			if err := sendQueued(sub.events, &dropped, sub.message, send); err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
@@ -150,15 +151,15 @@ type tunnel struct {
 	ctx    context.Context // the tunnel's requests; cancelled by abort
 	cancel context.CancelFunc
 
-	out      chan []byte       // frames that must be delivered, in order
-	notes    *dropRing[[]byte] // the child's unsolicited notifications
-	intake   chan struct{}     // closed by stopIntake
-	flush    chan struct{}     // closed to make the writer send what is queued and stop
-	quit     chan struct{}     // closed to make the writer stop at once
-	dead     chan struct{}     // closed when the writer returned
-	wg       sync.WaitGroup    // request and listen goroutines
-	stop     sync.Once         // closes flush or quit
-	writeErr error             // set before dead is closed
+	out      chan []byte              // frames that must be delivered, in order
+	notes    *dropq.Signalled[[]byte] // the child's unsolicited notifications
+	intake   chan struct{}            // closed by stopIntake
+	flush    chan struct{}            // closed to make the writer send what is queued and stop
+	quit     chan struct{}            // closed to make the writer stop at once
+	dead     chan struct{}            // closed when the writer returned
+	wg       sync.WaitGroup           // request and listen goroutines
+	stop     sync.Once                // closes flush or quit
+	writeErr error                    // set before dead is closed
 
 	mu           sync.Mutex
 	closing      bool                     // half-closed or ending: no more listens or server requests
@@ -197,7 +198,7 @@ func newTunnel(s *Service, srv *upstream, c *child, stream grpc.BidiStreamingSer
 		s: s, srv: srv, c: c, owner: principalName(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
 		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.server),
 		ctx: ctx, cancel: cancel,
-		out: make(chan []byte, tunnelQueue), notes: newDropRing[[]byte](subscribeBuffer),
+		out: make(chan []byte, tunnelQueue), notes: dropq.NewSignalled[[]byte](subscribeBuffer, false),
 		intake: make(chan struct{}), flush: make(chan struct{}), quit: make(chan struct{}), dead: make(chan struct{}),
 		calls: map[string]*tunnelCall{}, listens: map[string]*tunnelListen{},
 		uris: map[string]bool{}, asked: map[string]chan outcome{},
@@ -220,7 +221,7 @@ func (t *tunnel) write(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReques
 		return true
 	}
 	sendNotes := func() bool {
-		for _, it := range t.notes.take() {
+		for _, it := range t.notes.Take() {
 			if it.Dropped > 0 {
 				t.log.Warn("mcpbridge: dropped notifications for a tunnel that fell behind", "dropped", it.Dropped)
 			}
@@ -238,7 +239,7 @@ func (t *tunnel) write(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReques
 			if !send(frame) {
 				return
 			}
-		case <-t.notes.signal:
+		case <-t.notes.C():
 			if !sendNotes() {
 				return
 			}
@@ -804,7 +805,7 @@ func (t *tunnel) ask(ctx context.Context, id string, req stdio.ServerRequest, ti
 func (t *tunnel) cancelAsked(rawID json.RawMessage, reason string) {
 	params := append(append([]byte(`{"requestId":`), rawID...), `,"reason":`...)
 	params = append(rawjson.AppendString(params, reason), '}')
-	t.notes.push(wire.AppendNotification(nil, "notifications/cancelled", params))
+	t.notes.Push(wire.AppendNotification(nil, "notifications/cancelled", params))
 }
 
 func (t *tunnel) principal() string { return t.owner }
@@ -847,7 +848,7 @@ func (t *tunnel) notify(n stdio.Notification) {
 			}
 		}
 	}
-	t.notes.push(wire.AppendNotification(nil, n.Method, n.Params))
+	t.notes.Push(wire.AppendNotification(nil, n.Method, n.Params))
 }
 
 // stopIntake ends what the tunnel takes from the child: server requests

@@ -9,9 +9,9 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -74,12 +74,12 @@ type Progress struct {
 // call is one request in flight.
 type call struct {
 	id       int64
-	resp     chan response  // one slot: exactly one sender removes the entry
-	progress *progressQueue // progress and attributed logs, in arrival order
-	token    string         // the progress token minted for it, decoded; "" without Progress
-	size     int            // the request line's length, LF included
-	logs     bool           // the call takes log messages
-	few      bool           // few calls were in flight when it started
+	resp     chan response                  // one slot: exactly one sender removes the entry
+	progress *dropq.Signalled[progressItem] // progress and attributed logs, in arrival order
+	token    string                         // the progress token minted for it, decoded; "" without Progress
+	size     int                            // the request line's length, LF included
+	logs     bool                           // the call takes log messages
+	few      bool                           // few calls were in flight when it started
 }
 
 // mintToken returns the progress token of call id: "<id>.<64 random bits>"
@@ -205,7 +205,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 	capped := false
 	var progressC <-chan struct{}
 	if cl.progress != nil {
-		progressC = cl.progress.signal
+		progressC = cl.progress.C()
 	}
 	for {
 		select {
@@ -497,47 +497,15 @@ type progressItem struct {
 	log bool // a notifications/message, not progress
 }
 
-// progressQueue hands progress from the reader to the waiting caller
-// without ever blocking the reader.
-type progressQueue struct {
-	mu     sync.Mutex
-	items  []progressItem
-	signal chan struct{}
-}
-
-func newProgressQueue() *progressQueue {
-	return &progressQueue{signal: make(chan struct{}, 1)}
-}
-
-func (q *progressQueue) push(raw json.RawMessage, log bool) {
-	q.mu.Lock()
-	if len(q.items) == progressDepth {
-		// Progress is cumulative, so an older one loses nothing the newer
-		// one does not say; a log message is dropped only when the queue
-		// holds nothing else.
-		drop := 0
-		for i, it := range q.items {
-			if !it.log {
-				drop = i
-				break
-			}
-		}
-		q.items = append(q.items[:drop], q.items[drop+1:]...)
-	}
-	q.items = append(q.items, progressItem{raw: raw, at: time.Now(), log: log})
-	q.mu.Unlock()
-	select {
-	case q.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (q *progressQueue) take() []progressItem {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items := q.items
-	q.items = nil
-	return items
+// newProgressQueue hands a call's progress and logs from the reader to
+// the waiting caller without ever blocking the reader. When it is full
+// the oldest progress goes first: progress is cumulative, so an older one
+// loses nothing the newer one does not say; a log message is dropped only
+// when the queue holds nothing else.
+func newProgressQueue() *dropq.Signalled[progressItem] {
+	q := dropq.NewSignalled[progressItem](progressDepth, false)
+	q.Q().Keep(func(it progressItem) bool { return it.log })
+	return q
 }
 
 // deliver runs the callback for all queued progress.
@@ -552,7 +520,8 @@ func (c *Client) deliverLast(cl *call, o *CallOptions) (last time.Time, err erro
 	if cl.progress == nil {
 		return time.Time{}, nil
 	}
-	for _, it := range cl.progress.take() {
+	for _, item := range cl.progress.Take() {
+		it := item.V
 		if it.log {
 			if perr := safeCallback(func() { o.Log(Notification{Method: "notifications/message", Params: it.raw}) }); perr != nil {
 				return last, c.callbackPanicked(cl, "Log callback panicked", perr)

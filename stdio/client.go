@@ -740,7 +740,7 @@ func (c *Client) routeNotification(m *wire.Message) {
 			cl := c.pending[id]
 			c.mu.Unlock()
 			if cl != nil && cl.token != "" && cl.token == token {
-				cl.progress.push(owned(m.Params, m.Dirty), false)
+				cl.progress.Push(progressItem{raw: owned(m.Params, m.Dirty), at: time.Now()})
 			}
 			// Progress for a finished or abandoned call is dropped:
 			// real servers keep sending after a cancel. So is progress
@@ -749,7 +749,7 @@ func (c *Client) routeNotification(m *wire.Message) {
 		}
 	case "notifications/message":
 		if cl := c.logTaker(); cl != nil {
-			cl.progress.push(owned(m.Params, m.Dirty), true)
+			cl.progress.Push(progressItem{raw: owned(m.Params, m.Dirty), at: time.Now(), log: true})
 			return
 		}
 	case "notifications/cancelled":

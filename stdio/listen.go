@@ -66,11 +66,11 @@ type Subscription struct {
 
 	next sync.Mutex // serialises Next
 
-	mu       sync.Mutex
-	queue    *dropq.Queue[Event]
+	// events holds the queued events, fires its signal when something
+	// changed, and its lock guards the fields below.
+	events   *dropq.Signalled[Event]
 	accepted json.RawMessage
 	acked    chan struct{} // closed at the acknowledgement
-	signal   chan struct{} // one slot: something changed
 	ended    bool
 	endErr   error // io.EOF for a normal end, else *jsonrpc.Error
 	closed   bool
@@ -126,8 +126,8 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 		return nil, err
 	}
 	s := &Subscription{
-		c: c, id: c.nextID.Add(1), queue: dropq.New[Event](o.MaxBuffer, o.Overflow == DropNewest),
-		acked: make(chan struct{}), signal: make(chan struct{}, 1),
+		c: c, id: c.nextID.Add(1), events: dropq.NewSignalled[Event](o.MaxBuffer, o.Overflow == DropNewest),
+		acked: make(chan struct{}),
 	}
 	buf := wire.AppendRequest(nil, rawjson.AppendInt(nil, s.id), "subscriptions/listen", params)
 	if limit := c.cfg.MaxRequestBytes; limit > 0 && len(buf) > limit {
@@ -164,14 +164,14 @@ wait:
 		select {
 		case <-s.acked:
 			break wait
-		case <-s.signal: // an early event, or the end of the stream
-			s.mu.Lock()
+		case <-s.events.C(): // an early event, or the end of the stream
+			s.events.Lock()
 			ended, endErr := s.ended, s.endErr
 			if ended {
 				s.closed = true
-				s.queue.Clear()
+				s.events.Q().Clear()
 			}
-			s.mu.Unlock()
+			s.events.Unlock()
 			if !ended {
 				continue
 			}
@@ -189,16 +189,16 @@ wait:
 			return nil, e
 		}
 	}
-	s.mu.Lock()
-	accepted, early := s.accepted, s.queue.Len() > 0
-	s.mu.Unlock()
+	s.events.Lock()
+	accepted, early := s.accepted, s.events.Q().Len() > 0
+	s.events.Unlock()
 	if !rawjson.IsObject(accepted) {
 		e := &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Invalid acknowledgement"}
 		s.abort(e, "Invalid acknowledgement")
 		return nil, e
 	}
 	if early { // events that came before the acknowledgement are first
-		s.wake()
+		s.events.Wake()
 	}
 	return s, nil
 }
@@ -209,8 +209,8 @@ func (s *Subscription) ID() int64 { return s.id }
 // Accepted returns the notifications object of the acknowledgement: the
 // filter as the server honours it, possibly narrower than requested.
 func (s *Subscription) Accepted() json.RawMessage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.events.Lock()
+	defer s.events.Unlock()
 	return s.accepted
 }
 
@@ -222,25 +222,25 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 	s.next.Lock()
 	defer s.next.Unlock()
 	for {
-		s.mu.Lock()
+		s.events.Lock()
 		switch {
 		case s.closed:
-			s.mu.Unlock()
+			s.events.Unlock()
 			return Event{}, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Subscription closed"}
-		case s.queue.Len() > 0:
-			it, _ := s.queue.Pop()
-			s.mu.Unlock()
+		case s.events.Q().Len() > 0:
+			it, _ := s.events.Q().Pop()
+			s.events.Unlock()
 			ev := it.V
 			ev.Dropped = it.Dropped
 			return ev, nil
 		case s.ended:
 			err := s.endErr
-			s.mu.Unlock()
+			s.events.Unlock()
 			return Event{}, err
 		}
-		s.mu.Unlock()
+		s.events.Unlock()
 		select {
-		case <-s.signal:
+		case <-s.events.C():
 		case <-ctx.Done():
 			return Event{}, ctxError(ctx)
 		}
@@ -251,16 +251,16 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 // stream already ended, sends notifications/cancelled for it. It is
 // idempotent and returns nil.
 func (s *Subscription) Close() error {
-	s.mu.Lock()
+	s.events.Lock()
 	if s.closed {
-		s.mu.Unlock()
+		s.events.Unlock()
 		return nil
 	}
 	wasOpen := !s.ended
 	s.closed, s.ended = true, true
-	s.queue.Clear()
-	s.mu.Unlock()
-	s.wake()
+	s.events.Q().Clear()
+	s.events.Unlock()
+	s.events.Wake()
 	s.c.mu.Lock()
 	if s.c.subs[s.id] == s {
 		delete(s.c.subs, s.id)
@@ -292,62 +292,55 @@ func (s *Subscription) abort(e *jsonrpc.Error, reason string) {
 	}
 	healthy := s.c.err == nil
 	s.c.mu.Unlock()
-	s.mu.Lock()
+	s.events.Lock()
 	s.ended, s.closed, s.endErr = true, true, e
-	s.queue.Clear()
-	s.mu.Unlock()
+	s.events.Q().Clear()
+	s.events.Unlock()
 	if mine && healthy {
 		s.c.cancelRequest(s.id, reason)
 	}
 }
 
-func (s *Subscription) wake() {
-	select {
-	case s.signal <- struct{}{}:
-	default:
-	}
-}
-
 // push queues an event from the reader, dropping by the overflow policy.
 func (s *Subscription) push(ev Event) {
-	s.mu.Lock()
+	s.events.Lock()
 	if s.ended {
-		s.mu.Unlock()
+		s.events.Unlock()
 		return
 	}
-	s.queue.Push(ev)
-	s.mu.Unlock()
-	s.wake()
+	s.events.Q().Push(ev)
+	s.events.Unlock()
+	s.events.Wake()
 }
 
 // ack records the acknowledgement.
 func (s *Subscription) ack(params json.RawMessage) {
-	s.mu.Lock()
+	s.events.Lock()
 	select {
 	case <-s.acked:
-		s.mu.Unlock()
+		s.events.Unlock()
 		return // a second acknowledgement is ignored
 	default:
 	}
 	s.accepted, _ = rawjson.Member(params, "notifications")
 	close(s.acked)
-	s.mu.Unlock()
+	s.events.Unlock()
 }
 
 // end finishes the stream with err (io.EOF for a normal end). Queued events
 // stay deliverable unless discard is set.
 func (s *Subscription) end(err error, discard bool) {
-	s.mu.Lock()
+	s.events.Lock()
 	if s.ended {
-		s.mu.Unlock()
+		s.events.Unlock()
 		return
 	}
 	s.ended, s.endErr = true, err
 	if discard {
-		s.queue.Clear()
+		s.events.Q().Clear()
 	}
-	s.mu.Unlock()
-	s.wake()
+	s.events.Unlock()
+	s.events.Wake()
 }
 
 // terminal handles the response to the listen request, which ends the

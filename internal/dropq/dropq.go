@@ -12,6 +12,7 @@ package dropq
 type Queue[T any] struct {
 	max    int
 	newest bool
+	keep   func(T) bool // drop-oldest: items it keeps are dropped last
 	items  []Item[T]
 }
 
@@ -31,6 +32,12 @@ func New[T any](limit int, dropNewest bool) *Queue[T] {
 	return &Queue[T]{max: max(limit, 1), newest: dropNewest}
 }
 
+// Keep makes a drop-oldest queue drop the items keep reports last: when
+// it is full it drops the oldest item keep does not report, and the
+// oldest of all only when it reports every one (the stdio client keeps a
+// call's log messages over its progress, which is cumulative).
+func (q *Queue[T]) Keep(keep func(T) bool) { q.keep = keep }
+
 // Push queues v and reports whether an item was dropped to keep the bound.
 func (q *Queue[T]) Push(v T) bool {
 	if len(q.items) < q.max {
@@ -41,12 +48,25 @@ func (q *Queue[T]) Push(v T) bool {
 		q.items[len(q.items)-1].Dropped++
 		return true
 	}
-	dropped := q.items[0].Dropped + 1
-	q.items[0] = Item[T]{} // let the garbage collector have it
-	q.items = q.items[1:]
+	at := 0
+	if q.keep != nil {
+		for i, it := range q.items {
+			if !q.keep(it.V) {
+				at = i
+				break
+			}
+		}
+	}
+	dropped := q.items[at].Dropped + 1
+	q.items[at] = Item[T]{} // let the garbage collector have it
+	if at == 0 {
+		q.items = q.items[1:]
+	} else {
+		q.items = append(q.items[:at], q.items[at+1:]...)
+	}
 	it := Item[T]{V: v}
-	if len(q.items) > 0 {
-		q.items[0].Dropped += dropped
+	if at < len(q.items) {
+		q.items[at].Dropped += dropped
 	} else {
 		it.Dropped = dropped
 	}

@@ -102,3 +102,59 @@ func TestPushCounted(t *testing.T) {
 		t.Errorf("drop-newest Take (-want +got):\n%s", diff)
 	}
 }
+
+// TestKeep: a drop-oldest queue that keeps some items drops the oldest of
+// the others, counting the drop on the item that takes its place, and the
+// oldest of all only when it keeps every one.
+func TestKeep(t *testing.T) {
+	q := New[string](3, false)
+	q.Keep(func(v string) bool { return v[0] == 'L' })
+	for _, v := range []string{"L1", "p1", "L2", "p2"} {
+		q.Push(v)
+	}
+	want := []Item[string]{{V: "L1"}, {V: "L2", Dropped: 1}, {V: "p2"}}
+	if diff := cmp.Diff(want, q.Take()); diff != "" {
+		t.Errorf("after p1 was dropped (-want +got):\n%s", diff)
+	}
+	for _, v := range []string{"L1", "L2", "L3", "L4"} {
+		q.Push(v)
+	}
+	want = []Item[string]{{V: "L2", Dropped: 1}, {V: "L3"}, {V: "L4"}}
+	if diff := cmp.Diff(want, q.Take()); diff != "" {
+		t.Errorf("a queue of kept items (-want +got):\n%s", diff)
+	}
+}
+
+// TestSignalled: a push fires the signal once however many came, and Take
+// hands over everything queued.
+func TestSignalled(t *testing.T) {
+	s := NewSignalled[int](2, false)
+	select {
+	case <-s.C():
+		t.Fatal("the signal fired with nothing queued")
+	default:
+	}
+	for i := 1; i <= 3; i++ {
+		s.Push(i)
+	}
+	select {
+	case <-s.C():
+	default:
+		t.Fatal("no signal after three pushes")
+	}
+	select {
+	case <-s.C():
+		t.Fatal("a second signal for the same pushes")
+	default:
+	}
+	want := []Item[int]{{V: 2, Dropped: 1}, {V: 3}}
+	if diff := cmp.Diff(want, s.Take()); diff != "" {
+		t.Errorf("Take (-want +got):\n%s", diff)
+	}
+	s.Wake()
+	select {
+	case <-s.C():
+	default:
+		t.Fatal("no signal after Wake")
+	}
+}
