@@ -37,7 +37,26 @@ type Principal struct {
 	Groups []string
 	// Claims are a JWT's claims (nil otherwise).
 	Claims jwt.MapClaims
+	// Expires is when the credential stops being valid: a JWT's exp, a
+	// client certificate's NotAfter; zero for an API key, which does not
+	// expire.
+	Expires time.Time
 }
+
+// ID is the principal's name qualified by how it authenticated:
+// "apikey:alice", "jwt:alice", "mtls:alice". Names of different methods
+// come from different authorities (the config file, a JWT issuer, a CA),
+// so only the ID tells two callers apart: an issuer that signs a token
+// with subject alice does not make its holder the API key's alice.
+func (p *Principal) ID() string {
+	if p == nil {
+		return ""
+	}
+	return p.Method + ":" + p.Name
+}
+
+// methods are the values of Principal.Method, which prefix an ID.
+var methods = []string{"apikey", "jwt", "mtls"}
 
 type principalKey struct{}
 
@@ -264,6 +283,9 @@ func (a *Authenticator) principalOf(claims jwt.MapClaims) (*Principal, error) {
 		return nil, ErrUnauthenticated
 	}
 	p := &Principal{Name: name, Method: "jwt", Claims: claims}
+	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
+		p.Expires = exp.Time
+	}
 	switch g := claims[a.jwt.GroupsClaim].(type) {
 	case string:
 		p.Groups = strings.Fields(g)
@@ -292,7 +314,7 @@ func certPrincipal(ctx context.Context) *Principal {
 	if name == "" {
 		return nil
 	}
-	return &Principal{Name: name, Method: "mtls", Groups: slices.Clone(cert.Subject.OrganizationalUnit)}
+	return &Principal{Name: name, Method: "mtls", Groups: slices.Clone(cert.Subject.OrganizationalUnit), Expires: cert.NotAfter}
 }
 
 // Kind is what a rule's names match.
@@ -307,9 +329,14 @@ const (
 )
 
 // Rule allows callers (by principal, group or claim; any match) to use
-// servers, and on them tools, resources and prompts. Names are path.Match
-// patterns ("*", "read_*", "file:///srv/*"); an empty list of tools,
-// resources or prompts allows them all.
+// servers, and on them tools, resources and prompts.
+//
+// A principal is written as its ID ("jwt:bob", "mtls:alice",
+// "apikey:ci-bot"); a bare name (no ':') is an API key's principal, whose
+// names the same file defines; "*" is any authenticated caller.
+//
+// Names are path.Match patterns ("*", "read_*", "file:///srv/*"); an
+// empty list of tools, resources or prompts allows them all.
 type Rule struct {
 	Principals []string
 	Groups     []string
@@ -360,8 +387,17 @@ func (r *Rule) matchesCaller(p *Principal) bool {
 	if p == nil {
 		return false
 	}
-	if slices.Contains(r.Principals, p.Name) || slices.Contains(r.Principals, "*") {
-		return true
+	for _, want := range r.Principals {
+		switch {
+		case want == "*":
+			return true
+		case strings.Contains(want, ":"):
+			if want == p.ID() {
+				return true
+			}
+		case p.Method == "apikey" && want == p.Name:
+			return true
+		}
 	}
 	for _, g := range r.Groups {
 		if slices.Contains(p.Groups, g) {
@@ -405,6 +441,12 @@ func (rs Rules) Check() error {
 		}
 		if len(r.Servers) == 0 {
 			return fmt.Errorf("access: rule %d names no server (use \"*\" for every one)", i)
+		}
+		for _, who := range r.Principals {
+			method, name, qualified := strings.Cut(who, ":")
+			if qualified && (!slices.Contains(methods, method) || name == "") {
+				return fmt.Errorf("access: rule %d: principal %q: write apikey:NAME, jwt:NAME or mtls:NAME (or a bare API key principal)", i, who)
+			}
 		}
 		for _, list := range [][]string{r.Servers, r.Tools, r.Resources, r.Prompts} {
 			for _, pat := range list {
