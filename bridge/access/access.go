@@ -335,8 +335,11 @@ const (
 // "apikey:ci-bot"); a bare name (no ':') is an API key's principal, whose
 // names the same file defines; "*" is any authenticated caller.
 //
-// Names are path.Match patterns ("*", "read_*", "file:///srv/*"); an
-// empty list of tools, resources or prompts allows them all.
+// Names are path.Match patterns ("*", "read_*", "file:///srv/*"). An
+// empty list of tools, resources or prompts allows none of them; ["*"]
+// allows every one. A rule that names a server but none of its tools,
+// resources or prompts still lets the caller use the server itself (list
+// it, ping it, open a tunnel to it).
 type Rule struct {
 	Principals []string
 	Groups     []string
@@ -349,7 +352,7 @@ type Rule struct {
 
 // Rules are the authorization rules. None: everyone may use everything
 // (authentication alone decides). Any: deny by default, allow what a rule
-// allows.
+// allows. A rule allows no tool, resource or prompt it does not name.
 type Rules []Rule
 
 // Allow reports whether p may use the named tool, resource or prompt of
@@ -360,22 +363,22 @@ func (rs Rules) Allow(p *Principal, server string, kind Kind, name string) bool 
 		return true
 	}
 	for _, r := range rs {
-		if !r.matchesCaller(p) || !matchAny(r.Servers, server, false) {
+		if !r.matchesCaller(p) || !matchAny(r.Servers, server) {
 			continue
 		}
 		switch kind {
 		case Server:
 			return true
 		case Tool:
-			if matchAny(r.Tools, name, true) {
+			if matchAny(r.Tools, name) {
 				return true
 			}
 		case Resource:
-			if matchAny(r.Resources, name, true) {
+			if matchAny(r.Resources, name) {
 				return true
 			}
 		case Prompt:
-			if matchAny(r.Prompts, name, true) {
+			if matchAny(r.Prompts, name) {
 				return true
 			}
 		}
@@ -420,11 +423,8 @@ func (r *Rule) matchesCaller(p *Principal) bool {
 }
 
 // matchAny reports whether name matches one of the patterns; an empty
-// list matches everything when emptyAll is set.
-func matchAny(patterns []string, name string, emptyAll bool) bool {
-	if len(patterns) == 0 {
-		return emptyAll
-	}
+// list matches nothing.
+func matchAny(patterns []string, name string) bool {
 	for _, pat := range patterns {
 		if ok, _ := path.Match(pat, name); ok || pat == "*" {
 			return true

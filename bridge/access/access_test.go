@@ -202,7 +202,7 @@ func TestJWKSFile(t *testing.T) {
 
 func TestRules(t *testing.T) {
 	rules := Rules{
-		{Principals: []string{"alice"}, Servers: []string{"*"}},
+		{Principals: []string{"alice"}, Servers: []string{"*"}, Tools: []string{"*"}, Resources: []string{"*"}, Prompts: []string{"*"}},
 		{Groups: []string{"eng"}, Servers: []string{"files"}, Tools: []string{"read_*"}, Resources: []string{"file:///pub/*"}},
 		{Claims: map[string]string{"tier": "gold"}, Servers: []string{"search"}, Tools: []string{"query"}},
 	}
@@ -224,7 +224,11 @@ func TestRules(t *testing.T) {
 		{bob, "files", Tool, "delete_all", false},
 		{bob, "files", Resource, "file:///pub/a", true},
 		{bob, "files", Resource, "file:///etc/passwd", false},
-		{bob, "files", Prompt, "any", true}, // no prompt list: all prompts
+		{alice, "files", Resource, "file:///etc/passwd", true},
+		{alice, "files", Prompt, "any", true},
+		{bob, "files", Prompt, "any", false},    // no prompt list: no prompt
+		{carol, "search", Resource, "x", false}, // no resource list: no resource
+		{carol, "search", Server, "", true},     // but the server itself
 		{bob, "search", Server, "", false},
 		{bob, "files", Server, "", true},
 		{carol, "search", Tool, "query", true},

@@ -117,6 +117,32 @@ func TestParseAccess(t *testing.T) {
 	}
 }
 
+// TestParseRuleWarnings: a rule that leaves tools, resources or prompts
+// out grants none of them, and the file loads with a located warning that
+// says so; an explicit empty list is taken as meant.
+func TestParseRuleWarnings(t *testing.T) {
+	text := "auth:\n  api_keys:\n    - {principal: a, sha256: " + strings.Repeat("ab", 32) + "}\n" +
+		"rules:\n" +
+		"  - {principals: [a], servers: [\"*\"], tools: [echo]}\n" +
+		"  - {principals: [a], servers: [\"*\"], tools: [\"*\"], resources: [\"*\"], prompts: []}\n" +
+		"  - principals: [a]\n    servers: [x]\n" +
+		"servers:\n  - command: [x]\n"
+	_, f, err := Parse("ok.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`ok.yaml:5: rules[0]: the rule names no resources or prompts: it grants none of them (write resources: ["*"] to grant every one)`,
+		`ok.yaml:7: rules[2]: the rule names no tools, resources or prompts: it grants none of them (write tools: ["*"] to grant every one)`,
+	}
+	if got := f.Warnings(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Warnings =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, f, _ := Parse("good.yaml", []byte(good)); len(f.Warnings()) != 0 {
+		t.Errorf("a file without rules warns %q", f.Warnings())
+	}
+}
+
 func TestLoadMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none.yaml")
 	if _, _, err := Load(path); err == nil || !strings.HasPrefix(err.Error(), path+": ") {

@@ -77,7 +77,7 @@ func TestServeAuthEndToEnd(t *testing.T) {
   mtls: true
 rules:
   - {principals: [ci-bot, "jwt:bob"], servers: ["*"], tools: [echo]}
-  - {principals: ["mtls:alice"], servers: ["*"]}
+  - {principals: ["mtls:alice"], servers: ["*"], tools: ["*"], resources: ["*"], prompts: ["*"]}
 audit: %s
 servers:
   - command: %s

@@ -294,6 +294,7 @@ func runServe(args []string, implicit bool) error {
 	if err != nil {
 		return err
 	}
+	logWarnings(log, file)
 	cfg.Logger = log
 	sec := &security{}
 	defer sec.close()
@@ -483,6 +484,7 @@ func reloadOnHangup(f *serveFlags, svc *bridge.Service, sec *security, listen st
 			}
 			cfg, file, err := configfile.Load(f.config)
 			if err == nil {
+				logWarnings(log, file)
 				f.applyServiceFlags(&cfg)
 				cfg.Logger = log
 				cfg.Audit = svc.Audit() // the sink stays: a new one needs a restart
@@ -500,6 +502,17 @@ func reloadOnHangup(f *serveFlags, svc *bridge.Service, sec *security, listen st
 		signal.Stop(hup)
 		close(done)
 		<-finished
+	}
+}
+
+// logWarnings logs what in the config file (nil: none) loads but may not
+// mean what it says.
+func logWarnings(log *slog.Logger, file *configfile.File) {
+	if file == nil {
+		return
+	}
+	for _, w := range file.Warnings() {
+		log.Warn("mcpbridge: the config file may not say what it means", "warning", w)
 	}
 }
 
