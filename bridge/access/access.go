@@ -6,12 +6,14 @@
 package access
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -357,10 +359,17 @@ type Rules []Rule
 
 // Allow reports whether p may use the named tool, resource or prompt of
 // server (name is ignored for Server: it asks whether any rule lets p use
-// the server at all).
+// the server at all). A resource's URI is matched as resourceURI
+// normalises it; one it refuses is allowed to no one.
 func (rs Rules) Allow(p *Principal, server string, kind Kind, name string) bool {
 	if len(rs) == 0 {
 		return true
+	}
+	if kind == Resource {
+		var ok bool
+		if name, ok = resourceURI(name); !ok {
+			return false
+		}
 	}
 	for _, r := range rs {
 		if !r.matchesCaller(p) || !matchAny(r.Servers, server) {
@@ -431,6 +440,107 @@ func matchAny(patterns []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// resourceURI is the form of a resource URI that the rules match: the
+// path percent-decoded, runs of '/' taken as one and its dot segments
+// removed as RFC 3986, section 5.2.4 does, so that a pattern sees the
+// resource that a child which decodes the URI, or maps it to a file,
+// reads: demo://greeting/a/..%2fbob is demo://greeting/bob. The scheme
+// stays as it is, the authority is decoded, the query and fragment stay
+// as they are. ok is false for a URI that no rule may allow: a malformed
+// escape, a NUL anywhere once decoded, an authority that decodes to a
+// separator, or a ".." that climbs above the start of the path (which
+// 5.2.4 drops without a word, where a child may climb):
+// demo://greeting/..%2fcounter names demo://counter to a child that takes
+// the part after greeting/ as a path.
+func resourceURI(uri string) (string, bool) {
+	prefix, rest := "", uri
+	if i := schemeLen(uri); i > 0 {
+		prefix, rest = uri[:i+1], uri[i+1:]
+	}
+	if strings.HasPrefix(rest, "//") {
+		end := len(rest)
+		if j := strings.IndexAny(rest[2:], "/?#"); j >= 0 {
+			end = 2 + j
+		}
+		authority, err := url.PathUnescape(rest[2:end])
+		if err != nil || strings.ContainsAny(authority, "/?#\\\x00") {
+			return "", false
+		}
+		prefix, rest = prefix+"//"+authority, rest[end:]
+	}
+	p, tail := rest, ""
+	if j := strings.IndexAny(rest, "?#"); j >= 0 {
+		p, tail = rest[:j], rest[j:]
+	}
+	decoded, err := url.PathUnescape(p)
+	if err != nil || strings.IndexByte(decoded, 0) >= 0 {
+		return "", false
+	}
+	if t, err := url.PathUnescape(tail); err != nil || strings.IndexByte(t, 0) >= 0 {
+		return "", false
+	}
+	for strings.Contains(decoded, "//") {
+		decoded = strings.ReplaceAll(decoded, "//", "/")
+	}
+	clean, ok := removeDotSegments(decoded)
+	if !ok {
+		return "", false
+	}
+	return prefix + clean + tail, true
+}
+
+// schemeLen is the length of uri's scheme (RFC 3986, section 3.1), the
+// index of the ':' after it; 0 when uri does not start with one.
+func schemeLen(uri string) int {
+	for i := 0; i < len(uri); i++ {
+		c := uri[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return i
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// removeDotSegments is RFC 3986, section 5.2.4, on a decoded path, except
+// that a ".." with nothing left to remove is refused (ok false) rather
+// than dropped.
+func removeDotSegments(in string) (string, bool) {
+	out := make([]byte, 0, len(in))
+	for len(in) > 0 {
+		switch {
+		case strings.HasPrefix(in, "../") || in == "..":
+			return "", false
+		case strings.HasPrefix(in, "./"):
+			in = in[2:]
+		case in == ".":
+			in = ""
+		case strings.HasPrefix(in, "/./"):
+			in = in[2:]
+		case in == "/.":
+			in = "/"
+		case strings.HasPrefix(in, "/../") || in == "/..":
+			if len(out) == 0 {
+				return "", false
+			}
+			out = out[:max(bytes.LastIndexByte(out, '/'), 0)]
+			in = "/" + in[min(len(in), 4):]
+		default:
+			j := len(in)
+			if k := strings.IndexByte(in[1:], '/'); k >= 0 {
+				j = k + 1
+			}
+			out = append(out, in[:j]...)
+			in = in[j:]
+		}
+	}
+	return string(out), true
 }
 
 // Check validates the patterns of the rules.

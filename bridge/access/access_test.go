@@ -247,6 +247,59 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// TestResourceURIs: resource patterns see the URI as a child that decodes
+// it sees it: an escaped "..", "/" or NUL does not slip past a pattern.
+func TestResourceURIs(t *testing.T) {
+	bob := &Principal{Name: "bob", Method: "apikey"}
+	rules := Rules{{Principals: []string{"bob"}, Servers: []string{"demo"}, Resources: []string{"demo://greeting/*", "file:///pub/*"}},
+		{Principals: []string{"bob"}, Servers: []string{"any"}, Resources: []string{"*"}}}
+	for _, c := range []struct {
+		uri  string
+		want bool
+	}{
+		{"demo://greeting/bob", true},
+		{"demo://greeting/..%2fcounter", false}, // a child's {name} is ../counter
+		{"demo://greeting/%2e%2e/counter", false},
+		{"demo://greeting/%2E%2E%2Fcounter", false},
+		{"demo://greeting/a/..%2fbob", true}, // demo://greeting/bob
+		{"demo://greeting/a%2fb", false},     // two segments once decoded
+		{"demo://greeting/bob%00", false},
+		{"demo://greeting/bob?x=%00", false},
+		{"demo://greeting/bo%zzb", false}, // a malformed escape
+		{"demo://greeting/bob%", false},
+		{"demo://gre%65ting/bob", true},
+		{"demo://greeting%2f..%2fcounter/x", false},
+		{"demo://counter", false},
+		{"file:///pub/a", true},
+		{"file:///pub/..%2fetc%2fpasswd", false},
+		{"file:///pub/%2e%2e/%2e%2e/etc/passwd", false},
+		{"file:///pub//..", false}, // a file system takes // as /: this is file:///
+		{"file:///pub/x/..%2fy", true},
+	} {
+		if got := rules.Allow(bob, "demo", Resource, c.uri); got != c.want {
+			norm, ok := resourceURI(c.uri)
+			t.Errorf("Allow(%q) = %v, want %v (normalised %q, %v)", c.uri, got, c.want, norm, ok)
+		}
+	}
+	// "*" admits every resource, but not one no rule may allow.
+	for uri, want := range map[string]bool{"demo://anything/at/all": true, "demo://x/%00": false, "demo://x/..%2f..%2fy": false, "demo://x/%zz": false} {
+		if got := rules.Allow(bob, "any", Resource, uri); got != want {
+			t.Errorf("Allow(%q) under \"*\" = %v, want %v", uri, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"demo://greeting/a/./b/../c": "demo://greeting/a/c",
+		"file:///a//b/":              "file:///a/b/",
+		"urn:x:a/./b":                "urn:x:a/b",
+		"demo://h/a%20b?q=%2e%2e#f":  "demo://h/a b?q=%2e%2e#f",
+		"mailto:bob@example.com":     "mailto:bob@example.com",
+	} {
+		if got, ok := resourceURI(in); !ok || got != want {
+			t.Errorf("resourceURI(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
 // TestPrincipalsByMethod: a rule's principal is an ID, method and name,
 // so that a JWT whose subject is an API key's principal, or a
 // certificate with that common name, is not that principal. A bare name is

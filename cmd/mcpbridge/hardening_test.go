@@ -64,3 +64,23 @@ func TestServeRuleGrantsOnlyWhatItNames(t *testing.T) {
 		t.Errorf("the log warns %d times, want 2 (start and reload)", n)
 	}
 }
+
+// TestServeResourcePatternsSeeDecodedURIs: a rule's resource pattern is
+// matched against the URI decoded and normalised, so an escaped ".." does
+// not reach past it: demo://greeting/..%2fcounter is refused where
+// demo://greeting/bob is read.
+func TestServeResourcePatternsSeeDecodedURIs(t *testing.T) {
+	g := findGrpcurl(t)
+	b, _, withKey := keyBridge(t, "  - {principals: [ci-bot], servers: [\"*\"], tools: [], resources: [\"demo://greeting/*\"], prompts: []}\n")
+	read := func(uri string) (string, string, int) {
+		return g.run(t, append(withKey, "-d", fmt.Sprintf(`{"uri":%q}`, uri), b.addr, "mcpbridge.v1.BridgeService/ReadResource")...)
+	}
+	if out, stderr, code := read("demo://greeting/bob"); code != 0 || !strings.Contains(out, "Hello, bob!") {
+		t.Errorf("ReadResource demo://greeting/bob = %s, exit %d, %s; want the greeting", out, code, stderr)
+	}
+	for _, uri := range []string{"demo://greeting/..%2fcounter", "demo://greeting/%2e%2e/counter", "demo://counter"} {
+		if out, stderr, code := read(uri); code == 0 || !strings.Contains(stderr, "PermissionDenied") {
+			t.Errorf("ReadResource %s = %s, exit %d, %s; want PermissionDenied", uri, out, code, stderr)
+		}
+	}
+}
