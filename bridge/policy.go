@@ -103,6 +103,10 @@ type SessionConfig struct {
 	// key) from the request metadata key (the value, lower case) of the
 	// session's first request: per-user credentials, for example. Values
 	// are never logged. A variable whose metadata is absent is not set.
+	// Variables that change what the child loads or runs (LD_PRELOAD,
+	// PATH, NODE_OPTIONS and the others CheckSessionEnvName refuses) are
+	// refused here, and a session whose value holds a control character
+	// is refused with INVALID_ARGUMENT before its child starts.
 	EnvFromMetadata map[string]string
 }
 
@@ -139,9 +143,13 @@ func (s *ServerConfig) normalizePolicy() error {
 			c.IdleTimeout = DefaultSessionIdleTimeout
 		}
 		env := make(map[string]string, len(c.EnvFromMetadata))
-		for name, key := range c.EnvFromMetadata {
+		for _, name := range slices.Sorted(maps.Keys(c.EnvFromMetadata)) {
+			key := c.EnvFromMetadata[name]
 			if name == "" || strings.ContainsAny(name, "=\x00") || key == "" {
 				return fmt.Errorf("bridge: server %q: session env %q from metadata %q is not a variable name and a metadata key", s.Name, name, key)
+			}
+			if err := CheckSessionEnvName(name); err != nil {
+				return fmt.Errorf("bridge: server %q: session env: %v", s.Name, err)
 			}
 			env[name] = strings.ToLower(key)
 		}
@@ -346,7 +354,15 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 	}
 	var env []EnvVar
 	for _, name := range slices.Sorted(maps.Keys(srv.cfg.Session.EnvFromMetadata)) {
-		if v := md.Get(srv.cfg.Session.EnvFromMetadata[name]); len(v) > 0 {
+		key := srv.cfg.Session.EnvFromMetadata[name]
+		if v := md.Get(key); len(v) > 0 {
+			// A NUL would cut the value short, a newline forge another
+			// line for a program that reads its environment as lines.
+			// The key is named, never the value: it may be a secret.
+			if controlChar(v[0]) >= 0 {
+				return nil, toStatus(srv.name, method, invalidInput(srv.name, method,
+					"the metadata %q holds a control character: it cannot be a session's environment value", key))
+			}
 			env = append(env, EnvVar{Name: name, Value: v[0]})
 		}
 	}

@@ -364,6 +364,11 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		if (s.Session.Max != 0 || s.Session.IdleTimeout != 0 || s.Session.EnvFromMetadata != nil) && sc.Policy != bridge.PolicySession {
 			return cfg, at("session settings need policy: session", "session")
 		}
+		for _, name := range slices.Sorted(maps.Keys(s.Session.EnvFromMetadata)) {
+			if err := bridge.CheckSessionEnvName(name); err != nil {
+				return cfg, at(err.Error(), "session", "env_from_metadata", name)
+			}
+		}
 		if len(s.Tools) > 0 {
 			sc.Tools = map[string]bridge.Deadlines{}
 			for name, t := range s.Tools {

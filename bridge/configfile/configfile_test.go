@@ -89,6 +89,10 @@ func TestParseErrors(t *testing.T) {
 		{"short key hash", "auth:\n  api_keys:\n    - {principal: a, sha256: abc}\nservers:\n  - command: [x]\n", "bad.yaml:3: auth.api_keys[0]: an API key needs"},
 		{"jwt without audience", "auth:\n  jwt: {jwks_file: k.json, issuer: i}\nservers:\n  - command: [x]\n", "bad.yaml:2: auth.jwt: jwt needs"},
 		{"reflection", "reflection: maybe\nservers:\n  - command: [x]\n", `bad.yaml:1: reflection: "maybe" is not auto, on or off`},
+		{"env from metadata", "servers:\n  - name: a\n    command: [x]\n    policy: session\n    session:\n      max: 2\n      env_from_metadata:\n        TOKEN: x-token\n        LD_PRELOAD: x-preload\n",
+			"bad.yaml:9: servers[0].session.env_from_metadata.LD_PRELOAD: LD_PRELOAD may not be set from request metadata"},
+		{"env from metadata, a prefix", "servers:\n  - name: a\n    command: [x]\n    policy: session\n    session: {env_from_metadata: {PythonPath: x-path}}\n",
+			"bad.yaml:5: servers[0].session.env_from_metadata.PythonPath: PythonPath may not be set from request metadata: a caller would choose what the child loads or runs (PYTHON* is refused)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
