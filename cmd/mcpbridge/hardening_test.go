@@ -5,6 +5,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -81,6 +85,54 @@ func TestServeResourcePatternsSeeDecodedURIs(t *testing.T) {
 	for _, uri := range []string{"demo://greeting/..%2fcounter", "demo://greeting/%2e%2e/counter", "demo://counter"} {
 		if out, stderr, code := read(uri); code == 0 || !strings.Contains(stderr, "PermissionDenied") {
 			t.Errorf("ReadResource %s = %s, exit %d, %s; want PermissionDenied", uri, out, code, stderr)
+		}
+	}
+}
+
+// TestServeIsNotDumpable runs `mcpbridge serve` as an unprivileged user
+// (nobody, uid 65534) and checks that the entries in its /proc/<pid>
+// (environ, mem, status) belong to root rather than to that user: the
+// kernel's sign of a non-dumpable process, whose environment and memory
+// other processes of its user cannot read and which they cannot ptrace. Root is needed to start a
+// process as another user (CI runs as root).
+func TestServeIsNotDumpable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run the bridge as uid 65534 and see its /proc entries' owner")
+	}
+	// The binary where that user may read and run it: a readable binary
+	// keeps the process dumpable across exec, as any user's would be.
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "mcpbridge")
+	data, err := os.ReadFile(mcpbridgeBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const nobody = 65534
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	b := startBridgeCmd(t, cmd)
+	pid := b.cmd.Process.Pid
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil || !regexp.MustCompile(`(?m)^Uid:\s+65534\s`).Match(status) {
+		t.Fatalf("the bridge does not run as uid 65534: %v\n%s", err, status)
+	}
+	for _, name := range []string{"environ", "mem", "status"} {
+		path := fmt.Sprintf("/proc/%d/%s", pid, name)
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uid := info.Sys().(*syscall.Stat_t).Uid; uid != 0 {
+			t.Errorf("%s belongs to uid %d, want 0: the bridge is dumpable", path, uid)
 		}
 	}
 }

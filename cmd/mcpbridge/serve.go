@@ -263,6 +263,11 @@ func parseServe(args []string, implicit bool) (*serveFlags, error) {
 // server, until SIGINT or SIGTERM. implicit is set when the serve
 // subcommand was left out.
 func runServe(args []string, implicit bool) error {
+	// Before anything of worth is in memory: no other process of the
+	// bridge's user may read it.
+	if err := notDumpable(); err != nil {
+		return fmt.Errorf("making the process non-dumpable: %w", err)
+	}
 	// Signals first: one that arrives while the child starts shuts down
 	// gracefully too, instead of killing the bridge mid-start.
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
