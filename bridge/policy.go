@@ -10,6 +10,7 @@ package bridge
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -194,13 +195,32 @@ func (m *member) idleFor(now time.Time) time.Duration {
 	return now.Sub(time.Unix(0, m.used.Load()))
 }
 
+// sessionKey keys the session digests, a random secret of this process.
+// A plain hash of a session's name, often short or guessable (a user
+// name, a date), could be reversed offline by trying names; the digest is
+// in the log, in GetServer and in the child label of the metrics, which
+// reach people who must not learn the names. A digest is stable while the
+// process runs, and means nothing to another.
+var sessionKey = func() []byte {
+	k := make([]byte, sha256.Size)
+	_, _ = rand.Read(k) // crypto/rand does not fail: it ends the program instead
+	return k
+}()
+
+// sessionDigest is a session's short name for the log, GetServer and the
+// metrics: 12 hex digits of its HMAC-SHA256 under sessionKey.
+func sessionDigest(session string) string {
+	mac := hmac.New(sha256.New, sessionKey)
+	mac.Write([]byte(session))
+	return hex.EncodeToString(mac.Sum(nil)[:6])
+}
+
 // newMember makes and starts a member of srv.
 func (srv *upstream) newMember(session string, env []EnvVar) *member {
 	m := &member{srv: srv, stderr: newStderrLines(), session: session, env: env}
 	log := srv.log
 	if session != "" {
-		sum := sha256.Sum256([]byte(session))
-		m.digest = hex.EncodeToString(sum[:6])
+		m.digest = sessionDigest(session)
 		log = log.With("session", m.digest)
 		m.id = m.digest
 	} else {
