@@ -62,7 +62,7 @@ func BenchmarkAuth(b *testing.B) {
 	clientPair, _ := tls.X509KeyPair(client.CertPEM, client.KeyPEM)
 	roots := x509.NewCertPool()
 	roots.AddCert(ca.Cert)
-	rules := access.Rules{{Principals: []string{"bench"}, Servers: []string{"*"}}}
+	rules := access.Rules{{Principals: []string{"bench", "jwt:bench", "mtls:bench"}, Servers: []string{"*"}, Tools: []string{"*"}}}
 
 	for _, c := range []struct {
 		name   string

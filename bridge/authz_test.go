@@ -31,7 +31,7 @@ const (
 func startAuthBridge(t *testing.T) (mcpbridgev1.BridgeServiceClient, *Service) {
 	t.Helper()
 	return startAuthBridgeWith(t, access.Rules{
-		{Principals: []string{"alice"}, Servers: []string{"*"}},
+		{Principals: []string{"alice"}, Servers: []string{"*"}, Tools: []string{"*"}, Resources: []string{"*"}, Prompts: []string{"*"}},
 		{Groups: []string{"guests"}, Servers: []string{"p"}, Tools: []string{"pid", "count"}, Resources: []string{"test://public"}},
 	}, policyServer(t, "p", PolicyShared), policyServer(t, "other", PolicyShared))
 }

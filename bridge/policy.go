@@ -10,6 +10,7 @@ package bridge
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -109,6 +110,10 @@ type SessionConfig struct {
 	// key) from the request metadata key (the value, lower case) of the
 	// session's first request: per-user credentials, for example. Values
 	// are never logged. A variable whose metadata is absent is not set.
+	// Variables that change what the child loads or runs (LD_PRELOAD,
+	// PATH, NODE_OPTIONS and the others CheckSessionEnvName refuses) are
+	// refused here, and a session whose value holds a control character
+	// is refused with INVALID_ARGUMENT before its child starts.
 	EnvFromMetadata map[string]string
 }
 
@@ -148,9 +153,13 @@ func (s *ServerConfig) normalizePolicy() error {
 			c.IdleTimeout = DefaultSessionIdleTimeout
 		}
 		env := make(map[string]string, len(c.EnvFromMetadata))
-		for name, key := range c.EnvFromMetadata {
+		for _, name := range slices.Sorted(maps.Keys(c.EnvFromMetadata)) {
+			key := c.EnvFromMetadata[name]
 			if name == "" || strings.ContainsAny(name, "=\x00") || key == "" {
 				return fmt.Errorf("bridge: server %q: session env %q from metadata %q is not a variable name and a metadata key", s.Name, name, key)
+			}
+			if err := CheckSessionEnvName(name); err != nil {
+				return fmt.Errorf("bridge: server %q: session env: %v", s.Name, err)
 			}
 			env[name] = strings.ToLower(key)
 		}
@@ -196,13 +205,32 @@ func (m *member) idleFor(now time.Time) time.Duration {
 	return now.Sub(time.Unix(0, m.used.Load()))
 }
 
+// sessionKey keys the session digests, a random secret of this process.
+// A plain hash of a session's name, often short or guessable (a user
+// name, a date), could be reversed offline by trying names; the digest is
+// in the log, in GetServer and in the child label of the metrics, which
+// reach people who must not learn the names. A digest is stable while the
+// process runs, and means nothing to another.
+var sessionKey = func() []byte {
+	k := make([]byte, sha256.Size)
+	_, _ = rand.Read(k) // crypto/rand does not fail: it ends the program instead
+	return k
+}()
+
+// sessionDigest is a session's short name for the log, GetServer and the
+// metrics: 12 hex digits of its HMAC-SHA256 under sessionKey.
+func sessionDigest(session string) string {
+	mac := hmac.New(sha256.New, sessionKey)
+	mac.Write([]byte(session))
+	return hex.EncodeToString(mac.Sum(nil)[:6])
+}
+
 // newMember makes and starts a member of srv.
 func (srv *upstream) newMember(session string, env []EnvVar) *member {
 	m := &member{srv: srv, stderr: newStderrLines(), session: session, env: env}
 	log := srv.log
 	if session != "" {
-		sum := sha256.Sum256([]byte(session))
-		m.digest = hex.EncodeToString(sum[:6])
+		m.digest = sessionDigest(session)
 		log = log.With("session", m.digest)
 		m.id = m.digest
 	} else {
@@ -360,7 +388,15 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 	}
 	var env []EnvVar
 	for _, name := range slices.Sorted(maps.Keys(srv.cfg.Session.EnvFromMetadata)) {
-		if v := md.Get(srv.cfg.Session.EnvFromMetadata[name]); len(v) > 0 {
+		key := srv.cfg.Session.EnvFromMetadata[name]
+		if v := md.Get(key); len(v) > 0 {
+			// A NUL would cut the value short, a newline forge another
+			// line for a program that reads its environment as lines.
+			// The key is named, never the value: it may be a secret.
+			if controlChar(v[0]) >= 0 {
+				return nil, toStatus(srv.name, method, invalidInput(srv.name, method,
+					"the metadata %q holds a control character: it cannot be a session's environment value", key))
+			}
 			env = append(env, EnvVar{Name: name, Value: v[0]})
 		}
 	}

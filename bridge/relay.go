@@ -129,11 +129,13 @@ func (r *relay) countCall(who string, delta int) {
 	}
 }
 
-// principalName names the caller of ctx for server-request routing: ""
-// for an anonymous one.
+// principalName names the caller of ctx wherever callers are told apart
+// (server requests and logs, sessions, limits): its principal's ID,
+// qualified by how it authenticated, so that a JWT's subject alice is not
+// the API key alice; "" for an anonymous one.
 func principalName(ctx context.Context) string {
 	if p := access.FromContext(ctx); p != nil {
-		return p.Name
+		return p.ID()
 	}
 	return ""
 }

@@ -6,12 +6,14 @@
 package access
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -37,9 +39,26 @@ type Principal struct {
 	Groups []string
 	// Claims are a JWT's claims (nil otherwise).
 	Claims jwt.MapClaims
-	// Expires is when the credential ends: a JWT's exp; zero for none.
+	// Expires is when the credential stops being valid: a JWT's exp, a
+	// client certificate's NotAfter; zero for an API key, which does not
+	// expire.
 	Expires time.Time
 }
+
+// ID is the principal's name qualified by how it authenticated:
+// "apikey:alice", "jwt:alice", "mtls:alice". Names of different methods
+// come from different authorities (the config file, a JWT issuer, a CA),
+// so only the ID tells two callers apart: an issuer that signs a token
+// with subject alice does not make its holder the API key's alice.
+func (p *Principal) ID() string {
+	if p == nil {
+		return ""
+	}
+	return p.Method + ":" + p.Name
+}
+
+// methods are the values of Principal.Method, which prefix an ID.
+var methods = []string{"apikey", "jwt", "mtls"}
 
 type principalKey struct{}
 
@@ -297,7 +316,7 @@ func certPrincipal(ctx context.Context) *Principal {
 	if name == "" {
 		return nil
 	}
-	return &Principal{Name: name, Method: "mtls", Groups: slices.Clone(cert.Subject.OrganizationalUnit)}
+	return &Principal{Name: name, Method: "mtls", Groups: slices.Clone(cert.Subject.OrganizationalUnit), Expires: cert.NotAfter}
 }
 
 // Kind is what a rule's names match.
@@ -312,9 +331,17 @@ const (
 )
 
 // Rule allows callers (by principal, group or claim; any match) to use
-// servers, and on them tools, resources and prompts. Names are path.Match
-// patterns ("*", "read_*", "file:///srv/*"); an empty list of tools,
-// resources or prompts allows them all.
+// servers, and on them tools, resources and prompts.
+//
+// A principal is written as its ID ("jwt:bob", "mtls:alice",
+// "apikey:ci-bot"); a bare name (no ':') is an API key's principal, whose
+// names the same file defines; "*" is any authenticated caller.
+//
+// Names are path.Match patterns ("*", "read_*", "file:///srv/*"). An
+// empty list of tools, resources or prompts allows none of them; ["*"]
+// allows every one. A rule that names a server but none of its tools,
+// resources or prompts still lets the caller use the server itself (list
+// it, ping it, open a tunnel to it).
 type Rule struct {
 	Principals []string
 	Groups     []string
@@ -327,33 +354,40 @@ type Rule struct {
 
 // Rules are the authorization rules. None: everyone may use everything
 // (authentication alone decides). Any: deny by default, allow what a rule
-// allows.
+// allows. A rule allows no tool, resource or prompt it does not name.
 type Rules []Rule
 
 // Allow reports whether p may use the named tool, resource or prompt of
 // server (name is ignored for Server: it asks whether any rule lets p use
-// the server at all).
+// the server at all). A resource's URI is matched as resourceURI
+// normalises it; one it refuses is allowed to no one.
 func (rs Rules) Allow(p *Principal, server string, kind Kind, name string) bool {
 	if len(rs) == 0 {
 		return true
 	}
+	if kind == Resource {
+		var ok bool
+		if name, ok = resourceURI(name); !ok {
+			return false
+		}
+	}
 	for _, r := range rs {
-		if !r.matchesCaller(p) || !matchAny(r.Servers, server, false) {
+		if !r.matchesCaller(p) || !matchAny(r.Servers, server) {
 			continue
 		}
 		switch kind {
 		case Server:
 			return true
 		case Tool:
-			if matchAny(r.Tools, name, true) {
+			if matchAny(r.Tools, name) {
 				return true
 			}
 		case Resource:
-			if matchAny(r.Resources, name, true) {
+			if matchAny(r.Resources, name) {
 				return true
 			}
 		case Prompt:
-			if matchAny(r.Prompts, name, true) {
+			if matchAny(r.Prompts, name) {
 				return true
 			}
 		}
@@ -365,8 +399,17 @@ func (r *Rule) matchesCaller(p *Principal) bool {
 	if p == nil {
 		return false
 	}
-	if slices.Contains(r.Principals, p.Name) || slices.Contains(r.Principals, "*") {
-		return true
+	for _, want := range r.Principals {
+		switch {
+		case want == "*":
+			return true
+		case strings.Contains(want, ":"):
+			if want == p.ID() {
+				return true
+			}
+		case p.Method == "apikey" && want == p.Name:
+			return true
+		}
 	}
 	for _, g := range r.Groups {
 		if slices.Contains(p.Groups, g) {
@@ -389,17 +432,115 @@ func (r *Rule) matchesCaller(p *Principal) bool {
 }
 
 // matchAny reports whether name matches one of the patterns; an empty
-// list matches everything when emptyAll is set.
-func matchAny(patterns []string, name string, emptyAll bool) bool {
-	if len(patterns) == 0 {
-		return emptyAll
-	}
+// list matches nothing.
+func matchAny(patterns []string, name string) bool {
 	for _, pat := range patterns {
 		if ok, _ := path.Match(pat, name); ok || pat == "*" {
 			return true
 		}
 	}
 	return false
+}
+
+// resourceURI is the form of a resource URI that the rules match: the
+// path percent-decoded, runs of '/' taken as one and its dot segments
+// removed as RFC 3986, section 5.2.4 does, so that a pattern sees the
+// resource that a child which decodes the URI, or maps it to a file,
+// reads: demo://greeting/a/..%2fbob is demo://greeting/bob. The scheme
+// stays as it is, the authority is decoded, the query and fragment stay
+// as they are. ok is false for a URI that no rule may allow: a malformed
+// escape, a NUL anywhere once decoded, an authority that decodes to a
+// separator, or a ".." that climbs above the start of the path (which
+// 5.2.4 drops without a word, where a child may climb):
+// demo://greeting/..%2fcounter names demo://counter to a child that takes
+// the part after greeting/ as a path.
+func resourceURI(uri string) (string, bool) {
+	prefix, rest := "", uri
+	if i := schemeLen(uri); i > 0 {
+		prefix, rest = uri[:i+1], uri[i+1:]
+	}
+	if strings.HasPrefix(rest, "//") {
+		end := len(rest)
+		if j := strings.IndexAny(rest[2:], "/?#"); j >= 0 {
+			end = 2 + j
+		}
+		authority, err := url.PathUnescape(rest[2:end])
+		if err != nil || strings.ContainsAny(authority, "/?#\\\x00") {
+			return "", false
+		}
+		prefix, rest = prefix+"//"+authority, rest[end:]
+	}
+	p, tail := rest, ""
+	if j := strings.IndexAny(rest, "?#"); j >= 0 {
+		p, tail = rest[:j], rest[j:]
+	}
+	decoded, err := url.PathUnescape(p)
+	if err != nil || strings.IndexByte(decoded, 0) >= 0 {
+		return "", false
+	}
+	if t, err := url.PathUnescape(tail); err != nil || strings.IndexByte(t, 0) >= 0 {
+		return "", false
+	}
+	for strings.Contains(decoded, "//") {
+		decoded = strings.ReplaceAll(decoded, "//", "/")
+	}
+	clean, ok := removeDotSegments(decoded)
+	if !ok {
+		return "", false
+	}
+	return prefix + clean + tail, true
+}
+
+// schemeLen is the length of uri's scheme (RFC 3986, section 3.1), the
+// index of the ':' after it; 0 when uri does not start with one.
+func schemeLen(uri string) int {
+	for i := 0; i < len(uri); i++ {
+		c := uri[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return i
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// removeDotSegments is RFC 3986, section 5.2.4, on a decoded path, except
+// that a ".." with nothing left to remove is refused (ok false) rather
+// than dropped.
+func removeDotSegments(in string) (string, bool) {
+	out := make([]byte, 0, len(in))
+	for len(in) > 0 {
+		switch {
+		case strings.HasPrefix(in, "../") || in == "..":
+			return "", false
+		case strings.HasPrefix(in, "./"):
+			in = in[2:]
+		case in == ".":
+			in = ""
+		case strings.HasPrefix(in, "/./"):
+			in = in[2:]
+		case in == "/.":
+			in = "/"
+		case strings.HasPrefix(in, "/../") || in == "/..":
+			if len(out) == 0 {
+				return "", false
+			}
+			out = out[:max(bytes.LastIndexByte(out, '/'), 0)]
+			in = "/" + in[min(len(in), 4):]
+		default:
+			j := len(in)
+			if k := strings.IndexByte(in[1:], '/'); k >= 0 {
+				j = k + 1
+			}
+			out = append(out, in[:j]...)
+			in = in[j:]
+		}
+	}
+	return string(out), true
 }
 
 // Check validates the patterns of the rules.
@@ -410,6 +551,12 @@ func (rs Rules) Check() error {
 		}
 		if len(r.Servers) == 0 {
 			return fmt.Errorf("access: rule %d names no server (use \"*\" for every one)", i)
+		}
+		for _, who := range r.Principals {
+			method, name, qualified := strings.Cut(who, ":")
+			if qualified && (!slices.Contains(methods, method) || name == "") {
+				return fmt.Errorf("access: rule %d: principal %q: write apikey:NAME, jwt:NAME or mtls:NAME (or a bare API key principal)", i, who)
+			}
 		}
 		for _, list := range [][]string{r.Servers, r.Tools, r.Resources, r.Prompts} {
 			for _, pat := range list {

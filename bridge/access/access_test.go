@@ -6,6 +6,9 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
 	"math/big"
@@ -20,7 +23,9 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"go.uber.org/goleak"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -248,15 +253,15 @@ func TestJWKSFile(t *testing.T) {
 
 func TestRules(t *testing.T) {
 	rules := Rules{
-		{Principals: []string{"alice"}, Servers: []string{"*"}},
+		{Principals: []string{"alice"}, Servers: []string{"*"}, Tools: []string{"*"}, Resources: []string{"*"}, Prompts: []string{"*"}},
 		{Groups: []string{"eng"}, Servers: []string{"files"}, Tools: []string{"read_*"}, Resources: []string{"file:///pub/*"}},
 		{Claims: map[string]string{"tier": "gold"}, Servers: []string{"search"}, Tools: []string{"query"}},
 	}
 	if err := rules.Check(); err != nil {
 		t.Fatal(err)
 	}
-	alice := &Principal{Name: "alice"}
-	bob := &Principal{Name: "bob", Groups: []string{"eng"}}
+	alice := &Principal{Name: "alice", Method: "apikey"}
+	bob := &Principal{Name: "bob", Method: "apikey", Groups: []string{"eng"}}
 	carol := &Principal{Name: "carol", Claims: jwt.MapClaims{"tier": "gold"}}
 	for _, c := range []struct {
 		p      *Principal
@@ -270,7 +275,11 @@ func TestRules(t *testing.T) {
 		{bob, "files", Tool, "delete_all", false},
 		{bob, "files", Resource, "file:///pub/a", true},
 		{bob, "files", Resource, "file:///etc/passwd", false},
-		{bob, "files", Prompt, "any", true}, // no prompt list: all prompts
+		{alice, "files", Resource, "file:///etc/passwd", true},
+		{alice, "files", Prompt, "any", true},
+		{bob, "files", Prompt, "any", false},    // no prompt list: no prompt
+		{carol, "search", Resource, "x", false}, // no resource list: no resource
+		{carol, "search", Server, "", true},     // but the server itself
 		{bob, "search", Server, "", false},
 		{bob, "files", Server, "", true},
 		{carol, "search", Tool, "query", true},
@@ -286,6 +295,142 @@ func TestRules(t *testing.T) {
 	}
 	if err := (Rules{{Servers: []string{"*"}}}).Check(); err == nil {
 		t.Error("a rule for nobody passed Check")
+	}
+}
+
+// TestResourceURIs: resource patterns see the URI as a child that decodes
+// it sees it: an escaped "..", "/" or NUL does not slip past a pattern.
+func TestResourceURIs(t *testing.T) {
+	bob := &Principal{Name: "bob", Method: "apikey"}
+	rules := Rules{{Principals: []string{"bob"}, Servers: []string{"demo"}, Resources: []string{"demo://greeting/*", "file:///pub/*"}},
+		{Principals: []string{"bob"}, Servers: []string{"any"}, Resources: []string{"*"}}}
+	for _, c := range []struct {
+		uri  string
+		want bool
+	}{
+		{"demo://greeting/bob", true},
+		{"demo://greeting/..%2fcounter", false}, // a child's {name} is ../counter
+		{"demo://greeting/%2e%2e/counter", false},
+		{"demo://greeting/%2E%2E%2Fcounter", false},
+		{"demo://greeting/a/..%2fbob", true}, // demo://greeting/bob
+		{"demo://greeting/a%2fb", false},     // two segments once decoded
+		{"demo://greeting/bob%00", false},
+		{"demo://greeting/bob?x=%00", false},
+		{"demo://greeting/bo%zzb", false}, // a malformed escape
+		{"demo://greeting/bob%", false},
+		{"demo://gre%65ting/bob", true},
+		{"demo://greeting%2f..%2fcounter/x", false},
+		{"demo://counter", false},
+		{"file:///pub/a", true},
+		{"file:///pub/..%2fetc%2fpasswd", false},
+		{"file:///pub/%2e%2e/%2e%2e/etc/passwd", false},
+		{"file:///pub//..", false}, // a file system takes // as /: this is file:///
+		{"file:///pub/x/..%2fy", true},
+	} {
+		if got := rules.Allow(bob, "demo", Resource, c.uri); got != c.want {
+			norm, ok := resourceURI(c.uri)
+			t.Errorf("Allow(%q) = %v, want %v (normalised %q, %v)", c.uri, got, c.want, norm, ok)
+		}
+	}
+	// "*" admits every resource, but not one no rule may allow.
+	for uri, want := range map[string]bool{"demo://anything/at/all": true, "demo://x/%00": false, "demo://x/..%2f..%2fy": false, "demo://x/%zz": false} {
+		if got := rules.Allow(bob, "any", Resource, uri); got != want {
+			t.Errorf("Allow(%q) under \"*\" = %v, want %v", uri, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"demo://greeting/a/./b/../c": "demo://greeting/a/c",
+		"file:///a//b/":              "file:///a/b/",
+		"urn:x:a/./b":                "urn:x:a/b",
+		"demo://h/a%20b?q=%2e%2e#f":  "demo://h/a b?q=%2e%2e#f",
+		"mailto:bob@example.com":     "mailto:bob@example.com",
+	} {
+		if got, ok := resourceURI(in); !ok || got != want {
+			t.Errorf("resourceURI(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+// TestPrincipalsByMethod: a rule's principal is an ID, method and name,
+// so that a JWT whose subject is an API key's principal, or a
+// certificate with that common name, is not that principal. A bare name is
+// an API key's; "*" is anyone authenticated.
+func TestPrincipalsByMethod(t *testing.T) {
+	rules := Rules{
+		{Principals: []string{"bob"}, Servers: []string{"keys"}},
+		{Principals: []string{"jwt:bob"}, Servers: []string{"jwts"}},
+		{Principals: []string{"mtls:bob", "apikey:carol"}, Servers: []string{"certs"}},
+		{Principals: []string{"*"}, Servers: []string{"open"}},
+	}
+	if err := rules.Check(); err != nil {
+		t.Fatal(err)
+	}
+	key := &Principal{Name: "bob", Method: "apikey"}
+	tok := &Principal{Name: "bob", Method: "jwt"}
+	cert := &Principal{Name: "bob", Method: "mtls"}
+	carol := &Principal{Name: "carol", Method: "apikey"}
+	for _, c := range []struct {
+		p      *Principal
+		server string
+		want   bool
+	}{
+		{key, "keys", true},
+		{tok, "keys", false}, // a JWT with sub bob is not the API key's bob
+		{cert, "keys", false},
+		{tok, "jwts", true},
+		{key, "jwts", false},
+		{cert, "jwts", false},
+		{cert, "certs", true},
+		{tok, "certs", false},
+		{carol, "certs", true},
+		{key, "open", true},
+		{tok, "open", true},
+		{cert, "open", true},
+		{nil, "open", false},
+	} {
+		if got := rules.Allow(c.p, c.server, Server, ""); got != c.want {
+			t.Errorf("Allow(%s, %s) = %v, want %v", c.p.ID(), c.server, got, c.want)
+		}
+	}
+	if key.ID() != "apikey:bob" || tok.ID() != "jwt:bob" || cert.ID() != "mtls:bob" {
+		t.Errorf("IDs = %s, %s, %s", key.ID(), tok.ID(), cert.ID())
+	}
+	// A qualified name with an unknown method is a mistake, not a name.
+	for _, who := range []string{"jtw:bob", "ci:bot", "jwt:"} {
+		if err := (Rules{{Principals: []string{who}, Servers: []string{"*"}}}).Check(); err == nil {
+			t.Errorf("Check accepted the principal %q", who)
+		}
+	}
+}
+
+// TestExpires: a principal says until when its credential holds: a JWT's
+// exp, a client certificate's NotAfter, never for an API key.
+func TestExpires(t *testing.T) {
+	is := newIssuer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, err := New(ctx, Config{APIKeys: []APIKey{{Principal: "alice", SHA256: HashKey("s3cret-key-of-alice")}}, MTLS: true,
+		JWT: &JWTConfig{JWKSURL: is.srv.URL + "/jwks.json", HTTPClient: is.srv.Client(), Issuer: "https://issuer.test", Audience: "mcpbridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := goodClaims()
+	exp := time.Unix(claims["exp"].(int64), 0)
+	token := is.sign(t, "k1", claims)
+	for range 2 { // verified, then from the cache
+		if p, err := a.Authenticate(bearerCtx(token)); err != nil || !p.Expires.Equal(exp) {
+			t.Errorf("the JWT's principal = %+v, %v; want Expires %v", p, err, exp)
+		}
+	}
+	if p, err := a.Authenticate(bearerCtx("s3cret-key-of-alice")); err != nil || !p.Expires.IsZero() {
+		t.Errorf("the API key's principal = %+v, %v; want no Expires", p, err)
+	}
+	notAfter := time.Now().Add(48 * time.Hour).Truncate(time.Second)
+	leaf := &x509.Certificate{Subject: pkix.Name{CommonName: "carol"}, NotAfter: notAfter}
+	tlsCtx := peer.NewContext(context.Background(), &peer.Peer{AuthInfo: credentials.TLSInfo{
+		State: tls.ConnectionState{VerifiedChains: [][]*x509.Certificate{{leaf}}}}})
+	if p, err := a.Authenticate(tlsCtx); err != nil || p.ID() != "mtls:carol" || !p.Expires.Equal(notAfter) {
+		t.Errorf("the certificate's principal = %+v, %v; want mtls:carol until %v", p, err, notAfter)
 	}
 }
 

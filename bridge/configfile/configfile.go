@@ -43,7 +43,14 @@ type File struct {
 	// "stderr"; empty: no audit log.
 	Audit   string   `yaml:"audit"`
 	Servers []Server `yaml:"servers"`
+
+	warnings []string
 }
+
+// Warnings are what in the file loads but may not mean what it says,
+// each located like an Error: a rule that names no tools, resources or
+// prompts grants none of them. The caller logs them.
+func (f *File) Warnings() []string { return f.warnings }
 
 // Limits bound each caller (docs/security.md, "Limits").
 type Limits struct {
@@ -84,7 +91,9 @@ type JWT struct {
 	GroupsClaim    string        `yaml:"groups_claim"`
 }
 
-// Rule allows callers to use servers, tools, resources and prompts.
+// Rule allows callers to use servers, tools, resources and prompts
+// (access.Rule): a list left out grants none of its kind, and the file
+// loads with a warning that says so.
 type Rule struct {
 	Principals []string          `yaml:"principals"`
 	Groups     []string          `yaml:"groups"`
@@ -272,6 +281,18 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		if err := cfg.Rules[i:].Check(); err != nil {
 			return cfg, loc.err(strings.TrimPrefix(strings.Replace(err.Error(), "rule 0", "the rule", 1), "access: "), "rules", i)
 		}
+		// A kind left out grants nothing of it; an explicit [] says so
+		// on purpose.
+		var unnamed []string
+		for _, kind := range []string{"tools", "resources", "prompts"} {
+			if n, _ := loc.node("rules", i, kind); n == nil || n.Kind != yaml.SequenceNode {
+				unnamed = append(unnamed, kind)
+			}
+		}
+		if len(unnamed) > 0 {
+			f.warnings = append(f.warnings, loc.err(fmt.Sprintf("the rule names no %s: it grants none of them (write %s: [\"*\"] to grant every one)",
+				orList(unnamed), unnamed[0]), "rules", i).Error())
+		}
 	}
 	if len(f.Rules) > 0 && (f.Auth == nil || len(f.Auth.APIKeys) == 0 && f.Auth.JWT == nil && !f.Auth.MTLS) {
 		return cfg, loc.err("rules need an auth section: api_keys, jwt or mtls", "rules")
@@ -344,6 +365,11 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		if (s.Session.Max != 0 || s.Session.MaxPerPrincipal != 0 || s.Session.IdleTimeout != 0 || s.Session.EnvFromMetadata != nil) && sc.Policy != bridge.PolicySession {
 			return cfg, at("session settings need policy: session", "session")
 		}
+		for _, name := range slices.Sorted(maps.Keys(s.Session.EnvFromMetadata)) {
+			if err := bridge.CheckSessionEnvName(name); err != nil {
+				return cfg, at(err.Error(), "session", "env_from_metadata", name)
+			}
+		}
 		if len(s.Tools) > 0 {
 			sc.Tools = map[string]bridge.Deadlines{}
 			for name, t := range s.Tools {
@@ -371,6 +397,14 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		cfg.Servers = append(cfg.Servers, sc)
 	}
 	return cfg, nil
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // locator finds the line of a field in the parsed document.

@@ -90,6 +90,10 @@ func TestParseErrors(t *testing.T) {
 		{"short key hash", "auth:\n  api_keys:\n    - {principal: a, sha256: abc}\nservers:\n  - command: [x]\n", "bad.yaml:3: auth.api_keys[0]: an API key needs"},
 		{"jwt without audience", "auth:\n  jwt: {jwks_file: k.json, issuer: i}\nservers:\n  - command: [x]\n", "bad.yaml:2: auth.jwt: jwt needs"},
 		{"reflection", "reflection: maybe\nservers:\n  - command: [x]\n", `bad.yaml:1: reflection: "maybe" is not auto, on or off`},
+		{"env from metadata", "servers:\n  - name: a\n    command: [x]\n    policy: session\n    session:\n      max: 2\n      env_from_metadata:\n        TOKEN: x-token\n        LD_PRELOAD: x-preload\n",
+			"bad.yaml:9: servers[0].session.env_from_metadata.LD_PRELOAD: LD_PRELOAD may not be set from request metadata"},
+		{"env from metadata, a prefix", "servers:\n  - name: a\n    command: [x]\n    policy: session\n    session: {env_from_metadata: {PythonPath: x-path}}\n",
+			"bad.yaml:5: servers[0].session.env_from_metadata.PythonPath: PythonPath may not be set from request metadata: a caller would choose what the child loads or runs (PYTHON* is refused)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,6 +119,32 @@ func TestParseAccess(t *testing.T) {
 	}
 	if len(cfg.Rules) != 1 || cfg.Rules[0].Tools[0] != "read_*" {
 		t.Errorf("Rules = %+v", cfg.Rules)
+	}
+}
+
+// TestParseRuleWarnings: a rule that leaves tools, resources or prompts
+// out grants none of them, and the file loads with a located warning that
+// says so; an explicit empty list is taken as meant.
+func TestParseRuleWarnings(t *testing.T) {
+	text := "auth:\n  api_keys:\n    - {principal: a, sha256: " + strings.Repeat("ab", 32) + "}\n" +
+		"rules:\n" +
+		"  - {principals: [a], servers: [\"*\"], tools: [echo]}\n" +
+		"  - {principals: [a], servers: [\"*\"], tools: [\"*\"], resources: [\"*\"], prompts: []}\n" +
+		"  - principals: [a]\n    servers: [x]\n" +
+		"servers:\n  - command: [x]\n"
+	_, f, err := Parse("ok.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`ok.yaml:5: rules[0]: the rule names no resources or prompts: it grants none of them (write resources: ["*"] to grant every one)`,
+		`ok.yaml:7: rules[2]: the rule names no tools, resources or prompts: it grants none of them (write tools: ["*"] to grant every one)`,
+	}
+	if got := f.Warnings(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Warnings =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, f, _ := Parse("good.yaml", []byte(good)); len(f.Warnings()) != 0 {
+		t.Errorf("a file without rules warns %q", f.Warnings())
 	}
 }
 

@@ -61,8 +61,9 @@ func (j *jwksServer) token(t *testing.T, sub string, exp time.Duration, aud stri
 // API keys and a JWKS served over HTTPS by the test, and drives it with
 // grpcurl as a user would: each credential passes or fails as it should,
 // the rules allow the echo tool to the key and the JWT and everything to
-// alice's certificate, health needs no credential, and the audit log has
-// the calls without their arguments.
+// alice's certificate, a JWT whose subject is the key's principal is not
+// that principal, health needs no credential, and the audit log has the
+// calls without their arguments.
 func TestServeAuthEndToEnd(t *testing.T) {
 	g := findGrpcurl(t)
 	f := newTLSFiles(t)
@@ -75,8 +76,8 @@ func TestServeAuthEndToEnd(t *testing.T) {
   jwt: {jwks_url: %q, ca_file: %q, issuer: "https://issuer.test", audience: mcpbridge}
   mtls: true
 rules:
-  - {principals: [ci-bot, bob], servers: ["*"], tools: [echo]}
-  - {principals: [alice], servers: ["*"]}
+  - {principals: [ci-bot, "jwt:bob"], servers: ["*"], tools: [echo]}
+  - {principals: ["mtls:alice"], servers: ["*"], tools: ["*"], resources: ["*"], prompts: ["*"]}
 audit: %s
 servers:
   - command: %s
@@ -119,6 +120,11 @@ servers:
 	}
 	if _, stderr, code := g.run(t, append(mtls, "-d", `{"name":"progress","arguments":{"seconds":0}}`, b.addr, "mcpbridge.v1.BridgeService/CallTool")...); code != 0 {
 		t.Errorf("alice's CallTool progress = exit %d, %s", code, stderr)
+	}
+	// A rule's bare name is an API key's principal: a JWT whose subject is
+	// ci-bot authenticates, as jwt:ci-bot, and no rule allows it anything.
+	if _, stderr, code := g.echo(t, b.addr, "hi", withBearer(j.token(t, "ci-bot", time.Hour, "mcpbridge"))...); code == 0 || !strings.Contains(stderr, "PermissionDenied") {
+		t.Errorf("a JWT with sub ci-bot: CallTool echo = exit %d, %s; want PermissionDenied", code, stderr)
 	}
 	// Health needs no credential (only the TLS client certificate the
 	// listener asks of everyone).

@@ -187,18 +187,24 @@ func TestServeConfigThreePolicies(t *testing.T) {
 func TestServeConfigErrors(t *testing.T) {
 	bad := writeConfig(t, "", "servers:\n  - name: a\n    command: [x]\n    policy: pooled\n")
 	good := writeConfig(t, "", "servers:\n  - name: a\n    command: [x]\n")
+	preload := writeConfig(t, "", "servers:\n  - name: a\n    command: [x]\n    policy: session\n    session:\n      env_from_metadata: {LD_PRELOAD: x-preload}\n")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--config", bad}, bad + `:4: servers[0].policy: unknown policy "pooled"`},
+		// A caller must not choose what the child's dynamic loader loads.
+		{[]string{"--config", preload}, preload + `:6: servers[0].session.env_from_metadata.LD_PRELOAD: LD_PRELOAD may not be set from request metadata`},
 		{[]string{"--config", filepath.Join(t.TempDir(), "none.yaml")}, "no such file or directory"},
 		{[]string{"--config", good, "--", "x"}, "no command may follow it"},
 		{[]string{"--config", good, "--name", "b"}, "--name describes the one server of the command line"},
 		{[]string{"--policy", "pooled"}, `invalid value "pooled" for flag --policy`},
 	} {
-		cmd := exec.Command(mcpbridgeBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...)...)
+		// Bounded: a file wrongly accepted would serve until killed.
+		ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+		cmd := exec.CommandContext(ctx, mcpbridgeBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...)...)
 		out, err := cmd.CombinedOutput()
+		cancel()
 		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), tc.want) {
 			t.Errorf("serve %q = exit %d (%v), %q; want exit 2 and %q", tc.args, code, err, out, tc.want)
 		}

@@ -263,6 +263,11 @@ func parseServe(args []string, implicit bool) (*serveFlags, error) {
 // server, until SIGINT or SIGTERM. implicit is set when the serve
 // subcommand was left out.
 func runServe(args []string, implicit bool) error {
+	// Before anything of worth is in memory: no other process of the
+	// bridge's user may read it.
+	if err := notDumpable(); err != nil {
+		return fmt.Errorf("making the process non-dumpable: %w", err)
+	}
 	// Signals first: one that arrives while the child starts shuts down
 	// gracefully too, instead of killing the bridge mid-start.
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -294,6 +299,7 @@ func runServe(args []string, implicit bool) error {
 	if err != nil {
 		return err
 	}
+	logWarnings(log, file)
 	cfg.Logger = log
 	sec := &security{}
 	defer sec.close()
@@ -483,6 +489,7 @@ func reloadOnHangup(f *serveFlags, svc *bridge.Service, sec *security, listen st
 			}
 			cfg, file, err := configfile.Load(f.config)
 			if err == nil {
+				logWarnings(log, file)
 				f.applyServiceFlags(&cfg)
 				cfg.Logger = log
 				cfg.Audit = svc.Audit() // the sink stays: a new one needs a restart
@@ -500,6 +507,17 @@ func reloadOnHangup(f *serveFlags, svc *bridge.Service, sec *security, listen st
 		signal.Stop(hup)
 		close(done)
 		<-finished
+	}
+}
+
+// logWarnings logs what in the config file (nil: none) loads but may not
+// mean what it says.
+func logWarnings(log *slog.Logger, file *configfile.File) {
+	if file == nil {
+		return
+	}
+	for _, w := range file.Warnings() {
+		log.Warn("mcpbridge: the config file may not say what it means", "warning", w)
 	}
 }
 

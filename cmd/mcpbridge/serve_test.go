@@ -74,6 +74,13 @@ func startBridge(t *testing.T, env []string, args ...string) *bridgeProcess {
 	t.Helper()
 	cmd := exec.Command(mcpbridgeBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
+	return startBridgeCmd(t, cmd)
+}
+
+// startBridgeCmd is startBridge for a command the caller prepared (its
+// own binary, credentials or attributes).
+func startBridgeCmd(t *testing.T, cmd *exec.Cmd) *bridgeProcess {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

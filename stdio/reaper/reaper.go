@@ -48,6 +48,12 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/internal/lifeline"
 )
 
+// Env is the environment variable that makes a process of a binary that
+// calls Main a reaper; its value is the lifeline descriptor's number. It
+// is reserved for the stdio client: a command given it by anyone else
+// (its configuration, a caller's request) would act on it.
+const Env = lifeline.Env
+
 // Main makes this binary able to act as a reaper. Call it first thing in
 // main:
 //

@@ -834,9 +834,11 @@ type Child struct {
 	// log has it always.
 	// Default: empty unless exposed. Eras: all.
 	StderrTail []string `protobuf:"bytes,6,rep,name=stderr_tail,json=stderrTail,proto3" json:"stderr_tail,omitempty"`
-	// For a session child, a short digest of its session's name (the first
-	// 12 hex digits of its SHA-256), never the name itself: a session name
-	// reaches the session's child.
+	// For a session child, a short digest of its session's name (12 hex
+	// digits of its HMAC-SHA256 under a random key of the bridge process, so
+	// that a guessed name cannot be checked against it), never the name
+	// itself: a session name reaches the session's child. The same session
+	// has the same digest while the bridge runs, and another after a restart.
 	// Default: empty for shared and pool children. Eras: all.
 	Session string `protobuf:"bytes,7,opt,name=session,proto3" json:"session,omitempty"`
 	// The requests in flight on the child and the streams attached to it:
