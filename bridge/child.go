@@ -34,7 +34,11 @@ func (m *member) start(ctx context.Context, log *slog.Logger, retire func(superv
 	relays := map[*stdio.Client]*relay{}
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
 		stderr := newStderrLog(log, m.stderr)
-		r := newRelay(srv.name, srv.cfg, srv.s.access().auth.Enabled(), log)
+		timeout := srv.cfg.ServerRequestTimeout
+		if timeout <= 0 {
+			timeout = DefaultServerRequestTimeout
+		}
+		r := newRelay(srv.name, srv.cfg.Roots, timeout, srv.s.access().auth.Enabled(), log)
 		cc := srv.cfg.client(log)
 		cc.Counters = &m.counters // the member's totals, across restarts
 		c, err := stdio.Start(ctx, srv.cfg.command(stderr, m.env), r.hook(cc))

@@ -12,10 +12,13 @@
 // How a request travels, file by file:
 //
 //   - upstream.go finds the fronted server a request names and takes its
-//     ready child; route.go is the one way from an RPC to that child: build
-//     the params, call, and map every failure to a status (errors.go, the
-//     only place where errors become statuses, with the original JSON-RPC
-//     error in the details: docs/errors.md).
+//     ready child. door.go is the one pipeline every request to a child
+//     passes, from every path: the caller's credentials still hold
+//     (reauth.go), the rules, the limits, the audit of every refusal, then
+//     the observed call. route.go takes an RPC through it to the child and
+//     maps every failure to a status (errors.go, the only place where
+//     errors become statuses, with the original JSON-RPC error in the
+//     details: docs/errors.md).
 //   - The RPCs: typed.go (lists, CallTool, ReadResource, GetPrompt,
 //     Complete), streams.go (CallToolStream), raw.go (Call and CallStream,
 //     lossless JSON text), subscribe.go (Subscribe), tunnel.go (Connect, a

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/peer"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -60,7 +61,7 @@ func newLimiter(l Limits) *limiter {
 
 // callerKey names the caller of ctx for limits.
 func callerKey(ctx context.Context) string {
-	if name := principalName(ctx); name != "" {
+	if name := access.CallerID(ctx); name != "" {
 		return "principal:" + name
 	}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {

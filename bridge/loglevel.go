@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -89,7 +90,7 @@ func (l *childLevel) want(ctx context.Context, level mcpbridgev1.LoggingLevel) (
 	if l == nil || level <= 0 || int(level) >= len(l.counts) {
 		return func() {}
 	}
-	who := principalName(ctx)
+	who := access.CallerID(ctx)
 	l.mu.Lock()
 	l.counts[level]++
 	l.addBy(who, level, 1)

@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -177,7 +178,7 @@ type member struct {
 	stderr  *stderrLines
 	env     []EnvVar // a session's own values: never logged
 	session string   // the session's name; "" for shared and pool members
-	owner   string   // a session's principal (principalName); "" without authentication
+	owner   string   // a session's principal (access.CallerID); "" without authentication
 	digest  string   // a short digest of session, for logs and GetServer
 	private bool     // a Connect stream's own session: ends with the stream
 	used    atomic.Int64
@@ -375,7 +376,7 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 	if srv.closed {
 		return nil, srv.gone(method)
 	}
-	who := principalName(ctx)
+	who := access.CallerID(ctx)
 	if err := srv.principalFull(who, method); err != nil {
 		return nil, err
 	}
@@ -419,7 +420,7 @@ func sessionName(ctx context.Context) string {
 	if len(v) == 0 || v[0] == "" {
 		return ""
 	}
-	if who := principalName(ctx); who != "" {
+	if who := access.CallerID(ctx); who != "" {
 		return who + "\x00" + v[0]
 	}
 	return v[0]

@@ -56,24 +56,24 @@ type relay struct {
 	calls   int                        // calls in flight on the child that the bridge knows of
 	owners  map[string]int             // calls in flight by principal name
 	streams map[*streamReg]struct{}    // registered call and opted-in streams
-	tunnels []*tunnel                  // open Connect tunnels, oldest first
+	tunnels []tunnelSink               // open Connect tunnels, oldest first
 	sinks   map[eventSink]struct{}     // receivers of unsolicited notifications
 	uris    map[string]*uriSub         // legacy resources/subscribe, reference-counted
 	pending map[string]*pendingRequest // server requests offered on streams, by minted id
 }
 
-func newRelay(server string, cfg *ServerConfig, secure bool, log *slog.Logger) *relay {
+// newRelay is the relay of a child of server. roots is the roots/list
+// answer (nil: not configured); timeout bounds each server request's
+// wait for an answer.
+func newRelay(server string, roots json.RawMessage, timeout time.Duration, secure bool, log *slog.Logger) *relay {
 	r := &relay{
-		server: server, timeout: cfg.ServerRequestTimeout, limit: stdio.DefaultMaxServerRequests, log: log, secure: secure,
+		server: server, timeout: timeout, limit: stdio.DefaultMaxServerRequests, log: log, secure: secure,
 		owners:  map[string]int{},
 		streams: map[*streamReg]struct{}{}, sinks: map[eventSink]struct{}{},
 		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{},
 	}
-	if r.timeout <= 0 {
-		r.timeout = DefaultServerRequestTimeout
-	}
-	if cfg.Roots != nil {
-		r.roots = append(append(json.RawMessage(`{"roots":`), cfg.Roots...), '}')
+	if roots != nil {
+		r.roots = append(append(json.RawMessage(`{"roots":`), roots...), '}')
 	}
 	return r
 }
@@ -100,7 +100,7 @@ func (r *relay) attach(c *stdio.Client) { r.client.Store(c) }
 // and that a request goes only to the principal whose calls are in flight.
 // Every path that calls the child uses it: defer c.relay.enter(ctx)().
 func (r *relay) enter(ctx context.Context) (leave func()) {
-	who := principalName(ctx)
+	who := access.CallerID(ctx)
 	r.mu.Lock()
 	r.countCall(who, 1)
 	r.mu.Unlock()
@@ -127,17 +127,6 @@ func (r *relay) countCall(who string, delta int) {
 	if r.owners[who] += delta; r.owners[who] == 0 {
 		delete(r.owners, who)
 	}
-}
-
-// principalName names the caller of ctx wherever callers are told apart
-// (server requests and logs, sessions, limits): its principal's ID,
-// qualified by how it authenticated, so that a JWT's subject alice is not
-// the API key alice; "" for an anonymous one.
-func principalName(ctx context.Context) string {
-	if p := access.FromContext(ctx); p != nil {
-		return p.ID()
-	}
-	return ""
 }
 
 // inFlight returns the principals with calls in flight on a secure relay;
@@ -175,7 +164,7 @@ func (r *relay) owner() (who string, ok bool) {
 // has a call in flight that may ask (crossera.go), else the most recently
 // opened one that takes server requests as requests. A 2026 client with no
 // such call can take none.
-func (r *relay) tunnel() *tunnel {
+func (r *relay) tunnel() tunnelSink {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	who, ok := r.owner()
@@ -183,26 +172,26 @@ func (r *relay) tunnel() *tunnel {
 		return nil
 	}
 	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if t := r.tunnels[i]; t.owner == who && t.takesRequests() && t.asking() {
+		if t := r.tunnels[i]; t.principal() == who && t.takesRequests() && t.asking() {
 			return t
 		}
 	}
 	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if t := r.tunnels[i]; t.owner == who && t.takesRequests() && !t.crossModern() {
+		if t := r.tunnels[i]; t.principal() == who && t.takesRequests() && !t.crossModern() {
 			return t
 		}
 	}
 	return nil
 }
 
-func (r *relay) addTunnel(t *tunnel) {
+func (r *relay) addTunnel(t tunnelSink) {
 	r.mu.Lock()
 	r.tunnels = append(r.tunnels, t)
 	r.sinks[t] = struct{}{}
 	r.mu.Unlock()
 }
 
-func (r *relay) removeTunnel(t *tunnel) {
+func (r *relay) removeTunnel(t tunnelSink) {
 	r.mu.Lock()
 	for i, x := range r.tunnels {
 		if x == t {
@@ -216,10 +205,27 @@ func (r *relay) removeTunnel(t *tunnel) {
 
 // eventSink receives the child's unsolicited notifications from the
 // relay. notify runs on the stdio Client's reader goroutine: it must not
-// block. principal is the caller the sink serves (principalName).
+// block. principal is the caller the sink serves (access.CallerID).
 type eventSink interface {
 	notify(n stdio.Notification)
 	principal() string
+}
+
+// tunnelSink is a Connect tunnel on the child, as the relay sees it: a
+// sink of its notifications that may also be asked the child's requests.
+type tunnelSink interface {
+	eventSink
+	// takesRequests reports whether it can still answer server requests.
+	takesRequests() bool
+	// asking reports a 2026 client's call in flight that may ask for
+	// input (an input round takes the request).
+	asking() bool
+	// crossModern reports a 2026 client in front of a legacy child: it
+	// takes requests only as input rounds.
+	crossModern() bool
+	// ask forwards a request of the child under the minted id and waits
+	// for the answer, at most timeout.
+	ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error)
 }
 
 // attributed are the unsolicited notifications that stem from a caller's

@@ -20,8 +20,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
-	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -200,7 +199,7 @@ func (r *relay) respond(id, who string, o outcome) bool {
 // openStream).
 type streamReg struct {
 	r         *relay
-	principal string // the caller's (principalName)
+	principal string // the caller's (access.CallerID)
 	call      bool
 	optIn     bool
 	send      func(*mcpbridgev1.ServerRequest) error
@@ -237,7 +236,7 @@ type streamReg struct {
 // send may be nil when optIn is false.
 func (r *relay) openStream(ctx context.Context, call, optIn bool, send func(*mcpbridgev1.ServerRequest) error) *streamReg {
 	g := &streamReg{
-		r: r, principal: principalName(ctx), call: call, optIn: optIn && send != nil, send: send,
+		r: r, principal: access.CallerID(ctx), call: call, optIn: optIn && send != nil, send: send,
 		stop: make(chan struct{}), done: make(chan struct{}),
 		offered: map[*pendingRequest]struct{}{},
 	}
@@ -319,77 +318,4 @@ func lockedSend[M any](send func(M) error) func(M) error {
 		defer mu.Unlock()
 		return send(m)
 	}
-}
-
-// relays returns the relays of the server's running children.
-func (srv *upstream) relays() []*relay {
-	var out []*relay
-	for _, m := range srv.members() {
-		if c := m.sup.Status().Child; c != nil {
-			out = append(out, c.relay)
-		}
-	}
-	return out
-}
-
-// RespondToServerRequest answers a ServerRequest offered on a stream. The
-// first answer for an id reaches the child; unknown, expired and already
-// answered ids are NOT_FOUND.
-func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.RespondToServerRequestRequest) (*mcpbridgev1.RespondToServerRequestResponse, error) {
-	const method = "RespondToServerRequest"
-	var o outcome
-	switch out := req.GetOutcome().(type) {
-	case *mcpbridgev1.RespondToServerRequestRequest_ResultJson:
-		res, err := rawjson.Compact([]byte(out.ResultJson))
-		switch {
-		case err != nil:
-			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "result_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
-		case !rawjson.IsObject(res):
-			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "result_json", convert.ReasonWrongJSONType, " must be a JSON object, not %s", convert.JSONKind(res)))
-		}
-		o.result = res
-	case *mcpbridgev1.RespondToServerRequestRequest_Error:
-		e := out.Error
-		if e.GetCode() == 0 {
-			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.code", convert.ReasonRequired, " is required"))
-		}
-		o.err = &jsonrpc.Error{Code: int64(e.GetCode()), Message: e.GetMessage()}
-		if e.GetDataJson() != "" {
-			data, err := rawjson.Compact([]byte(e.GetDataJson()))
-			if err != nil {
-				return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.data_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
-			}
-			o.err.Data = data
-		}
-	default:
-		return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "outcome", convert.ReasonRequired, " is required: set result_json or error"))
-	}
-	if req.GetId() == "" {
-		return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "id", convert.ReasonRequired, " is required"))
-	}
-	set := s.serverSet()
-	srvs := make([]*upstream, 0, len(set))
-	if req.GetServer() != "" {
-		srv, err := s.lookup(ctx, req.GetServer(), method)
-		if err != nil {
-			return nil, err
-		}
-		srvs = append(srvs, srv)
-	} else {
-		for _, srv := range set {
-			srvs = append(srvs, srv)
-		}
-	}
-	for _, srv := range srvs {
-		for _, r := range srv.relays() {
-			if r.respond(req.GetId(), principalName(ctx), o) {
-				return &mcpbridgev1.RespondToServerRequestResponse{}, nil
-			}
-		}
-	}
-	// -32002 is the one code that maps to NOT_FOUND (bridge.proto, Errors).
-	return nil, toStatus(req.GetServer(), method, &callError{
-		rpc:    jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId()),
-		reason: reasonInvalidInput,
-	})
 }

@@ -242,7 +242,7 @@ func TestServerRequestsFixture(t *testing.T) {
 // offers a request to: the lone call in flight when it opted in, else
 // every opted-in stream.
 func TestServerRequestRouting(t *testing.T) {
-	r := newRelay("s", &ServerConfig{}, false, slog.New(slog.DiscardHandler))
+	r := newRelay("s", nil, DefaultServerRequestTimeout, false, slog.New(slog.DiscardHandler))
 	reg := func(call, optIn bool) *streamReg {
 		return r.openStream(context.Background(), call, optIn, func(*mcpbridgev1.ServerRequest) error { return nil })
 	}

@@ -175,7 +175,7 @@ func sendQueued[T any](ring *dropq.Signalled[T], dropped *int, message func(T) *
 // reader; the stream's handler converts what it sends, so that events the
 // ring drops cost nothing.
 type legacySub struct {
-	who                       string // the stream's principal (principalName)
+	who                       string // the stream's principal (access.CallerID)
 	tools, prompts, resources bool
 	level                     mcpbridgev1.LoggingLevel // 0: no logs
 	events                    *dropq.Signalled[stdio.Notification]
@@ -245,7 +245,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 	const method = "resources/subscribe"
 	caps := c.ServerCapabilities()
 	sub := &legacySub{
-		who:       principalName(ctx),
+		who:       access.CallerID(ctx),
 		tools:     req.GetToolsListChanged() && protocol.Capability(caps, "tools", "listChanged"),
 		prompts:   req.GetPromptsListChanged() && protocol.Capability(caps, "prompts", "listChanged"),
 		resources: req.GetResourcesListChanged() && protocol.Capability(caps, "resources", "listChanged"),

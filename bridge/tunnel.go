@@ -13,6 +13,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -145,7 +146,7 @@ type tunnel struct {
 	s      *Service
 	srv    *upstream
 	c      *child
-	owner  string // the caller's (principalName): the child's requests and logs reach it only when they are its
+	owner  string // the caller's (access.CallerID): the child's requests and logs reach it only when they are its
 	legacy bool
 	log    *slog.Logger
 	ctx    context.Context // the tunnel's requests; cancelled by abort
@@ -195,7 +196,7 @@ type tunnelListen struct {
 func newTunnel(s *Service, srv *upstream, c *child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *tunnel {
 	ctx, cancel := context.WithCancel(stream.Context())
 	return &tunnel{
-		s: s, srv: srv, c: c, owner: principalName(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
+		s: s, srv: srv, c: c, owner: access.CallerID(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
 		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: dropq.NewSignalled[[]byte](subscribeBuffer, false),

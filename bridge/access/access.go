@@ -67,6 +67,17 @@ func NewContext(ctx context.Context, p *Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
+// CallerID names the caller of ctx wherever callers are told apart
+// (sessions, limits, a child's server requests and logs): its principal's
+// ID, qualified by how it authenticated, so that a JWT's subject alice is
+// not the API key alice; "" for an anonymous caller.
+func CallerID(ctx context.Context) string {
+	if p := FromContext(ctx); p != nil {
+		return p.ID()
+	}
+	return ""
+}
+
 // FromContext returns the principal of ctx, nil when the call was not
 // authenticated (no authentication is configured).
 func FromContext(ctx context.Context) *Principal {

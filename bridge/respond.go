@@ -1,0 +1,84 @@
+package bridge
+
+import (
+	"context"
+
+	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// relays returns the relays of the server's running children.
+func (srv *upstream) relays() []*relay {
+	var out []*relay
+	for _, m := range srv.members() {
+		if c := m.sup.Status().Child; c != nil {
+			out = append(out, c.relay)
+		}
+	}
+	return out
+}
+
+// RespondToServerRequest answers a ServerRequest offered on a stream. The
+// first answer for an id reaches the child; unknown, expired and already
+// answered ids are NOT_FOUND.
+func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.RespondToServerRequestRequest) (*mcpbridgev1.RespondToServerRequestResponse, error) {
+	const method = "RespondToServerRequest"
+	var o outcome
+	switch out := req.GetOutcome().(type) {
+	case *mcpbridgev1.RespondToServerRequestRequest_ResultJson:
+		res, err := rawjson.Compact([]byte(out.ResultJson))
+		switch {
+		case err != nil:
+			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "result_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
+		case !rawjson.IsObject(res):
+			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "result_json", convert.ReasonWrongJSONType, " must be a JSON object, not %s", convert.JSONKind(res)))
+		}
+		o.result = res
+	case *mcpbridgev1.RespondToServerRequestRequest_Error:
+		e := out.Error
+		if e.GetCode() == 0 {
+			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.code", convert.ReasonRequired, " is required"))
+		}
+		o.err = &jsonrpc.Error{Code: int64(e.GetCode()), Message: e.GetMessage()}
+		if e.GetDataJson() != "" {
+			data, err := rawjson.Compact([]byte(e.GetDataJson()))
+			if err != nil {
+				return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.data_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
+			}
+			o.err.Data = data
+		}
+	default:
+		return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "outcome", convert.ReasonRequired, " is required: set result_json or error"))
+	}
+	if req.GetId() == "" {
+		return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "id", convert.ReasonRequired, " is required"))
+	}
+	set := s.serverSet()
+	srvs := make([]*upstream, 0, len(set))
+	if req.GetServer() != "" {
+		srv, err := s.lookup(ctx, req.GetServer(), method)
+		if err != nil {
+			return nil, err
+		}
+		srvs = append(srvs, srv)
+	} else {
+		for _, srv := range set {
+			srvs = append(srvs, srv)
+		}
+	}
+	for _, srv := range srvs {
+		for _, r := range srv.relays() {
+			if r.respond(req.GetId(), access.CallerID(ctx), o) {
+				return &mcpbridgev1.RespondToServerRequestResponse{}, nil
+			}
+		}
+	}
+	// -32002 is the one code that maps to NOT_FOUND (bridge.proto, Errors).
+	return nil, toStatus(req.GetServer(), method, &callError{
+		rpc:    jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId()),
+		reason: reasonInvalidInput,
+	})
+}
