@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -12,13 +13,13 @@ import (
 
 // child is one negotiated child process of a fronted server: the stdio
 // Client that calls go through, the relay of everything else the child
-// sends (relay.go) and the listens its Subscribe streams share
-// (listens.go). It is what the server's supervisor manages.
+// sends (package fanout) and the listens its Subscribe streams share
+// (package fanout). It is what the server's supervisor manages.
 type child struct {
 	*stdio.Client
-	relay   *relay
-	listens *listens                 // Subscribe's shared listens, on a 2026 child
-	level   *childLevel              // the logging level of a legacy child (loglevel.go)
+	relay   *fanout.Relay
+	listens *fanout.Listens          // Subscribe's shared listens, on a 2026 child
+	level   *fanout.ChildLevel       // the logging level of a legacy child (fanout.ChildLevel)
 	floor   mcpbridgev1.LoggingLevel // ServerConfig.LogLevel: the level when no reader set one
 	m       *member                  // the member that runs it
 
@@ -31,17 +32,17 @@ type child struct {
 func (m *member) start(ctx context.Context, log *slog.Logger, retire func(supervisor.Process)) (*child, error) {
 	srv := m.srv
 	var started []*stdio.Client
-	relays := map[*stdio.Client]*relay{}
+	relays := map[*stdio.Client]*fanout.Relay{}
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
 		stderr := newStderrLog(log, m.stderr)
 		timeout := srv.cfg.ServerRequestTimeout
 		if timeout <= 0 {
 			timeout = DefaultServerRequestTimeout
 		}
-		r := newRelay(srv.name, srv.cfg.Roots, timeout, srv.s.access().auth.Enabled(), log)
+		r := fanout.NewRelay(srv.name, srv.cfg.Roots, timeout, srv.s.access().auth.Enabled(), log)
 		cc := srv.cfg.client(log)
 		cc.Counters = &m.counters // the member's totals, across restarts
-		c, err := stdio.Start(ctx, srv.cfg.command(stderr, m.env), r.hook(cc))
+		c, err := stdio.Start(ctx, srv.cfg.command(stderr, m.env), r.Hook(cc))
 		if err != nil {
 			stderr.started(0)
 			return nil, err
@@ -61,13 +62,13 @@ func (m *member) start(ctx context.Context, log *slog.Logger, retire func(superv
 		return nil, err
 	}
 	r := relays[c]
-	level := newChildLevel(c, srv.cfg.logLevel, log, r.inFlight)
+	level := fanout.NewChildLevel(c, srv.cfg.logLevel, log, r.InFlight)
 	if level != nil {
-		r.settle = level.settle // before the child serves a call
+		r.Settle = level.Settle // before the child serves a call
 	}
-	r.attach(c) // only now: Connect sets the era unsynchronised
+	r.Attach(c) // only now: Connect sets the era unsynchronised
 	log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
-	return &child{Client: c, relay: r, listens: newListens(c), level: level, floor: srv.cfg.logLevel, m: m}, nil
+	return &child{Client: c, relay: r, listens: fanout.NewListens(c), level: level, floor: srv.cfg.logLevel, m: m}, nil
 }
 
 // EnvVar is one change to the child's environment: set Name to Value, or

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
@@ -76,17 +77,17 @@ func (t *tunnel) modernRequest(method string, params json.RawMessage) bool {
 	return !t.legacy
 }
 
-// crossModern reports whether the tunnel's client speaks 2026 to a legacy
+// CrossModern reports whether the tunnel's client speaks 2026 to a legacy
 // child: its notifications and server requests are translated.
-func (t *tunnel) crossModern() bool {
+func (t *tunnel) CrossModern() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.legacy && t.era == eraModern
 }
 
-// asking reports whether a 2026 client on a legacy child has a call in
+// Asking reports whether a 2026 client on a legacy child has a call in
 // flight that may ask it for input.
-func (t *tunnel) asking() bool {
+func (t *tunnel) Asking() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.running) > 0
@@ -174,7 +175,7 @@ func (t *tunnel) initialize(ctx context.Context, call *tunnelCall, id json.RawMe
 	caps, info, instructions := t.c.ServerCapabilities(), t.c.ServerInfo(), t.c.Instructions()
 	if info == nil {
 		meta, _ := t.peerMeta()
-		leave := t.c.relay.enter(t.ctx)
+		leave := t.c.relay.Enter(t.ctx)
 		res, err := t.c.Call(ctx, "server/discover", json.RawMessage(`{}`), &stdio.CallOptions{Timeout: t.s.cfg.DefaultDeadline, Meta: meta})
 		leave()
 		if err != nil {
@@ -276,7 +277,7 @@ func (t *tunnel) answerInputs(ctx context.Context, params, res json.RawMessage) 
 			m, _ := rawjson.Member(f.Value, "method")
 			method, _ := rawjson.StringValue(m)
 			p, _ := rawjson.Member(f.Value, "params")
-			out, err := t.ask(ctx, mintID(), stdio.ServerRequest{Method: method, Params: p}, t.c.relay.timeout)
+			out, err := t.Ask(ctx, fanout.MintID(), stdio.ServerRequest{Method: method, Params: p}, t.c.relay.Timeout)
 			done <- answer{f.Key, out, err}
 		}()
 	}

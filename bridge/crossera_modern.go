@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
@@ -83,7 +84,7 @@ func (t *tunnel) validateModern(method string, params json.RawMessage) (modernCa
 		return modernCall{}, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"%s is not a request in protocol version %s; it travels inside input_required results", method, version)
 	case !slices.Contains(protocol.ModernMethods, method):
-		return modernCall{}, methodNotFound(method)
+		return modernCall{}, fanout.MethodNotFound(method)
 	}
 	mc := modernCall{caps: caps}
 	if raw, ok := rawjson.Member(meta, protocol.MetaLogLevel); ok {
@@ -196,7 +197,7 @@ func (t *tunnel) legacyOptions(method string, params json.RawMessage, mc modernC
 	}
 	release := func() {}
 	if mc.level != 0 {
-		release = t.c.level.want(t.ctx, mc.level)
+		release = t.c.level.Want(t.ctx, mc.level)
 		opts.Log = t.logTo(mc.level)
 	}
 	return opts, release
@@ -251,7 +252,7 @@ func (t *tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params 
 		rawjson.Elements(uris, func(_ int, v json.RawMessage) bool {
 			uri, ok := rawjson.StringValue(v)
 			if ok && uri != "" && !slices.Contains(l.uris, uri) &&
-				t.c.relay.subscribeURI(ctx, t.c.Client, uri, t.s.cfg.DefaultDeadline) == nil {
+				t.c.relay.SubscribeURI(ctx, t.c.Client, uri, t.s.cfg.DefaultDeadline) == nil {
 				l.uris = append(l.uris, uri)
 			}
 			return true
@@ -259,7 +260,7 @@ func (t *tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params 
 	}
 	defer func() {
 		for _, uri := range l.uris {
-			t.c.relay.unsubscribeURI(t.c.Client, uri, t.s.cfg.DefaultDeadline)
+			t.c.relay.UnsubscribeURI(t.c.Client, uri, t.s.cfg.DefaultDeadline)
 		}
 	}()
 	key := string(id)

@@ -22,20 +22,21 @@
 //   - The RPCs: typed.go (lists, CallTool, ReadResource, GetPrompt,
 //     Complete), streams.go (CallToolStream), raw.go (Call and CallStream,
 //     lossless JSON text), subscribe.go (Subscribe), tunnel.go (Connect, a
-//     raw JSON-RPC tunnel), serverreq.go (RespondToServerRequest), and
+//     raw JSON-RPC tunnel), respond.go (RespondToServerRequest), and
 //     upstream.go (GetServer, Ping). The conversions between MCP's JSON
 //     and the typed messages are package internal/convert.
 //   - child.go starts and negotiates one child (stdio.Start and
 //     stdio.Connect) and logs its stderr; package internal/supervisor
 //     keeps it running: restarts with backoff, the crash-loop limit, stops
 //     with escalating signals.
-//   - relay.go is everything of one child that is not a call of its own:
-//     the notifications no call claims, fanned out to Subscribe streams
-//     and tunnels, and a legacy child's resource subscriptions, shared by
-//     reference count; serverreq.go routes the requests a legacy child
-//     sends to a tunnel or to the streams that opted in; listens.go shares
-//     a 2026 child's subscriptions/listen streams among the Subscribe
-//     streams whose filters they cover.
+//   - Package internal/fanout is everything of one child that is not a
+//     call of its own: the notifications no call claims, fanned out to
+//     Subscribe streams and tunnels (those a caller's calls caused to that
+//     caller alone), a legacy child's resource subscriptions, shared by
+//     reference count, the requests a legacy child sends, routed to a
+//     tunnel or to the streams that opted in, a 2026 child's
+//     subscriptions/listen streams, shared among the Subscribe streams
+//     whose filters they cover, and a legacy child's logging level.
 //
 // A Service is safe for concurrent use. Every queue in it is bounded, and
 // what happens when one is full is written where it is declared.

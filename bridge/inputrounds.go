@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -33,7 +34,7 @@ type inputOp struct {
 	cancel context.CancelFunc
 	token  atomic.Pointer[json.RawMessage] // the current round's progress token
 	asks   chan *inputAsk                  // the child's server requests
-	done   chan outcome                    // one slot: the child call's outcome
+	done   chan fanout.Outcome             // one slot: the child call's outcome
 	keys   int                             // input request keys minted
 
 	// pending are the questions of the parked round, by key; owned by the
@@ -45,10 +46,10 @@ type inputOp struct {
 // inputAsk is one server request of the child, waiting for its answer.
 type inputAsk struct {
 	req   stdio.ServerRequest
-	reply chan outcome // one slot
+	reply chan fanout.Outcome // one slot
 }
 
-func (a *inputAsk) answer(o outcome) {
+func (a *inputAsk) answer(o fanout.Outcome) {
 	select {
 	case a.reply <- o:
 	default:
@@ -89,7 +90,7 @@ func (t *tunnel) inputCall(ctx context.Context, call *tunnelCall, id json.RawMes
 		responses, _ := rawjson.Member(params, "inputResponses")
 		for key, a := range op.pending {
 			if r, ok := rawjson.Member(responses, key); ok {
-				a.answer(outcome{result: r})
+				a.answer(fanout.Outcome{Result: r})
 				delete(op.pending, key)
 			}
 		}
@@ -111,7 +112,7 @@ func (t *tunnel) inputCall(ctx context.Context, call *tunnelCall, id json.RawMes
 func (t *tunnel) startOp(reqCtx context.Context, method string, params json.RawMessage, mc modernCall, digest [sha256.Size]byte, token json.RawMessage) *inputOp {
 	ctx, cancel := context.WithCancel(context.WithValue(t.ctx, passKey{}, passOf(reqCtx)))
 	op := &inputOp{method: method, digest: digest, caps: mc.caps, ctx: ctx, cancel: cancel,
-		asks: make(chan *inputAsk, maxTunnelCalls), done: make(chan outcome, 1), pending: map[string]*inputAsk{}}
+		asks: make(chan *inputAsk, maxTunnelCalls), done: make(chan fanout.Outcome, 1), pending: map[string]*inputAsk{}}
 	op.token.Store(&token)
 	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage {
 		if p := op.token.Load(); p != nil {
@@ -130,11 +131,11 @@ func (t *tunnel) startOp(reqCtx context.Context, method string, params json.RawM
 		start := time.Now()
 		res, err := t.callChild(ctx, child, opts)
 		t.audit(ctx, start, res, err)
-		var o outcome
+		var o fanout.Outcome
 		if err != nil {
-			o.err = asRPCError(modernError(err))
+			o.Err = asRPCError(modernError(err))
 		} else {
-			o.result = t.modernResult(method, res)
+			o.Result = t.modernResult(method, res)
 		}
 		op.done <- o
 	}()
@@ -147,16 +148,16 @@ func (t *tunnel) awaitOp(ctx context.Context, call *tunnelCall, id json.RawMessa
 	select {
 	case o := <-op.done:
 		t.endOp(op)
-		if o.err != nil {
-			t.finish(id, call, nil, o.err)
+		if o.Err != nil {
+			t.finish(id, call, nil, o.Err)
 			return
 		}
-		t.finish(id, call, o.result, nil)
+		t.finish(id, call, o.Result, nil)
 	case a := <-op.asks:
 		asks := t.gather(op, a)
 		if missing := missingCaps(op.caps, asks); missing != nil {
 			for _, a := range asks {
-				a.answer(outcome{err: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+				a.answer(fanout.Outcome{Err: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 					"The client's request did not declare the capability %s needs", a.req.Method)})
 			}
 			t.endOp(op)
@@ -243,7 +244,7 @@ func (t *tunnel) park(op *inputOp) json.RawMessage {
 	t.mu.Lock()
 	t.running = slices.DeleteFunc(t.running, func(x *inputOp) bool { return x == op })
 	t.parked[state] = op
-	op.expiry = time.AfterFunc(t.c.relay.timeout, func() {
+	op.expiry = time.AfterFunc(t.c.relay.Timeout, func() {
 		if t.unpark(state) == op {
 			t.endOp(op)
 		}
@@ -290,7 +291,7 @@ func (t *tunnel) endOp(op *inputOp) {
 	t.mu.Unlock()
 	op.cancel()
 	for key, a := range op.pending {
-		a.answer(outcome{err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", a.req.Method)})
+		a.answer(fanout.Outcome{Err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", a.req.Method)})
 		delete(op.pending, key)
 	}
 }
@@ -308,20 +309,20 @@ func (t *tunnel) askInput(ctx context.Context, req stdio.ServerRequest, timeout 
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError,
 			"The 2026-07-28 client has no request in flight that can take %s", req.Method)
 	}
-	a := &inputAsk{req: req, reply: make(chan outcome, 1)}
+	a := &inputAsk{req: req, reply: make(chan fanout.Outcome, 1)}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	var reply <-chan outcome
+	var reply <-chan fanout.Outcome
 	var send chan<- *inputAsk = op.asks
 	for { // first hand the question over, then wait for its answer
 		select {
 		case send <- a:
 			send, reply = nil, a.reply
 		case o := <-reply:
-			if o.err != nil {
-				return nil, o.err
+			if o.Err != nil {
+				return nil, o.Err
 			}
-			return o.result, nil
+			return o.Result, nil
 		case <-op.ctx.Done():
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The request that %s belongs to has ended", req.Method)
 		case <-ctx.Done():

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/internal/testkit/stdiotest"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -443,7 +444,7 @@ func TestListensOpen(t *testing.T) {
 	t.Parallel()
 	req := &mcpbridgev1.SubscribeRequest{ToolsListChanged: true, ResourceSubscriptions: []string{"test://"}}
 	narrower := &mcpbridgev1.SubscribeRequest{ResourceSubscriptions: []string{"test://r"}}
-	setup := func(t *testing.T) (h *listens, tool func(name, args string) string, join func(req *mcpbridgev1.SubscribeRequest) (*listener, *sharedListen)) {
+	setup := func(t *testing.T) (h *fanout.Listens, tool func(name, args string) string, join func(req *mcpbridgev1.SubscribeRequest) (*fanout.Listener, *fanout.SharedListen)) {
 		c := directClient(t, listenerServer(t))
 		tool = func(name, args string) string {
 			t.Helper()
@@ -452,19 +453,19 @@ func TestListensOpen(t *testing.T) {
 			}
 			return toolText(t, string(stdiotest.Call(t, c, "tools/call", `{"name":"`+name+`","arguments":`+args+`}`, nil)))
 		}
-		h = newListens(c)
-		join = func(req *mcpbridgev1.SubscribeRequest) (*listener, *sharedListen) {
-			l := newListener(req)
-			return l, h.join(l, convert.ListenFilter(req), stdio.ListenOptions{Timeout: testWait, MaxBuffer: subscribeBuffer})
+		h = fanout.NewListens(c)
+		join = func(req *mcpbridgev1.SubscribeRequest) (*fanout.Listener, *fanout.SharedListen) {
+			l := fanout.NewListener(req)
+			return l, h.Join(l, convert.ListenFilter(req), stdio.ListenOptions{Timeout: testWait, MaxBuffer: subscribeBuffer})
 		}
 		tool("hold", "")
 		return h, tool, join
 	}
 	ctx := testCtx(t)
-	ready := func(t *testing.T, s *sharedListen) {
+	ready := func(t *testing.T, s *fanout.SharedListen) {
 		t.Helper()
 		select {
-		case <-s.ready:
+		case <-s.Ready:
 		case <-ctx.Done():
 			t.Fatal("the listen neither opened nor failed")
 		}
@@ -473,8 +474,8 @@ func TestListensOpen(t *testing.T) {
 	t.Run("at once", func(t *testing.T) {
 		h, tool, join := setup(t)
 		const n = 50
-		ls := make([]*listener, n)
-		ss := make([]*sharedListen, n)
+		ls := make([]*fanout.Listener, n)
+		ss := make([]*fanout.SharedListen, n)
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() { ls[i], ss[i] = join(req) })
@@ -488,10 +489,10 @@ func TestListensOpen(t *testing.T) {
 				t.Fatalf("stream %d joined another listen", i)
 			}
 			ready(t, ss[i])
-			if ss[i].openErr != nil {
-				t.Fatalf("stream %d: the listen failed: %v", i, ss[i].openErr)
+			if ss[i].OpenErr != nil {
+				t.Fatalf("stream %d: the listen failed: %v", i, ss[i].OpenErr)
 			}
-			if diff := cmp.Diff(want, ls[i].filter.ack(), protocmp.Transform()); diff != "" {
+			if diff := cmp.Diff(want, ls[i].Filter.Ack(), protocmp.Transform()); diff != "" {
 				t.Errorf("stream %d: acknowledged (-want +got):\n%s", i, diff)
 			}
 		}
@@ -499,7 +500,7 @@ func TestListensOpen(t *testing.T) {
 			t.Errorf("the child's listens = %s, want %s", got, want)
 		}
 		for i := range n {
-			wg.Go(func() { h.leave(ss[i], ls[i]) })
+			wg.Go(func() { h.Leave(ss[i], ls[i]) })
 		}
 		wg.Wait()
 		tool("waitopen", `{"n":0}`)
@@ -520,29 +521,29 @@ func TestListensOpen(t *testing.T) {
 		tool("release", `{"error":{"code":-32602,"message":"Bad filter"}}`)
 		ready(t, s1)
 		var e *jsonrpc.Error
-		if !errors.As(s1.openErr, &e) || e.Code != jsonrpc.CodeInvalidParams {
-			t.Fatalf("openErr = %v, want the child's -32602", s1.openErr)
+		if !errors.As(s1.OpenErr, &e) || e.Code != jsonrpc.CodeInvalidParams {
+			t.Fatalf("openErr = %v, want the child's -32602", s1.OpenErr)
 		}
 		// The narrower stream did not ask for what may have been refused:
 		// it opens a listen of its own rather than fail.
 		for _, c := range []struct {
 			name string
-			l    *listener
+			l    *fanout.Listener
 			want bool
 		}{{"an equal stream", l1, false}, {"an equal stream", l2, false}, {"a narrower stream", l3, true}} {
-			if got := s1.retryable(c.l); got != c.want {
+			if got := s1.Retryable(c.l); got != c.want {
 				t.Errorf("retryable(%s) = %v, want %v", c.name, got, c.want)
 			}
 		}
-		for _, l := range []*listener{l1, l2, l3} {
-			h.leave(s1, l)
+		for _, l := range []*fanout.Listener{l1, l2, l3} {
+			h.Leave(s1, l)
 		}
 		l4, s4 := join(req)
 		if s4 == s1 {
 			t.Error("a stream joined a failed listen")
 		}
 		ready(t, s4)
-		h.leave(s4, l4)
+		h.Leave(s4, l4)
 		tool("waitopen", `{"n":0}`)
 		if got, want := tool("listens", ""), `{"received":2,"open":0,"cancelled":1,"refused":0}`; got != want {
 			t.Errorf("the child's listens = %s, want %s", got, want)
@@ -554,23 +555,23 @@ func TestListensOpen(t *testing.T) {
 		l1, s := join(req)
 		l2, _ := join(req)
 		tool("waitheld", `{"n":1}`)
-		h.leave(s, l1) // as a stream whose context ended while it waited
+		h.Leave(s, l1) // as a stream whose context ended while it waited
 		tool("release", "")
 		ready(t, s)
-		if s.openErr != nil {
-			t.Fatalf("the listen failed: %v", s.openErr)
+		if s.OpenErr != nil {
+			t.Fatalf("the listen failed: %v", s.OpenErr)
 		}
 		if got, want := tool("listens", ""), `{"received":1,"open":1,"cancelled":0,"refused":0}`; got != want {
 			t.Errorf("the child's listens = %s, want %s", got, want)
 		}
-		h.leave(s, l2)
+		h.Leave(s, l2)
 	})
 
 	t.Run("every waiting stream leaves", func(t *testing.T) {
 		h, tool, join := setup(t)
 		l, s := join(req)
 		tool("waitheld", `{"n":1}`)
-		h.leave(s, l) // stops the opening: the child is told
+		h.Leave(s, l) // stops the opening: the child is told
 		tool("waitheld", `{"n":0}`)
 		if got, want := tool("listens", ""), `{"received":1,"open":0,"cancelled":1,"refused":0}`; got != want {
 			t.Errorf("the child's listens = %s, want %s", got, want)

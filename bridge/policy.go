@@ -200,7 +200,7 @@ func (m *member) idleFor(now time.Time) time.Duration {
 	switch {
 	case st.State == supervisor.Starting || st.State == supervisor.Restarting:
 		return 0
-	case st.Child != nil && st.Child.relay.load() > 0:
+	case st.Child != nil && st.Child.relay.Load() > 0:
 		return 0
 	}
 	return now.Sub(time.Unix(0, m.used.Load()))
@@ -268,14 +268,6 @@ func cannotExecute(err error) bool {
 	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
 }
 
-// load is how busy a child is: calls in flight and attached streams and
-// tunnels.
-func (r *relay) load() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.calls + len(r.streams) + len(r.sinks)
-}
-
 // members returns the server's members now, oldest first.
 func (srv *upstream) members() []*member {
 	srv.mu.Lock()
@@ -323,7 +315,7 @@ func (srv *upstream) leastLoaded() *member {
 		if st.State != supervisor.Ready || st.Child == nil {
 			continue
 		}
-		if l := st.Child.relay.load(); best == nil || l < bestLoad {
+		if l := st.Child.relay.Load(); best == nil || l < bestLoad {
 			best, bestLoad = m, l
 		}
 	}
@@ -554,7 +546,7 @@ func (m *member) childInfo() (*mcpbridgev1.Child, *child) {
 	if st.Child != nil {
 		ch.Pid = int32(st.Child.Pid())
 		ch.StartedAt = timestamppb.New(st.StartedAt)
-		ch.Load = uint32(st.Child.relay.load())
+		ch.Load = uint32(st.Child.relay.Load())
 	}
 	return ch, st.Child
 }

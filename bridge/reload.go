@@ -145,7 +145,7 @@ func (srv *upstream) retire() {
 // tunnel.
 func (srv *upstream) busy() bool {
 	for _, m := range srv.members() {
-		if c := m.sup.Status().Child; c != nil && c.relay.load() > 0 {
+		if c := m.sup.Status().Child; c != nil && c.relay.Load() > 0 {
 			return true
 		}
 	}

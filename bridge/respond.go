@@ -5,14 +5,15 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // relays returns the relays of the server's running children.
-func (srv *upstream) relays() []*relay {
-	var out []*relay
+func (srv *upstream) relays() []*fanout.Relay {
+	var out []*fanout.Relay
 	for _, m := range srv.members() {
 		if c := m.sup.Status().Child; c != nil {
 			out = append(out, c.relay)
@@ -26,7 +27,7 @@ func (srv *upstream) relays() []*relay {
 // answered ids are NOT_FOUND.
 func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.RespondToServerRequestRequest) (*mcpbridgev1.RespondToServerRequestResponse, error) {
 	const method = "RespondToServerRequest"
-	var o outcome
+	var o fanout.Outcome
 	switch out := req.GetOutcome().(type) {
 	case *mcpbridgev1.RespondToServerRequestRequest_ResultJson:
 		res, err := rawjson.Compact([]byte(out.ResultJson))
@@ -36,19 +37,19 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		case !rawjson.IsObject(res):
 			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "result_json", convert.ReasonWrongJSONType, " must be a JSON object, not %s", convert.JSONKind(res)))
 		}
-		o.result = res
+		o.Result = res
 	case *mcpbridgev1.RespondToServerRequestRequest_Error:
 		e := out.Error
 		if e.GetCode() == 0 {
 			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.code", convert.ReasonRequired, " is required"))
 		}
-		o.err = &jsonrpc.Error{Code: int64(e.GetCode()), Message: e.GetMessage()}
+		o.Err = &jsonrpc.Error{Code: int64(e.GetCode()), Message: e.GetMessage()}
 		if e.GetDataJson() != "" {
 			data, err := rawjson.Compact([]byte(e.GetDataJson()))
 			if err != nil {
 				return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.data_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
 			}
-			o.err.Data = data
+			o.Err.Data = data
 		}
 	default:
 		return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "outcome", convert.ReasonRequired, " is required: set result_json or error"))
@@ -71,7 +72,7 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 	}
 	for _, srv := range srvs {
 		for _, r := range srv.relays() {
-			if r.respond(req.GetId(), access.CallerID(ctx), o) {
+			if r.Respond(req.GetId(), access.CallerID(ctx), o) {
 				return &mcpbridgev1.RespondToServerRequestResponse{}, nil
 			}
 		}

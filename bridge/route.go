@@ -105,7 +105,7 @@ func deadlineMargin(left time.Duration) time.Duration {
 // relay (server-request routing needs the count), with the RPC's deadline
 // when opts is nil. A failure is already a status.
 func (r *route) call(ctx context.Context, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
-	defer r.c.relay.enter(ctx)()
+	defer r.c.relay.Enter(ctx)()
 	return r.callCounted(ctx, params, opts)
 }
 

@@ -3,20 +3,17 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/types/known/structpb"
-
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
 // answerServerRequests reads server_request messages from an opted-in
@@ -236,52 +233,6 @@ func TestServerRequestsFixture(t *testing.T) {
 		})
 		wantCode(t, "RespondToServerRequest(unknown id)", err, codes.NotFound)
 	})
-}
-
-// TestServerRequestRouting checks which registered streams the relay
-// offers a request to: the lone call in flight when it opted in, else
-// every opted-in stream.
-func TestServerRequestRouting(t *testing.T) {
-	r := newRelay("s", nil, DefaultServerRequestTimeout, false, slog.New(slog.DiscardHandler))
-	reg := func(call, optIn bool) *streamReg {
-		return r.openStream(context.Background(), call, optIn, func(*mcpbridgev1.ServerRequest) error { return nil })
-	}
-	req := stdio.ServerRequest{ID: json.RawMessage(`1`), Method: "sampling/createMessage"}
-	offer := func() []*streamReg {
-		p := r.offer(mintID(), req)
-		if p == nil {
-			return nil
-		}
-		targets := p.targets
-		r.forget(p)
-		return targets
-	}
-	sub := reg(false, true)
-	if got := offer(); len(got) != 1 || got[0] != sub {
-		t.Errorf("only an opted-in Subscribe: offered to %d streams, want it alone", len(got))
-	}
-	stream := reg(true, true)
-	if got := offer(); len(got) != 1 || got[0] != stream {
-		t.Errorf("one call in flight, an opted-in stream: offered to %d streams, want that stream alone", len(got))
-	}
-	leave := r.enter(context.Background()) // a unary call joins
-	if got := offer(); len(got) != 2 {
-		t.Errorf("two calls in flight: offered to %d streams, want both opted-in streams", len(got))
-	}
-	leave()
-	other := reg(true, false) // in flight, not opted in
-	if got := offer(); len(got) != 2 {
-		t.Errorf("two calls in flight, one opted in: offered to %d streams, want both opted-in streams", len(got))
-	}
-	other.Close()
-	stream.Close()
-	sub.Close()
-	if got := offer(); got != nil {
-		t.Errorf("every stream closed: offered to %d streams, want none", len(got))
-	}
-	if r.calls != 0 {
-		t.Errorf("calls after every stream closed = %d, want 0", r.calls)
-	}
 }
 
 // TestServerRequestOnCallToolStream shows a call that opted in with

@@ -25,7 +25,7 @@ import (
 
 // streamEvents sends the messages of one stream. Progress and log events
 // come from the stdio Client's callbacks in the handler's goroutine;
-// server_request offers (legacy children, serverreq.go) come from the
+// server_request offers (legacy children, fanout.Relay) come from the
 // registration's goroutine, so every Send is serialised by mu. A failed Send ends
 // the call: the stream is gone, and cancel makes the stdio Client tell the
 // child.
@@ -142,11 +142,11 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	}
 	r.setParams(params)
 	ev := &streamEvents[mcpbridgev1.CallToolStreamResponse]{stream: stream, wrap: toolStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
-	defer r.c.level.want(ctx, req.GetLogLevel())() // a legacy child logs at least that much meanwhile
+	defer r.c.level.Want(ctx, req.GetLogLevel())() // a legacy child logs at least that much meanwhile
 	// The stream counts as the call in flight and, when it opted in, is
-	// offered the requests a legacy child sends meanwhile (serverreq.go);
+	// offered the requests a legacy child sends meanwhile (fanout.Relay);
 	// it leaves the routing before the result is sent.
-	reg := r.c.relay.openStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	reg := r.c.relay.OpenStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
 	res, err := r.callCounted(ctx, params, ev.options(r.callOptions(ctx, params)))
 	reg.Close()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -21,11 +22,9 @@ import (
 )
 
 // subscribeBuffer bounds the events a Subscribe stream (and a tunnel's
-// unsolicited notifications) may have waiting for the gRPC client. When it
-// is full the oldest event is discarded and the next one sent carries the
-// count in `dropped` (2026 children: the stdio Subscription buffer does the
-// same with the same bound).
-const subscribeBuffer = 64
+// unsolicited notifications) may have waiting for the gRPC client
+// (fanout.StreamBuffer).
+const subscribeBuffer = fanout.StreamBuffer
 
 // Subscribe delivers list changes and resource updates of a child: a
 // subscriptions/listen of its own on a 2026 child, the relay's shared
@@ -75,25 +74,25 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 
 // listen is Subscribe on a 2026 child: the stream shares a
 // subscriptions/listen whose request covers its own, or opens one
-// (listens.go). Its acknowledgement is its request narrowed by what the
+// (package fanout). Its acknowledgement is its request narrowed by what the
 // child accepted; it gets the events its own filter wants; when the child
 // ends the listen, every stream of it ends with OK, and when the child
 // exits, with UNAVAILABLE. The last stream to leave closes the listen,
 // which sends notifications/cancelled for it.
 func (s *Service) listen(ctx context.Context, srv *upstream, c *child, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "subscriptions/listen"
-	l := newListener(req)
+	l := fanout.NewListener(req)
 	shared, err := s.joinListen(ctx, srv, c, l, convert.ListenFilter(req))
 	if err != nil {
 		return err
 	}
-	defer c.listens.leave(shared, l)
-	if err := stream.Send(&mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Acknowledged{Acknowledged: l.filter.ack()}}); err != nil {
+	defer c.listens.Leave(shared, l)
+	if err := stream.Send(&mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Acknowledged{Acknowledged: l.Filter.Ack()}}); err != nil {
 		return err
 	}
 	dropped := 0 // discarded events not yet reported
 	send := func() error {
-		return sendQueued(l.events, &dropped, func(m *mcpbridgev1.SubscribeResponse) *mcpbridgev1.SubscribeResponse {
+		return sendQueued(l.Events, &dropped, func(m *mcpbridgev1.SubscribeResponse) *mcpbridgev1.SubscribeResponse {
 			return &mcpbridgev1.SubscribeResponse{Event: m.Event} // m is shared with the other streams
 		}, stream.Send)
 	}
@@ -101,52 +100,52 @@ func (s *Service) listen(ctx context.Context, srv *upstream, c *child, req *mcpb
 		select {
 		case <-ctx.Done():
 			return toStatus(srv.name, method, ctx.Err())
-		case <-l.events.C():
+		case <-l.Events.C():
 			if err := send(); err != nil {
 				return err
 			}
-		case <-shared.done:
+		case <-shared.Done:
 			if err := send(); err != nil { // what came before the end
 				return err
 			}
 			switch {
 			case ctx.Err() != nil:
 				return toStatus(srv.name, method, ctx.Err())
-			case errors.Is(shared.endErr, io.EOF):
+			case errors.Is(shared.EndErr, io.EOF):
 				return nil // the child ended the listen
 			default:
-				return srv.failure(c, method, shared.endErr)
+				return srv.failure(c, method, shared.EndErr)
 			}
 		}
 	}
 }
 
 // joinListen puts l on a shared listen of c that covers it, or on a new
-// one (listens.go), and waits until that listen is open. A stream whose
+// one (package fanout), and waits until that listen is open. A stream whose
 // ctx ends while it waits leaves alone; when the opening fails, every
 // stream waiting for it gets the failure, except one that asked for less
 // than the listen did and the child refused it: it opens one of its own,
 // since the refusal may concern what only the others asked for.
-func (s *Service) joinListen(ctx context.Context, srv *upstream, c *child, l *listener, request json.RawMessage) (*sharedListen, error) {
+func (s *Service) joinListen(ctx context.Context, srv *upstream, c *child, l *fanout.Listener, request json.RawMessage) (*fanout.SharedListen, error) {
 	const method = "subscriptions/listen"
 	opts := stdio.ListenOptions{Timeout: s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest}
 	for {
-		sl := c.listens.join(l, request, opts)
+		sl := c.listens.Join(l, request, opts)
 		select {
-		case <-sl.ready:
+		case <-sl.Ready:
 		case <-ctx.Done():
-			c.listens.leave(sl, l)
+			c.listens.Leave(sl, l)
 			return nil, toStatus(srv.name, method, ctx.Err())
 		}
-		if sl.openErr == nil {
+		if sl.OpenErr == nil {
 			return sl, nil
 		}
-		c.listens.leave(sl, l)
+		c.listens.Leave(sl, l)
 		switch {
 		case ctx.Err() != nil:
 			return nil, toStatus(srv.name, method, ctx.Err())
-		case !sl.retryable(l):
-			return nil, srv.failure(c, method, sl.openErr)
+		case !sl.Retryable(l):
+			return nil, srv.failure(c, method, sl.OpenErr)
 		}
 	}
 }
@@ -184,9 +183,9 @@ type legacySub struct {
 	uris []string // acknowledged resource subscriptions
 }
 
-func (l *legacySub) principal() string { return l.who }
+func (l *legacySub) Principal() string { return l.who }
 
-func (l *legacySub) notify(n stdio.Notification) {
+func (l *legacySub) Notify(n stdio.Notification) {
 	keep := false
 	switch n.Method {
 	case "notifications/tools/list_changed":
@@ -256,16 +255,16 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 		ToolsListChanged: sub.tools, PromptsListChanged: sub.prompts, ResourcesListChanged: sub.resources,
 	}
 	// The child logs at least at the stream's level while it reads
-	// (loglevel.go).
-	defer c.level.want(ctx, sub.level)()
+	// (fanout.ChildLevel).
+	defer c.level.Want(ctx, sub.level)()
 	// The sink is in place before the first resources/subscribe, so no
 	// update the child sends after subscribing is missed.
-	c.relay.addSink(sub)
-	defer c.relay.removeSink(sub)
+	c.relay.AddSink(sub)
+	defer c.relay.RemoveSink(sub)
 	var held []string
 	defer func() {
 		for _, uri := range held {
-			c.relay.unsubscribeURI(c.Client, uri, s.cfg.DefaultDeadline)
+			c.relay.UnsubscribeURI(c.Client, uri, s.cfg.DefaultDeadline)
 		}
 	}()
 	if uris := req.GetResourceSubscriptions(); len(uris) > 0 && protocol.Capability(caps, "resources", "subscribe") {
@@ -273,7 +272,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 			if slices.Contains(held, uri) {
 				continue
 			}
-			err := c.relay.subscribeURI(ctx, c.Client, uri, s.cfg.DefaultDeadline)
+			err := c.relay.SubscribeURI(ctx, c.Client, uri, s.cfg.DefaultDeadline)
 			var e *jsonrpc.Error
 			switch {
 			case err == nil:
@@ -289,13 +288,13 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 			}
 		}
 	}
-	send := lockedSend(stream.Send)
+	send := fanout.LockedSend(stream.Send)
 	if req.GetServerRequests() {
 		// Registered before the acknowledgement, so that a request the
 		// child sends once the client has it reaches this stream; sent
 		// only after it, which is always the first message.
 		acked := make(chan struct{})
-		reg := c.relay.openStream(ctx, false, true, func(sr *mcpbridgev1.ServerRequest) error {
+		reg := c.relay.OpenStream(ctx, false, true, func(sr *mcpbridgev1.ServerRequest) error {
 			select {
 			case <-acked:
 			case <-ctx.Done():

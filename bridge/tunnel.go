@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -88,7 +89,7 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	}
 	defer srv.release(c) // a session child of its own ends with the stream
 	t := newTunnel(s, srv, c, stream)
-	c.relay.addTunnel(t)
+	c.relay.AddTunnel(t)
 	go t.write(stream)
 
 	type received struct {
@@ -163,13 +164,13 @@ type tunnel struct {
 	writeErr error                    // set before dead is closed
 
 	mu           sync.Mutex
-	closing      bool                     // half-closed or ending: no more listens or server requests
-	calls        map[string]*tunnelCall   // requests in flight, by the tunnel's raw id
-	listens      map[string]*tunnelListen // open listens, by the tunnel's raw listen id
-	uris         map[string]bool          // resources/subscribe references held (legacy)
-	level        mcpbridgev1.LoggingLevel // logging/setLevel of this tunnel; 0: every log
-	levelRelease func()                   // releases the tunnel's want on the child's level
-	asked        map[string]chan outcome  // server requests forwarded into the tunnel, by minted id
+	closing      bool                           // half-closed or ending: no more listens or server requests
+	calls        map[string]*tunnelCall         // requests in flight, by the tunnel's raw id
+	listens      map[string]*tunnelListen       // open listens, by the tunnel's raw listen id
+	uris         map[string]bool                // resources/subscribe references held (legacy)
+	level        mcpbridgev1.LoggingLevel       // logging/setLevel of this tunnel; 0: every log
+	levelRelease func()                         // releases the tunnel's want on the child's level
+	asked        map[string]chan fanout.Outcome // server requests forwarded into the tunnel, by minted id
 
 	// Across eras (crossera.go).
 	era        clientEra                      // the era the client last showed
@@ -197,12 +198,12 @@ func newTunnel(s *Service, srv *upstream, c *child, stream grpc.BidiStreamingSer
 	ctx, cancel := context.WithCancel(stream.Context())
 	return &tunnel{
 		s: s, srv: srv, c: c, owner: access.CallerID(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
-		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.server),
+		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.Server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: dropq.NewSignalled[[]byte](subscribeBuffer, false),
 		intake: make(chan struct{}), flush: make(chan struct{}), quit: make(chan struct{}), dead: make(chan struct{}),
 		calls: map[string]*tunnelCall{}, listens: map[string]*tunnelListen{},
-		uris: map[string]bool{}, asked: map[string]chan outcome{},
+		uris: map[string]bool{}, asked: map[string]chan fanout.Outcome{},
 		uriListens: map[string]*stdio.Subscription{}, parked: map[string]*inputOp{}, xlistens: map[string]*crossListen{},
 	}
 }
@@ -369,8 +370,8 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 			return
 		}
 		// The tunnel's own level filters what it gets; the child logs at
-		// least that much while the tunnel is open (loglevel.go).
-		release := t.c.level.want(t.ctx, level)
+		// least that much while the tunnel is open (fanout.ChildLevel).
+		release := t.c.level.Want(t.ctx, level)
 		t.mu.Lock()
 		t.level = level
 		old := t.levelRelease
@@ -390,7 +391,7 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 		}
 		run = func(ctx context.Context, call *tunnelCall) { t.subscription(ctx, call, id, method, uri) }
 	case t.legacy && method == "subscriptions/listen":
-		t.fail(id, methodNotFound(method)) // as the child would; Call refuses it as -32602
+		t.fail(id, fanout.MethodNotFound(method)) // as the child would; Call refuses it as -32602
 		return
 	case !t.legacy && method == "subscriptions/listen":
 		run = func(ctx context.Context, call *tunnelCall) { t.listen(ctx, call, id, params) }
@@ -492,7 +493,7 @@ func passOf(ctx context.Context) *pass { return ctx.Value(passKey{}).(*pass) }
 // sent it, which names what it is about (they differ where the bridge
 // translates across eras).
 func (t *tunnel) callChild(ctx context.Context, sent json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
-	defer t.c.relay.enter(t.ctx)()
+	defer t.c.relay.Enter(t.ctx)()
 	return passOf(ctx).call(ctx, t.c, sent, opts, true)
 }
 
@@ -502,7 +503,7 @@ func (t *tunnel) audit(ctx context.Context, start time.Time, res json.RawMessage
 }
 
 // server is the name of the tunnel's server.
-func (t *tunnel) server() string { return t.c.relay.server }
+func (t *tunnel) server() string { return t.c.relay.Server }
 
 // maxDeadline bounds a tunnel request, which carries no deadline of its
 // own: the server's maximum, or the tool's.
@@ -563,7 +564,7 @@ func (t *tunnel) subscription(ctx context.Context, call *tunnelCall, id json.Raw
 		delete(t.uris, uri)
 		t.mu.Unlock()
 		if held {
-			r.unsubscribeURI(t.c.Client, uri, timeout)
+			r.UnsubscribeURI(t.c.Client, uri, timeout)
 		}
 		t.finish(id, call, json.RawMessage(`{}`), nil)
 		return
@@ -575,7 +576,7 @@ func (t *tunnel) subscription(ctx context.Context, call *tunnelCall, id json.Raw
 		t.finish(id, call, json.RawMessage(`{}`), nil)
 		return
 	}
-	if err := r.subscribeURI(ctx, t.c.Client, uri, timeout); err != nil {
+	if err := r.SubscribeURI(ctx, t.c.Client, uri, timeout); err != nil {
 		t.finish(id, call, nil, err)
 		return
 	}
@@ -584,7 +585,7 @@ func (t *tunnel) subscription(ctx context.Context, call *tunnelCall, id json.Raw
 	t.uris[uri] = true
 	t.mu.Unlock()
 	if extra {
-		r.unsubscribeURI(t.c.Client, uri, timeout)
+		r.UnsubscribeURI(t.c.Client, uri, timeout)
 	}
 	t.finish(id, call, json.RawMessage(`{}`), nil)
 }
@@ -599,7 +600,7 @@ func (t *tunnel) releaseURIs() {
 	clear(t.uris)
 	t.mu.Unlock()
 	for _, uri := range uris {
-		t.c.relay.unsubscribeURI(t.c.Client, uri, t.s.cfg.DefaultDeadline)
+		t.c.relay.UnsubscribeURI(t.c.Client, uri, t.s.cfg.DefaultDeadline)
 	}
 }
 
@@ -727,38 +728,38 @@ func (t *tunnel) response(m *wire.Message) {
 		t.log.Debug("mcpbridge: dropped a response to an unknown id", "id", string(m.ID))
 		return
 	}
-	var o outcome
+	var o fanout.Outcome
 	if m.HasError() {
 		e, ok := wire.DecodeError(m.Error)
 		if !ok {
 			e = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client answered with an invalid error")
 		}
-		o.err = e
+		o.Err = e
 	} else {
 		res, err := rawjson.Compact(m.Result)
 		if err != nil {
-			o.err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client answered with an invalid result")
+			o.Err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client answered with an invalid result")
 		}
-		o.result = res
+		o.Result = res
 	}
 	ch <- o // one slot; the entry was removed under mu, so only we send
 }
 
-// takesRequests reports whether the tunnel can still answer server
+// TakesRequests reports whether the tunnel can still answer server
 // requests.
-func (t *tunnel) takesRequests() bool {
+func (t *tunnel) TakesRequests() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return !t.closing
 }
 
-// ask forwards a request from the child into the tunnel under the
+// Ask forwards a request from the child into the tunnel under the
 // bridge-minted id and waits for the tunnel's answer, at most timeout.
-func (t *tunnel) ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
-	if t.crossModern() { // a 2026 client takes no requests: an input_required round
+func (t *tunnel) Ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
+	if t.CrossModern() { // a 2026 client takes no requests: an input_required round
 		return t.askInput(ctx, req, timeout)
 	}
-	ch := make(chan outcome, 1)
+	ch := make(chan fanout.Outcome, 1)
 	t.mu.Lock()
 	if t.closing {
 		t.mu.Unlock()
@@ -787,10 +788,10 @@ func (t *tunnel) ask(ctx context.Context, id string, req stdio.ServerRequest, ti
 	}
 	select {
 	case o := <-ch:
-		if o.err != nil {
-			return nil, o.err
+		if o.Err != nil {
+			return nil, o.Err
 		}
-		return o.result, nil
+		return o.Result, nil
 	case <-t.intake:
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
 	case <-timer.C:
@@ -809,13 +810,13 @@ func (t *tunnel) cancelAsked(rawID json.RawMessage, reason string) {
 	t.notes.Push(wire.AppendNotification(nil, "notifications/cancelled", params))
 }
 
-func (t *tunnel) principal() string { return t.owner }
+func (t *tunnel) Principal() string { return t.owner }
 
-// notify is the tunnel's eventSink: the child's unsolicited notifications
+// Notify is the tunnel's eventSink: the child's unsolicited notifications
 // that a direct client would get, restricted to its own resource
 // subscriptions and log level.
-func (t *tunnel) notify(n stdio.Notification) {
-	if t.crossModern() {
+func (t *tunnel) Notify(n stdio.Notification) {
+	if t.CrossModern() {
 		t.crossNotify(n)
 		return
 	}
@@ -874,7 +875,7 @@ func (t *tunnel) stopIntake() {
 	clear(t.uriListens)
 	t.mu.Unlock()
 	close(t.intake)
-	t.c.relay.removeTunnel(t)
+	t.c.relay.RemoveTunnel(t)
 	for _, l := range listens {
 		l.sub.Close()
 	}

@@ -1,4 +1,14 @@
-package bridge
+// Package fanout is everything of one child that is not a call of its
+// own (docs/architecture.md, "Subscribe" and "Requests from a legacy
+// child"): the Relay, which fans the child's unsolicited notifications out
+// to the streams and tunnels that may have them (attributed ones to their
+// principal only), shares a legacy child's resource subscriptions by
+// reference count, and routes the child's requests to a tunnel or to the
+// streams that opted in; the Listens a 2026 child's Subscribe streams
+// share; and a legacy child's logging level (ChildLevel). Every queue in
+// it is bounded, and what happens when one is full is written where it is
+// declared.
+package fanout
 
 import (
 	"context"
@@ -13,7 +23,14 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
-// relay is everything of one child that is not a call of its own: the
+// StreamBuffer bounds the events a Subscribe stream (and a tunnel's
+// unsolicited notifications) may have waiting for the gRPC client. When it
+// is full the oldest event is discarded and the next one sent carries the
+// count in `dropped` (2026 children: the stdio Subscription buffer does the
+// same with the same bound).
+const StreamBuffer = 64
+
+// Relay is everything of one child that is not a call of its own: the
 // requests the child sends to the client (bridge.proto, "Requests from a
 // legacy child to the client"), the notifications no call claims, and the
 // streams and tunnels that receive them. The supervisor makes one per
@@ -35,10 +52,10 @@ import (
 // (more are refused -32603 with retryable) and every one of them waits at
 // most ServerRequestTimeout, so pending and every per-stream queue, which
 // is sized to that limit, can never overflow.
-type relay struct {
-	server  string
+type Relay struct {
+	Server  string
 	roots   json.RawMessage // the ListRootsResult answered for roots/list; nil: not configured
-	timeout time.Duration
+	Timeout time.Duration
 	limit   int // the stdio Client's MaxServerRequests
 	log     *slog.Logger
 	client  atomic.Pointer[stdio.Client]
@@ -48,28 +65,28 @@ type relay struct {
 	// (serverreq.go); otherwise every caller is the same anonymous one.
 	secure bool
 
-	// settle is the child's logging level keeper's (loglevel.go): a call
+	// Settle is the child's logging level keeper's (loglevel.go): a call
 	// is about to go out. Set before the child serves; nil: none.
-	settle func()
+	Settle func()
 
 	mu      sync.Mutex
 	calls   int                        // calls in flight on the child that the bridge knows of
 	owners  map[string]int             // calls in flight by principal name
-	streams map[*streamReg]struct{}    // registered call and opted-in streams
-	tunnels []tunnelSink               // open Connect tunnels, oldest first
-	sinks   map[eventSink]struct{}     // receivers of unsolicited notifications
+	streams map[*StreamReg]struct{}    // registered call and opted-in streams
+	tunnels []Tunnel                   // open Connect tunnels, oldest first
+	sinks   map[Sink]struct{}          // receivers of unsolicited notifications
 	uris    map[string]*uriSub         // legacy resources/subscribe, reference-counted
 	pending map[string]*pendingRequest // server requests offered on streams, by minted id
 }
 
-// newRelay is the relay of a child of server. roots is the roots/list
+// NewRelay is the relay of a child of server. roots is the roots/list
 // answer (nil: not configured); timeout bounds each server request's
 // wait for an answer.
-func newRelay(server string, roots json.RawMessage, timeout time.Duration, secure bool, log *slog.Logger) *relay {
-	r := &relay{
-		server: server, timeout: timeout, limit: stdio.DefaultMaxServerRequests, log: log, secure: secure,
+func NewRelay(server string, roots json.RawMessage, timeout time.Duration, secure bool, log *slog.Logger) *Relay {
+	r := &Relay{
+		Server: server, Timeout: timeout, limit: stdio.DefaultMaxServerRequests, log: log, secure: secure,
 		owners:  map[string]int{},
-		streams: map[*streamReg]struct{}{}, sinks: map[eventSink]struct{}{},
+		streams: map[*StreamReg]struct{}{}, sinks: map[Sink]struct{}{},
 		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{},
 	}
 	if roots != nil {
@@ -78,9 +95,9 @@ func newRelay(server string, roots json.RawMessage, timeout time.Duration, secur
 	return r
 }
 
-// hook installs the relay's callbacks in the configuration of the child it
+// Hook installs the relay's callbacks in the configuration of the child it
 // serves.
-func (r *relay) hook(cfg stdio.ClientConfig) stdio.ClientConfig {
+func (r *Relay) Hook(cfg stdio.ClientConfig) stdio.ClientConfig {
 	cfg.OnServerRequest = r.onServerRequest
 	cfg.OnNotification = r.onNotification
 	if cfg.MaxServerRequests > 0 {
@@ -89,23 +106,23 @@ func (r *relay) hook(cfg stdio.ClientConfig) stdio.ClientConfig {
 	return cfg
 }
 
-// attach records the child's Client once stdio.Connect negotiated it.
+// Attach records the child's Client once stdio.Connect negotiated it.
 // Until then the relay asks nobody: the Client's era is written by
 // Connect without synchronisation, so its Protocol may not be read
 // before Connect returned (the atomic store publishes it).
-func (r *relay) attach(c *stdio.Client) { r.client.Store(c) }
+func (r *Relay) Attach(c *stdio.Client) { r.client.Store(c) }
 
-// enter counts a call in flight on the child, by the principal of ctx,
+// Enter counts a call in flight on the child, by the principal of ctx,
 // for the rules that a lone opted-in call is the cause of a server request
 // and that a request goes only to the principal whose calls are in flight.
-// Every path that calls the child uses it: defer c.relay.enter(ctx)().
-func (r *relay) enter(ctx context.Context) (leave func()) {
+// Every path that calls the child uses it: defer c.relay.Enter(ctx)().
+func (r *Relay) Enter(ctx context.Context) (leave func()) {
 	who := access.CallerID(ctx)
 	r.mu.Lock()
 	r.countCall(who, 1)
 	r.mu.Unlock()
-	if r.settle != nil {
-		r.settle()
+	if r.Settle != nil {
+		r.Settle()
 	}
 	var once sync.Once
 	return func() {
@@ -119,7 +136,7 @@ func (r *relay) enter(ctx context.Context) (leave func()) {
 
 // countCall adds delta calls in flight of who; r.mu is held. The count by
 // principal is kept only where it routes anything (a secure relay).
-func (r *relay) countCall(who string, delta int) {
+func (r *Relay) countCall(who string, delta int) {
 	r.calls += delta
 	if !r.secure {
 		return
@@ -129,9 +146,17 @@ func (r *relay) countCall(who string, delta int) {
 	}
 }
 
-// inFlight returns the principals with calls in flight on a secure relay;
+// Load is how busy a child is: calls in flight and attached streams and
+// tunnels.
+func (r *Relay) Load() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls + len(r.streams) + len(r.sinks)
+}
+
+// InFlight returns the principals with calls in flight on a secure relay;
 // ok is false on one that is not.
-func (r *relay) inFlight() (who []string, ok bool) {
+func (r *Relay) InFlight() (who []string, ok bool) {
 	if !r.secure {
 		return nil, false
 	}
@@ -147,7 +172,7 @@ func (r *relay) inFlight() (who []string, ok bool) {
 // whose calls are in flight. ok is false when that cannot be told (no call
 // in flight, or calls of several principals) on a secure relay; r.mu is
 // held.
-func (r *relay) owner() (who string, ok bool) {
+func (r *Relay) owner() (who string, ok bool) {
 	if !r.secure {
 		return "", true
 	}
@@ -164,7 +189,7 @@ func (r *relay) owner() (who string, ok bool) {
 // has a call in flight that may ask (crossera.go), else the most recently
 // opened one that takes server requests as requests. A 2026 client with no
 // such call can take none.
-func (r *relay) tunnel() tunnelSink {
+func (r *Relay) tunnel() Tunnel {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	who, ok := r.owner()
@@ -172,26 +197,26 @@ func (r *relay) tunnel() tunnelSink {
 		return nil
 	}
 	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if t := r.tunnels[i]; t.principal() == who && t.takesRequests() && t.asking() {
+		if t := r.tunnels[i]; t.Principal() == who && t.TakesRequests() && t.Asking() {
 			return t
 		}
 	}
 	for i := len(r.tunnels) - 1; i >= 0; i-- {
-		if t := r.tunnels[i]; t.principal() == who && t.takesRequests() && !t.crossModern() {
+		if t := r.tunnels[i]; t.Principal() == who && t.TakesRequests() && !t.CrossModern() {
 			return t
 		}
 	}
 	return nil
 }
 
-func (r *relay) addTunnel(t tunnelSink) {
+func (r *Relay) AddTunnel(t Tunnel) {
 	r.mu.Lock()
 	r.tunnels = append(r.tunnels, t)
 	r.sinks[t] = struct{}{}
 	r.mu.Unlock()
 }
 
-func (r *relay) removeTunnel(t tunnelSink) {
+func (r *Relay) RemoveTunnel(t Tunnel) {
 	r.mu.Lock()
 	for i, x := range r.tunnels {
 		if x == t {
@@ -203,29 +228,29 @@ func (r *relay) removeTunnel(t tunnelSink) {
 	r.mu.Unlock()
 }
 
-// eventSink receives the child's unsolicited notifications from the
+// Sink receives the child's unsolicited notifications from the
 // relay. notify runs on the stdio Client's reader goroutine: it must not
 // block. principal is the caller the sink serves (access.CallerID).
-type eventSink interface {
-	notify(n stdio.Notification)
-	principal() string
+type Sink interface {
+	Notify(n stdio.Notification)
+	Principal() string
 }
 
-// tunnelSink is a Connect tunnel on the child, as the relay sees it: a
+// Tunnel is a Connect tunnel on the child, as the relay sees it: a
 // sink of its notifications that may also be asked the child's requests.
-type tunnelSink interface {
-	eventSink
-	// takesRequests reports whether it can still answer server requests.
-	takesRequests() bool
-	// asking reports a 2026 client's call in flight that may ask for
+type Tunnel interface {
+	Sink
+	// TakesRequests reports whether it can still answer server requests.
+	TakesRequests() bool
+	// Asking reports a 2026 client's call in flight that may ask for
 	// input (an input round takes the request).
-	asking() bool
-	// crossModern reports a 2026 client in front of a legacy child: it
+	Asking() bool
+	// CrossModern reports a 2026 client in front of a legacy child: it
 	// takes requests only as input rounds.
-	crossModern() bool
-	// ask forwards a request of the child under the minted id and waits
+	CrossModern() bool
+	// Ask forwards a request of the child under the minted id and waits
 	// for the answer, at most timeout.
-	ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error)
+	Ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error)
 }
 
 // attributed are the unsolicited notifications that stem from a caller's
@@ -240,7 +265,7 @@ var attributed = map[string]bool{"notifications/message": true, "notifications/p
 
 // onNotification is ClientConfig.OnNotification: it fans a notification
 // out to the sinks it may reach, in arrival order.
-func (r *relay) onNotification(n stdio.Notification) {
+func (r *Relay) onNotification(n stdio.Notification) {
 	r.mu.Lock()
 	who, restricted := "", false
 	if attributed[n.Method] && r.secure {
@@ -251,25 +276,25 @@ func (r *relay) onNotification(n stdio.Notification) {
 		}
 		restricted = true
 	}
-	sinks := make([]eventSink, 0, len(r.sinks))
+	sinks := make([]Sink, 0, len(r.sinks))
 	for s := range r.sinks {
-		if !restricted || s.principal() == who {
+		if !restricted || s.Principal() == who {
 			sinks = append(sinks, s)
 		}
 	}
 	r.mu.Unlock()
 	for _, s := range sinks {
-		s.notify(n)
+		s.Notify(n)
 	}
 }
 
-func (r *relay) addSink(s eventSink) {
+func (r *Relay) AddSink(s Sink) {
 	r.mu.Lock()
 	r.sinks[s] = struct{}{}
 	r.mu.Unlock()
 }
 
-func (r *relay) removeSink(s eventSink) {
+func (r *Relay) RemoveSink(s Sink) {
 	r.mu.Lock()
 	delete(r.sinks, s)
 	r.mu.Unlock()
@@ -283,12 +308,12 @@ type uriSub struct {
 	err     error         // the subscribe's failure
 }
 
-// subscribeURI takes a reference on uri, sending resources/subscribe when
+// SubscribeURI takes a reference on uri, sending resources/subscribe when
 // it is the first. It returns the child's error for a refused subscribe;
 // on success the caller must release the reference with unsubscribeURI.
 // The child call is not bound to ctx (other subscribers may wait for it),
 // only to timeout.
-func (r *relay) subscribeURI(ctx context.Context, c *stdio.Client, uri string, timeout time.Duration) error {
+func (r *Relay) SubscribeURI(ctx context.Context, c *stdio.Client, uri string, timeout time.Duration) error {
 	for {
 		r.mu.Lock()
 		e := r.uris[uri]
@@ -329,9 +354,9 @@ func (r *relay) subscribeURI(ctx context.Context, c *stdio.Client, uri string, t
 	}
 }
 
-// unsubscribeURI releases a reference taken by subscribeURI, sending
+// UnsubscribeURI releases a reference taken by subscribeURI, sending
 // resources/unsubscribe when it was the last.
-func (r *relay) unsubscribeURI(c *stdio.Client, uri string, timeout time.Duration) {
+func (r *Relay) UnsubscribeURI(c *stdio.Client, uri string, timeout time.Duration) {
 	r.mu.Lock()
 	e := r.uris[uri]
 	r.mu.Unlock()
@@ -340,7 +365,7 @@ func (r *relay) unsubscribeURI(c *stdio.Client, uri string, timeout time.Duratio
 	}
 }
 
-func (r *relay) release(c *stdio.Client, uri string, e *uriSub, timeout time.Duration) {
+func (r *Relay) release(c *stdio.Client, uri string, e *uriSub, timeout time.Duration) {
 	r.mu.Lock()
 	if r.uris[uri] != e || e.leaving {
 		r.mu.Unlock()
@@ -366,8 +391,8 @@ func (r *relay) release(c *stdio.Client, uri string, e *uriSub, timeout time.Dur
 }
 
 // uriCall sends resources/subscribe or resources/unsubscribe for uri.
-func (r *relay) uriCall(ctx context.Context, c *stdio.Client, method, uri string, timeout time.Duration) error {
-	defer r.enter(ctx)()
+func (r *Relay) uriCall(ctx context.Context, c *stdio.Client, method, uri string, timeout time.Duration) error {
+	defer r.Enter(ctx)()
 	params := append(rawjson.AppendString([]byte(`{"uri":`), uri), '}')
 	_, err := c.Call(context.WithoutCancel(ctx), method, json.RawMessage(params), &stdio.CallOptions{Timeout: timeout})
 	return err

@@ -1,4 +1,4 @@
-package bridge
+package fanout
 
 // This file routes the requests a child sends to the client (sampling,
 // elicitation, roots) to whoever can answer them: a Connect tunnel, or the
@@ -37,67 +37,67 @@ var (
 	serverRequestSeq atomic.Uint64
 )
 
-// mintID returns a new ServerRequest id, unique for the bridge's lifetime.
+// MintID returns a new ServerRequest id, unique for the bridge's lifetime.
 // Tunnels get it as a JSON string id.
-func mintID() string {
+func MintID() string {
 	return serverRequestPrefix + strconv.FormatUint(serverRequestSeq.Add(1), 10)
 }
 
-func methodNotFound(method string) *jsonrpc.Error {
+func MethodNotFound(method string) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", method)
 }
 
 // onServerRequest is ClientConfig.OnServerRequest. The stdio Client runs it
 // in a goroutine of its own under a ctx that ends when the child cancels
 // the request or the connection ends, and writes what it returns.
-func (r *relay) onServerRequest(ctx context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
+func (r *Relay) onServerRequest(ctx context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
 	c := r.client.Load()
 	switch {
 	case c == nil:
-		return nil, methodNotFound(req.Method) // still negotiating: nobody to ask yet
+		return nil, MethodNotFound(req.Method) // still negotiating: nobody to ask yet
 	case req.Method == "ping":
 		return json.RawMessage(`{}`), nil
 	case req.Method == "roots/list" && r.roots != nil:
 		return r.roots, nil
 	}
-	id := mintID()
+	id := MintID()
 	if t := r.tunnel(); t != nil {
-		return t.ask(ctx, id, req, r.timeout)
+		return t.Ask(ctx, id, req, r.Timeout)
 	}
-	p := r.offer(id, req)
+	p := r.Offer(id, req)
 	if p == nil {
-		return nil, methodNotFound(req.Method)
+		return nil, MethodNotFound(req.Method)
 	}
 	return r.await(ctx, p)
 }
 
-// outcome is an answer to a server request: a result or an error.
-type outcome struct {
-	result json.RawMessage
-	err    *jsonrpc.Error
+// Outcome is an answer to a server request: a result or an error.
+type Outcome struct {
+	Result json.RawMessage
+	Err    *jsonrpc.Error
 }
 
 // pendingRequest is a server request offered on streams.
 type pendingRequest struct {
 	owner     string                     // the principal it was offered to
 	msg       *mcpbridgev1.ServerRequest // shared read-only by every receiver
-	answer    chan outcome               // one slot; whoever removes the entry from relay.pending sends
-	targets   []*streamReg               // under relay.mu
+	answer    chan Outcome               // one slot; whoever removes the entry from relay.pending sends
+	targets   []*StreamReg               // under relay.mu
 	receivers int                        // targets still open, under relay.mu
 	gone      chan struct{}              // closed when receivers drops to 0
 }
 
-// offer registers a server request and offers it to the streams that get
+// Offer registers a server request and offers it to the streams that get
 // it; nil when no stream does.
-func (r *relay) offer(id string, req stdio.ServerRequest) *pendingRequest {
+func (r *Relay) Offer(id string, req stdio.ServerRequest) *pendingRequest {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	who, known := r.owner()
 	if !known {
 		return nil // a request no caller can be told to own goes to nobody
 	}
-	var cause *streamReg
-	var all []*streamReg
+	var cause *StreamReg
+	var all []*StreamReg
 	for g := range r.streams {
 		if !g.optIn || g.closed || g.principal != who {
 			continue
@@ -111,14 +111,14 @@ func (r *relay) offer(id string, req stdio.ServerRequest) *pendingRequest {
 		return nil
 	}
 	if r.calls == 1 && cause != nil {
-		all = []*streamReg{cause} // the lone call in flight caused it
+		all = []*StreamReg{cause} // the lone call in flight caused it
 	}
 	p := &pendingRequest{
 		msg: &mcpbridgev1.ServerRequest{
-			Id: id, Method: req.Method, ParamsJson: string(req.Params), Server: r.server,
-			ChildRequestIdJson: string(req.ID), ExpireTime: timestamppb.New(time.Now().Add(r.timeout)),
+			Id: id, Method: req.Method, ParamsJson: string(req.Params), Server: r.Server,
+			ChildRequestIdJson: string(req.ID), ExpireTime: timestamppb.New(time.Now().Add(r.Timeout)),
 		},
-		answer: make(chan outcome, 1),
+		answer: make(chan Outcome, 1),
 		gone:   make(chan struct{}),
 		owner:  who,
 	}
@@ -141,29 +141,29 @@ func (r *relay) offer(id string, req stdio.ServerRequest) *pendingRequest {
 
 // await waits for the answer to an offered request, at most the relay's
 // timeout, and forgets the request.
-func (r *relay) await(ctx context.Context, p *pendingRequest) (json.RawMessage, error) {
-	t := time.NewTimer(r.timeout)
+func (r *Relay) await(ctx context.Context, p *pendingRequest) (json.RawMessage, error) {
+	t := time.NewTimer(r.Timeout)
 	defer t.Stop()
-	var o outcome
+	var o Outcome
 	select {
 	case o = <-p.answer:
 	case <-t.C:
-		o.err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", p.msg.Method)
+		o.Err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", p.msg.Method)
 	case <-p.gone:
-		o.err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "Every stream offered %s ended before answering", p.msg.Method)
+		o.Err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "Every stream offered %s ended before answering", p.msg.Method)
 	case <-ctx.Done(): // cancelled by the child, or the connection ended: nothing is written
-		o.err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "Cancelled")
+		o.Err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "Cancelled")
 	}
 	r.forget(p)
-	if o.err != nil {
-		return nil, o.err
+	if o.Err != nil {
+		return nil, o.Err
 	}
-	return o.result, nil
+	return o.Result, nil
 }
 
 // forget removes an offered request; a later RespondToServerRequest gets
 // NOT_FOUND.
-func (r *relay) forget(p *pendingRequest) {
+func (r *Relay) forget(p *pendingRequest) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.pending[p.msg.Id] == p {
@@ -175,10 +175,10 @@ func (r *relay) forget(p *pendingRequest) {
 	p.targets = nil
 }
 
-// respond hands an answer from the caller who to an offered request. It
+// Respond hands an answer from the caller who to an offered request. It
 // reports false when the id is unknown, expired, already answered or
 // offered to another principal.
-func (r *relay) respond(id, who string, o outcome) bool {
+func (r *Relay) Respond(id, who string, o Outcome) bool {
 	r.mu.Lock()
 	p := r.pending[id]
 	if p != nil && p.owner != who {
@@ -195,10 +195,10 @@ func (r *relay) respond(id, who string, o outcome) bool {
 	return true
 }
 
-// streamReg is one gRPC stream registered on a child's relay (see
+// StreamReg is one gRPC stream registered on a child's relay (see
 // openStream).
-type streamReg struct {
-	r         *relay
+type StreamReg struct {
+	r         *Relay
 	principal string // the caller's (access.CallerID)
 	call      bool
 	optIn     bool
@@ -213,7 +213,7 @@ type streamReg struct {
 	once    sync.Once
 }
 
-// openStream registers a stream of the child on its relay; Close
+// OpenStream registers a stream of the child on its relay; Close
 // unregisters it and must be called when the stream's handler returns.
 //
 // This is the hook for every streaming RPC on a child (CallToolStream,
@@ -234,8 +234,8 @@ type streamReg struct {
 //     are answered -32603 at once.
 //
 // send may be nil when optIn is false.
-func (r *relay) openStream(ctx context.Context, call, optIn bool, send func(*mcpbridgev1.ServerRequest) error) *streamReg {
-	g := &streamReg{
+func (r *Relay) OpenStream(ctx context.Context, call, optIn bool, send func(*mcpbridgev1.ServerRequest) error) *StreamReg {
+	g := &StreamReg{
 		r: r, principal: access.CallerID(ctx), call: call, optIn: optIn && send != nil, send: send,
 		stop: make(chan struct{}), done: make(chan struct{}),
 		offered: map[*pendingRequest]struct{}{},
@@ -252,15 +252,15 @@ func (r *relay) openStream(ctx context.Context, call, optIn bool, send func(*mcp
 		r.countCall(g.principal, 1)
 	}
 	r.mu.Unlock()
-	if call && r.settle != nil {
-		r.settle() // the call goes out next: at its principals' level
+	if call && r.Settle != nil {
+		r.Settle() // the call goes out next: at its principals' level
 	}
 	return g
 }
 
 // deliver sends offered requests on the stream until Close or a failed
 // send. Started by openStream, awaited by Close.
-func (g *streamReg) deliver() {
+func (g *StreamReg) deliver() {
 	defer close(g.done)
 	for {
 		select {
@@ -277,7 +277,7 @@ func (g *streamReg) deliver() {
 
 // leave withdraws the stream from routing: requests whose every receiver
 // has left are answered -32603 by their waiting handler.
-func (g *streamReg) leave() {
+func (g *StreamReg) leave() {
 	g.once.Do(func() {
 		r := g.r
 		r.mu.Lock()
@@ -299,7 +299,7 @@ func (g *streamReg) leave() {
 
 // Close unregisters the stream and waits for its delivery goroutine. It is
 // idempotent.
-func (g *streamReg) Close() {
+func (g *StreamReg) Close() {
 	g.leave()
 	select {
 	case <-g.stop:
@@ -309,9 +309,9 @@ func (g *streamReg) Close() {
 	<-g.done
 }
 
-// lockedSend makes a stream's Send safe for the handler's goroutine and a
+// LockedSend makes a stream's Send safe for the handler's goroutine and a
 // registration's delivery goroutine at once.
-func lockedSend[M any](send func(M) error) func(M) error {
+func LockedSend[M any](send func(M) error) func(M) error {
 	var mu sync.Mutex
 	return func(m M) error {
 		mu.Lock()

@@ -1,4 +1,4 @@
-package bridge
+package fanout
 
 import (
 	"context"
@@ -36,9 +36,9 @@ import (
 // are attributed to the principal whose calls are in flight (relay.go),
 // so a reader gets its own calls' logs and never another's.
 
-// childLevel is one legacy child's logging level. Its zero value (and
+// ChildLevel is one legacy child's logging level. Its zero value (and
 // nil) is a child that takes no level: wants are no-ops.
-type childLevel struct {
+type ChildLevel struct {
 	c     *stdio.Client
 	floor mcpbridgev1.LoggingLevel // ServerConfig.LogLevel; 0: none
 	log   *slog.Logger
@@ -65,28 +65,28 @@ const (
 	setLevelTimeout  = 10 * time.Second
 )
 
-// newChildLevel returns the level keeper of a negotiated legacy child that
+// NewChildLevel returns the level keeper of a negotiated legacy child that
 // declares the logging capability, and starts its sender; nil for any
 // other child. The sender ends with the child's connection.
-func newChildLevel(c *stdio.Client, floor mcpbridgev1.LoggingLevel, log *slog.Logger, inFlight func() ([]string, bool)) *childLevel {
+func NewChildLevel(c *stdio.Client, floor mcpbridgev1.LoggingLevel, log *slog.Logger, inFlight func() ([]string, bool)) *ChildLevel {
 	if protocol.Modern(c.Protocol()) {
 		return nil
 	}
 	if caps, ok := rawjson.Member(c.ServerCapabilities(), "logging"); !ok || !rawjson.IsObject(caps) {
 		return nil
 	}
-	l := &childLevel{c: c, floor: floor, log: log, inFlight: inFlight, counts: make([]int, len(protocol.LogLevels)+1),
+	l := &ChildLevel{c: c, floor: floor, log: log, inFlight: inFlight, counts: make([]int, len(protocol.LogLevels)+1),
 		by: map[string]map[int32]int{}, kick: make(chan struct{}, 1)}
 	go l.sender()
 	l.changed()
 	return l
 }
 
-// want records a reader of the caller of ctx that needs logs at level or
+// Want records a reader of the caller of ctx that needs logs at level or
 // above, until release; it returns once the child logs that verbosely
 // while that caller's calls are in flight (or the attempt failed, which is
 // logged). release hands the change to the background sender.
-func (l *childLevel) want(ctx context.Context, level mcpbridgev1.LoggingLevel) (release func()) {
+func (l *ChildLevel) Want(ctx context.Context, level mcpbridgev1.LoggingLevel) (release func()) {
 	if l == nil || level <= 0 || int(level) >= len(l.counts) {
 		return func() {}
 	}
@@ -109,7 +109,7 @@ func (l *childLevel) want(ctx context.Context, level mcpbridgev1.LoggingLevel) (
 }
 
 // addBy counts delta wants of who at level; l.mu is held.
-func (l *childLevel) addBy(who string, level mcpbridgev1.LoggingLevel, delta int) {
+func (l *ChildLevel) addBy(who string, level mcpbridgev1.LoggingLevel, delta int) {
 	m := l.by[who]
 	if m == nil {
 		m = map[int32]int{}
@@ -123,9 +123,9 @@ func (l *childLevel) addBy(who string, level mcpbridgev1.LoggingLevel, delta int
 	}
 }
 
-// settle is relay.enter's hook: a call is about to go out, so the child
+// Settle is relay.enter's hook: a call is about to go out, so the child
 // is set to what the principals in flight want first, if it is not.
-func (l *childLevel) settle() {
+func (l *ChildLevel) Settle() {
 	if l == nil {
 		return
 	}
@@ -135,7 +135,7 @@ func (l *childLevel) settle() {
 	l.apply(wantLevelTimeout)
 }
 
-func (l *childLevel) changed() {
+func (l *ChildLevel) changed() {
 	select {
 	case l.kick <- struct{}{}:
 	default:
@@ -147,7 +147,7 @@ func (l *childLevel) changed() {
 // floor; 0 for none. A secure relay's child that was raised and is not
 // wanted verbose now goes back to the floor, or to the least verbose
 // level (emergency) without one.
-func (l *childLevel) target() mcpbridgev1.LoggingLevel {
+func (l *ChildLevel) target() mcpbridgev1.LoggingLevel {
 	who, secure := l.inFlight()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -177,7 +177,7 @@ func (l *childLevel) target() mcpbridgev1.LoggingLevel {
 }
 
 // apply tells the child the current target, unless it already has it.
-func (l *childLevel) apply(timeout time.Duration) {
+func (l *ChildLevel) apply(timeout time.Duration) {
 	l.sendMu.Lock()
 	defer l.sendMu.Unlock()
 	level := l.target()
@@ -198,7 +198,7 @@ func (l *childLevel) apply(timeout time.Duration) {
 
 // sender applies the changes that releases and the floor ask for, until
 // the connection ends.
-func (l *childLevel) sender() {
+func (l *ChildLevel) sender() {
 	for {
 		select {
 		case <-l.c.Closed():

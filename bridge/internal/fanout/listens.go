@@ -1,4 +1,4 @@
-package bridge
+package fanout
 
 import (
 	"context"
@@ -24,49 +24,49 @@ import (
 // the child, the same for everyone who asked, so one listen can serve
 // them all and the bridge filters per stream.
 
-// listens is the shared listens of one child; the child owns it (child.go),
+// Listens is the shared Listens of one child; the child owns it (child.go),
 // so a restarted child starts with none. Its zero value is not usable:
 // make one with newListens.
-type listens struct {
+type Listens struct {
 	client *stdio.Client
 
 	mu   sync.Mutex
-	open []*sharedListen // joinable: opening, or open and not ending
+	open []*SharedListen // joinable: opening, or open and not ending
 }
 
-func newListens(c *stdio.Client) *listens { return &listens{client: c} }
+func NewListens(c *stdio.Client) *Listens { return &Listens{client: c} }
 
-// sharedListen is one subscriptions/listen on the child and the streams
+// SharedListen is one subscriptions/listen on the child and the streams
 // that share it. Its pump goroutine opens it, fans its events out and
 // closes it; the pump is started by the first stream's join and stopped
 // by the last stream's leave, which waits for it (or ends by itself when
 // the child ends the listen or dies).
-type sharedListen struct {
-	want    listenFilter    // what the listen asked the child for
+type SharedListen struct {
+	want    Filter          // what the listen asked the child for
 	request json.RawMessage // its notifications object
 	stop    context.CancelFunc
-	ready   chan struct{} // closed by the pump once acknowledged or failed
-	done    chan struct{} // closed when the pump returns
-	openErr error         // why opening failed; written before ready closes
-	endErr  error         // why the listen ended; written before done closes
+	Ready   chan struct{} // closed by the pump once acknowledged or failed
+	Done    chan struct{} // closed when the pump returns
+	OpenErr error         // why opening failed; written before ready closes
+	EndErr  error         // why the listen ended; written before done closes
 
 	// Guarded by listens.mu.
-	members  map[*listener]struct{}
-	acked    bool         // accepted is known
-	accepted listenFilter // what the child acknowledged
-	ending   bool         // no longer in open: nobody joins it
+	members  map[*Listener]struct{}
+	acked    bool   // accepted is known
+	accepted Filter // what the child acknowledged
+	ending   bool   // no longer in open: nobody joins it
 }
 
-// listenFilter is the part of a listen's notifications object that the
+// Filter is the part of a listen's notifications object that the
 // bridge understands: the list changes and the resource URIs, as a stream
 // asked for them or as the child accepted them.
-type listenFilter struct {
+type Filter struct {
 	tools, prompts, resources bool
 	uris                      []string
 }
 
-func requestFilter(req *mcpbridgev1.SubscribeRequest) listenFilter {
-	f := listenFilter{tools: req.GetToolsListChanged(), prompts: req.GetPromptsListChanged(), resources: req.GetResourcesListChanged()}
+func requestFilter(req *mcpbridgev1.SubscribeRequest) Filter {
+	f := Filter{tools: req.GetToolsListChanged(), prompts: req.GetPromptsListChanged(), resources: req.GetResourcesListChanged()}
 	for _, uri := range req.GetResourceSubscriptions() {
 		if !slices.Contains(f.uris, uri) {
 			f.uris = append(f.uris, uri)
@@ -75,8 +75,8 @@ func requestFilter(req *mcpbridgev1.SubscribeRequest) listenFilter {
 	return f
 }
 
-func ackFilter(ack *mcpbridgev1.SubscriptionAcknowledged) listenFilter {
-	return listenFilter{
+func ackFilter(ack *mcpbridgev1.SubscriptionAcknowledged) Filter {
+	return Filter{
 		tools: ack.GetToolsListChanged(), prompts: ack.GetPromptsListChanged(), resources: ack.GetResourcesListChanged(),
 		uris: ack.GetResourceSubscriptions(),
 	}
@@ -87,7 +87,7 @@ func ackFilter(ack *mcpbridgev1.SubscriptionAcknowledged) listenFilter {
 // that covers it (protocol.Covers: the same URI or a parent of it). The
 // log level is no part of it: a 2026 listen carries no logLevel, and
 // notifications/message never travels on one (docs/protocol.md, "Listen").
-func (f listenFilter) covers(g listenFilter) bool {
+func (f Filter) covers(g Filter) bool {
 	if g.tools && !f.tools || g.prompts && !f.prompts || g.resources && !f.resources {
 		return false
 	}
@@ -99,7 +99,7 @@ func (f listenFilter) covers(g listenFilter) bool {
 	return true
 }
 
-func (f listenFilter) coversURI(uri string) bool {
+func (f Filter) coversURI(uri string) bool {
 	for _, sub := range f.uris {
 		if protocol.Covers(sub, uri) {
 			return true
@@ -111,8 +111,8 @@ func (f listenFilter) coversURI(uri string) bool {
 // within is f narrowed by what the child accepted: the list changes both
 // name, and those of f's URIs that an accepted one covers. It never holds
 // more than f.
-func (f listenFilter) within(acc listenFilter) listenFilter {
-	out := listenFilter{tools: f.tools && acc.tools, prompts: f.prompts && acc.prompts, resources: f.resources && acc.resources}
+func (f Filter) within(acc Filter) Filter {
+	out := Filter{tools: f.tools && acc.tools, prompts: f.prompts && acc.prompts, resources: f.resources && acc.resources}
 	for _, uri := range f.uris {
 		if acc.coversURI(uri) {
 			out.uris = append(out.uris, uri)
@@ -121,34 +121,34 @@ func (f listenFilter) within(acc listenFilter) listenFilter {
 	return out
 }
 
-func (f listenFilter) ack() *mcpbridgev1.SubscriptionAcknowledged {
+func (f Filter) Ack() *mcpbridgev1.SubscriptionAcknowledged {
 	return &mcpbridgev1.SubscriptionAcknowledged{
 		ToolsListChanged: f.tools, PromptsListChanged: f.prompts, ResourcesListChanged: f.resources, ResourceSubscriptions: f.uris,
 	}
 }
 
-// listener is one Subscribe stream on a shared listen: what it asked for,
+// Listener is one Subscribe stream on a shared listen: what it asked for,
 // what it gets, and its bounded queue of events waiting for the gRPC
 // client. The queue holds messages the pump converted once for every
 // stream; they are shared and never modified.
-type listener struct {
-	want   listenFilter
+type Listener struct {
+	want   Filter
 	level  mcpbridgev1.LoggingLevel // 0: no logs
-	events *dropq.Signalled[*mcpbridgev1.SubscribeResponse]
+	Events *dropq.Signalled[*mcpbridgev1.SubscribeResponse]
 
-	// filter is want within what the child accepted, set under listens.mu
+	// Filter is want within what the child accepted, set under listens.mu
 	// before the pump hands the listener an event, and read-only after.
-	filter listenFilter
+	Filter Filter
 	// pending counts events the listen's own buffer dropped since the
 	// last one queued here; the pump counts them on the next one (under
 	// listens.mu).
 	pending int
 }
 
-func newListener(req *mcpbridgev1.SubscribeRequest) *listener {
-	return &listener{
+func NewListener(req *mcpbridgev1.SubscribeRequest) *Listener {
+	return &Listener{
 		want: requestFilter(req), level: req.GetLogLevel(),
-		events: dropq.NewSignalled[*mcpbridgev1.SubscribeResponse](subscribeBuffer, false),
+		Events: dropq.NewSignalled[*mcpbridgev1.SubscribeResponse](StreamBuffer, false),
 	}
 }
 
@@ -179,53 +179,53 @@ func readEvent(ev stdio.Event) fanEvent {
 }
 
 // wants reports whether the listener's own filter asks for ev.
-func (l *listener) wants(ev *fanEvent) bool {
+func (l *Listener) wants(ev *fanEvent) bool {
 	switch ev.method {
 	case "notifications/tools/list_changed":
-		return l.filter.tools
+		return l.Filter.tools
 	case "notifications/prompts/list_changed":
-		return l.filter.prompts
+		return l.Filter.prompts
 	case "notifications/resources/list_changed":
-		return l.filter.resources
+		return l.Filter.resources
 	case "notifications/resources/updated":
-		return l.filter.coversURI(ev.uri)
+		return l.Filter.coversURI(ev.uri)
 	case "notifications/message":
 		return l.level != 0 && ev.level >= l.level
 	}
 	return false
 }
 
-// join adds l to an open listen whose request covers l's, or to a new
+// Join adds l to an open listen whose request covers l's, or to a new
 // one, which it starts opening. request is l's notifications object, sent
 // if it opens the listen; opts are the listen's options. The caller waits
 // for the listen's ready and then, whatever happened, calls leave.
-func (h *listens) join(l *listener, request json.RawMessage, opts stdio.ListenOptions) *sharedListen {
+func (h *Listens) Join(l *Listener, request json.RawMessage, opts stdio.ListenOptions) *SharedListen {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, s := range h.open {
 		if s.want.covers(l.want) {
 			s.members[l] = struct{}{}
 			if s.acked {
-				l.filter = l.want.within(s.accepted)
+				l.Filter = l.want.within(s.accepted)
 			}
 			return s
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &sharedListen{
+	s := &SharedListen{
 		want: l.want, request: request, stop: cancel,
-		ready: make(chan struct{}), done: make(chan struct{}),
-		members: map[*listener]struct{}{l: {}},
+		Ready: make(chan struct{}), Done: make(chan struct{}),
+		members: map[*Listener]struct{}{l: {}},
 	}
 	h.open = append(h.open, s)
 	go h.pump(ctx, s, opts) // stopped by the last leave, which waits for it
 	return s
 }
 
-// leave removes l from s. The last listener to leave an open listen stops
+// Leave removes l from s. The last listener to Leave an open listen stops
 // its pump, which closes the listen (notifications/cancelled), and waits
 // for it.
-func (h *listens) leave(s *sharedListen, l *listener) {
+func (h *Listens) Leave(s *SharedListen, l *Listener) {
 	h.mu.Lock()
 	delete(s.members, l)
 	last := len(s.members) == 0 && !s.ending
@@ -235,12 +235,12 @@ func (h *listens) leave(s *sharedListen, l *listener) {
 	h.mu.Unlock()
 	if last {
 		s.stop()
-		<-s.done
+		<-s.Done
 	}
 }
 
 // retire takes s out of the joinable listens. h.mu is held.
-func (h *listens) retire(s *sharedListen) {
+func (h *Listens) retire(s *SharedListen) {
 	s.ending = true
 	for i, x := range h.open {
 		if x == s {
@@ -254,31 +254,31 @@ func (h *listens) retire(s *sharedListen) {
 // want it and closes s when ctx ends (its last listener left). It runs on
 // a goroutine of its own and never waits for a listener: each has its
 // own drop-oldest queue.
-func (h *listens) pump(ctx context.Context, s *sharedListen, opts stdio.ListenOptions) {
-	defer close(s.done)
+func (h *Listens) pump(ctx context.Context, s *SharedListen, opts stdio.ListenOptions) {
+	defer close(s.Done)
 	defer s.stop()
 	sub, err := h.client.Listen(ctx, s.request, &opts)
 	h.mu.Lock()
 	if err != nil {
-		s.openErr = err
+		s.OpenErr = err
 		h.retire(s)
-		close(s.ready)
+		close(s.Ready)
 		h.mu.Unlock()
 		return
 	}
 	s.acked = true
 	s.accepted = ackFilter(convert.Acknowledged(sub.Accepted()))
 	for l := range s.members {
-		l.filter = l.want.within(s.accepted)
+		l.Filter = l.want.within(s.accepted)
 	}
-	close(s.ready)
+	close(s.Ready)
 	h.mu.Unlock()
 	defer sub.Close()
 	for {
 		ev, err := sub.Next(ctx)
 		if err != nil {
 			h.mu.Lock()
-			s.endErr = err
+			s.EndErr = err
 			h.retire(s)
 			h.mu.Unlock()
 			return
@@ -289,27 +289,27 @@ func (h *listens) pump(ctx context.Context, s *sharedListen, opts stdio.ListenOp
 
 // fanOut hands ev, converted once, to the queue of every listener of s
 // that wants it. It never waits for a listener.
-func (h *listens) fanOut(s *sharedListen, ev stdio.Event) {
+func (h *Listens) fanOut(s *SharedListen, ev stdio.Event) {
 	fe := readEvent(ev)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for l := range s.members {
 		l.pending += ev.Dropped // nobody knows which of them it would have wanted
 		if fe.msg != nil && l.wants(&fe) {
-			l.events.PushCounted(fe.msg, l.pending)
+			l.Events.PushCounted(fe.msg, l.pending)
 			l.pending = 0
 		}
 	}
 }
 
-// retryable reports whether a listener whose listen failed to open
+// Retryable reports whether a listener whose listen failed to open
 // should open one of its own rather than fail: the child refused a
 // listen that asked for more than the listener did, and the refusal may
 // concern only what the listener did not ask for. Failures of the child
 // or of the wait are everyone's.
-func (s *sharedListen) retryable(l *listener) bool {
+func (s *SharedListen) Retryable(l *Listener) bool {
 	var e *jsonrpc.Error
-	if !errors.As(s.openErr, &e) || e.Code == jsonrpc.CodeConnectionClosed || e.Code == jsonrpc.CodeRequestTimeout {
+	if !errors.As(s.OpenErr, &e) || e.Code == jsonrpc.CodeConnectionClosed || e.Code == jsonrpc.CodeRequestTimeout {
 		return false
 	}
 	return !l.want.covers(s.want)
