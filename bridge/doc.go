@@ -21,8 +21,8 @@
 //     details: docs/errors.md).
 //   - The RPCs: typed.go (lists, CallTool, ReadResource, GetPrompt,
 //     Complete), streams.go (CallToolStream), raw.go (Call and CallStream,
-//     lossless JSON text), subscribe.go (Subscribe), tunnel.go (Connect, a
-//     raw JSON-RPC tunnel), respond.go (RespondToServerRequest), and
+//     lossless JSON text), subscribe.go (Subscribe), connect.go (Connect, a
+//     raw JSON-RPC tunnel, package internal/tunnel), respond.go (RespondToServerRequest), and
 //     upstream.go (GetServer, Ping). The conversions between MCP's JSON
 //     and the typed messages are package internal/convert.
 //   - child.go starts and negotiates one child (stdio.Start and

@@ -116,7 +116,7 @@ func (s *Service) admit(ctx context.Context, req *request) (*pass, *refusal) {
 	for i, l := range [2]*limiter{s.limiter.Load(), req.srv.limiter} {
 		release, wait, ok := l.admit(ctx, !req.long)
 		if !ok {
-			ps.release()
+			ps.Release()
 			return nil, s.refuse(ctx, req, refusedLimited, &callError{rpc: tooManyRequests(), retryAfter: max(wait, time.Millisecond)})
 		}
 		ps.held[i] = release
@@ -141,9 +141,9 @@ func (r *refusal) status(req *request) error {
 	return toStatus(req.srv.name, req.method, r.callError)
 }
 
-// release gives back the pass's places in the limits; only the first
+// Release gives back the pass's places in the limits; only the first
 // call counts.
-func (p *pass) release() {
+func (p *pass) Release() {
 	if p == nil {
 		return
 	}
@@ -156,21 +156,21 @@ func (p *pass) release() {
 	})
 }
 
-// call sends one request of the pass to child c, observed. The caller
+// Call sends one request of the pass to child c, observed. The caller
 // counts it in flight on the child's relay by the caller's principal
-// (relay.enter, or a registered call stream). sent is what the child gets; the pass's request, as the caller
+// (relay.enter, or a registered Call stream). sent is what the child gets; the pass's request, as the caller
 // sent it, names what it is about (they differ where the bridge
 // translates across eras). fromMeta takes the span's parent from the
 // request's own _meta (a tunnel's client that traces).
-func (p *pass) call(ctx context.Context, c *child, sent json.RawMessage, opts *stdio.CallOptions, fromMeta bool) (json.RawMessage, error) {
+func (p *pass) Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, opts *stdio.CallOptions, fromMeta bool) (json.RawMessage, error) {
 	op := p.s.obs.begin(ctx, p.req.srv.name, c, p.req.method, p.req.params, fromMeta)
 	res, err := c.Call(ctx, p.req.method, sent, op.options(opts))
 	op.end(res, err)
 	return res, err
 }
 
-// record audits the outcome of the pass's request, which started at
+// Record audits the outcome of the pass's request, which started at
 // start: res and err as the child answered.
-func (p *pass) record(start time.Time, res json.RawMessage, err error) {
+func (p *pass) Record(start time.Time, res json.RawMessage, err error) {
 	p.s.audit(p.ctx, p.req, start, res, err, "")
 }

@@ -97,7 +97,7 @@ type operation struct {
 //
 // fromMeta takes the span's parent from the request's own _meta when it
 // carries one (a tunnel's client that traces), before ctx's.
-func (o *observer) begin(ctx context.Context, srv string, c *child, method string, params json.RawMessage, fromMeta bool) *operation {
+func (o *observer) begin(ctx context.Context, srv string, c *stdio.Client, method string, params json.RawMessage, fromMeta bool) *operation {
 	if o == nil {
 		return nil
 	}

@@ -52,15 +52,15 @@ func (s *Service) route(ctx context.Context, field string, req *request) (*route
 	}
 	c, err := srv.acquire(ctx, method)
 	if err != nil {
-		ps.record(time.Now(), nil, err)
-		ps.release()
+		ps.Record(time.Now(), nil, err)
+		ps.Release()
 		return nil, err
 	}
 	return &route{s: s, srv: srv, req: req, pass: ps, c: c, era: convert.EraOf(c.Protocol()), method: method}, nil
 }
 
 // release gives back the route's places in the limits.
-func (r *route) release() { r.pass.release() }
+func (r *route) release() { r.pass.Release() }
 
 // setParams records the params a typed RPC built, for the audit log's
 // payloads and the observation of the call.
@@ -117,11 +117,11 @@ func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *s
 		opts = r.callOptions(ctx, params)
 	}
 	start := time.Now()
-	res, err := r.pass.call(ctx, r.c, params, opts, false)
+	res, err := r.pass.Call(ctx, r.c.Client, params, opts, false)
 	if err != nil {
 		err = r.srv.failure(r.c, r.method, err)
 	}
-	r.pass.record(start, res, err)
+	r.pass.Record(start, res, err)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	if refused != nil {
 		return refused.status(dr)
 	}
-	ps.release()
+	ps.Release()
 	c, err := srv.acquire(ctx, method)
 	if err != nil {
 		return err

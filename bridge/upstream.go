@@ -156,7 +156,7 @@ func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerReque
 	if refused != nil {
 		return nil, refused.status(dr)
 	}
-	defer ps.release()
+	defer ps.Release()
 	if req.GetWaitForReady() && srv.cfg.Policy != PolicySession {
 		if _, err := srv.acquire(ctx, method); err != nil {
 			if status.Code(err) != codes.Unavailable {

@@ -1,4 +1,4 @@
-package bridge
+package tunnel
 
 // The 2026 client on a 2025 child side of a cross-era tunnel
 // (crossera.go): validation, server/discover, stamped results and
@@ -26,7 +26,7 @@ type modernCall struct {
 	level mcpbridgev1.LoggingLevel // 0: no logs
 }
 
-func (t *tunnel) modernOnLegacy(id json.RawMessage, method string, params json.RawMessage) func(context.Context, *tunnelCall) {
+func (t *Tunnel) modernOnLegacy(id json.RawMessage, method string, params json.RawMessage) func(context.Context, *tunnelCall) {
 	mc, e := t.validateModern(method, params)
 	if e != nil {
 		t.fail(id, e)
@@ -46,7 +46,7 @@ func (t *tunnel) modernOnLegacy(id json.RawMessage, method string, params json.R
 
 // validateModern checks a 2026 request as a 2026 server does, in the order
 // of docs/protocol.md, "Validation order".
-func (t *tunnel) validateModern(method string, params json.RawMessage) (modernCall, *jsonrpc.Error) {
+func (t *Tunnel) validateModern(method string, params json.RawMessage) (modernCall, *jsonrpc.Error) {
 	invalid := func(format string, args ...any) *jsonrpc.Error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: "+format, args...)
 	}
@@ -98,13 +98,13 @@ func (t *tunnel) validateModern(method string, params json.RawMessage) (modernCa
 
 // supportedVersions are the versions a 2026 client may use on this tunnel:
 // 2026-07-28, translated, and the child's own.
-func (t *tunnel) supportedVersions() []string {
+func (t *Tunnel) supportedVersions() []string {
 	return []string{protocol.Version20260728, t.c.Protocol()}
 }
 
 // modernCaps are the child's capabilities as a 2026 server declares them:
 // the legacy tasks capability has no 2026 counterpart the bridge serves.
-func (t *tunnel) modernCaps() json.RawMessage {
+func (t *Tunnel) modernCaps() json.RawMessage {
 	caps := t.c.ServerCapabilities()
 	if !rawjson.IsObject(caps) {
 		return json.RawMessage(`{}`)
@@ -114,7 +114,7 @@ func (t *tunnel) modernCaps() json.RawMessage {
 
 // discoverResult answers server/discover from what the bridge negotiated
 // with the legacy child.
-func (t *tunnel) discoverResult() json.RawMessage {
+func (t *Tunnel) discoverResult() json.RawMessage {
 	out := []byte(`{"resultType":"complete","supportedVersions":[`)
 	for i, v := range t.supportedVersions() {
 		if i > 0 {
@@ -138,7 +138,7 @@ var cacheable = []string{"tools/list", "prompts/list", "resources/list", "resour
 // modernResult stamps a legacy child's result as a 2026 server would:
 // resultType, the serverInfo _meta and, where required, cache hints that
 // promise nothing (stale at once, private).
-func (t *tunnel) modernResult(method string, res json.RawMessage) json.RawMessage {
+func (t *Tunnel) modernResult(method string, res json.RawMessage) json.RawMessage {
 	if !rawjson.IsObject(res) {
 		return res
 	}
@@ -190,21 +190,21 @@ func legacyParams(params json.RawMessage) json.RawMessage {
 // legacyOptions are the call options of a 2026 request on a legacy child:
 // its own progress token and, when it set a level, its logs, with the
 // child held at that level meanwhile (release when the call ends).
-func (t *tunnel) legacyOptions(method string, params json.RawMessage, mc modernCall, token func() json.RawMessage) (*stdio.CallOptions, func()) {
+func (t *Tunnel) legacyOptions(method string, params json.RawMessage, mc modernCall, token func() json.RawMessage) (*stdio.CallOptions, func()) {
 	opts := &stdio.CallOptions{Timeout: t.maxDeadline(method, params), Verbatim: true}
 	if token() != nil {
 		opts.Progress = t.progressTo(token)
 	}
 	release := func() {}
 	if mc.level != 0 {
-		release = t.c.level.Want(t.ctx, mc.level)
+		release = t.c.Level.Want(t.ctx, mc.level)
 		opts.Log = t.logTo(mc.level)
 	}
 	return opts, release
 }
 
 // forwardToLegacy forwards a 2026 request that never asks for input.
-func (t *tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage, mc modernCall) {
+func (t *Tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage, mc modernCall) {
 	params, token, err := takeProgressToken(params)
 	if err != nil {
 		t.finish(id, call, nil, err)
@@ -219,7 +219,7 @@ func (t *tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.
 		t.finish(id, call, nil, modernError(err))
 		return
 	}
-	t.finish(id, call, t.modernResult(method, t.s.filterList(t.ctx, t.server(), method, res)), nil)
+	t.finish(id, call, t.modernResult(method, t.host.FilterList(t.ctx, method, res)), nil)
 }
 
 // crossListen is a 2026 client's subscriptions/listen on a legacy child,
@@ -235,7 +235,7 @@ type crossListen struct {
 // with every other subscriber), and matching notifications are relayed
 // tagged with the listen's id until the client cancels it or the tunnel
 // ends.
-func (t *tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params json.RawMessage) {
+func (t *Tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params json.RawMessage) {
 	filter, ok := rawjson.Member(params, "notifications")
 	if !ok || !rawjson.IsObject(filter) {
 		t.finish(id, call, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: subscriptions/listen needs a notifications object"))
@@ -252,7 +252,7 @@ func (t *tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params 
 		rawjson.Elements(uris, func(_ int, v json.RawMessage) bool {
 			uri, ok := rawjson.StringValue(v)
 			if ok && uri != "" && !slices.Contains(l.uris, uri) &&
-				t.c.relay.SubscribeURI(ctx, t.c.Client, uri, t.s.cfg.DefaultDeadline) == nil {
+				t.c.Relay.SubscribeURI(ctx, t.c.Client, uri, t.host.DefaultDeadline()) == nil {
 				l.uris = append(l.uris, uri)
 			}
 			return true
@@ -260,7 +260,7 @@ func (t *tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params 
 	}
 	defer func() {
 		for _, uri := range l.uris {
-			t.c.relay.UnsubscribeURI(t.c.Client, uri, t.s.cfg.DefaultDeadline)
+			t.c.Relay.UnsubscribeURI(t.c.Client, uri, t.host.DefaultDeadline())
 		}
 	}()
 	key := string(id)
@@ -312,7 +312,7 @@ func (t *tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params 
 // crossNotify is notify for a 2026 client on a legacy child: list_changed
 // and resources/updated go to the listens that asked for them, tagged;
 // nothing else is sent unsolicited in 2026 (logs belong to requests).
-func (t *tunnel) crossNotify(n stdio.Notification) {
+func (t *Tunnel) crossNotify(n stdio.Notification) {
 	var match func(*crossListen) bool
 	switch n.Method {
 	case "notifications/tools/list_changed":

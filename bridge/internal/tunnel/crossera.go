@@ -1,4 +1,4 @@
-package bridge
+package tunnel
 
 // This file is a Connect tunnel whose client speaks the other era than
 // the child (docs/architecture.md, "Across eras"). The tunnel classifies
@@ -58,7 +58,7 @@ const (
 
 // modernRequest reports whether a request of the tunnel's client is a
 // 2026-07-28 request, and records the era it shows.
-func (t *tunnel) modernRequest(method string, params json.RawMessage) bool {
+func (t *Tunnel) modernRequest(method string, params json.RawMessage) bool {
 	_, version, has := protocol.MetaVersion(params)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -79,7 +79,7 @@ func (t *tunnel) modernRequest(method string, params json.RawMessage) bool {
 
 // CrossModern reports whether the tunnel's client speaks 2026 to a legacy
 // child: its notifications and server requests are translated.
-func (t *tunnel) CrossModern() bool {
+func (t *Tunnel) CrossModern() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.legacy && t.era == eraModern
@@ -87,7 +87,7 @@ func (t *tunnel) CrossModern() bool {
 
 // Asking reports whether a 2026 client on a legacy child has a call in
 // flight that may ask it for input.
-func (t *tunnel) Asking() bool {
+func (t *Tunnel) Asking() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.running) > 0
@@ -96,7 +96,7 @@ func (t *tunnel) Asking() bool {
 // cross routes a request of the other era than the child's. handled is
 // false for a request of the child's own era; run is nil when the request
 // was answered at once.
-func (t *tunnel) cross(id json.RawMessage, method string, params json.RawMessage) (run func(context.Context, *tunnelCall), handled bool) {
+func (t *Tunnel) cross(id json.RawMessage, method string, params json.RawMessage) (run func(context.Context, *tunnelCall), handled bool) {
 	modern := t.modernRequest(method, params)
 	switch {
 	case modern && t.legacy:
@@ -109,7 +109,7 @@ func (t *tunnel) cross(id json.RawMessage, method string, params json.RawMessage
 
 // ---- A 2025 client on a 2026 child ----
 
-func (t *tunnel) legacyOnModern(id json.RawMessage, method string, params json.RawMessage) func(context.Context, *tunnelCall) {
+func (t *Tunnel) legacyOnModern(id json.RawMessage, method string, params json.RawMessage) func(context.Context, *tunnelCall) {
 	switch method {
 	case "initialize":
 		requested, _ := rawjson.Member(params, "protocolVersion")
@@ -171,12 +171,12 @@ func (t *tunnel) legacyOnModern(id json.RawMessage, method string, params json.R
 // initialize answers a 2025 client's initialize on a 2026 child from
 // what the bridge's negotiation learnt, or, when it learnt nothing (a
 // pinned version sends no server/discover), from a server/discover.
-func (t *tunnel) initialize(ctx context.Context, call *tunnelCall, id json.RawMessage, version string) {
+func (t *Tunnel) initialize(ctx context.Context, call *tunnelCall, id json.RawMessage, version string) {
 	caps, info, instructions := t.c.ServerCapabilities(), t.c.ServerInfo(), t.c.Instructions()
 	if info == nil {
 		meta, _ := t.peerMeta()
-		leave := t.c.relay.Enter(t.ctx)
-		res, err := t.c.Call(ctx, "server/discover", json.RawMessage(`{}`), &stdio.CallOptions{Timeout: t.s.cfg.DefaultDeadline, Meta: meta})
+		leave := t.c.Relay.Enter(t.ctx)
+		res, err := t.c.Call(ctx, "server/discover", json.RawMessage(`{}`), &stdio.CallOptions{Timeout: t.host.DefaultDeadline(), Meta: meta})
 		leave()
 		if err != nil {
 			t.finish(id, call, nil, err)
@@ -195,7 +195,7 @@ func (t *tunnel) initialize(ctx context.Context, call *tunnelCall, id json.RawMe
 
 // peerMeta is the 2026 _meta of a 2025 client's requests: the
 // capabilities and clientInfo of its initialize and its level.
-func (t *tunnel) peerMeta() (json.RawMessage, mcpbridgev1.LoggingLevel) {
+func (t *Tunnel) peerMeta() (json.RawMessage, mcpbridgev1.LoggingLevel) {
 	t.mu.Lock()
 	caps, info, level := t.peerCaps, t.peerInfo, t.level
 	t.mu.Unlock()
@@ -203,7 +203,7 @@ func (t *tunnel) peerMeta() (json.RawMessage, mcpbridgev1.LoggingLevel) {
 		caps = json.RawMessage(`{}`)
 	}
 	if level == 0 {
-		level = t.c.floor
+		level = t.c.Floor
 	}
 	meta := append([]byte(`{"`+protocol.MetaClientCapabilities+`":`), caps...)
 	if info != nil {
@@ -218,7 +218,7 @@ func (t *tunnel) peerMeta() (json.RawMessage, mcpbridgev1.LoggingLevel) {
 // forwardToModern forwards a 2025 client's request to a 2026 child and
 // answers the child's input_required results by asking the tunnel, as a
 // 2025 server asks its client.
-func (t *tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage) {
+func (t *Tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage) {
 	params, token, err := takeProgressToken(params)
 	if err != nil {
 		t.finish(id, call, nil, err)
@@ -243,7 +243,7 @@ func (t *tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 			return
 		}
 		if resultType(res) != "input_required" {
-			t.finish(id, call, legacyResult(t.s.filterList(t.ctx, t.server(), method, res)), nil)
+			t.finish(id, call, legacyResult(t.host.FilterList(t.ctx, method, res)), nil)
 			return
 		}
 		if round == maxInputRounds {
@@ -261,7 +261,7 @@ func (t *tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 // answerInputs asks the tunnel every input request of an input_required
 // result at once and returns params for the retry: inputResponses with
 // the answers, requestState echoed.
-func (t *tunnel) answerInputs(ctx context.Context, params, res json.RawMessage) (json.RawMessage, error) {
+func (t *Tunnel) answerInputs(ctx context.Context, params, res json.RawMessage) (json.RawMessage, error) {
 	type answer struct {
 		key string
 		res json.RawMessage
@@ -277,7 +277,7 @@ func (t *tunnel) answerInputs(ctx context.Context, params, res json.RawMessage) 
 			m, _ := rawjson.Member(f.Value, "method")
 			method, _ := rawjson.StringValue(m)
 			p, _ := rawjson.Member(f.Value, "params")
-			out, err := t.Ask(ctx, fanout.MintID(), stdio.ServerRequest{Method: method, Params: p}, t.c.relay.Timeout)
+			out, err := t.Ask(ctx, fanout.MintID(), stdio.ServerRequest{Method: method, Params: p}, t.c.Relay.Timeout)
 			done <- answer{f.Key, out, err}
 		}()
 	}
@@ -351,7 +351,7 @@ func resultType(res json.RawMessage) string {
 // subscriptions/listen of its own for the URI, whose updates reach the
 // tunnel as notifications/resources/updated until unsubscribe or the
 // tunnel's end.
-func (t *tunnel) listenURI(ctx context.Context, call *tunnelCall, id json.RawMessage, uri string) {
+func (t *Tunnel) listenURI(ctx context.Context, call *tunnelCall, id json.RawMessage, uri string) {
 	t.mu.Lock()
 	held := t.uriListens[uri] != nil
 	t.mu.Unlock()
@@ -362,7 +362,7 @@ func (t *tunnel) listenURI(ctx context.Context, call *tunnelCall, id json.RawMes
 	meta, _ := t.peerMeta()
 	filter := append(rawjson.AppendString([]byte(`{"resourceSubscriptions":[`), uri), ']', '}')
 	sub, err := t.c.Listen(ctx, filter, &stdio.ListenOptions{
-		Timeout: t.s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest, Meta: meta,
+		Timeout: t.host.DefaultDeadline(), MaxBuffer: fanout.StreamBuffer, Overflow: stdio.DropOldest, Meta: meta,
 	})
 	if err != nil {
 		t.finish(id, call, nil, err)
@@ -398,7 +398,7 @@ func (t *tunnel) listenURI(ctx context.Context, call *tunnelCall, id json.RawMes
 
 // progressTo relays a call's progress under the tunnel's token of the
 // moment.
-func (t *tunnel) progressTo(token func() json.RawMessage) func(stdio.Progress) {
+func (t *Tunnel) progressTo(token func() json.RawMessage) func(stdio.Progress) {
 	return func(p stdio.Progress) {
 		tok := token()
 		if tok == nil {
@@ -411,7 +411,7 @@ func (t *tunnel) progressTo(token func() json.RawMessage) func(stdio.Progress) {
 }
 
 // logTo relays a call's log messages at level or above.
-func (t *tunnel) logTo(level mcpbridgev1.LoggingLevel) func(stdio.Notification) {
+func (t *Tunnel) logTo(level mcpbridgev1.LoggingLevel) func(stdio.Notification) {
 	return func(n stdio.Notification) {
 		raw, _ := rawjson.Member(n.Params, "level")
 		name, _ := rawjson.StringValue(raw)

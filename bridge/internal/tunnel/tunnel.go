@@ -1,4 +1,14 @@
-package bridge
+// Package tunnel is a Connect stream on one child (bridge.proto, Connect;
+// docs/architecture.md, "Connect" and "Across eras"): a raw JSON-RPC
+// tunnel whose ids, progress tokens, cancellations and subscription ids
+// are its own, restored with their JSON type on the way back, and the
+// translation between a client and a child of different eras
+// (crossera.go, crossera_modern.go, inputrounds.go). Each message is
+// decoded once; each request passes the bridge's door through its Host
+// before anything of it reaches the child. Package bridge's Connect
+// handler opens a Tunnel, feeds it the client's messages (Handle), and
+// ends it (HalfClose, Abort).
+package tunnel
 
 import (
 	"context"
@@ -35,118 +45,16 @@ const (
 	// must not be lost (responses, progress, listen events, requests from
 	// the child). Their producers wait for room, so a client that stops
 	// reading slows its own calls and nobody else's. The child's
-	// unsolicited notifications instead go to a ring of subscribeBuffer
+	// unsolicited notifications instead go to a ring of fanout.StreamBuffer
 	// that drops the oldest, because they come from the stdio Client's
 	// reader, which must never wait.
 	tunnelQueue = 64
 )
 
-// Connect is a raw JSON-RPC tunnel to one child (bridge.proto, Connect).
-// The tunnel's ids, progress tokens, cancellations and subscription ids
-// are its own: requests are forwarded with stdio.Client.Call, which owns
-// the child's id space, and everything coming back is restored to the
-// tunnel's values with their JSON type.
-//
-// Goroutines: the handler reads messages (through a receiving goroutine,
-// so that it can also watch the child) and dispatches them; one writer
-// owns stream.Send; each request in flight has a goroutine. The handler
-// waits for all of them except the receiver, which returns once gRPC
-// cancels the stream after the handler returned.
-func (s *Service) Connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) error {
-	ctx, end := s.longLived(stream.Context())
-	defer end()
-	return drained(ctx, "", "Connect", s.connect(connectStream{stream, ctx}))
-}
-
-// connect is Connect; Shutdown ends it at once with UNAVAILABLE and
-// RetryInfo (drain.go), and the requests in flight in it are cancelled on
-// the child.
-func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) error {
-	const method = "Connect"
-	ctx := stream.Context()
-	first, err := stream.Recv()
-	if errors.Is(err, io.EOF) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	srv, err := s.lookup(ctx, first.GetServer(), method)
-	if err != nil {
-		return err
-	}
-	// The tunnel's opening passes the door (the server, and the rate),
-	// and so does each request in it (tunnel.request).
-	dr := &request{via: viaConnect, srv: srv, method: method, long: true}
-	ps, refused := s.admit(ctx, dr)
-	if refused != nil {
-		return refused.status(dr)
-	}
-	ps.release()
-	c, err := srv.acquire(ctx, method)
-	if err != nil {
-		return err
-	}
-	defer srv.release(c) // a session child of its own ends with the stream
-	t := newTunnel(s, srv, c, stream)
-	c.relay.AddTunnel(t)
-	go t.write(stream)
-
-	type received struct {
-		msg *mcpbridgev1.ConnectRequest
-		err error
-	}
-	msgs := make(chan received, 1)
-	handlerDone := make(chan struct{})
-	defer close(handlerDone)
-	go func() {
-		for {
-			m, err := stream.Recv()
-			select {
-			case msgs <- received{m, err}:
-			case <-handlerDone:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-
-	t.handle(first.GetMessageJson())
-	for {
-		select {
-		case r := <-msgs:
-			switch {
-			case errors.Is(r.err, io.EOF):
-				return t.halfClose(ctx, srv)
-			case r.err != nil:
-				t.abort()
-				return r.err
-			case r.msg.GetServer() != "" && r.msg.GetServer() != srv.name:
-				t.abort()
-				return toStatus(srv.name, method, invalidField(srv.name, method, "server", convert.ReasonInvalidValue,
-					" may only be set on the first message, or to the same value on every message"))
-			}
-			t.handle(r.msg.GetMessageJson())
-		case <-ctx.Done():
-			t.abort()
-			return toStatus(srv.name, method, ctx.Err())
-		case <-c.Closed():
-			t.abort()
-			return srv.failure(c, method, c.Err())
-		case <-t.dead:
-			t.abort()
-			return t.writeErr
-		}
-	}
-}
-
-// tunnel is one Connect stream on a child.
-type tunnel struct {
-	s      *Service
-	srv    *upstream
-	c      *child
+// Tunnel is one Connect stream on a child.
+type Tunnel struct {
+	host   Host
+	c      *Child
 	owner  string // the caller's (access.CallerID): the child's requests and logs reach it only when they are its
 	legacy bool
 	log    *slog.Logger
@@ -182,6 +90,43 @@ type tunnel struct {
 	xlistens   map[string]*crossListen        // a 2026 client's listens (2025 child), by raw listen id
 }
 
+// Host is what a tunnel needs of the bridge: the door each of its
+// requests passes (docs/architecture.md, "The door"), the rules applied
+// to list results, the server's deadlines.
+type Host interface {
+	// Admit takes one request of the tunnel through the door: its pass,
+	// or the JSON-RPC error that refuses it. A long request (a listen)
+	// stays open and counts for the rate only.
+	Admit(ctx context.Context, method string, params json.RawMessage, long bool) (Pass, *jsonrpc.Error)
+	// FilterList removes from a list result what the caller may not use.
+	FilterList(ctx context.Context, method string, res json.RawMessage) json.RawMessage
+	// MaxDeadline bounds a request, which carries no deadline of its own.
+	MaxDeadline(method string, params json.RawMessage) time.Duration
+	// DefaultDeadline bounds the tunnel's own requests to the child.
+	DefaultDeadline() time.Duration
+	Logger() *slog.Logger
+}
+
+// Pass is an admitted request of the tunnel.
+type Pass interface {
+	// Call sends the request to child c as sent, observed; fromMeta takes
+	// the span's parent from the request's own _meta.
+	Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, opts *stdio.CallOptions, fromMeta bool) (json.RawMessage, error)
+	// Record audits the request's outcome.
+	Record(start time.Time, res json.RawMessage, err error)
+	// Release gives back its places in the limits.
+	Release()
+}
+
+// Child is the child a tunnel is on: its connection, the relay of
+// what it sends unsolicited, and its logging level (a legacy child's).
+type Child struct {
+	*stdio.Client
+	Relay *fanout.Relay
+	Level *fanout.ChildLevel
+	Floor mcpbridgev1.LoggingLevel // the level of a client that set none
+}
+
 // tunnelCall is one request of the tunnel in flight.
 type tunnelCall struct {
 	cancel    context.CancelFunc
@@ -194,13 +139,13 @@ type tunnelListen struct {
 	closed atomic.Bool // by the tunnel or the tunnel's end: send nothing more
 }
 
-func newTunnel(s *Service, srv *upstream, c *child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *tunnel {
+func New(host Host, c *Child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *Tunnel {
 	ctx, cancel := context.WithCancel(stream.Context())
-	return &tunnel{
-		s: s, srv: srv, c: c, owner: access.CallerID(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
-		log: s.cfg.Logger.With("rpc", "Connect", "server", c.relay.Server),
+	return &Tunnel{
+		host: host, c: c, owner: access.CallerID(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
+		log: host.Logger().With("rpc", "Connect", "server", c.Relay.Server),
 		ctx: ctx, cancel: cancel,
-		out: make(chan []byte, tunnelQueue), notes: dropq.NewSignalled[[]byte](subscribeBuffer, false),
+		out: make(chan []byte, tunnelQueue), notes: dropq.NewSignalled[[]byte](fanout.StreamBuffer, false),
 		intake: make(chan struct{}), flush: make(chan struct{}), quit: make(chan struct{}), dead: make(chan struct{}),
 		calls: map[string]*tunnelCall{}, listens: map[string]*tunnelListen{},
 		uris: map[string]bool{}, asked: map[string]chan fanout.Outcome{},
@@ -208,9 +153,9 @@ func newTunnel(s *Service, srv *upstream, c *child, stream grpc.BidiStreamingSer
 	}
 }
 
-// write owns stream.Send. Started by Connect; it returns when a send
+// Write owns stream.Send. Started by Connect; it returns when a send
 // fails, at quit, or at flush once everything queued is sent.
-func (t *tunnel) write(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) {
+func (t *Tunnel) Write(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) {
 	defer close(t.dead)
 	send := func(frame []byte) bool {
 		if n := len(frame); n > 0 && frame[n-1] == '\n' {
@@ -261,11 +206,19 @@ func (t *tunnel) write(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReques
 	}
 }
 
+// Dead is closed when the writer returned: the stream broke (WriteErr
+// says how) or the tunnel ended.
+func (t *Tunnel) Dead() <-chan struct{} { return t.dead }
+
+// WriteErr is the Send error that stopped the writer, once Dead is
+// closed; nil when it stopped because the tunnel ended.
+func (t *Tunnel) WriteErr() error { return t.writeErr }
+
 // push queues a frame that must be delivered, waiting for room; it
 // reports false once the writer is gone or the tunnel is being aborted
 // (then nobody will read the frame, and the writer may be stuck in Send
 // to a client that stopped reading).
-func (t *tunnel) push(frame []byte) bool {
+func (t *Tunnel) push(frame []byte) bool {
 	select {
 	case t.out <- frame:
 		return true
@@ -276,17 +229,17 @@ func (t *tunnel) push(frame []byte) bool {
 	}
 }
 
-func (t *tunnel) respond(id, result json.RawMessage) {
+func (t *Tunnel) respond(id, result json.RawMessage) {
 	t.push(wire.AppendResponse(nil, id, result))
 }
 
-func (t *tunnel) fail(id json.RawMessage, e *jsonrpc.Error) {
+func (t *Tunnel) fail(id json.RawMessage, e *jsonrpc.Error) {
 	t.push(wire.AppendError(nil, id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
 }
 
-// handle dispatches one message from the client. Nothing that is not
+// Handle dispatches one message from the client. Nothing that is not
 // valid JSON-RPC reaches the child.
-func (t *tunnel) handle(text string) {
+func (t *Tunnel) Handle(text string) {
 	line := []byte(text)
 	m, err := wire.Decode(line)
 	if err != nil {
@@ -316,7 +269,7 @@ func (t *tunnel) handle(text string) {
 }
 
 // request starts one request of the tunnel.
-func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessage) {
+func (t *Tunnel) request(id json.RawMessage, method string, params json.RawMessage) {
 	key := string(id)
 	t.mu.Lock()
 	_, busy := t.calls[key]
@@ -338,17 +291,15 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	// the rules, the bridge-wide and the server's limits, the audit. A
 	// refused request never reaches the child. A listen stays open and
 	// counts for the rate only.
-	req := newRequest(viaConnect, t.srv, method, params)
-	req.long = method == "subscriptions/listen"
-	ps, refused := t.s.admit(t.ctx, req)
+	ps, refused := t.host.Admit(t.ctx, method, params, method == "subscriptions/listen")
 	if refused != nil {
-		t.fail(id, refused.rpc)
+		t.fail(id, refused)
 		return
 	}
 	handed := false // to the request's goroutine, which releases it
 	defer func() {
 		if !handed {
-			ps.release()
+			ps.Release()
 		}
 	}()
 
@@ -371,7 +322,7 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 		}
 		// The tunnel's own level filters what it gets; the child logs at
 		// least that much while the tunnel is open (fanout.ChildLevel).
-		release := t.c.level.Want(t.ctx, level)
+		release := t.c.Level.Want(t.ctx, level)
 		t.mu.Lock()
 		t.level = level
 		old := t.levelRelease
@@ -408,7 +359,7 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	go func() {
 		defer t.wg.Done()
 		defer cancel()
-		defer ps.release()
+		defer ps.Release()
 		// The recovery interceptor guards the handler's goroutine only: a
 		// bug met by one request must not take the bridge down.
 		defer func() {
@@ -423,7 +374,7 @@ func (t *tunnel) request(id json.RawMessage, method string, params json.RawMessa
 
 // done forgets a finished request and reports whether its outcome is
 // still to be sent (it is not when the tunnel cancelled it).
-func (t *tunnel) done(id json.RawMessage, call *tunnelCall) bool {
+func (t *Tunnel) done(id json.RawMessage, call *tunnelCall) bool {
 	t.mu.Lock()
 	if t.calls[string(id)] == call {
 		delete(t.calls, string(id))
@@ -433,7 +384,7 @@ func (t *tunnel) done(id json.RawMessage, call *tunnelCall) bool {
 }
 
 // finish sends the outcome of a finished request.
-func (t *tunnel) finish(id json.RawMessage, call *tunnelCall, result json.RawMessage, err error) {
+func (t *Tunnel) finish(id json.RawMessage, call *tunnelCall, result json.RawMessage, err error) {
 	if !t.done(id, call) {
 		return // MCP: a cancelled request gets no response
 	}
@@ -455,7 +406,7 @@ func asRPCError(err error) *jsonrpc.Error {
 
 // forward sends a request to the child with the tunnel's progress token
 // replaced by the Client's own and restores it on the way back.
-func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage) {
+func (t *Tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage) {
 	params, token, err := takeProgressToken(params)
 	if err != nil {
 		t.finish(id, call, nil, err)
@@ -476,7 +427,7 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 	start := time.Now()
 	res, err := t.callChild(ctx, params, opts)
 	t.audit(ctx, start, res, err)
-	t.finish(id, call, t.s.filterList(t.ctx, t.server(), method, res), err)
+	t.finish(id, call, t.host.FilterList(t.ctx, method, res), err)
 }
 
 // passKey carries the door's pass of a tunnel request in the contexts of
@@ -484,34 +435,28 @@ func (t *tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 type passKey struct{}
 
 // passOf is the pass of the tunnel request whose work ctx is.
-func passOf(ctx context.Context) *pass { return ctx.Value(passKey{}).(*pass) }
+func passOf(ctx context.Context) Pass { return ctx.Value(passKey{}).(Pass) }
 
 // callChild sends the tunnel request of ctx to the child, through its
-// pass (door.go): counted in flight on the child's relay, and observed,
+// pass (the bridge's door): counted in flight on the child's relay, and observed,
 // its span's parent the trace context in the request's own _meta. sent is
 // what the child gets; the pass has the request as the tunnel's client
 // sent it, which names what it is about (they differ where the bridge
 // translates across eras).
-func (t *tunnel) callChild(ctx context.Context, sent json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
-	defer t.c.relay.Enter(t.ctx)()
-	return passOf(ctx).call(ctx, t.c, sent, opts, true)
+func (t *Tunnel) callChild(ctx context.Context, sent json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
+	defer t.c.Relay.Enter(t.ctx)()
+	return passOf(ctx).Call(ctx, t.c.Client, sent, opts, true)
 }
 
 // audit records the outcome of the tunnel request of ctx.
-func (t *tunnel) audit(ctx context.Context, start time.Time, res json.RawMessage, err error) {
-	passOf(ctx).record(start, res, err)
+func (t *Tunnel) audit(ctx context.Context, start time.Time, res json.RawMessage, err error) {
+	passOf(ctx).Record(start, res, err)
 }
-
-// server is the name of the tunnel's server.
-func (t *tunnel) server() string { return t.c.relay.Server }
 
 // maxDeadline bounds a tunnel request, which carries no deadline of its
 // own: the server's maximum, or the tool's.
-func (t *tunnel) maxDeadline(method string, params json.RawMessage) time.Duration {
-	if t.c.m == nil {
-		return t.s.cfg.MaxDeadline
-	}
-	return t.c.m.srv.cfg.deadlines(toolName(method, params)).Max
+func (t *Tunnel) maxDeadline(method string, params json.RawMessage) time.Duration {
+	return t.host.MaxDeadline(method, params)
 }
 
 // takeProgressToken removes params._meta.progressToken and returns it.
@@ -556,8 +501,8 @@ func initializeResult(version string, caps, info json.RawMessage, instructions s
 // subscription is a legacy tunnel's resources/subscribe or
 // resources/unsubscribe, reference-counted with every other subscriber of
 // the child.
-func (t *tunnel) subscription(ctx context.Context, call *tunnelCall, id json.RawMessage, method, uri string) {
-	r, timeout := t.c.relay, t.s.cfg.DefaultDeadline
+func (t *Tunnel) subscription(ctx context.Context, call *tunnelCall, id json.RawMessage, method, uri string) {
+	r, timeout := t.c.Relay, t.host.DefaultDeadline()
 	if method == "resources/unsubscribe" {
 		t.mu.Lock()
 		held := t.uris[uri]
@@ -591,7 +536,7 @@ func (t *tunnel) subscription(ctx context.Context, call *tunnelCall, id json.Raw
 }
 
 // releaseURIs drops the tunnel's resource subscriptions.
-func (t *tunnel) releaseURIs() {
+func (t *Tunnel) releaseURIs() {
 	t.mu.Lock()
 	uris := make([]string, 0, len(t.uris))
 	for uri := range t.uris {
@@ -600,14 +545,14 @@ func (t *tunnel) releaseURIs() {
 	clear(t.uris)
 	t.mu.Unlock()
 	for _, uri := range uris {
-		t.c.relay.UnsubscribeURI(t.c.Client, uri, t.s.cfg.DefaultDeadline)
+		t.c.Relay.UnsubscribeURI(t.c.Client, uri, t.host.DefaultDeadline())
 	}
 }
 
 // listen opens a 2026 tunnel's subscriptions/listen as a Subscription of
 // the Client, whose id the child sees, and relays its acknowledgement and
 // events under the tunnel's listen id.
-func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.RawMessage) {
+func (t *Tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.RawMessage) {
 	filter, ok := rawjson.Member(params, "notifications")
 	if !ok || !rawjson.IsObject(filter) {
 		t.finish(id, call, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: subscriptions/listen needs a notifications object"))
@@ -618,7 +563,7 @@ func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 		meta = rawjson.DeleteMember(rawjson.DeleteMember(m, "progressToken"), protocol.MetaSubscriptionID)
 	}
 	sub, err := t.c.Listen(ctx, filter, &stdio.ListenOptions{
-		Timeout: t.s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest, Meta: meta, Verbatim: true,
+		Timeout: t.host.DefaultDeadline(), MaxBuffer: fanout.StreamBuffer, Overflow: stdio.DropOldest, Meta: meta, Verbatim: true,
 	})
 	if err != nil {
 		t.finish(id, call, nil, err)
@@ -679,7 +624,7 @@ func (t *tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 }
 
 // notification handles a notification from the client.
-func (t *tunnel) notification(method string, params json.RawMessage) {
+func (t *Tunnel) notification(method string, params json.RawMessage) {
 	switch method {
 	case "notifications/initialized":
 		return // the bridge initialized the child once; absorbed
@@ -718,7 +663,7 @@ func (t *tunnel) notification(method string, params json.RawMessage) {
 
 // response routes the client's answer to a request the child sent into
 // the tunnel.
-func (t *tunnel) response(m *wire.Message) {
+func (t *Tunnel) response(m *wire.Message) {
 	id, _ := rawjson.StringValue(m.ID)
 	t.mu.Lock()
 	ch := t.asked[id]
@@ -747,7 +692,7 @@ func (t *tunnel) response(m *wire.Message) {
 
 // TakesRequests reports whether the tunnel can still answer server
 // requests.
-func (t *tunnel) TakesRequests() bool {
+func (t *Tunnel) TakesRequests() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return !t.closing
@@ -755,7 +700,7 @@ func (t *tunnel) TakesRequests() bool {
 
 // Ask forwards a request from the child into the tunnel under the
 // bridge-minted id and waits for the tunnel's answer, at most timeout.
-func (t *tunnel) Ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
+func (t *Tunnel) Ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
 	if t.CrossModern() { // a 2026 client takes no requests: an input_required round
 		return t.askInput(ctx, req, timeout)
 	}
@@ -804,18 +749,18 @@ func (t *tunnel) Ask(ctx context.Context, id string, req stdio.ServerRequest, ti
 }
 
 // cancelAsked tells the tunnel that a request it was asked is void.
-func (t *tunnel) cancelAsked(rawID json.RawMessage, reason string) {
+func (t *Tunnel) cancelAsked(rawID json.RawMessage, reason string) {
 	params := append(append([]byte(`{"requestId":`), rawID...), `,"reason":`...)
 	params = append(rawjson.AppendString(params, reason), '}')
 	t.notes.Push(wire.AppendNotification(nil, "notifications/cancelled", params))
 }
 
-func (t *tunnel) Principal() string { return t.owner }
+func (t *Tunnel) Principal() string { return t.owner }
 
 // Notify is the tunnel's eventSink: the child's unsolicited notifications
 // that a direct client would get, restricted to its own resource
 // subscriptions and log level.
-func (t *tunnel) Notify(n stdio.Notification) {
+func (t *Tunnel) Notify(n stdio.Notification) {
 	if t.CrossModern() {
 		t.crossNotify(n)
 		return
@@ -855,7 +800,7 @@ func (t *tunnel) Notify(n stdio.Notification) {
 
 // stopIntake ends what the tunnel takes from the child: server requests
 // (those waiting are answered -32603), notifications and listens.
-func (t *tunnel) stopIntake() {
+func (t *Tunnel) stopIntake() {
 	t.mu.Lock()
 	if t.closing {
 		t.mu.Unlock()
@@ -875,7 +820,7 @@ func (t *tunnel) stopIntake() {
 	clear(t.uriListens)
 	t.mu.Unlock()
 	close(t.intake)
-	t.c.relay.RemoveTunnel(t)
+	t.c.Relay.RemoveTunnel(t)
 	for _, l := range listens {
 		l.sub.Close()
 	}
@@ -885,10 +830,11 @@ func (t *tunnel) stopIntake() {
 	t.endParked()
 }
 
-// halfClose ends the tunnel after the client closed its send side: its
+// HalfClose ends the tunnel after the client closed its send side: its
 // listens and subscriptions end, its other requests finish and are
-// answered, then the stream ends with OK.
-func (t *tunnel) halfClose(ctx context.Context, srv *upstream) error {
+// answered, then the stream ends with OK. fail maps the stream's end or
+// the child's to the status the stream ends with.
+func (t *Tunnel) HalfClose(ctx context.Context, fail func(error) error) error {
 	t.stopIntake()
 	waited := make(chan struct{})
 	go func() { // ends when every request has returned
@@ -899,9 +845,9 @@ func (t *tunnel) halfClose(ctx context.Context, srv *upstream) error {
 	select {
 	case <-waited:
 	case <-ctx.Done():
-		err = toStatus(srv.name, "Connect", ctx.Err())
+		err = fail(ctx.Err())
 	case <-t.c.Closed():
-		err = srv.failure(t.c, "Connect", t.c.Err())
+		err = fail(t.c.Err())
 	case <-t.dead:
 		err = t.writeErr
 	}
@@ -915,9 +861,9 @@ func (t *tunnel) halfClose(ctx context.Context, srv *upstream) error {
 	return t.writeErr
 }
 
-// abort ends the tunnel at once: its requests are cancelled (the Client
+// Abort ends the tunnel at once: its requests are cancelled (the Client
 // tells the child), its listens and subscriptions end.
-func (t *tunnel) abort() {
+func (t *Tunnel) Abort() {
 	t.cancel()
 	t.stopIntake()
 	t.wg.Wait()
@@ -926,7 +872,7 @@ func (t *tunnel) abort() {
 
 // end releases the subscriptions and stops the writer, after it sent what
 // is queued when flush is set. Every request goroutine has returned.
-func (t *tunnel) end(flush bool) {
+func (t *Tunnel) end(flush bool) {
 	t.cancel()
 	t.releaseURIs()
 	t.mu.Lock()

@@ -1,4 +1,4 @@
-package bridge
+package tunnel
 
 // The input rounds of a 2026 client on a 2025 child (crossera.go): the
 // child's server requests during a call become input_required results,
@@ -71,7 +71,7 @@ func mrtrDigest(params json.RawMessage) [sha256.Size]byte {
 
 // inputCall serves a 2026 tools/call, prompts/get or resources/read on a
 // legacy child: a fresh call, or the retry of a parked round.
-func (t *tunnel) inputCall(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage, mc modernCall) {
+func (t *Tunnel) inputCall(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage, mc modernCall) {
 	params, token, err := takeProgressToken(params)
 	if err != nil {
 		t.finish(id, call, nil, err)
@@ -109,7 +109,7 @@ func (t *tunnel) inputCall(ctx context.Context, call *tunnelCall, id json.RawMes
 // The child call outlives the request that started it (its retries
 // carry the answers): it is observed and audited through that request's
 // pass, whose places in the limits the request gave back when it ended.
-func (t *tunnel) startOp(reqCtx context.Context, method string, params json.RawMessage, mc modernCall, digest [sha256.Size]byte, token json.RawMessage) *inputOp {
+func (t *Tunnel) startOp(reqCtx context.Context, method string, params json.RawMessage, mc modernCall, digest [sha256.Size]byte, token json.RawMessage) *inputOp {
 	ctx, cancel := context.WithCancel(context.WithValue(t.ctx, passKey{}, passOf(reqCtx)))
 	op := &inputOp{method: method, digest: digest, caps: mc.caps, ctx: ctx, cancel: cancel,
 		asks: make(chan *inputAsk, maxTunnelCalls), done: make(chan fanout.Outcome, 1), pending: map[string]*inputAsk{}}
@@ -144,7 +144,7 @@ func (t *tunnel) startOp(reqCtx context.Context, method string, params json.RawM
 
 // awaitOp waits for the op's outcome or its next questions, as the answer
 // to the tunnel request id.
-func (t *tunnel) awaitOp(ctx context.Context, call *tunnelCall, id json.RawMessage, op *inputOp) {
+func (t *Tunnel) awaitOp(ctx context.Context, call *tunnelCall, id json.RawMessage, op *inputOp) {
 	select {
 	case o := <-op.done:
 		t.endOp(op)
@@ -180,7 +180,7 @@ func (t *tunnel) awaitOp(ctx context.Context, call *tunnelCall, id json.RawMessa
 
 // gather collects the server requests sent together with a: those that
 // follow it within inputGather of each other.
-func (t *tunnel) gather(op *inputOp, a *inputAsk) []*inputAsk {
+func (t *Tunnel) gather(op *inputOp, a *inputAsk) []*inputAsk {
 	asks := []*inputAsk{a}
 	timer := time.NewTimer(inputGather)
 	defer timer.Stop()
@@ -221,7 +221,7 @@ func missingCaps(caps json.RawMessage, asks []*inputAsk) json.RawMessage {
 // park stores the op under a fresh requestState until the client's retry
 // (or the server request timeout, which ends the op) and returns the
 // input_required result that asks its pending questions.
-func (t *tunnel) park(op *inputOp) json.RawMessage {
+func (t *Tunnel) park(op *inputOp) json.RawMessage {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	state := "rs-" + hex.EncodeToString(b[:])
@@ -244,7 +244,7 @@ func (t *tunnel) park(op *inputOp) json.RawMessage {
 	t.mu.Lock()
 	t.running = slices.DeleteFunc(t.running, func(x *inputOp) bool { return x == op })
 	t.parked[state] = op
-	op.expiry = time.AfterFunc(t.c.relay.Timeout, func() {
+	op.expiry = time.AfterFunc(t.c.Relay.Timeout, func() {
 		if t.unpark(state) == op {
 			t.endOp(op)
 		}
@@ -255,7 +255,7 @@ func (t *tunnel) park(op *inputOp) json.RawMessage {
 
 // unpark removes a parked op and returns it, nil when none is parked under
 // state.
-func (t *tunnel) unpark(state string) *inputOp {
+func (t *Tunnel) unpark(state string) *inputOp {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	op := t.parked[state]
@@ -269,7 +269,7 @@ func (t *tunnel) unpark(state string) *inputOp {
 
 // resume takes the op parked under state back for the retry of the same
 // request (method and params), nil when there is none.
-func (t *tunnel) resume(state, method string, digest [sha256.Size]byte) *inputOp {
+func (t *Tunnel) resume(state, method string, digest [sha256.Size]byte) *inputOp {
 	t.mu.Lock()
 	op := t.parked[state]
 	ok := op != nil && op.method == method && op.digest == digest
@@ -285,7 +285,7 @@ func (t *tunnel) resume(state, method string, digest [sha256.Size]byte) *inputOp
 
 // endOp cancels the op's child call (a no-op once it returned) and fails
 // the questions still waiting.
-func (t *tunnel) endOp(op *inputOp) {
+func (t *Tunnel) endOp(op *inputOp) {
 	t.mu.Lock()
 	t.running = slices.DeleteFunc(t.running, func(x *inputOp) bool { return x == op })
 	t.mu.Unlock()
@@ -298,7 +298,7 @@ func (t *tunnel) endOp(op *inputOp) {
 
 // askInput hands a server request of the legacy child to the 2026 call it
 // belongs to: the one running, or the most recent when several are.
-func (t *tunnel) askInput(ctx context.Context, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
+func (t *Tunnel) askInput(ctx context.Context, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
 	t.mu.Lock()
 	var op *inputOp
 	if n := len(t.running); n > 0 {
@@ -334,7 +334,7 @@ func (t *tunnel) askInput(ctx context.Context, req stdio.ServerRequest, timeout 
 }
 
 // endParked ends every parked op; stopIntake calls it.
-func (t *tunnel) endParked() {
+func (t *Tunnel) endParked() {
 	t.mu.Lock()
 	ops := make([]*inputOp, 0, len(t.parked))
 	for state, op := range t.parked {

@@ -1,0 +1,148 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/tunnel"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Connect is a raw JSON-RPC tunnel to one child (bridge.proto, Connect).
+// The tunnel's ids, progress tokens, cancellations and subscription ids
+// are its own: requests are forwarded with stdio.Client.Call, which owns
+// the child's id space, and everything coming back is restored to the
+// tunnel's values with their JSON type.
+//
+// Goroutines: the handler reads messages (through a receiving goroutine,
+// so that it can also watch the child) and dispatches them; one writer
+// owns stream.Send; each request in flight has a goroutine. The handler
+// waits for all of them except the receiver, which returns once gRPC
+// cancels the stream after the handler returned.
+func (s *Service) Connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) error {
+	ctx, end := s.longLived(stream.Context())
+	defer end()
+	return drained(ctx, "", "Connect", s.connect(connectStream{stream, ctx}))
+}
+
+// connect is Connect; Shutdown ends it at once with UNAVAILABLE and
+// RetryInfo (drain.go), and the requests in flight in it are cancelled on
+// the child.
+func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) error {
+	const method = "Connect"
+	ctx := stream.Context()
+	first, err := stream.Recv()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	srv, err := s.lookup(ctx, first.GetServer(), method)
+	if err != nil {
+		return err
+	}
+	// The tunnel's opening passes the door (the server, and the rate),
+	// and so does each request in it (tunnel.request).
+	dr := &request{via: viaConnect, srv: srv, method: method, long: true}
+	ps, refused := s.admit(ctx, dr)
+	if refused != nil {
+		return refused.status(dr)
+	}
+	ps.Release()
+	c, err := srv.acquire(ctx, method)
+	if err != nil {
+		return err
+	}
+	defer srv.release(c) // a session child of its own ends with the stream
+	t := tunnel.New(&tunnelServer{s: s, srv: srv}, &tunnel.Child{Client: c.Client, Relay: c.relay, Level: c.level, Floor: c.floor}, stream)
+	c.relay.AddTunnel(t)
+	go t.Write(stream)
+
+	type received struct {
+		msg *mcpbridgev1.ConnectRequest
+		err error
+	}
+	msgs := make(chan received, 1)
+	handlerDone := make(chan struct{})
+	defer close(handlerDone)
+	go func() {
+		for {
+			m, err := stream.Recv()
+			select {
+			case msgs <- received{m, err}:
+			case <-handlerDone:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	t.Handle(first.GetMessageJson())
+	for {
+		select {
+		case r := <-msgs:
+			switch {
+			case errors.Is(r.err, io.EOF):
+				return t.HalfClose(ctx, func(err error) error { return srv.failure(c, method, err) })
+			case r.err != nil:
+				t.Abort()
+				return r.err
+			case r.msg.GetServer() != "" && r.msg.GetServer() != srv.name:
+				t.Abort()
+				return toStatus(srv.name, method, invalidField(srv.name, method, "server", convert.ReasonInvalidValue,
+					" may only be set on the first message, or to the same value on every message"))
+			}
+			t.Handle(r.msg.GetMessageJson())
+		case <-ctx.Done():
+			t.Abort()
+			return toStatus(srv.name, method, ctx.Err())
+		case <-c.Closed():
+			t.Abort()
+			return srv.failure(c, method, c.Err())
+		case <-t.Dead():
+			t.Abort()
+			return t.WriteErr()
+		}
+	}
+}
+
+// tunnelServer is the tunnel's view of its server and of the bridge
+// (tunnelHost): the door each of its requests passes, the rules on list
+// results, the server's deadlines.
+type tunnelServer struct {
+	s   *Service
+	srv *upstream
+}
+
+func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (tunnel.Pass, *jsonrpc.Error) {
+	req := newRequest(viaConnect, h.srv, method, params)
+	req.long = long
+	ps, refused := h.s.admit(ctx, req)
+	if refused != nil {
+		return nil, refused.rpc
+	}
+	return ps, nil
+}
+
+func (h *tunnelServer) FilterList(ctx context.Context, method string, res json.RawMessage) json.RawMessage {
+	return h.s.filterList(ctx, h.srv.name, method, res)
+}
+
+func (h *tunnelServer) MaxDeadline(method string, params json.RawMessage) time.Duration {
+	return h.srv.cfg.deadlines(toolName(method, params)).Max
+}
+
+func (h *tunnelServer) DefaultDeadline() time.Duration { return h.s.cfg.DefaultDeadline }
+
+func (h *tunnelServer) Logger() *slog.Logger { return h.s.cfg.Logger }
