@@ -163,7 +163,7 @@ func (p *pass) Release() {
 // translates across eras). fromMeta takes the span's parent from the
 // request's own _meta (a tunnel's client that traces).
 func (p *pass) Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, opts *stdio.CallOptions, fromMeta bool) (json.RawMessage, error) {
-	op := p.s.obs.begin(ctx, p.req.srv.name, c, p.req.method, p.req.params, fromMeta)
+	op := p.s.obs.begin(ctx, p.req.srv.name, c, p.req.method, p.req.params, p.req.kind, p.req.names, fromMeta)
 	res, err := c.Call(ctx, p.req.method, sent, op.options(opts))
 	op.end(res, err)
 	return res, err

@@ -92,17 +92,18 @@ type operation struct {
 	spanCtx context.Context
 }
 
-// begin starts observing a request of method to child c of srv; ctx is
-// the parent of its span. nil (a no-op) without an observer.
+// begin starts observing a request of method to child c of srv, about
+// the tool, resource or prompt of kind that names names (decoded once, at
+// the door); ctx is the parent of its span. nil (a no-op) without an
+// observer.
 //
 // fromMeta takes the span's parent from the request's own _meta when it
 // carries one (a tunnel's client that traces), before ctx's.
-func (o *observer) begin(ctx context.Context, srv string, c *stdio.Client, method string, params json.RawMessage, fromMeta bool) *operation {
+func (o *observer) begin(ctx context.Context, srv string, c *stdio.Client, method string, params json.RawMessage, kind access.Kind, names []string, fromMeta bool) *operation {
 	if o == nil {
 		return nil
 	}
 	op := &operation{o: o, server: srv, method: method, start: time.Now()}
-	kind, names := target(method, params)
 	if len(names) == 1 && kind != access.Server {
 		op.kind, op.name = kind, names[0]
 	}

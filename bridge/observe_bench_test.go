@@ -109,7 +109,8 @@ func BenchmarkObserveOperation(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				op := o.begin(ctx, "s", nil, "tools/call", params, false)
+				kind, names := target("tools/call", params)
+				op := o.begin(ctx, "s", nil, "tools/call", params, kind, names, false)
 				opts := op.options(&stdio.CallOptions{})
 				if opts.OnRequestID != nil {
 					opts.OnRequestID(1)
