@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -50,7 +51,7 @@ func (s *Service) audit(ctx context.Context, req *request, start time.Time, res 
 	switch {
 	case refused != "":
 		attrs = append(attrs, slog.String("outcome", "refused"), slog.String("refused", refused))
-		if st, ok := status.FromError(toStatus(req.srv.name, req.method, err)); ok {
+		if st, ok := status.FromError(rpcerr.ToStatus(req.srv.name, req.method, err)); ok {
 			attrs = append(attrs, slog.String("code", st.Code().String()))
 		}
 	case err != nil:

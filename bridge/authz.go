@@ -51,9 +51,6 @@ func (s *Service) setAccess(auth *access.Authenticator, rules access.Rules) {
 // access returns the authentication and rules in force.
 func (s *Service) access() *accessState { return s.acc.Load() }
 
-// reasonPermissionDenied is the ErrorInfo reason of a call the rules deny.
-const reasonPermissionDenied = "PERMISSION_DENIED"
-
 // authenticate is the auth interceptor's function: the caller's principal
 // in the context, or UNAUTHENTICATED with nothing that helps an attacker.
 func (s *Service) authenticate(ctx context.Context) (context.Context, error) {

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -69,8 +70,8 @@ func wantDenied(t *testing.T, what string, err error) {
 			reason = info.GetReason()
 		}
 	}
-	if st.Code() != codes.PermissionDenied || reason != reasonPermissionDenied {
-		t.Errorf("%s = %v, want PERMISSION_DENIED with reason %s", what, err, reasonPermissionDenied)
+	if st.Code() != codes.PermissionDenied || reason != rpcerr.ReasonPermissionDenied {
+		t.Errorf("%s = %v, want PERMISSION_DENIED with reason %s", what, err, rpcerr.ReasonPermissionDenied)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 )
 
 // This file gives a request whose strings are not valid UTF-8 the same
@@ -130,7 +131,7 @@ func badUTF8(v any) string {
 // INVALID_INPUT.
 func refuseBadUTF8(fullMethod, field string) error {
 	method := fullMethod[strings.LastIndexByte(fullMethod, '/')+1:]
-	return toStatus("", method, invalidField("", method, field, convert.ReasonInvalidUTF8, " is not valid UTF-8"))
+	return rpcerr.ToStatus("", method, rpcerr.InvalidField("", method, field, convert.ReasonInvalidUTF8, " is not valid UTF-8"))
 }
 
 // utf8Unary and utf8Stream are the interceptors that refuse repaired

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/tunnel"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -100,13 +101,13 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 				return r.err
 			case r.msg.GetServer() != "" && r.msg.GetServer() != srv.name:
 				t.Abort()
-				return toStatus(srv.name, method, invalidField(srv.name, method, "server", convert.ReasonInvalidValue,
+				return rpcerr.ToStatus(srv.name, method, rpcerr.InvalidField(srv.name, method, "server", convert.ReasonInvalidValue,
 					" may only be set on the first message, or to the same value on every message"))
 			}
 			t.Handle(r.msg.GetMessageJson())
 		case <-ctx.Done():
 			t.Abort()
-			return toStatus(srv.name, method, ctx.Err())
+			return rpcerr.ToStatus(srv.name, method, ctx.Err())
 		case <-c.Closed():
 			t.Abort()
 			return srv.failure(c, method, c.Err())
@@ -130,7 +131,7 @@ func (h *tunnelServer) Admit(ctx context.Context, method string, params json.Raw
 	req.long = long
 	ps, refused := h.s.admit(ctx, req)
 	if refused != nil {
-		return nil, refused.rpc
+		return nil, refused.RPC
 	}
 	return ps, nil
 }

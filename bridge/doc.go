@@ -16,7 +16,7 @@
 //     passes, from every path: the caller's credentials still hold
 //     (reauth.go), the rules, the limits, the audit of every refusal, then
 //     the observed call. route.go takes an RPC through it to the child and
-//     maps every failure to a status (errors.go, the only place where
+//     maps every failure to a status (package internal/rpcerr, the only place where
 //     errors become statuses, with the original JSON-RPC error in the
 //     details: docs/errors.md).
 //   - The RPCs: typed.go (lists, CallTool, ReadResource, GetPrompt,

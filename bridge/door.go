@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -33,7 +34,8 @@ import (
 //     count), in a client span, with the operation histogram.
 //
 // Paths differ only in how they decode the request and how they answer:
-// a gRPC status (toStatus) or a JSON-RPC error in a tunnel (callError.rpc).
+// a gRPC status (rpcerr.ToStatus) or a JSON-RPC error in a tunnel
+// (rpcerr.CallError.RPC).
 
 // Values of request.via: how a request reached the bridge.
 const (
@@ -77,7 +79,7 @@ const (
 // refusal is a request the door turned away: the error its path answers
 // with and why.
 type refusal struct {
-	*callError
+	*rpcerr.CallError
 	why string
 }
 
@@ -96,8 +98,8 @@ type pass struct {
 // refusal; nothing of it reaches the child.
 func (s *Service) admit(ctx context.Context, req *request) (*pass, *refusal) {
 	if errors.Is(context.Cause(ctx), errRevoked) {
-		return nil, s.refuse(ctx, req, refusedUnauthenticated, &callError{
-			rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Authentication required: the caller's credentials no longer hold"), reason: reasonUnauthenticated,
+		return nil, s.refuse(ctx, req, refusedUnauthenticated, &rpcerr.CallError{
+			RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Authentication required: the caller's credentials no longer hold"), Reason: rpcerr.ReasonUnauthenticated,
 		})
 	}
 	acc := s.access()
@@ -117,7 +119,7 @@ func (s *Service) admit(ctx context.Context, req *request) (*pass, *refusal) {
 		release, wait, ok := l.admit(ctx, !req.long)
 		if !ok {
 			ps.Release()
-			return nil, s.refuse(ctx, req, refusedLimited, &callError{rpc: tooManyRequests(), retryAfter: max(wait, time.Millisecond)})
+			return nil, s.refuse(ctx, req, refusedLimited, &rpcerr.CallError{RPC: tooManyRequests(), RetryAfter: max(wait, time.Millisecond)})
 		}
 		ps.held[i] = release
 	}
@@ -125,20 +127,20 @@ func (s *Service) admit(ctx context.Context, req *request) (*pass, *refusal) {
 }
 
 // refuse records a refusal: an audit record and the refusals metric.
-func (s *Service) refuse(ctx context.Context, req *request, why string, ce *callError) *refusal {
+func (s *Service) refuse(ctx context.Context, req *request, why string, ce *rpcerr.CallError) *refusal {
 	s.audit(ctx, req, time.Now(), nil, ce, why)
 	s.metrics.refused(req, why)
-	return &refusal{callError: ce, why: why}
+	return &refusal{CallError: ce, why: why}
 }
 
 // deniedError is the error of a request the rules deny.
-func deniedError(format string, args ...any) *callError {
-	return &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...), reason: reasonPermissionDenied}
+func deniedError(format string, args ...any) *rpcerr.CallError {
+	return &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...), Reason: rpcerr.ReasonPermissionDenied}
 }
 
 // status is the refusal as a gRPC status.
 func (r *refusal) status(req *request) error {
-	return toStatus(req.srv.name, req.method, r.callError)
+	return rpcerr.ToStatus(req.srv.name, req.method, r.CallError)
 }
 
 // Release gives back the pass's places in the limits; only the first

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -43,9 +44,9 @@ func drained(ctx context.Context, server, method string, err error) error {
 	if !errors.Is(context.Cause(ctx), errDraining) {
 		return err
 	}
-	return toStatus(server, method, &callError{
-		rpc:        &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The bridge is shutting down"},
-		retryAfter: drainRetry,
+	return rpcerr.ToStatus(server, method, &rpcerr.CallError{
+		RPC:        &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The bridge is shutting down"},
+		RetryAfter: drainRetry,
 	})
 }
 

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/peer"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -142,7 +143,7 @@ func tooManyRequests() *jsonrpc.Error {
 
 // exhausted is the status of a refused request.
 func exhausted(server, method string, retryAfter time.Duration) error {
-	return toStatus(server, method, &callError{rpc: tooManyRequests(), retryAfter: max(retryAfter, time.Millisecond)})
+	return rpcerr.ToStatus(server, method, &rpcerr.CallError{RPC: tooManyRequests(), RetryAfter: max(retryAfter, time.Millisecond)})
 }
 
 // doorMethods are the RPCs whose requests pass the door (door.go), which

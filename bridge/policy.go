@@ -29,6 +29,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -294,7 +295,7 @@ func (srv *upstream) pick(ctx context.Context, method string) (*member, error) {
 
 // gone is the error of a request to a server that is being removed.
 func (srv *upstream) gone(method string) error {
-	return toStatus(srv.name, method, &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The server %q is being removed", srv.name)})
+	return rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The server %q is being removed", srv.name)})
 }
 
 // leastLoaded is the ready pool member with the least load; when none is
@@ -352,7 +353,7 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 	private := false
 	if name == "" {
 		if method != "Connect" {
-			return nil, toStatus(srv.name, method, invalidInput(srv.name, method,
+			return nil, rpcerr.ToStatus(srv.name, method, rpcerr.InvalidInput(srv.name, method,
 				"the server %q has one child per session: set the %s metadata", srv.name, SessionMetadataKey))
 		}
 		var b [16]byte
@@ -373,10 +374,10 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 		return nil, err
 	}
 	if len(srv.sessions) >= srv.cfg.Session.Max {
-		return nil, toStatus(srv.name, method, &callError{
-			rpc: jsonrpc.WithData(jsonrpc.CodeInternalError, fmt.Sprintf("The server %q has its most sessions (%d) open", srv.name, srv.cfg.Session.Max),
+		return nil, rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{
+			RPC: jsonrpc.WithData(jsonrpc.CodeInternalError, fmt.Sprintf("The server %q has its most sessions (%d) open", srv.name, srv.cfg.Session.Max),
 				map[string]any{"retryable": true, "limit": srv.cfg.Session.Max}),
-			retryAfter: srv.cfg.Session.IdleTimeout / 4,
+			RetryAfter: srv.cfg.Session.IdleTimeout / 4,
 		})
 	}
 	var env []EnvVar
@@ -387,7 +388,7 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 			// line for a program that reads its environment as lines.
 			// The key is named, never the value: it may be a secret.
 			if controlChar(v[0]) >= 0 {
-				return nil, toStatus(srv.name, method, invalidInput(srv.name, method,
+				return nil, rpcerr.ToStatus(srv.name, method, rpcerr.InvalidInput(srv.name, method,
 					"the metadata %q holds a control character: it cannot be a session's environment value", key))
 			}
 			env = append(env, EnvVar{Name: name, Value: v[0]})

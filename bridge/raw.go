@@ -6,6 +6,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -18,11 +19,11 @@ import (
 func (s *Service) Call(ctx context.Context, req *mcpbridgev1.CallRequest) (*mcpbridgev1.CallResponse, error) {
 	method := req.GetMethod()
 	if err := checkRawMethod(method); err != nil {
-		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
+		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))
 	}
 	params, _, err := convert.RawParams(req.GetParamsJson())
 	if err != nil {
-		return nil, toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
+		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))
 	}
 	r, err := s.route(ctx, req.GetServer(), newRequest(viaGRPC, nil, method, params))
 	if err != nil {
@@ -59,13 +60,13 @@ func checkRawMethod(method string) error {
 func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.ServerStreamingServer[mcpbridgev1.CallStreamResponse]) error {
 	method := req.GetMethod()
 	if err := checkRawMethod(method); err != nil {
-		return toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
+		return rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	own, _, err := convert.RawParams(req.GetParamsJson())
 	if err != nil {
-		return toStatus(req.GetServer(), method, invalidInput(req.GetServer(), method, "%v", err))
+		return rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))
 	}
 	r, err := s.route(ctx, req.GetServer(), newRequest(viaGRPC, nil, method, own))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -33,29 +34,29 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		res, err := rawjson.Compact([]byte(out.ResultJson))
 		switch {
 		case err != nil:
-			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "result_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
+			return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidField(req.GetServer(), method, "result_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
 		case !rawjson.IsObject(res):
-			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "result_json", convert.ReasonWrongJSONType, " must be a JSON object, not %s", convert.JSONKind(res)))
+			return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidField(req.GetServer(), method, "result_json", convert.ReasonWrongJSONType, " must be a JSON object, not %s", convert.JSONKind(res)))
 		}
 		o.Result = res
 	case *mcpbridgev1.RespondToServerRequestRequest_Error:
 		e := out.Error
 		if e.GetCode() == 0 {
-			return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.code", convert.ReasonRequired, " is required"))
+			return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidField(req.GetServer(), method, "error.code", convert.ReasonRequired, " is required"))
 		}
 		o.Err = &jsonrpc.Error{Code: int64(e.GetCode()), Message: e.GetMessage()}
 		if e.GetDataJson() != "" {
 			data, err := rawjson.Compact([]byte(e.GetDataJson()))
 			if err != nil {
-				return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "error.data_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
+				return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidField(req.GetServer(), method, "error.data_json", convert.ReasonInvalidJSON, " is not valid JSON: %v", err))
 			}
 			o.Err.Data = data
 		}
 	default:
-		return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "outcome", convert.ReasonRequired, " is required: set result_json or error"))
+		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidField(req.GetServer(), method, "outcome", convert.ReasonRequired, " is required: set result_json or error"))
 	}
 	if req.GetId() == "" {
-		return nil, toStatus(req.GetServer(), method, invalidField(req.GetServer(), method, "id", convert.ReasonRequired, " is required"))
+		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidField(req.GetServer(), method, "id", convert.ReasonRequired, " is required"))
 	}
 	set := s.serverSet()
 	srvs := make([]*upstream, 0, len(set))
@@ -78,8 +79,8 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		}
 	}
 	// -32002 is the one code that maps to NOT_FOUND (bridge.proto, Errors).
-	return nil, toStatus(req.GetServer(), method, &callError{
-		rpc:    jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId()),
-		reason: reasonInvalidInput,
+	return nil, rpcerr.ToStatus(req.GetServer(), method, &rpcerr.CallError{
+		RPC:    jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId()),
+		Reason: rpcerr.ReasonInvalidInput,
 	})
 }

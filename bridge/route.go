@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -131,7 +132,7 @@ func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *s
 // invalid refuses bad input from the gRPC client; nothing reaches the
 // child.
 func (r *route) invalid(err error) error {
-	return toStatus(r.srv.name, r.method, invalidInput(r.srv.name, r.method, "%v", err))
+	return rpcerr.ToStatus(r.srv.name, r.method, rpcerr.InvalidInput(r.srv.name, r.method, "%v", err))
 }
 
 // badResult reports a child result that the typed response cannot hold:
@@ -140,7 +141,7 @@ func (r *route) invalid(err error) error {
 func (r *route) badResult(err error) error {
 	e := jsonrpc.WithData(jsonrpc.CodeInternalError, "The MCP server's result does not fit the typed response; Call returns it as JSON",
 		map[string]string{"error": err.Error()})
-	return toStatus(r.srv.name, r.method, &callError{rpc: e})
+	return rpcerr.ToStatus(r.srv.name, r.method, &rpcerr.CallError{RPC: e})
 }
 
 // typedExpansion bounds how much larger than its JSON a typed response
@@ -163,7 +164,7 @@ func (r *route) fits(raw json.RawMessage, out proto.Message) error {
 			fmt.Sprintf("The typed response is %d bytes, over the %d-byte message limit; Call returns the result as JSON (%d bytes)", size, limit, len(raw)),
 			map[string]int{"responseBytes": size, "limit": limit, "jsonBytes": len(raw)})
 		e.Cause = stdio.ErrTooLarge
-		return toStatus(r.srv.name, r.method, &callError{rpc: e})
+		return rpcerr.ToStatus(r.srv.name, r.method, &rpcerr.CallError{RPC: e})
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ package bridge
 import (
 	"fmt"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -43,10 +44,10 @@ func (srv *upstream) principalFull(who, method string) error {
 	if open < limit {
 		return nil
 	}
-	return toStatus(srv.name, method, &callError{
-		rpc: jsonrpc.WithData(jsonrpc.CodeInternalError,
+	return rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{
+		RPC: jsonrpc.WithData(jsonrpc.CodeInternalError,
 			fmt.Sprintf("The server %q has the most sessions one principal may have (max_per_principal %d) open for this caller", srv.name, limit),
 			map[string]any{"retryable": true, "limit": limit, "per": "principal"}),
-		retryAfter: srv.cfg.Session.IdleTimeout / 4,
+		RetryAfter: srv.cfg.Session.IdleTimeout / 4,
 	})
 }

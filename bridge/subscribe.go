@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -46,7 +47,7 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	}
 	for _, uri := range req.GetResourceSubscriptions() {
 		if uri == "" {
-			return toStatus(srv.name, method, invalidField(srv.name, method, "resource_subscriptions", convert.ReasonRequired, " has an empty URI"))
+			return rpcerr.ToStatus(srv.name, method, rpcerr.InvalidField(srv.name, method, "resource_subscriptions", convert.ReasonRequired, " has an empty URI"))
 		}
 	}
 	// The stream's opening passes the door: the server, every URI it
@@ -99,7 +100,7 @@ func (s *Service) listen(ctx context.Context, srv *upstream, c *child, req *mcpb
 	for {
 		select {
 		case <-ctx.Done():
-			return toStatus(srv.name, method, ctx.Err())
+			return rpcerr.ToStatus(srv.name, method, ctx.Err())
 		case <-l.Events.C():
 			if err := send(); err != nil {
 				return err
@@ -110,7 +111,7 @@ func (s *Service) listen(ctx context.Context, srv *upstream, c *child, req *mcpb
 			}
 			switch {
 			case ctx.Err() != nil:
-				return toStatus(srv.name, method, ctx.Err())
+				return rpcerr.ToStatus(srv.name, method, ctx.Err())
 			case errors.Is(shared.EndErr, io.EOF):
 				return nil // the child ended the listen
 			default:
@@ -135,7 +136,7 @@ func (s *Service) joinListen(ctx context.Context, srv *upstream, c *child, l *fa
 		case <-sl.Ready:
 		case <-ctx.Done():
 			c.listens.Leave(sl, l)
-			return nil, toStatus(srv.name, method, ctx.Err())
+			return nil, rpcerr.ToStatus(srv.name, method, ctx.Err())
 		}
 		if sl.OpenErr == nil {
 			return sl, nil
@@ -143,7 +144,7 @@ func (s *Service) joinListen(ctx context.Context, srv *upstream, c *child, l *fa
 		c.listens.Leave(sl, l)
 		switch {
 		case ctx.Err() != nil:
-			return nil, toStatus(srv.name, method, ctx.Err())
+			return nil, rpcerr.ToStatus(srv.name, method, ctx.Err())
 		case !sl.Retryable(l):
 			return nil, srv.failure(c, method, sl.OpenErr)
 		}
@@ -280,7 +281,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 				sub.add(uri)
 				ack.ResourceSubscriptions = append(ack.ResourceSubscriptions, uri)
 			case ctx.Err() != nil:
-				return toStatus(srv.name, method, ctx.Err())
+				return rpcerr.ToStatus(srv.name, method, ctx.Err())
 			case errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed:
 				return srv.failure(c, method, err)
 			default: // the child refused this URI: it is left out of the acknowledgement
@@ -321,7 +322,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, 
 	for {
 		select {
 		case <-ctx.Done():
-			return toStatus(srv.name, method, ctx.Err())
+			return rpcerr.ToStatus(srv.name, method, ctx.Err())
 		case <-c.Closed():
 			return srv.failure(c, method, c.Err())
 		case <-sub.events.C():

@@ -19,6 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
@@ -59,7 +60,7 @@ func callTool(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, name, arg
 func checkChildGone(t *testing.T, what string, err error, retryWithin time.Duration) {
 	t.Helper()
 	st, rpc, info, ri := splitStatus(err)
-	if st.Code() != codes.Unavailable || rpc.GetCode() != -32000 || info.GetReason() != reasonChildUnavailable {
+	if st.Code() != codes.Unavailable || rpc.GetCode() != -32000 || info.GetReason() != rpcerr.ReasonChildUnavailable {
 		t.Errorf("%s: status %v %q, JsonRpcError %v, ErrorInfo %v; want UNAVAILABLE, -32000, CHILD_UNAVAILABLE", what, st.Code(), st.Message(), rpc, info)
 	}
 	switch {

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -81,7 +82,7 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, 
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
 		if v := md.Get(ServerMetadataKey); len(v) > 0 {
 			if field != "" && v[0] != field {
-				return nil, toStatus(field, method, invalidInput(field, method, "%v", &convert.FieldError{Field: "server", Reason: convert.ReasonInvalidValue,
+				return nil, rpcerr.ToStatus(field, method, rpcerr.InvalidInput(field, method, "%v", &convert.FieldError{Field: "server", Reason: convert.ReasonInvalidValue,
 					Err: fmt.Errorf("the server field %q and the %s metadata %q disagree", field, ServerMetadataKey, v[0])}))
 			}
 			name = v[0]
@@ -97,15 +98,15 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, 
 	if ok {
 		return srv, nil
 	}
-	ce := &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", name), reason: reasonUnknownServer}
+	ce := &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", name), Reason: rpcerr.ReasonUnknownServer}
 	if name == field { // named by the field, not by the metadata
 		reason := convert.ReasonInvalidValue
 		if name == "" {
 			reason = convert.ReasonRequired
 		}
-		ce.field = &convert.FieldError{Field: "server", Reason: reason, Err: ce.rpc}
+		ce.Field = &convert.FieldError{Field: "server", Reason: reason, Err: ce.RPC}
 	}
-	return nil, toStatus(name, method, ce)
+	return nil, rpcerr.ToStatus(name, method, ce)
 }
 
 // acquire returns the ready child that serves a request under the
@@ -123,7 +124,7 @@ func (srv *upstream) acquire(ctx context.Context, method string) (*child, error)
 	c, err := m.sup.Acquire(ctx)
 	m.waiting.Add(-1)
 	if err != nil {
-		return nil, toStatus(srv.name, method, err)
+		return nil, rpcerr.ToStatus(srv.name, method, err)
 	}
 	m.touch() // again: the start may have taken longer than an idle timeout
 	return c, nil
@@ -134,9 +135,9 @@ func (srv *upstream) acquire(ctx context.Context, method string) (*child, error)
 func (srv *upstream) failure(c *child, method string, err error) error {
 	var e *jsonrpc.Error
 	if errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed && c != nil && c.m != nil {
-		return toStatus(srv.name, method, &callError{rpc: e, retryAfter: c.m.sup.RetryAfter(), pid: c.Pid()})
+		return rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{RPC: e, RetryAfter: c.m.sup.RetryAfter(), Pid: c.Pid()})
 	}
-	return toStatus(srv.name, method, err)
+	return rpcerr.ToStatus(srv.name, method, err)
 }
 
 // GetServer returns the state of a fronted server as it is now: a child

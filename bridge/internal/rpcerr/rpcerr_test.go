@@ -1,4 +1,4 @@
-package bridge
+package rpcerr
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func rpcErr(code int64, msg, data string) *jsonrpc.Error {
 	return e
 }
 
-// toStatus maps every row of the table in docs/errors.md, "The mapping",
+// ToStatus maps every row of the table in docs/errors.md, "The mapping",
 // and the bridge's own errors, to the status code and details bridge.proto
 // documents: a JsonRpcError with the original code, message and data, an
 // ErrorInfo with the reason and server/method/code metadata, and RetryInfo
@@ -81,7 +81,7 @@ func TestToStatus(t *testing.T) {
 		},
 		{
 			name: "-32000 while restarting",
-			err:  &callError{rpc: &jsonrpc.Error{Code: -32000, Message: "The stdio server exited", Cause: exitCause}, retryAfter: 250 * time.Millisecond},
+			err:  &CallError{RPC: &jsonrpc.Error{Code: -32000, Message: "The stdio server exited", Cause: exitCause}, RetryAfter: 250 * time.Millisecond},
 			code: codes.Unavailable, msg: "The stdio server exited", rpc: -32000, reason: "CHILD_UNAVAILABLE", retry: 250 * time.Millisecond,
 		},
 		{
@@ -117,18 +117,18 @@ func TestToStatus(t *testing.T) {
 
 		// The bridge's own refusals.
 		{
-			name: "invalid input", err: invalidInput(server, method, "params_json must be a JSON object"),
+			name: "invalid input", err: InvalidInput(server, method, "params_json must be a JSON object"),
 			code: codes.InvalidArgument, msg: "params_json must be a JSON object", rpc: -32602, reason: "INVALID_INPUT",
 		},
 		{
 			name: "unknown server",
-			err:  &callError{rpc: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", "nope"), server: "nope", method: method, reason: reasonUnknownServer},
+			err:  &CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", "nope"), Server: "nope", Method: method, Reason: ReasonUnknownServer},
 			code: codes.InvalidArgument, msg: `unknown server "nope"`, rpc: -32602, reason: "UNKNOWN_SERVER",
 			meta: map[string]string{"server": "nope", "method": method, "code": "-32602"},
 		},
 		{
 			name: "RetryInfo only with UNAVAILABLE",
-			err:  &callError{rpc: rpcErr(-32602, "Invalid params", ""), retryAfter: time.Second},
+			err:  &CallError{RPC: rpcErr(-32602, "Invalid params", ""), RetryAfter: time.Second},
 			code: codes.InvalidArgument, msg: "Invalid params", rpc: -32602, reason: "CHILD_ERROR",
 		},
 
@@ -142,13 +142,13 @@ func TestToStatus(t *testing.T) {
 		{name: "panic with a stack", err: panicCause, code: codes.Internal, msg: "Internal error", rpc: -32603, reason: "CHILD_ERROR"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := toStatus(server, method, tc.err)
+			err := ToStatus(server, method, tc.err)
 			st, ok := status.FromError(err)
 			if !ok {
-				t.Fatalf("toStatus(%v) = %v, not a status", tc.err, err)
+				t.Fatalf("ToStatus(%v) = %v, not a status", tc.err, err)
 			}
 			if st.Code() != tc.code || st.Message() != tc.msg {
-				t.Errorf("toStatus(%v) = %v %q, want %v %q", tc.err, st.Code(), st.Message(), tc.code, tc.msg)
+				t.Errorf("ToStatus(%v) = %v %q, want %v %q", tc.err, st.Code(), st.Message(), tc.code, tc.msg)
 			}
 			wire := int32(tc.rpc)
 			if tc.wire != 0 {
@@ -174,12 +174,12 @@ func TestToStatus(t *testing.T) {
 				got = append(got, m)
 			}
 			if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
-				t.Errorf("toStatus(%v) details (-want +got):\n%s", tc.err, diff)
+				t.Errorf("ToStatus(%v) details (-want +got):\n%s", tc.err, diff)
 			}
 			text := st.Message() + " " + fmt.Sprint(st.Details())
 			for _, leak := range leaks {
 				if strings.Contains(text, leak) {
-					t.Errorf("toStatus(%v) leaks %q: %s", tc.err, leak, text)
+					t.Errorf("ToStatus(%v) leaks %q: %s", tc.err, leak, text)
 				}
 			}
 		})
@@ -189,10 +189,10 @@ func TestToStatus(t *testing.T) {
 // A deliberate status passes through unchanged, and nil stays nil.
 func TestToStatusPassesStatusThrough(t *testing.T) {
 	orig := status.Error(codes.PermissionDenied, "no")
-	if got := toStatus("s", "m", orig); got != orig {
-		t.Errorf("toStatus(status) = %v, want it unchanged", got)
+	if got := ToStatus("s", "m", orig); got != orig {
+		t.Errorf("ToStatus(status) = %v, want it unchanged", got)
 	}
-	if got := toStatus("s", "m", nil); got != nil {
-		t.Errorf("toStatus(nil) = %v, want nil", got)
+	if got := ToStatus("s", "m", nil); got != nil {
+		t.Errorf("ToStatus(nil) = %v, want nil", got)
 	}
 }
