@@ -39,7 +39,7 @@ func (m *member) start(ctx context.Context, log *slog.Logger, retire func(superv
 		if timeout <= 0 {
 			timeout = DefaultServerRequestTimeout
 		}
-		r := fanout.NewRelay(srv.name, srv.cfg.Roots, timeout, srv.s.access().auth.Enabled(), log)
+		r := fanout.NewRelay(srv.name, srv.cfg.Roots, timeout, srv.s.door.Access().Auth.Enabled(), log)
 		cc := srv.cfg.client(log)
 		cc.Counters = &m.counters // the member's totals, across restarts
 		c, err := stdio.Start(ctx, srv.cfg.command(stderr, m.env), r.Hook(cc))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -41,6 +42,12 @@ const (
 // DefaultServerRequestTimeout is ServerConfig.ServerRequestTimeout's
 // default: how long a request from a legacy child waits for an answer.
 const DefaultServerRequestTimeout = time.Minute
+
+// Limits bound what one caller may ask: Rate requests a second (with
+// Burst, default the rate rounded up), and Concurrent calls in flight.
+// Zero: no limit. A caller is its principal, or, without authentication,
+// its network address.
+type Limits = door.Limits
 
 // Config configures a Service. The zero value of each field means its
 // default; negative sizes and durations are invalid.

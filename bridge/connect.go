@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/tunnel"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -53,10 +54,10 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	}
 	// The tunnel's opening passes the door (the server, and the rate),
 	// and so does each request in it (tunnel.request).
-	dr := &request{via: viaConnect, srv: srv, method: method, long: true}
-	ps, refused := s.admit(ctx, dr)
+	dr := &door.Request{Via: door.ViaConnect, Server: srv.door, Method: method, Long: true}
+	ps, refused := s.door.Admit(ctx, dr)
 	if refused != nil {
-		return refused.status(dr)
+		return refused.Status(dr)
 	}
 	ps.Release()
 	c, err := srv.acquire(ctx, method)
@@ -127,9 +128,9 @@ type tunnelServer struct {
 }
 
 func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (tunnel.Pass, *jsonrpc.Error) {
-	req := newRequest(viaConnect, h.srv, method, params)
-	req.long = long
-	ps, refused := h.s.admit(ctx, req)
+	req := door.NewRequest(door.ViaConnect, h.srv.door, method, params)
+	req.Long = long
+	ps, refused := h.s.door.Admit(ctx, req)
 	if refused != nil {
 		return nil, refused.RPC
 	}
@@ -137,7 +138,7 @@ func (h *tunnelServer) Admit(ctx context.Context, method string, params json.Raw
 }
 
 func (h *tunnelServer) FilterList(ctx context.Context, method string, res json.RawMessage) json.RawMessage {
-	return h.s.filterList(ctx, h.srv.name, method, res)
+	return h.s.door.FilterList(ctx, h.srv.name, method, res)
 }
 
 func (h *tunnelServer) MaxDeadline(method string, params json.RawMessage) time.Duration {

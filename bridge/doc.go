@@ -12,11 +12,12 @@
 // How a request travels, file by file:
 //
 //   - upstream.go finds the fronted server a request names and takes its
-//     ready child. door.go is the one pipeline every request to a child
-//     passes, from every path: the caller's credentials still hold
-//     (reauth.go), the rules, the limits, the audit of every refusal, then
-//     the observed call. route.go takes an RPC through it to the child and
-//     maps every failure to a status (package internal/rpcerr, the only place where
+//     ready child. Package internal/door is the one pipeline every
+//     request to a child passes, from every path: the caller's
+//     credentials still hold (door.Watch, applied by reauth.go), the
+//     rules, the limits, the audit of every refusal, then the observed
+//     call. route.go takes an RPC through it to the child and maps every
+//     failure to a status (package internal/rpcerr, the only place where
 //     errors become statuses, with the original JSON-RPC error in the
 //     details: docs/errors.md).
 //   - The RPCs: typed.go (lists, CallTool, ReadResource, GetPrompt,

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -175,46 +176,46 @@ func TestDoorEveryPath(t *testing.T) {
 
 	t.Run("forbidden", func(t *testing.T) {
 		sent := b.sentToChildren("p", "r", "other")
-		chk := &refusalCheck{t: t, b: b, reason: refusedDenied, records: skip}
+		chk := &refusalCheck{t: t, b: b, reason: door.RefusedDenied, records: skip}
 		secret := argsStruct(`{}`)
-		chk.expect("CallTool", "p", "tools/call", viaGRPC, func() {
+		chk.expect("CallTool", "p", "tools/call", door.ViaGRPC, func() {
 			_, err := b.bc.CallTool(bob, &mcpbridgev1.CallToolRequest{Server: "p", Name: "secret", Arguments: secret})
 			wantDenied(t, "CallTool(secret)", err)
 		})
-		chk.expect("CallToolStream", "p", "tools/call", viaGRPC, func() {
+		chk.expect("CallToolStream", "p", "tools/call", door.ViaGRPC, func() {
 			wantDenied(t, "CallToolStream(secret)", streamErr(b.bc.CallToolStream(bob, &mcpbridgev1.CallToolStreamRequest{Server: "p", Name: "secret"})))
 		})
-		chk.expect("Call", "p", "tools/call", viaGRPC, func() {
+		chk.expect("Call", "p", "tools/call", door.ViaGRPC, func() {
 			_, err := b.bc.Call(bob, &mcpbridgev1.CallRequest{Server: "p", Method: "tools/call", ParamsJson: `{"name":"secret"}`})
 			wantDenied(t, "Call(tools/call secret)", err)
 		})
-		chk.expect("CallStream", "p", "tools/call", viaGRPC, func() {
+		chk.expect("CallStream", "p", "tools/call", door.ViaGRPC, func() {
 			wantDenied(t, "CallStream(tools/call secret)", streamErr(b.bc.CallStream(bob, &mcpbridgev1.CallStreamRequest{Server: "p", Method: "tools/call", ParamsJson: `{"name":"secret"}`})))
 		})
-		chk.expect("ReadResource", "p", "resources/read", viaGRPC, func() {
+		chk.expect("ReadResource", "p", "resources/read", door.ViaGRPC, func() {
 			_, err := b.bc.ReadResource(bob, &mcpbridgev1.ReadResourceRequest{Server: "p", Uri: "test://private"})
 			wantDenied(t, "ReadResource(test://private)", err)
 		})
-		chk.expect("Subscribe", "p", "Subscribe", viaGRPC, func() {
+		chk.expect("Subscribe", "p", "Subscribe", door.ViaGRPC, func() {
 			wantDenied(t, "Subscribe(test://private)", streamErr(b.bc.Subscribe(bob, &mcpbridgev1.SubscribeRequest{Server: "p", ResourceSubscriptions: []string{"test://private"}})))
 		})
-		chk.expect("GetServer", "other", "GetServer", viaGRPC, func() {
+		chk.expect("GetServer", "other", "GetServer", door.ViaGRPC, func() {
 			_, err := b.bc.GetServer(bob, &mcpbridgev1.GetServerRequest{Server: "other"})
 			wantDenied(t, "GetServer(other)", err)
 		})
-		chk.expect("Ping", "other", "ping", viaGRPC, func() {
+		chk.expect("Ping", "other", "ping", door.ViaGRPC, func() {
 			_, err := b.bc.Ping(bob, &mcpbridgev1.PingRequest{Server: "other"})
 			wantDenied(t, "Ping(other)", err)
 		})
-		chk.expect("ListTools", "other", "tools/list", viaGRPC, func() {
+		chk.expect("ListTools", "other", "tools/list", door.ViaGRPC, func() {
 			_, err := b.bc.ListTools(bob, &mcpbridgev1.ListToolsRequest{Server: "other"})
 			wantDenied(t, "ListTools(other)", err)
 		})
-		chk.expect("Connect", "other", "Connect", viaConnect, func() {
+		chk.expect("Connect", "other", "Connect", door.ViaConnect, func() {
 			wantDenied(t, "Connect(other)", connectErr(bob, b.bc, "other", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pid"}}`))
 		})
 		tun := openTunnel(bob, t, b.bc, "p")
-		chk.expect("a tunnel's request", "p", "tools/call", viaConnect, func() {
+		chk.expect("a tunnel's request", "p", "tools/call", door.ViaConnect, func() {
 			tun.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":` + testkit.WithModernMeta(`{"name":"secret"}`) + `}`)
 			m, text := tun.response("7", nil)
 			if e, ok := wire.DecodeError(m.Error); !ok || e.Code != -32602 || !strings.Contains(e.Message, "Permission denied") {
@@ -253,7 +254,7 @@ func TestDoorEveryPath(t *testing.T) {
 			}
 		}
 		sent := b.sentToChildren("p")
-		chk := &refusalCheck{t: t, b: b, reason: refusedLimited, records: len(b.records(t))}
+		chk := &refusalCheck{t: t, b: b, reason: door.RefusedLimited, records: len(b.records(t))}
 		exhausted := func(what string, err error) {
 			t.Helper()
 			if statusCode(err) != codes.ResourceExhausted || !hasRetryInfo(err) {
@@ -261,33 +262,33 @@ func TestDoorEveryPath(t *testing.T) {
 			}
 		}
 		pid := argsStruct(`{}`)
-		chk.expect("CallTool", "p", "tools/call", viaGRPC, func() {
+		chk.expect("CallTool", "p", "tools/call", door.ViaGRPC, func() {
 			_, err := b.bc.CallTool(bob, &mcpbridgev1.CallToolRequest{Server: "p", Name: "pid", Arguments: pid})
 			exhausted("CallTool", err)
 		})
-		chk.expect("CallToolStream", "p", "tools/call", viaGRPC, func() {
+		chk.expect("CallToolStream", "p", "tools/call", door.ViaGRPC, func() {
 			exhausted("CallToolStream", streamErr(b.bc.CallToolStream(bob, &mcpbridgev1.CallToolStreamRequest{Server: "p", Name: "pid"})))
 		})
-		chk.expect("Call", "p", "tools/call", viaGRPC, func() {
+		chk.expect("Call", "p", "tools/call", door.ViaGRPC, func() {
 			_, err := b.bc.Call(bob, &mcpbridgev1.CallRequest{Server: "p", Method: "tools/call", ParamsJson: `{"name":"pid"}`})
 			exhausted("Call", err)
 		})
-		chk.expect("CallStream", "p", "tools/call", viaGRPC, func() {
+		chk.expect("CallStream", "p", "tools/call", door.ViaGRPC, func() {
 			exhausted("CallStream", streamErr(b.bc.CallStream(bob, &mcpbridgev1.CallStreamRequest{Server: "p", Method: "tools/call", ParamsJson: `{"name":"pid"}`})))
 		})
-		chk.expect("ReadResource", "p", "resources/read", viaGRPC, func() {
+		chk.expect("ReadResource", "p", "resources/read", door.ViaGRPC, func() {
 			_, err := b.bc.ReadResource(bob, &mcpbridgev1.ReadResourceRequest{Server: "p", Uri: "test://public"})
 			exhausted("ReadResource", err)
 		})
-		chk.expect("ListTools", "p", "tools/list", viaGRPC, func() {
+		chk.expect("ListTools", "p", "tools/list", door.ViaGRPC, func() {
 			_, err := b.bc.ListTools(bob, &mcpbridgev1.ListToolsRequest{Server: "p"})
 			exhausted("ListTools", err)
 		})
-		chk.expect("Ping", "p", "ping", viaGRPC, func() {
+		chk.expect("Ping", "p", "ping", door.ViaGRPC, func() {
 			_, err := b.bc.Ping(bob, &mcpbridgev1.PingRequest{Server: "p"})
 			exhausted("Ping", err)
 		})
-		chk.expect("a tunnel's request", "p", "tools/call", viaConnect, func() {
+		chk.expect("a tunnel's request", "p", "tools/call", door.ViaConnect, func() {
 			tun.send(`{"jsonrpc":"2.0","id":"over","method":"tools/call","params":` + testkit.WithModernMeta(`{"name":"pid"}`) + `}`)
 			m, text := tun.response(`"over"`, nil)
 			if e, ok := wire.DecodeError(m.Error); !ok || e.Code != -32603 || !strings.Contains(string(e.Data), `"retryable":true`) {
@@ -314,10 +315,10 @@ func TestDoorEveryPath(t *testing.T) {
 			t.Fatalf("bob's first Subscribe to r = %v", err)
 		}
 		chk.records = len(b.records(t))
-		chk.expect("Connect", "r", "Connect", viaConnect, func() {
+		chk.expect("Connect", "r", "Connect", door.ViaConnect, func() {
 			exhausted("Connect", connectErr(bob, b.bc, "r", `{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 		})
-		chk.expect("Subscribe", "r", "Subscribe", viaGRPC, func() {
+		chk.expect("Subscribe", "r", "Subscribe", door.ViaGRPC, func() {
 			exhausted("Subscribe", streamErr(b.bc.Subscribe(bob, &mcpbridgev1.SubscribeRequest{Server: "r"})))
 		})
 	})

@@ -33,7 +33,7 @@ type healthGate struct {
 // alone, so that probes cost nothing there; their credentials are checked
 // here, and only by the calls that ask about servers.
 func (g healthGate) caller(ctx context.Context) context.Context {
-	if !g.s.access().auth.Enabled() || access.FromContext(ctx) != nil {
+	if !g.s.door.Access().Auth.Enabled() || access.FromContext(ctx) != nil {
 		return ctx
 	}
 	if authed, err := g.s.authenticate(ctx); err == nil {
@@ -47,7 +47,7 @@ func (g healthGate) caller(ctx context.Context) context.Context {
 // authentication off or to an authenticated caller the rules let use it.
 func (g healthGate) visible(ctx context.Context, service string) bool {
 	name, isServer := strings.CutPrefix(service, HealthService+"/")
-	if !isServer || !g.s.access().auth.Enabled() {
+	if !isServer || !g.s.door.Access().Auth.Enabled() {
 		return true
 	}
 	return access.FromContext(ctx) != nil && g.s.allowServer(ctx, name)

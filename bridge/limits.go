@@ -1,152 +1,25 @@
 package bridge
 
-// This file is the per-caller limits (docs/security.md, "Limits"): a
-// request rate and a number of calls in flight per principal, for the
-// whole bridge (an interceptor) and per server (at the call). The rate is
-// golang.org/x/time/rate's token bucket. go-grpc-middleware's ratelimit
-// interceptor is not used: it rewrites the limiter's error into a bare
-// status, and a refused caller must get RetryInfo.
+// This file applies the bridge-wide limits (package internal/door's
+// Limiter) to the BridgeService calls that reach no child; the door
+// applies them, and the server's, to every request to a child.
 
 import (
 	"context"
-	"math"
-	"net"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/peer"
 
-	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
-
-// Limits bound what one caller may ask: Rate requests a second (with
-// Burst, default the rate rounded up), and Concurrent calls in flight.
-// Zero: no limit. A caller is its principal, or, without authentication,
-// its network address.
-type Limits struct {
-	Rate       float64
-	Burst      int
-	Concurrent int
-}
-
-func (l Limits) enabled() bool { return l.Rate > 0 || l.Concurrent > 0 }
-
-// maxLimitedCallers bounds the callers a limiter tracks; the least
-// recently seen is forgotten first (its bucket starts full again).
-const maxLimitedCallers = 10000
-
-// limiter enforces Limits per caller.
-type limiter struct {
-	limits Limits
-
-	mu      sync.Mutex
-	callers map[string]*callerLimit
-}
-
-type callerLimit struct {
-	bucket   *rate.Limiter
-	inFlight int
-	seen     time.Time
-}
-
-func newLimiter(l Limits) *limiter {
-	if l.Burst <= 0 {
-		l.Burst = max(1, int(math.Ceil(l.Rate)))
-	}
-	return &limiter{limits: l, callers: map[string]*callerLimit{}}
-}
-
-// callerKey names the caller of ctx for limits.
-func callerKey(ctx context.Context) string {
-	if name := access.CallerID(ctx); name != "" {
-		return "principal:" + name
-	}
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-		host, _, err := net.SplitHostPort(p.Addr.String())
-		if err != nil {
-			host = p.Addr.String()
-		}
-		return "addr:" + host
-	}
-	return "anonymous"
-}
-
-// admit takes one request of the caller of ctx: release when it ends
-// (when concurrent counts it), or the wait after which a retry may pass.
-func (l *limiter) admit(ctx context.Context, concurrent bool) (release func(), retryAfter time.Duration, ok bool) {
-	if l == nil || !l.limits.enabled() {
-		return func() {}, 0, true
-	}
-	key := callerKey(ctx)
-	now := time.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	c := l.callers[key]
-	if c == nil {
-		if len(l.callers) >= maxLimitedCallers {
-			l.forgetOldest()
-		}
-		c = &callerLimit{}
-		if l.limits.Rate > 0 {
-			c.bucket = rate.NewLimiter(rate.Limit(l.limits.Rate), l.limits.Burst)
-		}
-		l.callers[key] = c
-	}
-	c.seen = now
-	if concurrent && l.limits.Concurrent > 0 && c.inFlight >= l.limits.Concurrent {
-		return nil, 100 * time.Millisecond, false
-	}
-	if c.bucket != nil {
-		r := c.bucket.ReserveN(now, 1)
-		if d := r.DelayFrom(now); d > 0 {
-			r.CancelAt(now)
-			return nil, d, false
-		}
-	}
-	if !concurrent || l.limits.Concurrent <= 0 {
-		return func() {}, 0, true
-	}
-	c.inFlight++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			l.mu.Lock()
-			c.inFlight--
-			l.mu.Unlock()
-		})
-	}, 0, true
-}
-
-// forgetOldest drops the least recently seen caller without calls in
-// flight; l.mu is held.
-func (l *limiter) forgetOldest() {
-	var oldest string
-	var at time.Time
-	for k, c := range l.callers {
-		if c.inFlight == 0 && (oldest == "" || c.seen.Before(at)) {
-			oldest, at = k, c.seen
-		}
-	}
-	delete(l.callers, oldest)
-}
-
-// tooManyRequests is the JSON-RPC error of a request refused by a
-// limit: a tunnel gets it as is, a gRPC caller through exhausted.
-func tooManyRequests() *jsonrpc.Error {
-	return jsonrpc.WithData(jsonrpc.CodeInternalError, "Too many requests from this caller; retry later",
-		map[string]any{"retryable": true})
-}
 
 // exhausted is the status of a refused request.
 func exhausted(server, method string, retryAfter time.Duration) error {
-	return rpcerr.ToStatus(server, method, &rpcerr.CallError{RPC: tooManyRequests(), RetryAfter: max(retryAfter, time.Millisecond)})
+	return rpcerr.ToStatus(server, method, &rpcerr.CallError{RPC: door.TooManyRequests(), RetryAfter: max(retryAfter, time.Millisecond)})
 }
 
-// doorMethods are the RPCs whose requests pass the door (door.go), which
+// doorMethods are the RPCs whose requests pass the door (package internal/door), which
 // applies the bridge-wide limits to each request to a child (to each of a
 // tunnel's requests, too); the interceptors limit the others (ListServers,
 // RespondToServerRequest, reflection).
@@ -165,7 +38,7 @@ func (s *Service) limitUnary(ctx context.Context, req any, info *grpc.UnaryServe
 	if doorMethods[info.FullMethod] {
 		return handler(ctx, req)
 	}
-	release, wait, ok := s.limiter.Load().admit(ctx, true)
+	release, wait, ok := s.door.Limiter().Admit(ctx, true)
 	if !ok {
 		return nil, exhausted("", info.FullMethod, wait)
 	}
@@ -179,7 +52,7 @@ func (s *Service) limitStream(srv any, ss grpc.ServerStream, info *grpc.StreamSe
 	}
 	// The other streams are reflection's, which a client such as grpcurl
 	// keeps open beside its calls: they count for the rate only.
-	release, wait, ok := s.limiter.Load().admit(ss.Context(), false)
+	release, wait, ok := s.door.Limiter().Admit(ss.Context(), false)
 	if !ok {
 		return exhausted("", info.FullMethod, wait)
 	}

@@ -8,11 +8,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 )
 
 // This file is the bridge's Prometheus metrics beyond the MCP operation
-// histogram (observe.go): the gRPC server's, from go-grpc-middleware's
+// histogram (package internal/door): the gRPC server's, from go-grpc-middleware's
 // Prometheus provider, and the state of every server and child, read from
 // the live objects at each scrape, so that keeping them costs the hot path
 // nothing (docs/observability.md has the list).
@@ -20,7 +21,7 @@ import (
 // grpcMetrics are the gRPC server metrics of the Service.
 type grpcMetrics struct {
 	server  *grpcprom.ServerMetrics
-	refusal *prometheus.CounterVec // requests the door refused (door.go)
+	refusal *prometheus.CounterVec // requests the door refused (package internal/door)
 }
 
 // newGRPCMetrics registers the Service's metrics; nil without
@@ -30,7 +31,7 @@ func newGRPCMetrics(s *Service) (*grpcMetrics, error) {
 		return nil, nil
 	}
 	m := &grpcMetrics{server: grpcprom.NewServerMetrics(
-		grpcprom.WithServerHandlingTimeHistogram(grpcprom.WithHistogramBuckets(operationBuckets)),
+		grpcprom.WithServerHandlingTimeHistogram(grpcprom.WithHistogramBuckets(door.OperationBuckets)),
 	), refusal: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mcpbridge_requests_refused_total",
 		Help: "Requests to a child that the bridge refused before they reached it, by reason: unauthenticated (credentials revoked or expired on an open stream), permission_denied (the rules), limited (a rate or concurrency limit).",
@@ -183,13 +184,13 @@ var refusedMethods = map[string]bool{
 }
 
 // refused counts a request the door refused.
-func (m *grpcMetrics) refused(req *request, why string) {
+func (m *grpcMetrics) refused(req *door.Request, why string) {
 	if m == nil {
 		return
 	}
-	method := req.method
+	method := req.Method
 	if !refusedMethods[method] {
-		method = otherLabel
+		method = door.OtherLabel
 	}
-	m.refusal.WithLabelValues(req.srv.name, method, req.via, why).Inc()
+	m.refusal.WithLabelValues(req.Server.Name, method, req.Via, why).Inc()
 }

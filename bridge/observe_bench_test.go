@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"syscall"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
 // BenchmarkObservability compares, in one run, the same CallTool (the
@@ -69,54 +67,6 @@ func BenchmarkObservability(b *testing.B) {
 			cpu0 := processCPU()
 			runCallers(b, 8, call)
 			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
-		})
-	}
-}
-
-// BenchmarkObserveOperation is the observer's own work for one request to
-// a child, alone: begin, the _meta merge, the request id hook and end,
-// without an observer (off), with metrics, and with tracing unsampled and
-// sampled (spans made, not exported). Reproduce with
-//
-//	go test -run '^$' -bench 'ObserveOperation' -benchmem ./bridge/
-func BenchmarkObserveOperation(b *testing.B) {
-	params := json.RawMessage(`{"name":"pid","arguments":{}}`)
-	res := json.RawMessage(`{"content":[{"type":"text","text":"1"}]}`)
-	for _, c := range []struct {
-		name    string
-		metrics bool
-		sampler sdktrace.Sampler
-	}{
-		{"obs=off", false, nil},
-		{"obs=metrics", true, nil},
-		{"obs=tracing-unsampled", false, sdktrace.NeverSample()},
-		{"obs=tracing-sampled", false, sdktrace.AlwaysSample()},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			cfg := Config{}
-			if c.metrics {
-				cfg.Metrics = prometheus.NewRegistry()
-			}
-			if c.sampler != nil {
-				tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(c.sampler))
-				b.Cleanup(func() { tp.Shutdown(context.Background()) })
-				cfg.TracerProvider = tp
-			}
-			o, err := newObserver(&cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				kind, names := target("tools/call", params)
-				op := o.begin(ctx, "s", nil, "tools/call", params, kind, names, false)
-				opts := op.options(&stdio.CallOptions{})
-				if opts.OnRequestID != nil {
-					opts.OnRequestID(1)
-				}
-				op.end(res, nil)
-			}
 		})
 	}
 }

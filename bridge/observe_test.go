@@ -9,14 +9,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	otelcodes "go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/mcpbridge/mcpbridge/bridge/access"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -148,45 +146,5 @@ func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
 		if g, ok := got[k]; !ok || (v != "*" && g != v) {
 			t.Errorf("span %q: %s = %q, want %q (attributes %v)", s.Name(), k, g, v, got)
 		}
-	}
-}
-
-// Metric labels take at most maxLabelValues names per server and kind,
-// and only names of calls that succeeded: a caller's or a child's
-// invented names end as "_other", so the series count stays bounded.
-func TestLabelCardinality(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	o, err := newObserver(&Config{Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := o.label("s", access.Tool, "nope", false); got != otherLabel {
-		t.Errorf("a failed call's name = %q, want %q", got, otherLabel)
-	}
-	for i := range maxLabelValues {
-		if got := o.label("s", access.Tool, fmt.Sprint("t", i), true); got != fmt.Sprint("t", i) {
-			t.Fatalf("name %d = %q", i, got)
-		}
-	}
-	if got := o.label("s", access.Tool, "one-too-many", true); got != otherLabel {
-		t.Errorf("name %d = %q, want %q", maxLabelValues+1, got, otherLabel)
-	}
-	if got := o.label("s", access.Tool, "t7", false); got != "t7" {
-		t.Errorf("an admitted name on a failed call = %q, want it kept", got)
-	}
-	if got := o.label("s", access.Prompt, "p", true); got != "p" {
-		t.Errorf("another kind's own bound: %q", got)
-	}
-	if got := o.label("other-server", access.Tool, "x", true); got != "x" {
-		t.Errorf("another server's own bound: %q", got)
-	}
-	// Through the histogram: 150 distinct successful names make at most
-	// maxLabelValues+1 series.
-	for i := range 150 {
-		op := &operation{o: o, server: "h", method: "tools/call", kind: access.Tool, name: fmt.Sprint("n", i), start: time.Now()}
-		op.end(json.RawMessage(`{"content":[]}`), nil)
-	}
-	if n := testutil.CollectAndCount(o.duration); n != maxLabelValues+1 {
-		t.Errorf("%d series after 150 names, want %d", n, maxLabelValues+1)
 	}
 }

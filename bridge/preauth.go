@@ -64,7 +64,7 @@ func (s *Service) transportOptions() []grpc.ServerOption {
 // certificate is read from the connection's peer, verified at the
 // handshake.
 func (s *Service) tapAuthenticate(ctx context.Context, info *tap.Info) (context.Context, error) {
-	if isHealthMethod(info.FullMethodName) || !s.access().auth.Enabled() {
+	if isHealthMethod(info.FullMethodName) || !s.door.Access().Auth.Enabled() {
 		return ctx, nil
 	}
 	return s.authenticate(ctx)

@@ -85,17 +85,17 @@ func (s *Service) Reload(cfg Config) error {
 		}
 	}
 	s.cfg.Servers = cfg.Servers
-	s.setAccess(cfg.Auth, cfg.Rules) // new calls see the new rules at once, open ones check their credentials
+	s.door.SetAccess(cfg.Auth, cfg.Rules) // new calls see the new rules at once, open ones check their credentials
 	if cfg.Limits != s.cfg.Limits {
 		s.cfg.Limits = cfg.Limits
-		s.limiter.Store(newLimiter(cfg.Limits)) // every caller's bucket starts afresh
+		s.door.SetLimits(cfg.Limits) // every caller's bucket starts afresh
 	}
 	s.servers.Store(&next)
 	for _, srv := range retire {
 		srv.retire()
 	}
 	for _, name := range removed {
-		s.obs.forget(name) // its label values; a server added again starts afresh
+		s.door.Obs.Forget(name) // its label values; a server added again starts afresh
 	}
 	s.cfg.Logger.Info("mcpbridge: configuration reloaded", "added", added, "changed", changed, "removed", removed, "unchanged", kept)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -16,7 +17,7 @@ import (
 )
 
 // This file is the one way from an RPC to a child: find the server the
-// request names, take the request through the door (door.go), take the
+// request names, take the request through the door (package internal/door), take the
 // server's ready child, call it, and turn every failure into the status
 // the gRPC client sees. The unary RPCs, Call, CallStream and
 // CallToolStream start here; Subscribe and Connect find their server and
@@ -27,8 +28,8 @@ import (
 type route struct {
 	s      *Service
 	srv    *upstream
-	req    *request
-	pass   *pass
+	req    *door.Request
+	pass   *door.Pass
 	c      *child
 	era    convert.Era
 	method string
@@ -40,16 +41,16 @@ type route struct {
 // RPC names req's target itself and sets the params it builds with
 // setParams. A failure is already a status. The caller releases the route
 // when it is done.
-func (s *Service) route(ctx context.Context, field string, req *request) (*route, error) {
-	method := req.method
+func (s *Service) route(ctx context.Context, field string, req *door.Request) (*route, error) {
+	method := req.Method
 	srv, err := s.lookup(ctx, field, method)
 	if err != nil {
 		return nil, err
 	}
-	req.srv = srv
-	ps, refused := s.admit(ctx, req)
+	req.Server = srv.door
+	ps, refused := s.door.Admit(ctx, req)
 	if refused != nil {
-		return nil, refused.status(req)
+		return nil, refused.Status(req)
 	}
 	c, err := srv.acquire(ctx, method)
 	if err != nil {
@@ -65,7 +66,7 @@ func (r *route) release() { r.pass.Release() }
 
 // setParams records the params a typed RPC built, for the audit log's
 // payloads and the observation of the call.
-func (r *route) setParams(params json.RawMessage) { r.req.params = params }
+func (r *route) setParams(params json.RawMessage) { r.req.Params = params }
 
 // callOptions bounds a child call by the gRPC deadline, or by the default
 // deadline when there is none, never beyond the maximum: the server's, or
@@ -126,7 +127,7 @@ func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *s
 	if err != nil {
 		return nil, err
 	}
-	return r.s.filterList(ctx, r.srv.name, r.method, res), nil
+	return r.s.door.FilterList(ctx, r.srv.name, r.method, res), nil
 }
 
 // invalid refuses bad input from the gRPC client; nothing reaches the

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -30,8 +31,7 @@ type Service struct {
 
 	cfg     Config
 	servers atomic.Pointer[map[string]*upstream] // replaced whole by Reload
-	acc     atomic.Pointer[accessState]          // replaced whole by Reload
-	limiter atomic.Pointer[limiter]              // Config.Limits; replaced whole by Reload
+	door    *door.Door                           // the one pipeline of every request to a child
 	health  *health.Server
 
 	healthMu sync.Mutex
@@ -42,7 +42,6 @@ type Service struct {
 	draining context.Context // cancelled by Shutdown: long-lived streams end
 	drain    context.CancelFunc
 
-	obs     *observer    // Config.Metrics and TracerProvider; nil: neither
 	metrics *grpcMetrics // Config.Metrics: the gRPC server's; nil: none
 
 	closeOnce sync.Once
@@ -56,15 +55,16 @@ func New(cfg Config) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, health: health.NewServer(), ready: map[string]bool{}}
 	var err error
-	if s.obs, err = newObserver(&s.cfg); err != nil {
+	s.door = door.New(cfg.Auth, cfg.Rules, cfg.Limits)
+	s.door.Audit = cfg.Audit
+	if s.door.Obs, err = door.NewObserver(cfg.Metrics, cfg.TracerProvider); err != nil {
 		return nil, err
 	}
 	if s.metrics, err = newGRPCMetrics(s); err != nil {
 		return nil, err
 	}
+	s.door.Refused = s.metrics.refused
 	s.draining, s.drain = context.WithCancel(context.Background())
-	s.setAccess(cfg.Auth, cfg.Rules)
-	s.limiter.Store(newLimiter(cfg.Limits))
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	set := map[string]*upstream{}

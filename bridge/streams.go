@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
@@ -131,7 +132,7 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	// a Send fails.
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
-	r, err := s.route(ctx, req.GetServer(), &request{via: viaGRPC, method: method, kind: access.Tool, names: []string{req.GetName()}})
+	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.ViaGRPC, Method: method, Kind: access.Tool, Names: []string{req.GetName()}})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/dropq"
@@ -55,10 +56,10 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	// the calls in flight). What the bridge then sends the child on its
 	// behalf (resources/subscribe, subscriptions/listen, logging/setLevel)
 	// is what passed here.
-	dr := &request{via: viaGRPC, srv: srv, method: method, kind: access.Resource, names: req.GetResourceSubscriptions(), long: true}
-	ps, refused := s.admit(ctx, dr)
+	dr := &door.Request{Via: door.ViaGRPC, Server: srv.door, Method: method, Kind: access.Resource, Names: req.GetResourceSubscriptions(), Long: true}
+	ps, refused := s.door.Admit(ctx, dr)
 	if refused != nil {
-		return refused.status(dr)
+		return refused.Status(dr)
 	}
 	ps.Release()
 	c, err := srv.acquire(ctx, method)

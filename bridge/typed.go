@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -27,7 +28,7 @@ func typedCall[Resp proto.Message](ctx context.Context, s *Service, server, meth
 	decode func(json.RawMessage, convert.Era) (Resp, error),
 ) (Resp, error) {
 	var zero Resp
-	r, err := s.route(ctx, server, &request{via: viaGRPC, method: method, kind: kind, names: names})
+	r, err := s.route(ctx, server, &door.Request{Via: door.ViaGRPC, Method: method, Kind: kind, Names: names})
 	if err != nil {
 		return zero, err
 	}

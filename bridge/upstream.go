@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -46,7 +47,7 @@ type upstream struct {
 	stopped      atomic.Bool        // stop was called (health reads it unlocked)
 	done         chan struct{}      // closed by stop: the janitor ends
 	wg           sync.WaitGroup     // the janitor and members being stopped
-	limiter      *limiter           // ServerConfig.Limits
+	door         *door.Server       // what the door knows of it: its name, audit payloads, its limits
 	turn         atomic.Uint32      // the pool's round-robin start
 	nextMember   int                // the id of the next shared or pool member
 	reaped       atomic.Int64       // sessions stopped when idle, for metrics
@@ -55,7 +56,8 @@ type upstream struct {
 // newUpstream makes the server and starts its first children.
 func (s *Service) newUpstream(sc *ServerConfig) *upstream {
 	srv := &upstream{name: sc.Name, cfg: sc, log: s.cfg.Logger.With("server", sc.Name), s: s,
-		sessions: map[string]*member{}, done: make(chan struct{}), limiter: newLimiter(sc.Limits)}
+		sessions: map[string]*member{}, done: make(chan struct{}),
+		door: &door.Server{Name: sc.Name, AuditPayloads: sc.AuditPayloads, Limiter: door.NewLimiter(sc.Limits)}}
 	n := 1
 	if sc.Policy == PolicyPool {
 		n = sc.Pool.Min
@@ -76,7 +78,7 @@ func (s *Service) newUpstream(sc *ServerConfig) *upstream {
 // lookup finds the fronted server a request names, by its server field or
 // the mcp-server metadata key; when the bridge fronts one server, an empty
 // name selects it. A failure is already a status. Whether the caller may
-// use the server is the door's to say (door.go).
+// use the server is the door's to say (package internal/door).
 func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, error) {
 	name := field
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
@@ -152,10 +154,10 @@ func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerReque
 	if err != nil {
 		return nil, err
 	}
-	dr := &request{via: viaGRPC, srv: srv, method: method}
-	ps, refused := s.admit(ctx, dr)
+	dr := &door.Request{Via: door.ViaGRPC, Server: srv.door, Method: method}
+	ps, refused := s.door.Admit(ctx, dr)
 	if refused != nil {
-		return nil, refused.status(dr)
+		return nil, refused.Status(dr)
 	}
 	defer ps.Release()
 	if req.GetWaitForReady() && srv.cfg.Policy != PolicySession {
@@ -216,14 +218,14 @@ var policies = map[Policy]mcpbridgev1.ServerPolicy{
 // Ping checks that the child answers: ping (legacy) or server/discover
 // (2026, which has no ping).
 func (s *Service) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpbridgev1.PingResponse, error) {
-	r, err := s.route(ctx, req.GetServer(), &request{via: viaGRPC, method: "ping"})
+	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.ViaGRPC, Method: "ping"})
 	if err != nil {
 		return nil, err
 	}
 	defer r.release()
 	c := r.c
 	if protocol.Modern(c.Protocol()) {
-		r.method, r.req.method = "server/discover", "server/discover"
+		r.method, r.req.Method = "server/discover", "server/discover"
 	}
 	start := time.Now()
 	if _, err := r.call(ctx, nil, nil); err != nil {

@@ -1,4 +1,4 @@
-package bridge
+package door
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -29,29 +30,29 @@ var audited = map[string]bool{"tools/call": true, "resources/read": true, "promp
 // id minted here (and the client's own x-request-id, when it sent one).
 // refused is the door's reason for a refused request ("" for one that was
 // let in). Payloads are recorded only for a server with AuditPayloads.
-func (s *Service) audit(ctx context.Context, req *request, start time.Time, res json.RawMessage, err error, refused string) {
-	if s.cfg.Audit == nil || (refused == "" && !audited[req.method]) {
+func (d *Door) audit(ctx context.Context, req *Request, start time.Time, res json.RawMessage, err error, refused string) {
+	if d.Audit == nil || (refused == "" && !audited[req.Method]) {
 		return
 	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	attrs := []slog.Attr{
 		slog.String("request_id", hex.EncodeToString(id[:])),
-		slog.String("server", req.srv.name), slog.String("method", truncateLogValue(req.method)), slog.String("name", truncateLogValue(req.name())),
-		slog.String("via", req.via), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		slog.String("server", req.Server.Name), slog.String("method", truncate(req.Method)), slog.String("name", truncate(req.name())),
+		slog.String("via", req.Via), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 	}
 	if p := access.FromContext(ctx); p != nil {
 		attrs = append(attrs, slog.String("principal", p.Name), slog.String("auth", p.Method))
 	}
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
 		if v := md.Get("x-request-id"); len(v) > 0 {
-			attrs = append(attrs, slog.String("client_request_id", truncateLogValue(v[0])))
+			attrs = append(attrs, slog.String("client_request_id", truncate(v[0])))
 		}
 	}
 	switch {
 	case refused != "":
 		attrs = append(attrs, slog.String("outcome", "refused"), slog.String("refused", refused))
-		if st, ok := status.FromError(rpcerr.ToStatus(req.srv.name, req.method, err)); ok {
+		if st, ok := status.FromError(rpcerr.ToStatus(req.Server.Name, req.Method, err)); ok {
 			attrs = append(attrs, slog.String("code", st.Code().String()))
 		}
 	case err != nil:
@@ -62,19 +63,34 @@ func (s *Service) audit(ctx context.Context, req *request, start time.Time, res 
 		} else if errors.As(err, &e) {
 			attrs = append(attrs, slog.Int64("jsonrpc_code", e.Code))
 		}
-	case isToolError(res):
+	case IsToolError(res):
 		attrs = append(attrs, slog.String("outcome", "tool_error"))
 	default:
 		attrs = append(attrs, slog.String("outcome", "ok"))
 	}
-	if req.srv.cfg.AuditPayloads && req.params != nil {
-		attrs = append(attrs, slog.Any("params", json.RawMessage(rawjson.DeleteMember(req.params, "_meta"))))
+	if req.Server.AuditPayloads && req.Params != nil {
+		attrs = append(attrs, slog.Any("params", json.RawMessage(rawjson.DeleteMember(req.Params, "_meta"))))
 	}
-	s.cfg.Audit.LogAttrs(context.Background(), slog.LevelInfo, "mcpbridge: audit", attrs...)
+	d.Audit.LogAttrs(context.Background(), slog.LevelInfo, "mcpbridge: audit", attrs...)
 }
 
-// isToolError reports a tool result with isError: true.
-func isToolError(res json.RawMessage) bool {
+// IsToolError reports a tool result with isError: true.
+func IsToolError(res json.RawMessage) bool {
 	raw, _ := rawjson.Member(res, "isError")
 	return string(raw) == "true"
+}
+
+// maxLogValue bounds a logged name or URI, which the caller chose.
+const maxLogValue = 256
+
+// truncate cuts v to maxLogValue bytes, on a rune boundary.
+func truncate(v string) string {
+	if len(v) <= maxLogValue {
+		return v
+	}
+	cut := maxLogValue
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "..."
 }

@@ -1,4 +1,4 @@
-package bridge
+package door
 
 import (
 	"context"
@@ -27,9 +27,9 @@ import (
 // With neither metrics nor tracing configured the Service has no
 // observer, and a call pays one nil check.
 
-// operationBuckets are the boundaries the MCP conventions give
+// OperationBuckets are the boundaries the MCP conventions give
 // mcp.client.operation.duration, in seconds.
-var operationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+var OperationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
 // maxLabelValues bounds the tool, prompt and resource names each server
 // contributes to the metrics' labels. A name is admitted when a call
@@ -38,14 +38,14 @@ var operationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 3
 // for names not admitted, the label is "_other".
 const maxLabelValues = 100
 
-// otherLabel stands for the names over maxLabelValues.
-const otherLabel = "_other"
+// OtherLabel stands for the names over maxLabelValues.
+const OtherLabel = "_other"
 
 // instrumentation is the tracer's instrumentation scope.
 const instrumentation = "github.com/mcpbridge/mcpbridge/bridge"
 
-// observer holds the Service's instruments.
-type observer struct {
+// Observer holds the instruments of the calls to children.
+type Observer struct {
 	tracer   trace.Tracer             // nil: no tracing
 	duration *prometheus.HistogramVec // nil: no metrics
 
@@ -58,22 +58,23 @@ type nameKey struct {
 	kind   access.Kind
 }
 
-// newObserver makes the observer of cfg; nil when it has nothing to do.
-func newObserver(cfg *Config) (*observer, error) {
-	if cfg.Metrics == nil && cfg.TracerProvider == nil {
+// NewObserver makes the observer that registers its histogram with reg
+// and traces with tp; nil, a no-op, when it has neither.
+func NewObserver(reg prometheus.Registerer, tp trace.TracerProvider) (*Observer, error) {
+	if reg == nil && tp == nil {
 		return nil, nil
 	}
-	o := &observer{names: map[nameKey]map[string]struct{}{}}
-	if cfg.TracerProvider != nil {
-		o.tracer = cfg.TracerProvider.Tracer(instrumentation)
+	o := &Observer{names: map[nameKey]map[string]struct{}{}}
+	if tp != nil {
+		o.tracer = tp.Tracer(instrumentation)
 	}
-	if cfg.Metrics != nil {
+	if reg != nil {
 		o.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "mcp_client_operation_duration_seconds",
 			Help:    "The duration of the MCP requests the bridge sent its children, from the time each was sent until its response arrived (OpenTelemetry's mcp.client.operation.duration).",
-			Buckets: operationBuckets,
+			Buckets: OperationBuckets,
 		}, []string{"server", "mcp_method_name", "gen_ai_tool_name", "gen_ai_prompt_name", "mcp_resource_uri", "error_type"})
-		if err := cfg.Metrics.Register(o.duration); err != nil {
+		if err := reg.Register(o.duration); err != nil {
 			return nil, err
 		}
 	}
@@ -82,7 +83,7 @@ func newObserver(cfg *Config) (*observer, error) {
 
 // operation is one request to a child being observed.
 type operation struct {
-	o       *observer
+	o       *Observer
 	server  string
 	method  string
 	kind    access.Kind // what name names
@@ -99,7 +100,7 @@ type operation struct {
 //
 // fromMeta takes the span's parent from the request's own _meta when it
 // carries one (a tunnel's client that traces), before ctx's.
-func (o *observer) begin(ctx context.Context, srv string, c *stdio.Client, method string, params json.RawMessage, kind access.Kind, names []string, fromMeta bool) *operation {
+func (o *Observer) begin(ctx context.Context, srv string, c *stdio.Client, method string, params json.RawMessage, kind access.Kind, names []string, fromMeta bool) *operation {
 	if o == nil {
 		return nil
 	}
@@ -210,7 +211,7 @@ func (op *operation) end(res json.RawMessage, err error) {
 
 // label is the metric label for name: itself when admitted, or admitted
 // now (the call succeeded and the server's set has room), else "_other".
-func (o *observer) label(server string, kind access.Kind, name string, ok bool) string {
+func (o *Observer) label(server string, kind access.Kind, name string, ok bool) string {
 	k := nameKey{server, kind}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -219,7 +220,7 @@ func (o *observer) label(server string, kind access.Kind, name string, ok bool) 
 		return name
 	}
 	if !ok || len(set) >= maxLabelValues {
-		return otherLabel
+		return OtherLabel
 	}
 	if set == nil {
 		set = map[string]struct{}{}
@@ -229,8 +230,8 @@ func (o *observer) label(server string, kind access.Kind, name string, ok bool) 
 	return name
 }
 
-// forget drops a removed server's label sets.
-func (o *observer) forget(server string) {
+// Forget drops a removed server's label sets.
+func (o *Observer) Forget(server string) {
 	if o == nil {
 		return
 	}
@@ -249,7 +250,7 @@ func (o *observer) forget(server string) {
 // tools/call result with isError, "_OTHER" otherwise.
 func errorType(res json.RawMessage, err error) (errType, code string) {
 	if err == nil {
-		if isToolError(res) {
+		if IsToolError(res) {
 			return "tool_error", ""
 		}
 		return "", ""

@@ -1,0 +1,219 @@
+// Package door is the door: the one pipeline that every request to a child
+// passes, whatever path it came by (docs/architecture.md, "The door"):
+// the typed RPCs, Call and CallStream, CallToolStream, Ping and GetServer,
+// Subscribe's opening, Connect's opening and each request inside a
+// Connect tunnel. A path decodes its request into a request value once,
+// and the door then
+//
+//  1. authenticates: the caller's credentials still hold (watch.go ends
+//     a stream whose key was revoked or whose token expired; the door
+//     refuses what such a stream still sends);
+//  2. authorizes: the caller may use the server, and the tool, resource or
+//     prompt the request names (access.Rules);
+//  3. limits: the bridge-wide and the server's limits, per caller, the
+//     same for a tunnel's requests as for unary calls;
+//  4. records: every refusal is audited and counted, whatever the method;
+//     an admitted call of an audited method is audited when it ends;
+//  5. observes and calls: the request goes to the child counted in flight
+//     on its relay (server requests and logs are attributed by that
+//     count), in a client span, with the operation histogram.
+//
+// Paths differ only in how they decode the request and how they answer:
+// a gRPC status (rpcerr.ToStatus) or a JSON-RPC error in a tunnel
+// (rpcerr.CallError.RPC).
+package door
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Values of Request.Via: how a request reached the bridge.
+const (
+	ViaGRPC    = "grpc"
+	ViaConnect = "connect"
+)
+
+// Door is the pipeline of one bridge: the access settings and the
+// bridge-wide limits in force (both replaced whole by a reload), where
+// refusals and outcomes are recorded, and the observer of the calls.
+type Door struct {
+	acc     atomic.Pointer[Access]
+	limiter atomic.Pointer[Limiter]
+
+	// Audit receives the audit records; nil: none.
+	Audit *slog.Logger
+	// Obs observes each call; nil: nothing is observed.
+	Obs *Observer
+	// Refused is told of each refusal (the refusals metric); nil: nobody.
+	Refused func(req *Request, why string)
+}
+
+// New is a door with auth, rules and the bridge-wide limits in force.
+func New(auth *access.Authenticator, rules access.Rules, limits Limits) *Door {
+	d := &Door{}
+	d.SetAccess(auth, rules)
+	d.SetLimits(limits)
+	return d
+}
+
+// SetLimits puts new bridge-wide limits in force; every caller's bucket
+// starts afresh.
+func (d *Door) SetLimits(l Limits) { d.limiter.Store(NewLimiter(l)) }
+
+// Limiter is the bridge-wide limiter in force.
+func (d *Door) Limiter() *Limiter { return d.limiter.Load() }
+
+// Server is what the door knows of a fronted server.
+type Server struct {
+	Name          string
+	AuditPayloads bool     // the audit records carry each request's params
+	Limiter       *Limiter // the server's own limits
+}
+
+// Request is one request to a child as the door sees it, decoded once.
+type Request struct {
+	Via    string
+	Server *Server
+	Method string          // the MCP method, or the RPC's name where it sends none (Connect, Subscribe)
+	Params json.RawMessage // as the caller sent it: it names the target and is what audit payloads record
+	Kind   access.Kind     // what Names names
+	Names  []string        // the tools, resources or prompts the request is about
+	Long   bool            // a stream that stays open: it counts for the rate, not for the calls in flight
+}
+
+// NewRequest decodes what an MCP request asks of srv from its params.
+func NewRequest(via string, srv *Server, method string, params json.RawMessage) *Request {
+	kind, names := Target(method, params)
+	return &Request{Via: via, Server: srv, Method: method, Params: params, Kind: kind, Names: names}
+}
+
+// name is the first name the request is about, "" for none.
+func (r *Request) name() string {
+	if len(r.Names) == 0 {
+		return ""
+	}
+	return r.Names[0]
+}
+
+// Reasons a request is refused at the door, for its audit record and the
+// refusals metric.
+const (
+	RefusedUnauthenticated = "unauthenticated"
+	RefusedDenied          = "permission_denied"
+	RefusedLimited         = "limited"
+)
+
+// Refusal is a request the door turned away: the error its path answers
+// with and why.
+type Refusal struct {
+	*rpcerr.CallError
+	Why string
+}
+
+// Status is the refusal as a gRPC status.
+func (r *Refusal) Status(req *Request) error {
+	return rpcerr.ToStatus(req.Server.Name, req.Method, r.CallError)
+}
+
+// Pass is an admitted request: it holds its places in the limits until
+// it is released.
+type Pass struct {
+	d    *Door
+	req  *Request
+	ctx  context.Context
+	once sync.Once
+	held [2]func()
+}
+
+// Admit takes req through authentication, authorization and the limits.
+// A refused request is audited and counted here, and its error is the
+// refusal; nothing of it reaches the child.
+func (d *Door) Admit(ctx context.Context, req *Request) (*Pass, *Refusal) {
+	if errors.Is(context.Cause(ctx), ErrRevoked) {
+		return nil, d.refuse(ctx, req, RefusedUnauthenticated, &rpcerr.CallError{
+			RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Authentication required: the caller's credentials no longer hold"), Reason: rpcerr.ReasonUnauthenticated,
+		})
+	}
+	acc := d.Access()
+	if len(acc.Rules) > 0 {
+		p := access.FromContext(ctx)
+		if !acc.Rules.Allow(p, req.Server.Name, access.Server, "") {
+			return nil, d.refuse(ctx, req, RefusedDenied, deniedError("Permission denied: server %q", req.Server.Name))
+		}
+		for _, name := range req.Names {
+			if !acc.Rules.Allow(p, req.Server.Name, req.Kind, name) {
+				return nil, d.refuse(ctx, req, RefusedDenied, deniedError("Permission denied: %s %q of server %q", KindNames[req.Kind], name, req.Server.Name))
+			}
+		}
+	}
+	ps := &Pass{d: d, req: req, ctx: ctx}
+	for i, l := range [2]*Limiter{d.Limiter(), req.Server.Limiter} {
+		release, wait, ok := l.Admit(ctx, !req.Long)
+		if !ok {
+			ps.Release()
+			return nil, d.refuse(ctx, req, RefusedLimited, &rpcerr.CallError{RPC: TooManyRequests(), RetryAfter: max(wait, time.Millisecond)})
+		}
+		ps.held[i] = release
+	}
+	return ps, nil
+}
+
+// refuse records a refusal: an audit record and the refusals metric.
+func (d *Door) refuse(ctx context.Context, req *Request, why string, ce *rpcerr.CallError) *Refusal {
+	d.audit(ctx, req, time.Now(), nil, ce, why)
+	if d.Refused != nil {
+		d.Refused(req, why)
+	}
+	return &Refusal{CallError: ce, Why: why}
+}
+
+// deniedError is the error of a request the rules deny.
+func deniedError(format string, args ...any) *rpcerr.CallError {
+	return &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...), Reason: rpcerr.ReasonPermissionDenied}
+}
+
+// Release gives back the pass's places in the limits; only the first
+// call counts.
+func (p *Pass) Release() {
+	if p == nil {
+		return
+	}
+	p.once.Do(func() {
+		for _, r := range p.held {
+			if r != nil {
+				r()
+			}
+		}
+	})
+}
+
+// Call sends one request of the pass to child c, observed. The caller
+// counts it in flight on the child's relay by the caller's principal
+// (fanout.Relay.Enter, or a registered call stream). sent is what the
+// child gets; the pass's request, as the caller sent it, names what it is
+// about (they differ where the bridge translates across eras). fromMeta
+// takes the span's parent from the request's own _meta (a tunnel's client
+// that traces).
+func (p *Pass) Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, opts *stdio.CallOptions, fromMeta bool) (json.RawMessage, error) {
+	op := p.d.Obs.begin(ctx, p.req.Server.Name, c, p.req.Method, p.req.Params, p.req.Kind, p.req.Names, fromMeta)
+	res, err := c.Call(ctx, p.req.Method, sent, op.options(opts))
+	op.end(res, err)
+	return res, err
+}
+
+// Record audits the outcome of the pass's request, which started at
+// start: res and err as the child answered.
+func (p *Pass) Record(start time.Time, res json.RawMessage, err error) {
+	p.d.audit(p.ctx, p.req, start, res, err, "")
+}
