@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/access"
-	"github.com/mcpbridge/mcpbridge/bridge/configfile"
+	"github.com/mcpbridge/mcpbridge/internal/configfile"
 )
 
 // security builds what the config file says of callers (docs/security.md):
