@@ -40,6 +40,19 @@ func startAuthBridge(t *testing.T) (mcpbridgev1.BridgeServiceClient, *Service) {
 // startAuthBridgeWith serves servers with alice's and bob's keys and rules.
 func startAuthBridgeWith(t *testing.T, rules access.Rules, servers ...ServerConfig) (mcpbridgev1.BridgeServiceClient, *Service) {
 	t.Helper()
+	svc, err := New(Config{Servers: servers, Logger: slog.New(slog.DiscardHandler), Auth: aliceAndBob(t), Rules: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	conn := serveLoopback(t, svc.NewGRPCServer())
+	return mcpbridgev1.NewBridgeServiceClient(conn), svc
+}
+
+// aliceAndBob authenticates alice's and bob's API keys; bob is in the
+// group guests.
+func aliceAndBob(t *testing.T) *access.Authenticator {
+	t.Helper()
 	a, err := access.New(context.Background(), access.Config{APIKeys: []access.APIKey{
 		{Principal: "alice", SHA256: access.HashKey(aliceKey)},
 		{Principal: "bob", SHA256: access.HashKey(bobKey), Groups: []string{"guests"}},
@@ -47,13 +60,7 @@ func startAuthBridgeWith(t *testing.T, rules access.Rules, servers ...ServerConf
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Config{Servers: servers, Logger: slog.New(slog.DiscardHandler), Auth: a, Rules: rules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
-	conn := serveLoopback(t, svc.NewGRPCServer())
-	return mcpbridgev1.NewBridgeServiceClient(conn), svc
+	return a
 }
 
 func as(ctx context.Context, key string) context.Context {

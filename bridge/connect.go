@@ -54,12 +54,9 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	}
 	// The tunnel's opening passes the door (the server, and the rate),
 	// and so does each request in it (tunnel.request).
-	dr := &door.Request{Via: door.ViaConnect, Server: srv.door, Method: method, Long: true}
-	ps, refused := s.door.Admit(ctx, dr)
-	if refused != nil {
-		return refused.Status(dr)
+	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaConnect, Server: srv.door, Method: method, Long: true}); err != nil {
+		return err
 	}
-	ps.Release()
 	c, err := srv.acquire(ctx, method)
 	if err != nil {
 		return err

@@ -34,18 +34,13 @@ type secureBridge struct {
 // metrics added.
 func startSecureBridge(t *testing.T, cfg Config) *secureBridge {
 	t.Helper()
-	a, err := access.New(context.Background(), access.Config{APIKeys: []access.APIKey{
-		{Principal: "alice", SHA256: access.HashKey(aliceKey)},
-		{Principal: "bob", SHA256: access.HashKey(bobKey), Groups: []string{"guests"}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := aliceAndBob(t)
 	b := &secureBridge{audit: &testkit.SyncBuffer{}, reg: prometheus.NewRegistry()}
 	cfg.Auth, cfg.Audit, cfg.Metrics = a, slog.New(slog.NewJSONHandler(b.audit, nil)), b.reg
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	var err error
 	if b.svc, err = New(cfg); err != nil {
 		t.Fatal(err)
 	}

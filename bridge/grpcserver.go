@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors"
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
@@ -25,6 +24,7 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
 )
 
@@ -160,9 +160,6 @@ var mcpMethods = map[string]string{
 	"CallStream":            "",
 }
 
-// maxLogValue bounds a logged name or URI, which the caller chose.
-const maxLogValue = 256
-
 // callFields returns the log fields of a call of fullMethod with the
 // request req: nil when it is not known yet (a stream's, at its start).
 func (s *Service) callFields(ctx context.Context, fullMethod string, req any) logging.Fields {
@@ -176,13 +173,13 @@ func (s *Service) callFields(ctx context.Context, fullMethod string, req any) lo
 		mcpMethod = r.GetMethod()
 	}
 	if mcpMethod != "" {
-		f = append(f, logMCPMethod, truncateLogValue(mcpMethod))
+		f = append(f, logMCPMethod, door.TruncateLogValue(mcpMethod))
 	}
 	switch r := req.(type) {
 	case interface{ GetName() string }: // CallTool, CallToolStream, GetPrompt
-		f = append(f, logMCPName, truncateLogValue(r.GetName()))
+		f = append(f, logMCPName, door.TruncateLogValue(r.GetName()))
 	case interface{ GetUri() string }: // ReadResource
-		f = append(f, logMCPName, truncateLogValue(r.GetUri()))
+		f = append(f, logMCPName, door.TruncateLogValue(r.GetUri()))
 	}
 	return f
 }
@@ -193,11 +190,11 @@ func (s *Service) callFields(ctx context.Context, fullMethod string, req any) lo
 func (s *Service) logServerName(ctx context.Context, req any) string {
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
 		if v := md.Get(ServerMetadataKey); len(v) > 0 {
-			return truncateLogValue(v[0])
+			return door.TruncateLogValue(v[0])
 		}
 	}
 	if r, ok := req.(interface{ GetServer() string }); ok && r.GetServer() != "" {
-		return truncateLogValue(r.GetServer())
+		return door.TruncateLogValue(r.GetServer())
 	}
 	if set := s.serverSet(); len(set) == 1 {
 		for name := range set {
@@ -205,18 +202,6 @@ func (s *Service) logServerName(ctx context.Context, req any) string {
 		}
 	}
 	return ""
-}
-
-// truncateLogValue cuts v to maxLogValue bytes, on a rune boundary.
-func truncateLogValue(v string) string {
-	if len(v) <= maxLogValue {
-		return v
-	}
-	cut := maxLogValue
-	for cut > 0 && !utf8.RuneStart(v[cut]) {
-		cut--
-	}
-	return v[:cut] + "..."
 }
 
 // callFieldsUnary injects a unary call's fields into the context that the

@@ -61,6 +61,18 @@ func (s *Service) route(ctx context.Context, field string, req *door.Request) (*
 	return &route{s: s, srv: srv, req: req, pass: ps, c: c, era: convert.EraOf(c.Protocol()), method: method}, nil
 }
 
+// admitOpening admits the opening of a stream that stays open (Subscribe,
+// Connect) at the door: it counts for the rate, so its pass holds nothing
+// and is given back at once. A refusal is already a status.
+func (s *Service) admitOpening(ctx context.Context, req *door.Request) error {
+	ps, refused := s.door.Admit(ctx, req)
+	if refused != nil {
+		return refused.Status(req)
+	}
+	ps.Release()
+	return nil
+}
+
 // release gives back the route's places in the limits.
 func (r *route) release() { r.pass.Release() }
 

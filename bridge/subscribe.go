@@ -56,12 +56,9 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	// the calls in flight). What the bridge then sends the child on its
 	// behalf (resources/subscribe, subscriptions/listen, logging/setLevel)
 	// is what passed here.
-	dr := &door.Request{Via: door.ViaGRPC, Server: srv.door, Method: method, Kind: access.Resource, Names: req.GetResourceSubscriptions(), Long: true}
-	ps, refused := s.door.Admit(ctx, dr)
-	if refused != nil {
-		return refused.Status(dr)
+	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaGRPC, Server: srv.door, Method: method, Kind: access.Resource, Names: req.GetResourceSubscriptions(), Long: true}); err != nil {
+		return err
 	}
-	ps.Release()
 	c, err := srv.acquire(ctx, method)
 	if err != nil {
 		return err

@@ -38,7 +38,7 @@ func (d *Door) audit(ctx context.Context, req *Request, start time.Time, res jso
 	_, _ = rand.Read(id[:])
 	attrs := []slog.Attr{
 		slog.String("request_id", hex.EncodeToString(id[:])),
-		slog.String("server", req.Server.Name), slog.String("method", truncate(req.Method)), slog.String("name", truncate(req.name())),
+		slog.String("server", req.Server.Name), slog.String("method", TruncateLogValue(req.Method)), slog.String("name", TruncateLogValue(req.name())),
 		slog.String("via", req.Via), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 	}
 	if p := access.FromContext(ctx); p != nil {
@@ -46,7 +46,7 @@ func (d *Door) audit(ctx context.Context, req *Request, start time.Time, res jso
 	}
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
 		if v := md.Get("x-request-id"); len(v) > 0 {
-			attrs = append(attrs, slog.String("client_request_id", truncate(v[0])))
+			attrs = append(attrs, slog.String("client_request_id", TruncateLogValue(v[0])))
 		}
 	}
 	switch {
@@ -80,15 +80,16 @@ func IsToolError(res json.RawMessage) bool {
 	return string(raw) == "true"
 }
 
-// maxLogValue bounds a logged name or URI, which the caller chose.
-const maxLogValue = 256
+// MaxLogValue bounds a logged name or URI, which the caller chose: in an
+// audit record, and in package bridge's log line of each call.
+const MaxLogValue = 256
 
-// truncate cuts v to maxLogValue bytes, on a rune boundary.
-func truncate(v string) string {
-	if len(v) <= maxLogValue {
+// TruncateLogValue cuts v to MaxLogValue bytes, on a rune boundary.
+func TruncateLogValue(v string) string {
+	if len(v) <= MaxLogValue {
 		return v
 	}
-	cut := maxLogValue
+	cut := MaxLogValue
 	for cut > 0 && !utf8.RuneStart(v[cut]) {
 		cut--
 	}
