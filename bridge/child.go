@@ -11,17 +11,17 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
-// child is one negotiated child process of a fronted server: the stdio
-// Client that calls go through, the relay of everything else the child
-// sends (package fanout) and the listens its Subscribe streams share
-// (package fanout). It is what the server's supervisor manages.
-type child struct {
+// process is one negotiated process of a child of a fronted server: the
+// stdio Client that calls go through, the relay of everything else the
+// process sends (package fanout) and the listens its Subscribe streams
+// share (package fanout). It is what the child's supervisor manages.
+type process struct {
 	*stdio.Client
 	relay   *fanout.Relay
 	listens *fanout.Listens          // Subscribe's shared listens, on a 2026 child
 	level   *fanout.ChildLevel       // the logging level of a legacy child (fanout.ChildLevel)
 	floor   mcpbridgev1.LoggingLevel // ServerConfig.LogLevel: the level when no reader set one
-	m       *member                  // the member that runs it
+	child   *child                   // the child whose supervisor started it
 
 	subscribers atomic.Int32 // Subscribe streams on it, for metrics
 }
@@ -29,7 +29,7 @@ type child struct {
 // start spawns and negotiates a child: the supervisor's start function.
 // Children that the negotiation gave up on (a probe may taint one; see
 // stdio.Connect) are handed to retire, which stops them in the background.
-func (m *member) start(ctx context.Context, log *slog.Logger, retire func(supervisor.Process)) (*child, error) {
+func (m *child) start(ctx context.Context, log *slog.Logger, retire func(supervisor.Process)) (*process, error) {
 	srv := m.srv
 	var started []*stdio.Client
 	relays := map[*stdio.Client]*fanout.Relay{}
@@ -41,7 +41,7 @@ func (m *member) start(ctx context.Context, log *slog.Logger, retire func(superv
 		}
 		r := fanout.NewRelay(srv.name, srv.cfg.Roots, timeout, srv.s.door.Access().Auth.Enabled(), log)
 		cc := srv.cfg.client(log)
-		cc.Counters = &m.counters // the member's totals, across restarts
+		cc.Counters = &m.counters // the child's totals, across restarts
 		c, err := stdio.Start(ctx, srv.cfg.command(stderr, m.env), r.Hook(cc))
 		if err != nil {
 			stderr.started(0)
@@ -68,7 +68,7 @@ func (m *member) start(ctx context.Context, log *slog.Logger, retire func(superv
 	}
 	r.Attach(c) // only now: Connect sets the era unsynchronised
 	log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
-	return &child{Client: c, relay: r, listens: fanout.NewListens(c), level: level, floor: srv.cfg.logLevel, m: m}, nil
+	return &process{Client: c, relay: r, listens: fanout.NewListens(c), level: level, floor: srv.cfg.logLevel, child: m}, nil
 }
 
 // EnvVar is one change to the child's environment: set Name to Value, or

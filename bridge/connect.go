@@ -121,7 +121,7 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 // results, the server's deadlines.
 type tunnelServer struct {
 	s   *Service
-	srv *upstream
+	srv *fronted
 }
 
 func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (tunnel.Pass, *jsonrpc.Error) {

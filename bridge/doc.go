@@ -11,7 +11,7 @@
 //
 // How a request travels, file by file:
 //
-//   - upstream.go finds the fronted server a request names and takes its
+//   - fronted.go finds the fronted server a request names and takes its
 //     ready child. Package internal/door is the one pipeline every
 //     request to a child passes, from every path: the caller's
 //     credentials still hold (door.Watch, applied by reauth.go), the
@@ -24,7 +24,7 @@
 //     Complete), streams.go (CallToolStream), raw.go (Call and CallStream,
 //     lossless JSON text), subscribe.go (Subscribe), connect.go (Connect, a
 //     raw JSON-RPC tunnel, package internal/tunnel), respond.go (RespondToServerRequest), and
-//     upstream.go (GetServer, Ping). The conversions between MCP's JSON
+//     fronted.go (GetServer, Ping). The conversions between MCP's JSON
 //     and the typed messages are package internal/convert.
 //   - child.go starts and negotiates one child (stdio.Start and
 //     stdio.Connect) and logs its stderr; package internal/supervisor

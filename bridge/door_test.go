@@ -76,7 +76,7 @@ func (b *secureBridge) refusals(server, method, via, reason string) float64 {
 func (b *secureBridge) sentToChildren(servers ...string) int64 {
 	var n int64
 	for _, name := range servers {
-		for _, m := range b.svc.serverSet()[name].members() {
+		for _, m := range b.svc.serverSet()[name].children() {
 			n += m.counters.BytesOut.Load()
 		}
 	}
@@ -238,7 +238,7 @@ func TestDoorEveryPath(t *testing.T) {
 			<-held
 		}()
 		for { // until the hold is on the child
-			c := b.svc.serverSet()["p"].members()[0].sup.Status().Child
+			c := b.svc.serverSet()["p"].children()[0].sup.Status().Child
 			if calls, _ := c.Load(); calls == 1 {
 				break
 			}

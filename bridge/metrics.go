@@ -113,7 +113,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, name := range slices.Sorted(maps.Keys(set)) {
 		srv := set[name]
 		running := 0
-		for _, m := range srv.members() {
+		for _, m := range srv.children() {
 			st := m.sup.Status()
 			for _, s := range stateNames {
 				v := 0.0

@@ -2,8 +2,9 @@ package bridge
 
 // This file is the child policies (docs/architecture.md, "Child
 // policies"): how a fronted server's callers map to its children. Every
-// child is a member: a supervisor of its own, with its own restarts,
-// stderr and, for a session, environment. A shared server has one member;
+// child has a supervisor of its own, with its own restarts, stderr and,
+// for a session, environment; each start of it is a process. A shared
+// server has one child;
 // a pool has Min to Max, each call going to the least loaded ready one; a
 // session server has one per mcp-session value, started on first use and
 // stopped when idle.
@@ -172,13 +173,14 @@ func (s *ServerConfig) normalizePolicy() error {
 	return nil
 }
 
-// member is one supervised child of a server.
-type member struct {
-	srv     *upstream
-	sup     *supervisor.Supervisor[*child]
+// child is one supervised child of a server: the processes its supervisor
+// starts, one at a time, with their restarts.
+type child struct {
+	srv     *fronted
+	sup     *supervisor.Supervisor[*process]
 	stderr  *stderrLines
 	env     []EnvVar // a session's own values: never logged
-	session string   // the session's name; "" for shared and pool members
+	session string   // the session's name; "" for shared and pool children
 	owner   string   // a session's principal (access.CallerID); "" without authentication
 	digest  string   // a short digest of session, for logs and GetServer
 	private bool     // a Connect stream's own session: ends with the stream
@@ -186,17 +188,17 @@ type member struct {
 	ready   atomic.Bool
 
 	id       string         // its label in metrics: a pool index, or digest
-	counters stdio.Counters // its children's traffic, for metrics
-	waiting  atomic.Int32   // callers waiting for its child to be ready
+	counters stdio.Counters // its processes' traffic, for metrics
+	waiting  atomic.Int32   // callers waiting for its process to be ready
 }
 
 // touch records a use, for the idle timeouts.
-func (m *member) touch() { m.used.Store(time.Now().UnixNano()) }
+func (m *child) touch() { m.used.Store(time.Now().UnixNano()) }
 
-// idleFor reports how long the member has been idle: zero while its child
+// idleFor reports how long the child has been idle: zero while its process
 // starts or restarts (its first caller waits for it) and while a call,
 // stream or tunnel uses it.
-func (m *member) idleFor(now time.Time) time.Duration {
+func (m *child) idleFor(now time.Time) time.Duration {
 	st := m.sup.Status()
 	switch {
 	case st.State == supervisor.Starting || st.State == supervisor.Restarting:
@@ -227,22 +229,22 @@ func sessionDigest(session string) string {
 	return hex.EncodeToString(mac.Sum(nil)[:6])
 }
 
-// newMember makes and starts a member of srv.
-func (srv *upstream) newMember(session string, env []EnvVar) *member {
-	m := &member{srv: srv, stderr: newStderrLines(), session: session, env: env}
+// newChild makes and starts a child of srv.
+func (srv *fronted) newChild(session string, env []EnvVar) *child {
+	m := &child{srv: srv, stderr: newStderrLines(), session: session, env: env}
 	log := srv.log
 	if session != "" {
 		m.digest = sessionDigest(session)
 		log = log.With("session", m.digest)
 		m.id = m.digest
 	} else {
-		m.id = strconv.Itoa(srv.nextMember) // under srv.mu, as every caller holds it
-		srv.nextMember++
+		m.id = strconv.Itoa(srv.nextChild) // under srv.mu, as every caller holds it
+		srv.nextChild++
 	}
 	m.touch()
 	cfg := srv.cfg
-	m.sup = supervisor.New(supervisor.Config[*child]{
-		Start: func(ctx context.Context, retire func(supervisor.Process)) (*child, error) {
+	m.sup = supervisor.New(supervisor.Config[*process]{
+		Start: func(ctx context.Context, retire func(supervisor.Process)) (*process, error) {
 			return m.start(ctx, log, retire)
 		},
 		Grace:          cfg.Grace,
@@ -269,16 +271,16 @@ func cannotExecute(err error) bool {
 	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
 }
 
-// members returns the server's members now, oldest first.
-func (srv *upstream) members() []*member {
+// children returns the server's children now, oldest first.
+func (srv *fronted) children() []*child {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	return append(slices.Clone(srv.pool), srv.sessionOrder...)
 }
 
-// pick chooses the member for a request under the server's policy. A
+// pick chooses the child for a request under the server's policy. A
 // failure is already a status.
-func (srv *upstream) pick(ctx context.Context, method string) (*member, error) {
+func (srv *fronted) pick(ctx context.Context, method string) (*child, error) {
 	switch srv.cfg.Policy {
 	case PolicyPool:
 		return srv.leastLoaded(), nil
@@ -294,24 +296,24 @@ func (srv *upstream) pick(ctx context.Context, method string) (*member, error) {
 }
 
 // gone is the error of a request to a server that is being removed.
-func (srv *upstream) gone(method string) error {
+func (srv *fronted) gone(method string) error {
 	return rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The server %q is being removed", srv.name)})
 }
 
-// leastLoaded is the ready pool member with the least load; when none is
+// leastLoaded is the ready pool child with the least load; when none is
 // ready, one that is starting (Acquire waits for it). When every ready
-// member is busy and the pool is below Max, it grows by one.
-func (srv *upstream) leastLoaded() *member {
+// child is busy and the pool is below Max, it grows by one.
+func (srv *fronted) leastLoaded() *child {
 	srv.mu.Lock()
-	members := slices.Clone(srv.pool)
+	pool := slices.Clone(srv.pool)
 	srv.mu.Unlock()
-	var best *member
+	var best *child
 	bestLoad := 0
 	// Ties go round the pool, so that a burst of calls that all see the
 	// same loads (none of them counted yet) spreads over the children.
 	first := int(srv.turn.Add(1))
-	for i := range members {
-		m := members[(first+i)%len(members)]
+	for i := range pool {
+		m := pool[(first+i)%len(pool)]
 		st := m.sup.Status()
 		if st.State != supervisor.Ready || st.Child == nil {
 			continue
@@ -326,28 +328,28 @@ func (srv *upstream) leastLoaded() *member {
 	if best != nil {
 		return best
 	}
-	for _, m := range members {
+	for _, m := range pool {
 		if st := m.sup.Status().State; st == supervisor.Starting || st == supervisor.Restarting {
 			return m
 		}
 	}
-	return members[0]
+	return pool[0]
 }
 
-// grow adds a pool member while the pool is below Max.
-func (srv *upstream) grow() {
+// grow adds a pool child while the pool is below Max.
+func (srv *fronted) grow() {
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	if srv.closed || len(srv.pool) >= srv.cfg.Pool.Max {
 		return
 	}
-	srv.pool = append(srv.pool, srv.newMember("", nil))
+	srv.pool = append(srv.pool, srv.newChild("", nil))
 	srv.log.Info("mcpbridge: pool grew", "children", len(srv.pool))
 }
 
-// session returns the member of the request's session, starting it on the
+// session returns the child of the request's session, starting it on the
 // session's first request.
-func (srv *upstream) session(ctx context.Context, method string) (*member, error) {
+func (srv *fronted) session(ctx context.Context, method string) (*child, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	name := sessionName(ctx)
 	private := false
@@ -394,7 +396,7 @@ func (srv *upstream) session(ctx context.Context, method string) (*member, error
 			env = append(env, EnvVar{Name: name, Value: v[0]})
 		}
 	}
-	m := srv.newMember(name, env)
+	m := srv.newChild(name, env)
 	m.private = private
 	m.owner = who
 	srv.sessions[name] = m
@@ -421,31 +423,31 @@ func sessionName(ctx context.Context) string {
 
 // release is called when a Connect stream ends: its private session's
 // child stops with it.
-func (srv *upstream) release(c *child) {
-	if c.m == nil || !c.m.private {
+func (srv *fronted) release(c *process) {
+	if c.child == nil || !c.child.private {
 		return
 	}
 	srv.mu.Lock()
-	removed := srv.dropSession(c.m)
+	removed := srv.dropSession(c.child)
 	srv.mu.Unlock()
 	if removed {
-		go c.m.sup.Stop()
+		go c.child.sup.Stop()
 	}
 }
 
-// dropSession forgets a session member; srv.mu is held.
-func (srv *upstream) dropSession(m *member) bool {
+// dropSession forgets a session's child; srv.mu is held.
+func (srv *fronted) dropSession(m *child) bool {
 	if srv.sessions[m.session] != m {
 		return false
 	}
 	delete(srv.sessions, m.session)
-	srv.sessionOrder = slices.DeleteFunc(srv.sessionOrder, func(x *member) bool { return x == m })
+	srv.sessionOrder = slices.DeleteFunc(srv.sessionOrder, func(x *child) bool { return x == m })
 	return true
 }
 
 // janitor stops idle session children and idle pool children above Min,
 // until the server stops.
-func (srv *upstream) janitor() {
+func (srv *fronted) janitor() {
 	defer srv.wg.Done()
 	var every time.Duration
 	switch srv.cfg.Policy {
@@ -468,9 +470,9 @@ func (srv *upstream) janitor() {
 	}
 }
 
-// sweep stops the members idle past their timeout.
-func (srv *upstream) sweep(now time.Time) {
-	var stop []*member
+// sweep stops the children idle past their timeout.
+func (srv *fronted) sweep(now time.Time) {
+	var stop []*child
 	srv.mu.Lock()
 	switch srv.cfg.Policy {
 	case PolicySession:
@@ -503,7 +505,7 @@ func (srv *upstream) sweep(now time.Time) {
 // healthChanged reports the server's health: SERVING while a shared or
 // pool child is ready; a session server is SERVING while it runs (its
 // children start on demand).
-func (srv *upstream) healthChanged() {
+func (srv *fronted) healthChanged() {
 	ready := srv.cfg.Policy == PolicySession
 	if !ready {
 		srv.mu.Lock()
@@ -516,7 +518,7 @@ func (srv *upstream) healthChanged() {
 }
 
 // stop stops every child of the server and waits until they are gone.
-func (srv *upstream) stop() {
+func (srv *fronted) stop() {
 	srv.mu.Lock()
 	if srv.closed {
 		srv.mu.Unlock()
@@ -526,19 +528,19 @@ func (srv *upstream) stop() {
 	srv.closed = true
 	srv.stopped.Store(true)
 	close(srv.done)
-	members := slices.Clone(srv.pool)
-	members = append(members, srv.sessionOrder...)
+	all := slices.Clone(srv.pool)
+	all = append(all, srv.sessionOrder...)
 	srv.pool, srv.sessionOrder = nil, nil
 	clear(srv.sessions)
 	srv.mu.Unlock()
-	for _, m := range members {
+	for _, m := range all {
 		srv.wg.Go(m.sup.Stop)
 	}
 	srv.wg.Wait()
 }
 
-// childInfo describes one member for GetServer and ListServers.
-func (m *member) childInfo() (*mcpbridgev1.Child, *child) {
+// childInfo describes one child for GetServer and ListServers.
+func (m *child) childInfo() (*mcpbridgev1.Child, *process) {
 	st := m.sup.Status()
 	ch := &mcpbridgev1.Child{State: childStates[st.State], Restarts: st.Restarts, LastExit: st.LastExit, Session: m.digest}
 	if m.srv.cfg.ExposeStderr {

@@ -56,7 +56,7 @@ func waitMembersReady(tb testing.TB, svc *Service, n int) {
 		for {
 			ready := 0
 			var changed []<-chan struct{}
-			for _, m := range srv.members() {
+			for _, m := range srv.children() {
 				st := m.sup.Status()
 				if st.State == supervisor.Ready {
 					ready++

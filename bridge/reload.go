@@ -42,9 +42,9 @@ func (s *Service) Reload(cfg Config) error {
 		return errors.New("bridge: shutting down")
 	}
 	old := s.serverSet()
-	next := make(map[string]*upstream, len(cfg.Servers))
+	next := make(map[string]*fronted, len(cfg.Servers))
 	var added, changed, kept []string
-	var retire []*upstream
+	var retire []*fronted
 	s.healthMu.Lock()
 	for i := range cfg.Servers {
 		sc := &cfg.Servers[i]
@@ -76,12 +76,12 @@ func (s *Service) Reload(cfg Config) error {
 	}
 	s.overallHealth()
 	s.healthMu.Unlock()
-	// New upstreams are made after the health entries exist, so that their
+	// New servers are made after the health entries exist, so that their
 	// first report lands.
 	for i := range cfg.Servers {
 		sc := &cfg.Servers[i]
 		if next[sc.Name] == nil {
-			next[sc.Name] = s.newUpstream(sc)
+			next[sc.Name] = s.newFronted(sc)
 		}
 	}
 	s.cfg.Servers = cfg.Servers
@@ -116,7 +116,7 @@ func (s *Service) Audit() *slog.Logger { return s.cfg.Audit }
 // retire drains a server that a reload removed or replaced: no request
 // can reach it any more; its children stop once nothing uses them, or at
 // ReloadDrain. The service's Close waits for it.
-func (srv *upstream) retire() {
+func (srv *fronted) retire() {
 	srv.s.retiring.Add(1)
 	go func() {
 		defer srv.s.retiring.Done()
@@ -143,8 +143,8 @@ func (srv *upstream) retire() {
 
 // busy reports whether any child of the server serves a call, stream or
 // tunnel.
-func (srv *upstream) busy() bool {
-	for _, m := range srv.members() {
+func (srv *fronted) busy() bool {
+	for _, m := range srv.children() {
 		if c := m.sup.Status().Child; c != nil && c.relay.Load() > 0 {
 			return true
 		}

@@ -13,9 +13,9 @@ import (
 )
 
 // relays returns the relays of the server's running children.
-func (srv *upstream) relays() []*fanout.Relay {
+func (srv *fronted) relays() []*fanout.Relay {
 	var out []*fanout.Relay
-	for _, m := range srv.members() {
+	for _, m := range srv.children() {
 		if c := m.sup.Status().Child; c != nil {
 			out = append(out, c.relay)
 		}
@@ -59,7 +59,7 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidField(req.GetServer(), method, "id", convert.ReasonRequired, " is required"))
 	}
 	set := s.serverSet()
-	srvs := make([]*upstream, 0, len(set))
+	srvs := make([]*fronted, 0, len(set))
 	if req.GetServer() != "" {
 		srv, err := s.lookup(ctx, req.GetServer(), method)
 		if err != nil {

@@ -27,10 +27,10 @@ import (
 // pass, the child that serves it and the child's era.
 type route struct {
 	s      *Service
-	srv    *upstream
+	srv    *fronted
 	req    *door.Request
 	pass   *door.Pass
-	c      *child
+	c      *process
 	era    convert.Era
 	method string
 }

@@ -30,8 +30,8 @@ type Service struct {
 	mcpbridgev1.UnimplementedBridgeServiceServer
 
 	cfg     Config
-	servers atomic.Pointer[map[string]*upstream] // replaced whole by Reload
-	door    *door.Door                           // the one pipeline of every request to a child
+	servers atomic.Pointer[map[string]*fronted] // replaced whole by Reload
+	door    *door.Door                          // the one pipeline of every request to a child
 	health  *health.Server
 
 	healthMu sync.Mutex
@@ -67,7 +67,7 @@ func New(cfg Config) (*Service, error) {
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
-	set := map[string]*upstream{}
+	set := map[string]*fronted{}
 	s.healthMu.Lock()
 	for i := range s.cfg.Servers {
 		s.ready[s.cfg.Servers[i].Name] = false
@@ -75,7 +75,7 @@ func New(cfg Config) (*Service, error) {
 	s.healthMu.Unlock()
 	for i := range s.cfg.Servers {
 		sc := &s.cfg.Servers[i]
-		set[sc.Name] = s.newUpstream(sc)
+		set[sc.Name] = s.newFronted(sc)
 	}
 	s.servers.Store(&set)
 	return s, nil
@@ -83,7 +83,7 @@ func New(cfg Config) (*Service, error) {
 
 // serverSet returns the current servers, by name; callers must not modify
 // it.
-func (s *Service) serverSet() map[string]*upstream { return *s.servers.Load() }
+func (s *Service) serverSet() map[string]*fronted { return *s.servers.Load() }
 
 // setHealth records one server's health; the overall status is SERVING
 // while every current server is. Members call it from their supervisors'

@@ -30,7 +30,7 @@ func (c *SessionConfig) normalizePerPrincipal(server string) error {
 // has MaxPerPrincipal sessions open; nil otherwise, and always without
 // authentication (who is ""). A Connect stream's own session counts like
 // a named one. srv.mu is held.
-func (srv *upstream) principalFull(who, method string) error {
+func (srv *fronted) principalFull(who, method string) error {
 	if who == "" {
 		return nil
 	}

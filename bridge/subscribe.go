@@ -78,7 +78,7 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 // ends the listen, every stream of it ends with OK, and when the child
 // exits, with UNAVAILABLE. The last stream to leave closes the listen,
 // which sends notifications/cancelled for it.
-func (s *Service) listen(ctx context.Context, srv *upstream, c *child, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
+func (s *Service) listen(ctx context.Context, srv *fronted, c *process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "subscriptions/listen"
 	l := fanout.NewListener(req)
 	shared, err := s.joinListen(ctx, srv, c, l, convert.ListenFilter(req))
@@ -125,7 +125,7 @@ func (s *Service) listen(ctx context.Context, srv *upstream, c *child, req *mcpb
 // stream waiting for it gets the failure, except one that asked for less
 // than the listen did and the child refused it: it opens one of its own,
 // since the refusal may concern what only the others asked for.
-func (s *Service) joinListen(ctx context.Context, srv *upstream, c *child, l *fanout.Listener, request json.RawMessage) (*fanout.SharedListen, error) {
+func (s *Service) joinListen(ctx context.Context, srv *fronted, c *process, l *fanout.Listener, request json.RawMessage) (*fanout.SharedListen, error) {
 	const method = "subscriptions/listen"
 	opts := stdio.ListenOptions{Timeout: s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest}
 	for {
@@ -239,7 +239,7 @@ func (l *legacySub) add(uri string) {
 // what the child's capabilities support, each URI is subscribed on the
 // child once for all its subscribers, and the child's notifications are
 // fanned out by the relay.
-func (s *Service) subscribeLegacy(ctx context.Context, srv *upstream, c *child, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
+func (s *Service) subscribeLegacy(ctx context.Context, srv *fronted, c *process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "resources/subscribe"
 	caps := c.ServerCapabilities()
 	sub := &legacySub{

@@ -88,11 +88,11 @@ const firstBackoff = 100 * time.Millisecond
 
 // waitState waits until the server is in state want, or STOPPING, which
 // it never leaves, or 30 s have passed, and returns the status it found.
-func waitState(svc *Service, server string, want supervisor.State) supervisor.Status[*child] {
+func waitState(svc *Service, server string, want supervisor.State) supervisor.Status[*process] {
 	timeout := time.NewTimer(30 * time.Second)
 	defer timeout.Stop()
 	for {
-		st := svc.serverSet()[server].members()[0].sup.Status()
+		st := svc.serverSet()[server].children()[0].sup.Status()
 		if st.State == want || st.State == supervisor.Stopping {
 			return st
 		}
@@ -105,7 +105,7 @@ func waitState(svc *Service, server string, want supervisor.State) supervisor.St
 }
 
 // currentChild waits for the server's child to be READY and returns it.
-func currentChild(t *testing.T, svc *Service, server string) *child {
+func currentChild(t *testing.T, svc *Service, server string) *process {
 	t.Helper()
 	st := waitState(svc, server, supervisor.Ready)
 	if st.State != supervisor.Ready {

@@ -31,32 +31,32 @@ import (
 // This file is a fronted server as the API sees it: how a request names
 // one, and the two RPCs about the server itself, GetServer and Ping.
 
-// upstream is one fronted server: its configuration and its children,
-// each a member with a supervisor of its own (policy.go).
-type upstream struct {
+// fronted is one fronted server: its configuration and its children,
+// each with a supervisor of its own (policy.go).
+type fronted struct {
 	name string
 	cfg  *ServerConfig
 	log  *slog.Logger
 	s    *Service
 
 	mu           sync.Mutex
-	pool         []*member          // shared: one; pool: Min to Max
-	sessions     map[string]*member // session: by session name
-	sessionOrder []*member          // the same, oldest first
-	closed       bool               // stop was called: no new members
-	stopped      atomic.Bool        // stop was called (health reads it unlocked)
-	done         chan struct{}      // closed by stop: the janitor ends
-	wg           sync.WaitGroup     // the janitor and members being stopped
-	door         *door.Server       // what the door knows of it: its name, audit payloads, its limits
-	turn         atomic.Uint32      // the pool's round-robin start
-	nextMember   int                // the id of the next shared or pool member
-	reaped       atomic.Int64       // sessions stopped when idle, for metrics
+	pool         []*child          // shared: one; pool: Min to Max
+	sessions     map[string]*child // session: by session name
+	sessionOrder []*child          // the same, oldest first
+	closed       bool              // stop was called: no new children
+	stopped      atomic.Bool       // stop was called (health reads it unlocked)
+	done         chan struct{}     // closed by stop: the janitor ends
+	wg           sync.WaitGroup    // the janitor and children being stopped
+	door         *door.Server      // what the door knows of it: its name, audit payloads, its limits
+	turn         atomic.Uint32     // the pool's round-robin start
+	nextChild    int               // the id of the next shared or pool child
+	reaped       atomic.Int64      // sessions stopped when idle, for metrics
 }
 
-// newUpstream makes the server and starts its first children.
-func (s *Service) newUpstream(sc *ServerConfig) *upstream {
-	srv := &upstream{name: sc.Name, cfg: sc, log: s.cfg.Logger.With("server", sc.Name), s: s,
-		sessions: map[string]*member{}, done: make(chan struct{}),
+// newFronted makes the server and starts its first children.
+func (s *Service) newFronted(sc *ServerConfig) *fronted {
+	srv := &fronted{name: sc.Name, cfg: sc, log: s.cfg.Logger.With("server", sc.Name), s: s,
+		sessions: map[string]*child{}, done: make(chan struct{}),
 		door: &door.Server{Name: sc.Name, AuditPayloads: sc.AuditPayloads, Limiter: door.NewLimiter(sc.Limits)}}
 	n := 1
 	if sc.Policy == PolicyPool {
@@ -65,7 +65,7 @@ func (s *Service) newUpstream(sc *ServerConfig) *upstream {
 	if sc.Policy != PolicySession {
 		srv.mu.Lock()
 		for range n {
-			srv.pool = append(srv.pool, srv.newMember("", nil))
+			srv.pool = append(srv.pool, srv.newChild("", nil))
 		}
 		srv.mu.Unlock()
 	}
@@ -79,7 +79,7 @@ func (s *Service) newUpstream(sc *ServerConfig) *upstream {
 // the mcp-server metadata key; when the bridge fronts one server, an empty
 // name selects it. A failure is already a status. Whether the caller may
 // use the server is the door's to say (package internal/door).
-func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, error) {
+func (s *Service) lookup(ctx context.Context, field, method string) (*fronted, error) {
 	name := field
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
 		if v := md.Get(ServerMetadataKey); len(v) > 0 {
@@ -116,7 +116,7 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*upstream, 
 // UNAVAILABLE (with RetryInfo while the child restarts), INVALID_ARGUMENT
 // or RESOURCE_EXHAUSTED from the session policy, or the caller's
 // cancellation or deadline.
-func (srv *upstream) acquire(ctx context.Context, method string) (*child, error) {
+func (srv *fronted) acquire(ctx context.Context, method string) (*process, error) {
 	m, err := srv.pick(ctx, method)
 	if err != nil {
 		return nil, err
@@ -134,10 +134,10 @@ func (srv *upstream) acquire(ctx context.Context, method string) (*child, error)
 
 // failure maps an error of a call on child c to its status, adding
 // RetryInfo when the child died and is about to restart.
-func (srv *upstream) failure(c *child, method string, err error) error {
+func (srv *fronted) failure(c *process, method string, err error) error {
 	var e *jsonrpc.Error
-	if errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed && c != nil && c.m != nil {
-		return rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{RPC: e, RetryAfter: c.m.sup.RetryAfter(), Pid: c.Pid()})
+	if errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed && c != nil && c.child != nil {
+		return rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{RPC: e, RetryAfter: c.child.sup.RetryAfter(), Pid: c.Pid()})
 	}
 	return rpcerr.ToStatus(srv.name, method, err)
 }
@@ -185,10 +185,10 @@ func (s *Service) ListServers(ctx context.Context, _ *mcpbridgev1.ListServersReq
 // describe is GetServer's answer for the server: every child, and the
 // negotiated fields of the one the response is about (the first ready
 // one, or the session's).
-func (srv *upstream) describe(session string) *mcpbridgev1.GetServerResponse {
+func (srv *fronted) describe(session string) *mcpbridgev1.GetServerResponse {
 	resp := &mcpbridgev1.GetServerResponse{Name: srv.name, Policy: policies[srv.cfg.Policy]}
-	var about *child
-	for _, m := range srv.members() {
+	var about *process
+	for _, m := range srv.children() {
 		info, c := m.childInfo()
 		resp.Children = append(resp.Children, info)
 		mine := srv.cfg.Policy != PolicySession || (session != "" && m.session == session)
@@ -233,8 +233,8 @@ func (s *Service) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpb
 	}
 	rtt := time.Since(start)
 	var info *mcpbridgev1.Child
-	if c.m != nil {
-		info, _ = c.m.childInfo()
+	if c.child != nil {
+		info, _ = c.child.childInfo()
 	}
 	return &mcpbridgev1.PingResponse{RoundTrip: durationpb.New(rtt), Method: r.method, Child: info}, nil
 }
