@@ -113,8 +113,6 @@ func (c *refusalCheck) expect(what, server, method, via string, do func()) {
 	}
 }
 
-func statusCode(err error) codes.Code { return status.Code(err) }
-
 // streamErr opens a server stream and returns its first error (the
 // refusal of a server-streaming RPC arrives at the first Recv).
 func streamErr[T any](s grpc.ServerStreamingClient[T], err error) error {
@@ -252,7 +250,7 @@ func TestDoorEveryPath(t *testing.T) {
 		chk := &refusalCheck{t: t, b: b, reason: door.RefusedLimited, records: len(b.records(t))}
 		exhausted := func(what string, err error) {
 			t.Helper()
-			if statusCode(err) != codes.ResourceExhausted || !hasRetryInfo(err) {
+			if status.Code(err) != codes.ResourceExhausted || !hasRetryInfo(err) {
 				t.Errorf("%s = %v, want RESOURCE_EXHAUSTED with RetryInfo", what, err)
 			}
 		}

@@ -22,7 +22,8 @@ func exhausted(server, method string, retryAfter time.Duration) error {
 // doorMethods are the RPCs whose requests pass the door (package internal/door), which
 // applies the bridge-wide limits to each request to a child (to each of a
 // tunnel's requests, too); the interceptors limit the others (ListServers,
-// RespondToServerRequest, reflection).
+// RespondToServerRequest, reflection). Listed rather than derived, so that
+// a new RPC is limited here until it is known to pass the door.
 var doorMethods = map[string]bool{}
 
 func init() {

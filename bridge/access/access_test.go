@@ -124,19 +124,27 @@ func goodClaims() jwt.MapClaims {
 		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
 }
 
+// authenticator checks JWTs against the issuer's key set, fetched over
+// HTTPS, until the test ends.
+func (is *issuer) authenticator(t *testing.T) *Authenticator {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	a, err := New(ctx, Config{JWT: &JWTConfig{JWKSURL: is.srv.URL + "/jwks.json", HTTPClient: is.srv.Client(),
+		Issuer: "https://issuer.test", Audience: "mcpbridge"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // TestJWT checks tokens against a key set served over HTTPS: a valid one
 // passes, with its subject and groups; expired, not yet valid, wrong
 // audience or issuer, another key, alg none and HS256 are refused; a
 // rotated key is found.
 func TestJWT(t *testing.T) {
 	is := newIssuer(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a, err := New(ctx, Config{JWT: &JWTConfig{JWKSURL: is.srv.URL + "/jwks.json", HTTPClient: is.srv.Client(),
-		Issuer: "https://issuer.test", Audience: "mcpbridge"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := is.authenticator(t)
 	p, err := a.Authenticate(bearerCtx(is.sign(t, "k1", goodClaims())))
 	if err != nil || p.Name != "bob" || p.Method != "jwt" || len(p.Groups) != 1 || p.Groups[0] != "eng" {
 		t.Fatalf("a valid token = %+v, %v", p, err)
@@ -185,13 +193,7 @@ func TestJWT(t *testing.T) {
 // goroutine, which must not be held for a minute.
 func TestJWTUnknownKeyDoesNotWait(t *testing.T) {
 	is := newIssuer(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a, err := New(ctx, Config{JWT: &JWTConfig{JWKSURL: is.srv.URL + "/jwks.json", HTTPClient: is.srv.Client(),
-		Issuer: "https://issuer.test", Audience: "mcpbridge"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := is.authenticator(t)
 	stranger := newIssuer(t)
 	stranger.rotate(t, "unknown-1")
 	stranger.rotate(t, "unknown-2")

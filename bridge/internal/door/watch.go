@@ -62,7 +62,7 @@ func (w *callerWatch) arm(acc *Access) {
 		return
 	}
 	w.unwatch = context.AfterFunc(acc.replaced, w.check)
-	if exp := expiry(w.p); !exp.IsZero() && w.timer == nil {
+	if exp := w.p.Expires; !exp.IsZero() && w.timer == nil {
 		w.timer = time.AfterFunc(time.Until(exp), w.check)
 	}
 }
@@ -101,11 +101,7 @@ func samePrincipal(a, b *access.Principal) bool {
 	return b != nil && a.Name == b.Name && a.Method == b.Method && slices.Equal(a.Groups, b.Groups)
 }
 
-// expiry is when the principal's credentials end; zero for never.
-func expiry(p *access.Principal) time.Time { return p.Expires }
-
 // expired reports credentials past their end.
 func expired(p *access.Principal) bool {
-	exp := expiry(p)
-	return !exp.IsZero() && !time.Now().Before(exp)
+	return !p.Expires.IsZero() && !time.Now().Before(p.Expires)
 }

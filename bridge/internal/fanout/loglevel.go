@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
@@ -46,6 +47,12 @@ type ChildLevel struct {
 	// inFlight returns the principals with calls in flight on a secure
 	// relay, and ok false on one that is not (every caller is one).
 	inFlight func() (who []string, ok bool)
+	secure   bool // inFlight's ok, which never changes
+
+	// rest is set while the child is at the level it has with no want at
+	// all (the floor, or nothing or emergency without one), so that a call
+	// that enters with no want anywhere pays no more than a lock.
+	rest atomic.Bool
 
 	mu     sync.Mutex
 	counts []int                    // wants per level, by LoggingLevel
@@ -77,6 +84,8 @@ func NewChildLevel(c *stdio.Client, floor mcpbridgev1.LoggingLevel, log *slog.Lo
 	}
 	l := &ChildLevel{c: c, floor: floor, log: log, inFlight: inFlight, counts: make([]int, len(protocol.LogLevels)+1),
 		by: map[string]map[int32]int{}, kick: make(chan struct{}, 1)}
+	_, l.secure = inFlight()
+	l.rest.Store(floor == 0) // nothing sent yet: at rest unless a floor is to be set
 	go l.sender()
 	l.changed()
 	return l
@@ -129,8 +138,14 @@ func (l *ChildLevel) Settle() {
 	if l == nil {
 		return
 	}
-	if _, secure := l.inFlight(); !secure {
+	if !l.secure {
 		return
+	}
+	l.mu.Lock()
+	idle := len(l.by) == 0
+	l.mu.Unlock()
+	if idle && l.rest.Load() {
+		return // no principal wants logs, and the child is at rest
 	}
 	l.apply(wantLevelTimeout)
 }
@@ -193,6 +208,7 @@ func (l *ChildLevel) apply(timeout time.Duration) {
 		return
 	}
 	l.sent = level
+	l.rest.Store(level == l.floor || l.floor == 0 && level == mcpbridgev1.LoggingLevel_LOGGING_LEVEL_EMERGENCY)
 	l.log.Debug("mcpbridge: server logging level set", "level", convert.LevelName(level))
 }
 

@@ -225,7 +225,7 @@ func (t *Tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 		return
 	}
 	meta, level := t.peerMeta()
-	opts := &stdio.CallOptions{Timeout: t.maxDeadline(method, params), Meta: meta}
+	opts := &stdio.CallOptions{Timeout: t.host.MaxDeadline(method, params), Meta: meta}
 	if token != nil {
 		opts.Progress = t.progressTo(func() json.RawMessage { return token })
 	}

@@ -191,7 +191,7 @@ func legacyParams(params json.RawMessage) json.RawMessage {
 // its own progress token and, when it set a level, its logs, with the
 // child held at that level meanwhile (release when the call ends).
 func (t *Tunnel) legacyOptions(method string, params json.RawMessage, mc modernCall, token func() json.RawMessage) (*stdio.CallOptions, func()) {
-	opts := &stdio.CallOptions{Timeout: t.maxDeadline(method, params), Verbatim: true}
+	opts := &stdio.CallOptions{Timeout: t.host.MaxDeadline(method, params), Verbatim: true}
 	if token() != nil {
 		opts.Progress = t.progressTo(token)
 	}

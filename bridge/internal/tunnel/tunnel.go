@@ -415,7 +415,7 @@ func (t *Tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 	// Verbatim: the child sees the client's own params and _meta, and
 	// answers a missing _meta or another version as it would without the
 	// bridge.
-	opts := &stdio.CallOptions{Timeout: t.maxDeadline(method, params), Verbatim: true}
+	opts := &stdio.CallOptions{Timeout: t.host.MaxDeadline(method, params), Verbatim: true}
 	if token != nil {
 		opts.Progress = func(p stdio.Progress) {
 			raw, err := rawjson.SetMember(p.Raw, "progressToken", token)
@@ -451,12 +451,6 @@ func (t *Tunnel) callChild(ctx context.Context, sent json.RawMessage, opts *stdi
 // audit records the outcome of the tunnel request of ctx.
 func (t *Tunnel) audit(ctx context.Context, start time.Time, res json.RawMessage, err error) {
 	passOf(ctx).Record(start, res, err)
-}
-
-// maxDeadline bounds a tunnel request, which carries no deadline of its
-// own: the server's maximum, or the tool's.
-func (t *Tunnel) maxDeadline(method string, params json.RawMessage) time.Duration {
-	return t.host.MaxDeadline(method, params)
 }
 
 // takeProgressToken removes params._meta.progressToken and returns it.
