@@ -116,22 +116,3 @@ func TestFieldViolations(t *testing.T) {
 		}
 	}
 }
-
-func TestSpell(t *testing.T) {
-	for _, tc := range []struct{ in, json, pascal string }{
-		{"params_json", "paramsJson", "ParamsJson"},
-		{"error.data_json", "error.dataJson", "Error.DataJson"},
-		{"uri", "uri", "Uri"},
-		{"resource_template_uri", "resourceTemplateUri", "ResourceTemplateUri"},
-	} {
-		if got := spell(tc.in, styleJSON); got != tc.json {
-			t.Errorf("spell(%q, JSON) = %q, want %q", tc.in, got, tc.json)
-		}
-		if got := spell(tc.in, stylePascal); got != tc.pascal {
-			t.Errorf("spell(%q, Pascal) = %q, want %q", tc.in, got, tc.pascal)
-		}
-		if got := spell(tc.in, styleProto); got != tc.in {
-			t.Errorf("spell(%q, proto) = %q", tc.in, got)
-		}
-	}
-}

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/apiwire"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
 )
@@ -74,13 +75,13 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		// abandon are cancelled on the children before Close closes
 		// their stdin.
 		grpc.WaitForHandlers(true),
-		newUTF8Codec(), // invalid UTF-8 is bad input, not INTERNAL (codec.go)
+		apiwire.Codec(), // invalid UTF-8 is bad input, not INTERNAL
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(append(s.metrics.unary(),
 			recovery.UnaryServerInterceptor(rec),
-			respellUnary,
-			utf8Unary,
+			apiwire.RespellUnary,
+			apiwire.UTF8Unary,
 			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.authenticateOnce), guarded),
 			selector.UnaryServerInterceptor(s.reauthUnary, guarded),
 			selector.UnaryServerInterceptor(s.limitUnary, guarded),
@@ -91,8 +92,8 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		)...),
 		grpc.ChainStreamInterceptor(append(s.metrics.stream(),
 			recovery.StreamServerInterceptor(rec),
-			respellStream,
-			utf8Stream,
+			apiwire.RespellStream,
+			apiwire.UTF8Stream,
 			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.authenticateOnce), guarded),
 			selector.StreamServerInterceptor(s.reauthStream, guarded),
 			selector.StreamServerInterceptor(s.limitStream, guarded),

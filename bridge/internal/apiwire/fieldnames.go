@@ -1,4 +1,4 @@
-package bridge
+package apiwire
 
 import (
 	"context"
@@ -20,13 +20,13 @@ import (
 // knows the field as paramsJson and a Go or C# program as ParamsJson. The
 // caller's gRPC library says which it is, in the user-agent it sends.
 
-// fieldStyle is a way to spell a proto field name.
-type fieldStyle int
+// Style is a way to spell a proto field name.
+type Style int
 
 const (
-	styleProto  fieldStyle = iota // params_json: the proto name (AIP-193's default)
-	styleJSON                     // paramsJson: the JSON name; TypeScript, JavaScript, Java, grpcurl's JSON
-	stylePascal                   // ParamsJson: Go and C#
+	StyleProto  Style = iota // params_json: the proto name (AIP-193's default)
+	StyleJSON                // paramsJson: the JSON name; TypeScript, JavaScript, Java, grpcurl's JSON
+	StylePascal              // ParamsJson: Go and C#
 )
 
 // userAgentStyles maps the user-agent products of gRPC libraries to their
@@ -37,27 +37,27 @@ const (
 // A caller none of them names gets the proto name.
 var userAgentStyles = []struct {
 	prefix string
-	style  fieldStyle
+	style  Style
 }{
-	{"grpcurl/", styleJSON},
-	{"grpc-python", styleProto},
-	{"grpc-ruby/", styleProto},
-	{"grpc-php/", styleProto},
-	{"grpc-c++/", styleProto},
-	{"grpc-c/", styleProto},
-	{"grpc-node-js/", styleJSON},
-	{"grpc-node/", styleJSON},
-	{"connect-es/", styleJSON},
-	{"grpc-web-javascript/", styleJSON},
-	{"grpc-java-", styleJSON},
-	{"grpc-go/", stylePascal},
-	{"connect-go/", stylePascal},
-	{"grpc-dotnet/", stylePascal},
-	{"grpc-csharp/", stylePascal},
+	{"grpcurl/", StyleJSON},
+	{"grpc-python", StyleProto},
+	{"grpc-ruby/", StyleProto},
+	{"grpc-php/", StyleProto},
+	{"grpc-c++/", StyleProto},
+	{"grpc-c/", StyleProto},
+	{"grpc-node-js/", StyleJSON},
+	{"grpc-node/", StyleJSON},
+	{"connect-es/", StyleJSON},
+	{"grpc-web-javascript/", StyleJSON},
+	{"grpc-java-", StyleJSON},
+	{"grpc-go/", StylePascal},
+	{"connect-go/", StylePascal},
+	{"grpc-dotnet/", StylePascal},
+	{"grpc-csharp/", StylePascal},
 }
 
 // callerStyle is the field spelling of the caller of ctx.
-func callerStyle(ctx context.Context) fieldStyle {
+func callerStyle(ctx context.Context) Style {
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, ua := range md.Get("user-agent") {
 		for _, product := range strings.Fields(ua) {
@@ -68,18 +68,18 @@ func callerStyle(ctx context.Context) fieldStyle {
 			}
 		}
 	}
-	return styleProto
+	return StyleProto
 }
 
-// spell spells a dotted path of proto field names in style.
-func spell(path string, style fieldStyle) string {
-	if style == styleProto {
+// Spell spells a dotted path of proto field names in style.
+func Spell(path string, style Style) string {
+	if style == StyleProto {
 		return path
 	}
 	segs := strings.Split(path, ".")
 	for i, seg := range segs {
 		var b strings.Builder
-		upper := style == stylePascal
+		upper := style == StylePascal
 		for _, r := range seg {
 			switch {
 			case r == '_':
@@ -106,7 +106,7 @@ func respellFields(ctx context.Context, err error) error {
 		return nil
 	}
 	style := callerStyle(ctx)
-	if style == styleProto {
+	if style == StyleProto {
 		return err
 	}
 	st, ok := status.FromError(err)
@@ -136,7 +136,7 @@ func respellFields(ctx context.Context, err error) error {
 		return msg
 	}
 	for _, v := range br.GetFieldViolations() {
-		fields[v.GetField()] = spell(v.GetField(), style)
+		fields[v.GetField()] = Spell(v.GetField(), style)
 	}
 	for i, d := range p.GetDetails() {
 		switch {
@@ -158,12 +158,12 @@ func respellFields(ctx context.Context, err error) error {
 	return status.FromProto(p).Err()
 }
 
-// respellUnary and respellStream are the interceptors of respellFields.
-func respellUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+// RespellUnary and RespellStream are the interceptors of respellFields.
+func RespellUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	resp, err := handler(ctx, req)
 	return resp, respellFields(ctx, err)
 }
 
-func respellStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+func RespellStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	return respellFields(ss.Context(), handler(srv, ss))
 }

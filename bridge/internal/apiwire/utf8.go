@@ -1,4 +1,7 @@
-package bridge
+// Package apiwire is the API on the wire: a codec that turns invalid
+// UTF-8 in a request into INVALID_ARGUMENT naming the field, and field
+// names in errors spelt the way the caller's language spells them.
+package apiwire
 
 import (
 	"context"
@@ -32,7 +35,8 @@ const badUTF8Field = protowire.MaxValidNumber
 // utf8Codec is grpc's proto codec with the repair.
 type utf8Codec struct{ encoding.CodecV2 }
 
-func newUTF8Codec() grpc.ServerOption {
+// Codec is the server option of the codec that repairs and marks.
+func Codec() grpc.ServerOption {
 	return grpc.ForceServerCodecV2(utf8Codec{encoding.GetCodecV2("proto")})
 }
 
@@ -134,16 +138,16 @@ func refuseBadUTF8(fullMethod, field string) error {
 	return rpcerr.ToStatus("", method, rpcerr.InvalidField("", method, field, convert.ReasonInvalidUTF8, " is not valid UTF-8"))
 }
 
-// utf8Unary and utf8Stream are the interceptors that refuse repaired
+// UTF8Unary and UTF8Stream are the interceptors that refuse repaired
 // requests.
-func utf8Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func UTF8Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if field := badUTF8(req); field != "" {
 		return nil, refuseBadUTF8(info.FullMethod, field)
 	}
 	return handler(ctx, req)
 }
 
-func utf8Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+func UTF8Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	return handler(srv, utf8ServerStream{ss, info.FullMethod})
 }
 

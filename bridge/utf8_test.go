@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/apiwire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -84,7 +85,7 @@ func TestInvalidUTF8IsBadInput(t *testing.T) {
 			}
 			rpc, info := statusDetails(t, err, codes.InvalidArgument)
 			// A Go caller: the field as Go spells it (fieldnames.go).
-			if want := fmt.Sprintf("%s is not valid UTF-8", spell(tc.field, stylePascal)); rpc.GetMessage() != want || info.GetReason() != "INVALID_INPUT" {
+			if want := fmt.Sprintf("%s is not valid UTF-8", apiwire.Spell(tc.field, apiwire.StylePascal)); rpc.GetMessage() != want || info.GetReason() != "INVALID_INPUT" {
 				t.Errorf("status %v, reason %s; want %q, INVALID_INPUT", err, info.GetReason(), want)
 			}
 		})
