@@ -1,43 +1,55 @@
 package bridge
 
 import (
-	"slices"
+	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // New refuses a configuration it cannot run, before starting anything,
-// with an error that names the setting.
+// with a *ConfigError that names the field.
 func TestConfigErrors(t *testing.T) {
 	ok := ServerConfig{Command: "true"}
 	for _, tc := range []struct {
-		name string
-		cfg  Config
-		want string
+		name       string
+		cfg        Config
+		path, want string
 	}{
-		{"no servers", Config{}, "no servers"},
-		{"no command", Config{Servers: []ServerConfig{{Name: "a"}}}, `server "a" has no command`},
-		{"duplicate name", Config{Servers: []ServerConfig{ok, ok}}, `server name "" is used twice`},
-		{"unknown version", Config{Servers: []ServerConfig{{Command: "true", Versions: []string{"2024-11-05"}}}}, `unsupported protocol version "2024-11-05" (supported: 2026-07-28, 2025-11-25, 2025-06-18)`},
-		{"negative size", Config{Servers: []ServerConfig{ok}, MaxMessageBytes: -1}, "MaxMessageBytes is negative"},
-		{"negative deadline", Config{Servers: []ServerConfig{ok}, DefaultDeadline: -time.Second}, "DefaultDeadline is negative"},
-		{"negative grace", Config{Servers: []ServerConfig{{Command: "true", Grace: -1}}}, "Grace is negative"},
-		{"default beyond max", Config{Servers: []ServerConfig{ok}, DefaultDeadline: time.Minute, MaxDeadline: time.Second}, "DefaultDeadline 1m0s is longer than MaxDeadline 1s"},
+		{"no servers", Config{}, "Servers", "bridge: Servers: no servers configured"},
+		{"no command", Config{Servers: []ServerConfig{{Name: "a"}}}, "Servers[0].Command", `bridge: Servers[0].Command (server "a"): a command is required`},
+		{"duplicate name", Config{Servers: []ServerConfig{ok, ok}}, "Servers[1].Name", `the name "" is already used by Servers[0]`},
+		{"unknown version", Config{Servers: []ServerConfig{{Command: "true", Versions: []string{"2024-11-05"}}}}, "Servers[0].Versions[0]", `unsupported protocol version "2024-11-05" (supported: 2026-07-28, 2025-11-25, 2025-06-18)`},
+		{"negative size", Config{Servers: []ServerConfig{ok}, MaxMessageBytes: -1}, "MaxMessageBytes", "bridge: MaxMessageBytes: must not be negative"},
+		{"negative deadline", Config{Servers: []ServerConfig{ok}, DefaultDeadline: -time.Second}, "DefaultDeadline", "must not be negative"},
+		{"negative limits", Config{Servers: []ServerConfig{ok}, Limits: Limits{Rate: -1}}, "Limits", "must not be negative"},
+		{"negative grace", Config{Servers: []ServerConfig{{Command: "true", Grace: -1}}}, "Servers[0].Grace", "must not be negative"},
+		{"default beyond max", Config{Servers: []ServerConfig{ok}, DefaultDeadline: time.Minute, MaxDeadline: time.Second}, "DefaultDeadline", "1m0s is longer than the maximum deadline 1s"},
+		{"session env", Config{Servers: []ServerConfig{ok, {Name: "s", Command: "x", Policy: PolicySession, Session: SessionConfig{EnvFromMetadata: map[string]string{"PATH": "x-path"}}}}},
+			`Servers[1].Session.EnvFromMetadata["PATH"]`, "PATH may not be set from request metadata"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			svc, err := New(tc.cfg)
-			if err == nil {
-				svc.Close()
-				t.Fatalf("New(%+v) = nil error, want %q", tc.cfg, tc.want)
+			if err := tc.cfg.Validate(); err == nil || err.Error() != mustNew(t, tc.cfg).Error() {
+				t.Errorf("Validate = %v, want New's error", err)
 			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("New(%+v) = %v, want an error containing %q", tc.cfg, err, tc.want)
+			err := mustNew(t, tc.cfg)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Path != tc.path || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("New(%+v) = %v; want a ConfigError at %s containing %q", tc.cfg, err, tc.path, tc.want)
 			}
 		})
 	}
+}
+
+// mustNew is New's error for a configuration it must refuse.
+func mustNew(t *testing.T, cfg Config) error {
+	t.Helper()
+	svc, err := New(cfg)
+	if err == nil {
+		svc.Close()
+		t.Fatalf("New(%+v) = nil error, want a refusal", cfg)
+	}
+	return err
 }
 
 // The zero Config means the defaults; a short MaxDeadline also shortens
@@ -49,25 +61,11 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	s := cfg.Servers[0]
 	if cfg.MaxMessageBytes != 16<<20 || cfg.DefaultDeadline != 30*time.Second || cfg.MaxDeadline != 10*time.Minute ||
-		s.Grace != 5*time.Second || s.MaxRestarts != 5 || s.maxLineBytes != 16<<20 || cfg.Logger == nil {
+		s.Grace != 5*time.Second || s.MaxRestarts != 5 || cfg.Logger == nil {
 		t.Errorf("normalized zero Config = %+v, server %+v; want the documented defaults", cfg, s)
 	}
 	short := Config{Servers: []ServerConfig{{Command: "true"}}, MaxDeadline: 5 * time.Second}
 	if err := short.normalize(); err != nil || short.DefaultDeadline != 5*time.Second {
 		t.Errorf("MaxDeadline 5s: DefaultDeadline = %v, %v; want 5s", short.DefaultDeadline, err)
-	}
-}
-
-// A server's Env applies in order over the bridge's environment: Unset
-// removes a name, and the last entry for a name wins.
-func TestChildEnv(t *testing.T) {
-	base := []string{"PATH=/bin", "FOO=from-bridge", "KEEP=1"}
-	got := childEnv(base, []EnvVar{{Name: "FOO", Unset: true}, {Name: "BAR", Value: "0"}, {Name: "BAR", Value: "1"}, {Name: "NEW", Value: "x=y"}})
-	want := []string{"PATH=/bin", "KEEP=1", "BAR=1", "NEW=x=y"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("childEnv (-want +got):\n%s", diff)
-	}
-	if got := childEnv(base, nil); !slices.Equal(got, base) {
-		t.Errorf("childEnv without changes = %q, want the base", got)
 	}
 }

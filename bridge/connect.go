@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/tunnel"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -54,16 +55,16 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	}
 	// The tunnel's opening passes the door (the server, and the rate),
 	// and so does each request in it (tunnel.request).
-	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaConnect, Server: srv.door, Method: method, Long: true}); err != nil {
+	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaConnect, Server: srv.Door(), Method: method, Long: true}); err != nil {
 		return err
 	}
-	c, err := srv.acquire(ctx, method)
+	c, err := srv.Acquire(ctx, method)
 	if err != nil {
 		return err
 	}
-	defer srv.release(c) // a session child of its own ends with the stream
-	t := tunnel.New(&tunnelServer{s: s, srv: srv}, &tunnel.Child{Client: c.Client, Relay: c.relay, Level: c.level, Floor: c.floor}, stream)
-	c.relay.AddTunnel(t)
+	defer srv.Release(c) // a session child of its own ends with the stream
+	t := tunnel.New(&tunnelServer{s: s, srv: srv}, &tunnel.Child{Client: c.Client, Relay: c.Relay, Level: c.Level, Floor: c.Floor}, stream)
+	c.Relay.AddTunnel(t)
 	go t.Write(stream)
 
 	type received struct {
@@ -93,22 +94,22 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 		case r := <-msgs:
 			switch {
 			case errors.Is(r.err, io.EOF):
-				return t.HalfClose(ctx, func(err error) error { return srv.failure(c, method, err) })
+				return t.HalfClose(ctx, func(err error) error { return srv.Failure(c, method, err) })
 			case r.err != nil:
 				t.Abort()
 				return r.err
-			case r.msg.GetServer() != "" && r.msg.GetServer() != srv.name:
+			case r.msg.GetServer() != "" && r.msg.GetServer() != srv.Name():
 				t.Abort()
-				return rpcerr.ToStatus(srv.name, method, rpcerr.InvalidField(srv.name, method, "server", convert.ReasonInvalidValue,
+				return rpcerr.ToStatus(srv.Name(), method, rpcerr.InvalidField(srv.Name(), method, "server", convert.ReasonInvalidValue,
 					" may only be set on the first message, or to the same value on every message"))
 			}
 			t.Handle(r.msg.GetMessageJson())
 		case <-ctx.Done():
 			t.Abort()
-			return rpcerr.ToStatus(srv.name, method, ctx.Err())
+			return rpcerr.ToStatus(srv.Name(), method, ctx.Err())
 		case <-c.Closed():
 			t.Abort()
-			return srv.failure(c, method, c.Err())
+			return srv.Failure(c, method, c.Err())
 		case <-t.Dead():
 			t.Abort()
 			return t.WriteErr()
@@ -121,11 +122,11 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 // results, the server's deadlines.
 type tunnelServer struct {
 	s   *Service
-	srv *fronted
+	srv *pool.Server
 }
 
 func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (tunnel.Pass, *jsonrpc.Error) {
-	req := door.NewRequest(door.ViaConnect, h.srv.door, method, params)
+	req := door.NewRequest(door.ViaConnect, h.srv.Door(), method, params)
 	req.Long = long
 	ps, refused := h.s.door.Admit(ctx, req)
 	if refused != nil {
@@ -135,11 +136,11 @@ func (h *tunnelServer) Admit(ctx context.Context, method string, params json.Raw
 }
 
 func (h *tunnelServer) FilterList(ctx context.Context, method string, res json.RawMessage) json.RawMessage {
-	return h.s.door.FilterList(ctx, h.srv.name, method, res)
+	return h.s.door.FilterList(ctx, h.srv.Name(), method, res)
 }
 
 func (h *tunnelServer) MaxDeadline(method string, params json.RawMessage) time.Duration {
-	return h.srv.cfg.deadlines(toolName(method, params)).Max
+	return pool.DeadlinesOf(h.srv.Config(), toolName(method, params)).Max
 }
 
 func (h *tunnelServer) DefaultDeadline() time.Duration { return h.s.cfg.DefaultDeadline }

@@ -11,8 +11,9 @@
 //
 // How a request travels, file by file:
 //
-//   - fronted.go finds the fronted server a request names and takes its
-//     ready child. Package internal/door is the one pipeline every
+//   - fronted.go finds the fronted server a request names; package
+//     internal/pool runs its children under its policy (shared, pool,
+//     session) and gives a request its ready child. Package internal/door is the one pipeline every
 //     request to a child passes, from every path: the caller's
 //     credentials still hold (door.Watch, applied by reauth.go), the
 //     rules, the limits, the audit of every refusal, then the observed
@@ -26,10 +27,15 @@
 //     raw JSON-RPC tunnel, package internal/tunnel), respond.go (RespondToServerRequest), and
 //     fronted.go (GetServer, Ping). The conversions between MCP's JSON
 //     and the typed messages are package internal/convert.
-//   - child.go starts and negotiates one child (stdio.Start and
-//     stdio.Connect) and logs its stderr; package internal/supervisor
+//   - Package internal/pool starts and negotiates each child (stdio.Start
+//     and stdio.Connect) and logs its stderr; package internal/supervisor
 //     keeps it running: restarts with backoff, the crash-loop limit, stops
-//     with escalating signals.
+//     with escalating signals. config.go checks a configuration in one
+//     place (Config.Validate, a ConfigError naming the field); reload.go
+//     applies a new one.
+//   - Package internal/apiwire is the API on the wire: invalid UTF-8 in a
+//     request is INVALID_ARGUMENT naming the field, and field names in
+//     errors are spelled as the caller's language spells them.
 //   - Package internal/fanout is everything of one child that is not a
 //     call of its own: the notifications no call claims, fanned out to
 //     Subscribe streams and tunnels (those a caller's calls caused to that

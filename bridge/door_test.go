@@ -76,8 +76,8 @@ func (b *secureBridge) refusals(server, method, via, reason string) float64 {
 func (b *secureBridge) sentToChildren(servers ...string) int64 {
 	var n int64
 	for _, name := range servers {
-		for _, m := range b.svc.serverSet()[name].children() {
-			n += m.counters.BytesOut.Load()
+		for _, m := range b.svc.serverSet()[name].Children() {
+			n += m.Counters().BytesOut.Load()
 		}
 	}
 	return n
@@ -236,7 +236,7 @@ func TestDoorEveryPath(t *testing.T) {
 			<-held
 		}()
 		for { // until the hold is on the child
-			c := b.svc.serverSet()["p"].children()[0].sup.Status().Child
+			c := b.svc.serverSet()["p"].Children()[0].Status().Child
 			if calls, _ := c.Load(); calls == 1 {
 				break
 			}

@@ -56,8 +56,8 @@ func waitMembersReady(tb testing.TB, svc *Service, n int) {
 		for {
 			ready := 0
 			var changed []<-chan struct{}
-			for _, m := range srv.children() {
-				st := m.sup.Status()
+			for _, m := range srv.Children() {
+				st := m.Status()
 				if st.State == supervisor.Ready {
 					ready++
 				}
@@ -113,12 +113,7 @@ func BenchmarkSessionStart(b *testing.B) {
 						b.Fatal(err)
 					}
 					b.StopTimer()
-					srv := h.svc.serverSet()[""]
-					srv.mu.Lock()
-					m := srv.sessions[name]
-					srv.dropSession(m)
-					srv.mu.Unlock()
-					m.sup.Stop() // not timed: at most one session runs
+					h.svc.serverSet()[""].StopSession(name) // not timed: at most one session runs
 					b.StartTimer()
 				}
 			})

@@ -99,7 +99,7 @@ func TestLevelFollowsTheCallersInFlight(t *testing.T) {
 	ctx := testCtx(t)
 	alice, bob := as(ctx, aliceKey), as(ctx, bobKey)
 	tool := &mcpbridgev1.CallToolRequest{Server: "g", Name: "test_tool_with_logging", Arguments: argsStruct(`{}`)}
-	received := func() int64 { return b.svc.serverSet()["g"].children()[0].counters.BytesIn.Load() }
+	received := func() int64 { return b.svc.serverSet()["g"].Children()[0].Counters().BytesIn.Load() }
 	alicesCall := func() int64 {
 		t.Helper()
 		before := received()
@@ -182,7 +182,7 @@ func TestRevokedKeyEndsStreams(t *testing.T) {
 	}
 	// alice's Subscribe is still open: the child has one subscriber (bob's
 	// handler left before his stream's status was sent).
-	if n := b.svc.serverSet()["p"].children()[0].sup.Status().Child.subscribers.Load(); n != 1 {
+	if n := b.svc.serverSet()["p"].Children()[0].Status().Child.Subscribers.Load(); n != 1 {
 		t.Errorf("%d Subscribe streams on the child after bob's ended, want alice's alone", n)
 	}
 }

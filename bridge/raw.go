@@ -79,10 +79,10 @@ func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.Ser
 		return r.invalid(err)
 	}
 	ev := &streamEvents[mcpbridgev1.CallStreamResponse]{stream: stream, wrap: callStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
-	defer r.c.level.Want(ctx, req.GetLogLevel())() // a legacy child logs at least that much meanwhile
+	defer r.c.Level.Want(ctx, req.GetLogLevel())() // a legacy child logs at least that much meanwhile
 	opts := ev.options(r.callOptions(ctx, params))
 	opts.Meta = extra
-	reg := r.c.relay.OpenStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	reg := r.c.Relay.OpenStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
 	res, err := r.callCounted(ctx, params, opts)
 	reg.Close()
 	if err != nil {

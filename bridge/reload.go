@@ -7,17 +7,13 @@ import (
 	"time"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 )
 
 // ReloadDrain bounds how long a removed or replaced server's children may
 // finish the calls and streams they were serving before they are stopped.
 const ReloadDrain = 30 * time.Second
-
-// Validate checks cfg as New would, without starting anything.
-func (c Config) Validate() error {
-	c.Servers = append([]ServerConfig(nil), c.Servers...)
-	return c.normalize()
-}
 
 // Reload applies a new configuration without a restart. Its
 // authentication and rules apply to every call from now on (children
@@ -42,13 +38,13 @@ func (s *Service) Reload(cfg Config) error {
 		return errors.New("bridge: shutting down")
 	}
 	old := s.serverSet()
-	next := make(map[string]*fronted, len(cfg.Servers))
+	next := make(map[string]*pool.Server, len(cfg.Servers))
 	var added, changed, kept []string
-	var retire []*fronted
+	var retire []*pool.Server
 	s.healthMu.Lock()
 	for i := range cfg.Servers {
 		sc := &cfg.Servers[i]
-		if srv, ok := old[sc.Name]; ok && reflect.DeepEqual(*srv.cfg, *sc) {
+		if srv, ok := old[sc.Name]; ok && reflect.DeepEqual(*srv.Config(), *sc) {
 			next[sc.Name] = srv
 			kept = append(kept, sc.Name)
 			continue
@@ -81,7 +77,7 @@ func (s *Service) Reload(cfg Config) error {
 	for i := range cfg.Servers {
 		sc := &cfg.Servers[i]
 		if next[sc.Name] == nil {
-			next[sc.Name] = s.newFronted(sc)
+			next[sc.Name] = s.newServer(sc)
 		}
 	}
 	s.cfg.Servers = cfg.Servers
@@ -92,7 +88,7 @@ func (s *Service) Reload(cfg Config) error {
 	}
 	s.servers.Store(&next)
 	for _, srv := range retire {
-		srv.retire()
+		s.retiring.Go(func() { srv.Retire(s.draining, ReloadDrain) }) // Close waits for it
 	}
 	for _, name := range removed {
 		s.door.Obs.Forget(name) // its label values; a server added again starts afresh
@@ -112,42 +108,3 @@ func containsName(servers []ServerConfig, name string) bool {
 
 // Audit returns Config.Audit: a reload keeps the audit sink.
 func (s *Service) Audit() *slog.Logger { return s.cfg.Audit }
-
-// retire drains a server that a reload removed or replaced: no request
-// can reach it any more; its children stop once nothing uses them, or at
-// ReloadDrain. The service's Close waits for it.
-func (srv *fronted) retire() {
-	srv.s.retiring.Add(1)
-	go func() {
-		defer srv.s.retiring.Done()
-		deadline := time.NewTimer(ReloadDrain)
-		defer deadline.Stop()
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for srv.busy() {
-			select {
-			case <-deadline.C:
-				srv.log.Warn("mcpbridge: stopping a removed server's children with calls still in flight", "drain", ReloadDrain.String())
-				srv.stop()
-				return
-			case <-srv.s.draining.Done():
-				srv.stop()
-				return
-			case <-tick.C:
-			}
-		}
-		srv.stop()
-		srv.log.Info("mcpbridge: a removed server's children stopped")
-	}()
-}
-
-// busy reports whether any child of the server serves a call, stream or
-// tunnel.
-func (srv *fronted) busy() bool {
-	for _, m := range srv.children() {
-		if c := m.sup.Status().Child; c != nil && c.relay.Load() > 0 {
-			return true
-		}
-	}
-	return false
-}

@@ -6,22 +6,12 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
-
-// relays returns the relays of the server's running children.
-func (srv *fronted) relays() []*fanout.Relay {
-	var out []*fanout.Relay
-	for _, m := range srv.children() {
-		if c := m.sup.Status().Child; c != nil {
-			out = append(out, c.relay)
-		}
-	}
-	return out
-}
 
 // RespondToServerRequest answers a ServerRequest offered on a stream. The
 // first answer for an id reaches the child; unknown, expired and already
@@ -59,7 +49,7 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidField(req.GetServer(), method, "id", convert.ReasonRequired, " is required"))
 	}
 	set := s.serverSet()
-	srvs := make([]*fronted, 0, len(set))
+	srvs := make([]*pool.Server, 0, len(set))
 	if req.GetServer() != "" {
 		srv, err := s.lookup(ctx, req.GetServer(), method)
 		if err != nil {
@@ -72,7 +62,7 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		}
 	}
 	for _, srv := range srvs {
-		for _, r := range srv.relays() {
+		for _, r := range srv.Relays() {
 			if r.Respond(req.GetId(), access.CallerID(ctx), o) {
 				return &mcpbridgev1.RespondToServerRequestResponse{}, nil
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -27,10 +28,10 @@ import (
 // pass, the child that serves it and the child's era.
 type route struct {
 	s      *Service
-	srv    *fronted
+	srv    *pool.Server
 	req    *door.Request
 	pass   *door.Pass
-	c      *process
+	c      *pool.Process
 	era    convert.Era
 	method string
 }
@@ -47,12 +48,12 @@ func (s *Service) route(ctx context.Context, field string, req *door.Request) (*
 	if err != nil {
 		return nil, err
 	}
-	req.Server = srv.door
+	req.Server = srv.Door()
 	ps, refused := s.door.Admit(ctx, req)
 	if refused != nil {
 		return nil, refused.Status(req)
 	}
-	c, err := srv.acquire(ctx, method)
+	c, err := srv.Acquire(ctx, method)
 	if err != nil {
 		ps.Record(time.Now(), nil, err)
 		ps.Release()
@@ -89,7 +90,7 @@ func (r *route) setParams(params json.RawMessage) { r.req.Params = params }
 // first it resets the stream, and a client whose own timer has not yet
 // fired sees CANCELLED without details.
 func (r *route) callOptions(ctx context.Context, params json.RawMessage) *stdio.CallOptions {
-	d := r.srv.cfg.deadlines(toolName(r.method, params))
+	d := pool.DeadlinesOf(r.srv.Config(), toolName(r.method, params))
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl)
 		return &stdio.CallOptions{Timeout: max(min(left-deadlineMargin(left), d.Max), time.Millisecond)}
@@ -119,7 +120,7 @@ func deadlineMargin(left time.Duration) time.Duration {
 // relay (server-request routing needs the count), with the RPC's deadline
 // when opts is nil. A failure is already a status.
 func (r *route) call(ctx context.Context, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
-	defer r.c.relay.Enter(ctx)()
+	defer r.c.Relay.Enter(ctx)()
 	return r.callCounted(ctx, params, opts)
 }
 
@@ -133,19 +134,19 @@ func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *s
 	start := time.Now()
 	res, err := r.pass.Call(ctx, r.c.Client, params, opts, false)
 	if err != nil {
-		err = r.srv.failure(r.c, r.method, err)
+		err = r.srv.Failure(r.c, r.method, err)
 	}
 	r.pass.Record(start, res, err)
 	if err != nil {
 		return nil, err
 	}
-	return r.s.door.FilterList(ctx, r.srv.name, r.method, res), nil
+	return r.s.door.FilterList(ctx, r.srv.Name(), r.method, res), nil
 }
 
 // invalid refuses bad input from the gRPC client; nothing reaches the
 // child.
 func (r *route) invalid(err error) error {
-	return rpcerr.ToStatus(r.srv.name, r.method, rpcerr.InvalidInput(r.srv.name, r.method, "%v", err))
+	return rpcerr.ToStatus(r.srv.Name(), r.method, rpcerr.InvalidInput(r.srv.Name(), r.method, "%v", err))
 }
 
 // badResult reports a child result that the typed response cannot hold:
@@ -154,7 +155,7 @@ func (r *route) invalid(err error) error {
 func (r *route) badResult(err error) error {
 	e := jsonrpc.WithData(jsonrpc.CodeInternalError, "The MCP server's result does not fit the typed response; Call returns it as JSON",
 		map[string]string{"error": err.Error()})
-	return rpcerr.ToStatus(r.srv.name, r.method, &rpcerr.CallError{RPC: e})
+	return rpcerr.ToStatus(r.srv.Name(), r.method, &rpcerr.CallError{RPC: e})
 }
 
 // typedExpansion bounds how much larger than its JSON a typed response
@@ -177,7 +178,7 @@ func (r *route) fits(raw json.RawMessage, out proto.Message) error {
 			fmt.Sprintf("The typed response is %d bytes, over the %d-byte message limit; Call returns the result as JSON (%d bytes)", size, limit, len(raw)),
 			map[string]int{"responseBytes": size, "limit": limit, "jsonBytes": len(raw)})
 		e.Cause = stdio.ErrTooLarge
-		return rpcerr.ToStatus(r.srv.name, r.method, &rpcerr.CallError{RPC: e})
+		return rpcerr.ToStatus(r.srv.Name(), r.method, &rpcerr.CallError{RPC: e})
 	}
 	return nil
 }

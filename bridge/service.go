@@ -10,6 +10,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -30,8 +31,8 @@ type Service struct {
 	mcpbridgev1.UnimplementedBridgeServiceServer
 
 	cfg     Config
-	servers atomic.Pointer[map[string]*fronted] // replaced whole by Reload
-	door    *door.Door                          // the one pipeline of every request to a child
+	servers atomic.Pointer[map[string]*pool.Server] // replaced whole by Reload
+	door    *door.Door                              // the one pipeline of every request to a child
 	health  *health.Server
 
 	healthMu sync.Mutex
@@ -67,7 +68,7 @@ func New(cfg Config) (*Service, error) {
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
-	set := map[string]*fronted{}
+	set := map[string]*pool.Server{}
 	s.healthMu.Lock()
 	for i := range s.cfg.Servers {
 		s.ready[s.cfg.Servers[i].Name] = false
@@ -75,15 +76,21 @@ func New(cfg Config) (*Service, error) {
 	s.healthMu.Unlock()
 	for i := range s.cfg.Servers {
 		sc := &s.cfg.Servers[i]
-		set[sc.Name] = s.newFronted(sc)
+		set[sc.Name] = s.newServer(sc)
 	}
 	s.servers.Store(&set)
 	return s, nil
 }
 
+// newServer makes a fronted server and starts its first children.
+func (s *Service) newServer(sc *ServerConfig) *pool.Server {
+	return pool.New(sc, pool.Options{Logger: s.cfg.Logger, Health: s.setHealth,
+		Secure: func() bool { return s.door.Access().Auth.Enabled() }})
+}
+
 // serverSet returns the current servers, by name; callers must not modify
 // it.
-func (s *Service) serverSet() map[string]*fronted { return *s.servers.Load() }
+func (s *Service) serverSet() map[string]*pool.Server { return *s.servers.Load() }
 
 // setHealth records one server's health; the overall status is SERVING
 // while every current server is. Members call it from their supervisors'
@@ -149,7 +156,7 @@ func (s *Service) Close() error {
 		var wg sync.WaitGroup
 		s.reload.Lock() // no Reload adds servers after this
 		for _, srv := range s.serverSet() {
-			wg.Go(srv.stop)
+			wg.Go(srv.Stop)
 		}
 		wg.Wait()
 		s.retiring.Wait() // Shutdown ended their drain

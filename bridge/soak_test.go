@@ -310,7 +310,7 @@ func soakCrasher(ctx context.Context, t *testing.T, bc mcpbridgev1.BridgeService
 			st.crashes.Add(1)
 			continue
 		}
-		if c := svc.serverSet()[server].children()[0].sup.Status().Child; c != nil && c.Pid() > 0 {
+		if c := svc.serverSet()[server].Children()[0].Status().Child; c != nil && c.Pid() > 0 {
 			syscall.Kill(c.Pid(), syscall.SIGKILL)
 			st.kills.Add(1)
 		}

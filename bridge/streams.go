@@ -143,11 +143,11 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	}
 	r.setParams(params)
 	ev := &streamEvents[mcpbridgev1.CallToolStreamResponse]{stream: stream, wrap: toolStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
-	defer r.c.level.Want(ctx, req.GetLogLevel())() // a legacy child logs at least that much meanwhile
+	defer r.c.Level.Want(ctx, req.GetLogLevel())() // a legacy child logs at least that much meanwhile
 	// The stream counts as the call in flight and, when it opted in, is
 	// offered the requests a legacy child sends meanwhile (fanout.Relay);
 	// it leaves the routing before the result is sent.
-	reg := r.c.relay.OpenStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
+	reg := r.c.Relay.OpenStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
 	res, err := r.callCounted(ctx, params, ev.options(r.callOptions(ctx, params)))
 	reg.Close()
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/dropq"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -48,7 +49,7 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	}
 	for _, uri := range req.GetResourceSubscriptions() {
 		if uri == "" {
-			return rpcerr.ToStatus(srv.name, method, rpcerr.InvalidField(srv.name, method, "resource_subscriptions", convert.ReasonRequired, " has an empty URI"))
+			return rpcerr.ToStatus(srv.Name(), method, rpcerr.InvalidField(srv.Name(), method, "resource_subscriptions", convert.ReasonRequired, " has an empty URI"))
 		}
 	}
 	// The stream's opening passes the door: the server, every URI it
@@ -56,15 +57,15 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	// the calls in flight). What the bridge then sends the child on its
 	// behalf (resources/subscribe, subscriptions/listen, logging/setLevel)
 	// is what passed here.
-	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaGRPC, Server: srv.door, Method: method, Kind: access.Resource, Names: req.GetResourceSubscriptions(), Long: true}); err != nil {
+	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaGRPC, Server: srv.Door(), Method: method, Kind: access.Resource, Names: req.GetResourceSubscriptions(), Long: true}); err != nil {
 		return err
 	}
-	c, err := srv.acquire(ctx, method)
+	c, err := srv.Acquire(ctx, method)
 	if err != nil {
 		return err
 	}
-	c.subscribers.Add(1)
-	defer c.subscribers.Add(-1)
+	c.Subscribers.Add(1)
+	defer c.Subscribers.Add(-1)
 	if protocol.Modern(c.Protocol()) {
 		return s.listen(ctx, srv, c, req, stream)
 	}
@@ -78,14 +79,14 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 // ends the listen, every stream of it ends with OK, and when the child
 // exits, with UNAVAILABLE. The last stream to leave closes the listen,
 // which sends notifications/cancelled for it.
-func (s *Service) listen(ctx context.Context, srv *fronted, c *process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
+func (s *Service) listen(ctx context.Context, srv *pool.Server, c *pool.Process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "subscriptions/listen"
 	l := fanout.NewListener(req)
 	shared, err := s.joinListen(ctx, srv, c, l, convert.ListenFilter(req))
 	if err != nil {
 		return err
 	}
-	defer c.listens.Leave(shared, l)
+	defer c.Listens.Leave(shared, l)
 	if err := stream.Send(&mcpbridgev1.SubscribeResponse{Event: &mcpbridgev1.SubscribeResponse_Acknowledged{Acknowledged: l.Filter.Ack()}}); err != nil {
 		return err
 	}
@@ -98,7 +99,7 @@ func (s *Service) listen(ctx context.Context, srv *fronted, c *process, req *mcp
 	for {
 		select {
 		case <-ctx.Done():
-			return rpcerr.ToStatus(srv.name, method, ctx.Err())
+			return rpcerr.ToStatus(srv.Name(), method, ctx.Err())
 		case <-l.Events.C():
 			if err := send(); err != nil {
 				return err
@@ -109,11 +110,11 @@ func (s *Service) listen(ctx context.Context, srv *fronted, c *process, req *mcp
 			}
 			switch {
 			case ctx.Err() != nil:
-				return rpcerr.ToStatus(srv.name, method, ctx.Err())
+				return rpcerr.ToStatus(srv.Name(), method, ctx.Err())
 			case errors.Is(shared.EndErr, io.EOF):
 				return nil // the child ended the listen
 			default:
-				return srv.failure(c, method, shared.EndErr)
+				return srv.Failure(c, method, shared.EndErr)
 			}
 		}
 	}
@@ -125,26 +126,26 @@ func (s *Service) listen(ctx context.Context, srv *fronted, c *process, req *mcp
 // stream waiting for it gets the failure, except one that asked for less
 // than the listen did and the child refused it: it opens one of its own,
 // since the refusal may concern what only the others asked for.
-func (s *Service) joinListen(ctx context.Context, srv *fronted, c *process, l *fanout.Listener, request json.RawMessage) (*fanout.SharedListen, error) {
+func (s *Service) joinListen(ctx context.Context, srv *pool.Server, c *pool.Process, l *fanout.Listener, request json.RawMessage) (*fanout.SharedListen, error) {
 	const method = "subscriptions/listen"
 	opts := stdio.ListenOptions{Timeout: s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest}
 	for {
-		sl := c.listens.Join(l, request, opts)
+		sl := c.Listens.Join(l, request, opts)
 		select {
 		case <-sl.Ready:
 		case <-ctx.Done():
-			c.listens.Leave(sl, l)
-			return nil, rpcerr.ToStatus(srv.name, method, ctx.Err())
+			c.Listens.Leave(sl, l)
+			return nil, rpcerr.ToStatus(srv.Name(), method, ctx.Err())
 		}
 		if sl.OpenErr == nil {
 			return sl, nil
 		}
-		c.listens.Leave(sl, l)
+		c.Listens.Leave(sl, l)
 		switch {
 		case ctx.Err() != nil:
-			return nil, rpcerr.ToStatus(srv.name, method, ctx.Err())
+			return nil, rpcerr.ToStatus(srv.Name(), method, ctx.Err())
 		case !sl.Retryable(l):
-			return nil, srv.failure(c, method, sl.OpenErr)
+			return nil, srv.Failure(c, method, sl.OpenErr)
 		}
 	}
 }
@@ -239,7 +240,7 @@ func (l *legacySub) add(uri string) {
 // what the child's capabilities support, each URI is subscribed on the
 // child once for all its subscribers, and the child's notifications are
 // fanned out by the relay.
-func (s *Service) subscribeLegacy(ctx context.Context, srv *fronted, c *process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
+func (s *Service) subscribeLegacy(ctx context.Context, srv *pool.Server, c *pool.Process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "resources/subscribe"
 	caps := c.ServerCapabilities()
 	sub := &legacySub{
@@ -255,15 +256,15 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *fronted, c *process,
 	}
 	// The child logs at least at the stream's level while it reads
 	// (fanout.ChildLevel).
-	defer c.level.Want(ctx, sub.level)()
+	defer c.Level.Want(ctx, sub.level)()
 	// The sink is in place before the first resources/subscribe, so no
 	// update the child sends after subscribing is missed.
-	c.relay.AddSink(sub)
-	defer c.relay.RemoveSink(sub)
+	c.Relay.AddSink(sub)
+	defer c.Relay.RemoveSink(sub)
 	var held []string
 	defer func() {
 		for _, uri := range held {
-			c.relay.UnsubscribeURI(c.Client, uri, s.cfg.DefaultDeadline)
+			c.Relay.UnsubscribeURI(c.Client, uri, s.cfg.DefaultDeadline)
 		}
 	}()
 	if uris := req.GetResourceSubscriptions(); len(uris) > 0 && protocol.Capability(caps, "resources", "subscribe") {
@@ -271,7 +272,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *fronted, c *process,
 			if slices.Contains(held, uri) {
 				continue
 			}
-			err := c.relay.SubscribeURI(ctx, c.Client, uri, s.cfg.DefaultDeadline)
+			err := c.Relay.SubscribeURI(ctx, c.Client, uri, s.cfg.DefaultDeadline)
 			var e *jsonrpc.Error
 			switch {
 			case err == nil:
@@ -279,11 +280,11 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *fronted, c *process,
 				sub.add(uri)
 				ack.ResourceSubscriptions = append(ack.ResourceSubscriptions, uri)
 			case ctx.Err() != nil:
-				return rpcerr.ToStatus(srv.name, method, ctx.Err())
+				return rpcerr.ToStatus(srv.Name(), method, ctx.Err())
 			case errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed:
-				return srv.failure(c, method, err)
+				return srv.Failure(c, method, err)
 			default: // the child refused this URI: it is left out of the acknowledgement
-				s.cfg.Logger.Info("mcpbridge: the server refused a resource subscription", "server", srv.name, "uri", uri, "error", err)
+				s.cfg.Logger.Info("mcpbridge: the server refused a resource subscription", "server", srv.Name(), "uri", uri, "error", err)
 			}
 		}
 	}
@@ -293,7 +294,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *fronted, c *process,
 		// child sends once the client has it reaches this stream; sent
 		// only after it, which is always the first message.
 		acked := make(chan struct{})
-		reg := c.relay.OpenStream(ctx, false, true, func(sr *mcpbridgev1.ServerRequest) error {
+		reg := c.Relay.OpenStream(ctx, false, true, func(sr *mcpbridgev1.ServerRequest) error {
 			select {
 			case <-acked:
 			case <-ctx.Done():
@@ -320,9 +321,9 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *fronted, c *process,
 	for {
 		select {
 		case <-ctx.Done():
-			return rpcerr.ToStatus(srv.name, method, ctx.Err())
+			return rpcerr.ToStatus(srv.Name(), method, ctx.Err())
 		case <-c.Closed():
-			return srv.failure(c, method, c.Err())
+			return srv.Failure(c, method, c.Err())
 		case <-sub.events.C():
 			if err := sendQueued(sub.events, &dropped, sub.message, send); err != nil {
 				return err

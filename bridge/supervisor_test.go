@@ -19,6 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -88,11 +89,11 @@ const firstBackoff = 100 * time.Millisecond
 
 // waitState waits until the server is in state want, or STOPPING, which
 // it never leaves, or 30 s have passed, and returns the status it found.
-func waitState(svc *Service, server string, want supervisor.State) supervisor.Status[*process] {
+func waitState(svc *Service, server string, want supervisor.State) supervisor.Status[*pool.Process] {
 	timeout := time.NewTimer(30 * time.Second)
 	defer timeout.Stop()
 	for {
-		st := svc.serverSet()[server].children()[0].sup.Status()
+		st := svc.serverSet()[server].Children()[0].Status()
 		if st.State == want || st.State == supervisor.Stopping {
 			return st
 		}
@@ -105,7 +106,7 @@ func waitState(svc *Service, server string, want supervisor.State) supervisor.St
 }
 
 // currentChild waits for the server's child to be READY and returns it.
-func currentChild(t *testing.T, svc *Service, server string) *process {
+func currentChild(t *testing.T, svc *Service, server string) *pool.Process {
 	t.Helper()
 	st := waitState(svc, server, supervisor.Ready)
 	if st.State != supervisor.Ready {
@@ -348,7 +349,7 @@ func TestStderrFloodIsRateLimited(t *testing.T) {
 			others++
 		}
 	}
-	if logged == 0 || logged > stderrBurst+stderrRate*60 || logged >= flood {
+	if logged == 0 || logged > pool.StderrBurst+pool.StderrRate*60 || logged >= flood {
 		t.Errorf("%d of %d flood lines logged; want some, and the rate limit to hold", logged, flood)
 	}
 	if written := flood + 2; logged+others+dropped != written { // the flood, "blocking" and "cancelled"

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -119,12 +120,12 @@ func directClient(tb testing.TB, sc ServerConfig) *stdio.Client {
 	cfg := stdio.ClientConfig{Logger: slog.New(slog.DiscardHandler)}
 	var started []*stdio.Client
 	c, err := stdio.Connect(context.Background(), func(ctx context.Context) (*stdio.Client, error) {
-		c, err := stdio.Start(ctx, sc.command(&strings.Builder{}, nil), cfg)
+		c, err := stdio.Start(ctx, pool.Command(&sc, &strings.Builder{}, nil), cfg)
 		if err == nil {
 			started = append(started, c)
 		}
 		return c, err
-	}, stdio.ConnectConfig{Versions: sc.Versions, Capabilities: sc.capabilities()}) // what the bridge declares
+	}, stdio.ConnectConfig{Versions: sc.Versions, Capabilities: pool.Capabilities(&sc)}) // what the bridge declares
 	tb.Cleanup(func() {
 		for _, c := range started {
 			testkit.StopChild(tb, c, typedGrace)

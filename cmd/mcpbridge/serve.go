@@ -440,8 +440,12 @@ func serveConfig(f *serveFlags) (cfg bridge.Config, file *configfile.File, liste
 		Env: f.env, InheritEnv: f.inheritEnv,
 		DisableReaper: !f.reaper}
 	server.Policy, _ = bridge.ParsePolicy(f.policy) // checked by parseServe
-	server.Pool = bridge.PoolConfig{Min: f.poolSize}
-	server.Session = bridge.SessionConfig{Max: f.maxSessions}
+	switch server.Policy { // each policy's settings, and only its own
+	case bridge.PolicyPool:
+		server.Pool = bridge.PoolConfig{Min: f.poolSize}
+	case bridge.PolicySession:
+		server.Session = bridge.SessionConfig{Max: f.maxSessions}
+	}
 	if f.protocol != "auto" {
 		server.Versions = []string{f.protocol}
 	}

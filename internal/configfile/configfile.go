@@ -6,6 +6,7 @@ package configfile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -235,20 +237,90 @@ func Parse(path string, data []byte) (bridge.Config, *File, error) {
 	if err != nil {
 		return bridge.Config{}, nil, err
 	}
-	// The bridge's own checks, located at the server they concern. The
-	// rules are checked above: their authenticator is built by the caller.
+	// The bridge's own checks, the one place where settings are checked:
+	// this layer only finds the line of the field they name. The rules
+	// are checked above, since their authenticator is built by the caller.
 	check := cfg
 	check.Rules = nil
 	if err := check.Validate(); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "bridge: ")
-		for i, s := range f.Servers {
-			if strings.Contains(msg, fmt.Sprintf("server %q", s.Name)) {
-				return bridge.Config{}, nil, loc.err(msg, "servers", i)
-			}
+		var ce *bridge.ConfigError
+		if !errors.As(err, &ce) {
+			return bridge.Config{}, nil, &Error{File: path, Msg: strings.TrimPrefix(err.Error(), "bridge: ")}
 		}
-		return bridge.Config{}, nil, &Error{File: path, Msg: msg}
+		return bridge.Config{}, nil, loc.err(ce.Msg, f.keys(ce.Path)...)
 	}
 	return cfg, &f, nil
+}
+
+// fileKeys are the file's spelling of the Go fields whose key is not
+// simply the field's name in snake case ("" drops the field: the file
+// has no key of its own for it).
+var fileKeys = map[string][]string{
+	"Args": {"command"}, "Versions": {"protocol"}, "Capabilities": {"client_capabilities"}, "DisableReaper": {"reaper"},
+	"MaxRestarts": {"restart", "max_restarts"}, "MaxRestartBackoff": {"restart", "max_backoff"},
+	"RestartBackoff": {"restart"}, "Grace": {"restart", "grace"},
+}
+
+// goPath splits a bridge.ConfigError's Path into its parts: field names,
+// indices ([2]) and map keys (["x"]).
+var goPath = regexp.MustCompile(`([A-Za-z]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]`)
+
+// keys maps a Go field path of bridge.Config to the file's keys: the file
+// has the same shape, spelt in snake case, but for the fields of fileKeys,
+// an env list that is a map, and a tool's deadlines under their own keys.
+func (f *File) keys(path string) []any {
+	var out []any
+	server := -1
+	parts := goPath.FindAllStringSubmatch(path, -1)
+	for n, m := range parts {
+		switch {
+		case m[2] != "":
+			i, _ := strconv.Atoi(m[2])
+			prev := ""
+			if n > 0 {
+				prev = parts[n-1][1]
+			}
+			switch {
+			case prev == "Servers":
+				server = i
+				out = append(out, i)
+			case prev == "Env" && server >= 0 && server < len(f.Servers):
+				if names := slices.Sorted(maps.Keys(f.Servers[server].Env)); i < len(names) {
+					out = append(out, names[i])
+				}
+			case prev == "Versions":
+			default:
+				out = append(out, i)
+			}
+		case m[3] != "":
+			key, _ := strconv.Unquote(m[3])
+			out = append(out, key)
+		case server >= 0 && len(fileKeys[m[1]]) > 0:
+			for _, k := range fileKeys[m[1]] {
+				out = append(out, k)
+			}
+		case n > 0 && parts[n-1][3] != "" && (m[1] == "Default" || m[1] == "Max"): // Tools["x"].Max
+			out = append(out, snake(m[1])+"_deadline")
+		default:
+			out = append(out, snake(m[1]))
+		}
+	}
+	return out
+}
+
+// snake is a Go field name in snake case: MaxPerPrincipal, max_per_principal.
+func snake(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // yamlError locates a YAML syntax or type error (the first, when there
@@ -267,9 +339,6 @@ func yamlError(path string, err error) error {
 // policies) and converts it.
 func (f *File) build(loc *locator) (bridge.Config, error) {
 	cfg := bridge.Config{MaxMessageBytes: f.MaxMessageBytes, DefaultDeadline: f.DefaultDeadline, MaxDeadline: f.MaxDeadline, Limits: f.Limits.bridge()}
-	if f.Limits.Rate < 0 || f.Limits.Burst < 0 || f.Limits.Concurrent < 0 {
-		return cfg, loc.err("limits must not be negative", "limits")
-	}
 	switch f.Reflection {
 	case "", "auto", "on", "off":
 	default:
@@ -310,21 +379,13 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 	if len(f.Servers) == 0 {
 		return cfg, loc.err("at least one server is required", "servers")
 	}
-	names := map[string]int{}
 	for i, s := range f.Servers {
 		at := func(msg string, path ...any) error { return loc.err(msg, append([]any{"servers", i}, path...)...) }
 		if s.Name == "" && len(f.Servers) > 1 {
 			return cfg, at("every server needs a name when there are several", "name")
 		}
-		if j, dup := names[s.Name]; dup {
-			return cfg, at(fmt.Sprintf("the name %q is already used by servers[%d]", s.Name, j), "name")
-		}
-		names[s.Name] = i
-		if len(s.Command) == 0 || s.Command[0] == "" {
-			return cfg, at("a command is required: the program and its arguments, as a list", "command")
-		}
 		sc := bridge.ServerConfig{
-			Name: s.Name, Command: s.Command[0], Args: s.Command[1:], Dir: s.Dir, InheritEnv: s.InheritEnv,
+			Name: s.Name, Dir: s.Dir, InheritEnv: s.InheritEnv,
 			HandshakeTimeout: s.HandshakeTimeout, DefaultDeadline: s.DefaultDeadline, MaxDeadline: s.MaxDeadline,
 			MaxRequestBytes: s.MaxRequestBytes, LogLevel: s.LogLevel, ExposeStderr: s.ExposeStderr,
 			ServerRequestTimeout: s.ServerRequestTimeout, Limits: s.Limits.bridge(), AuditPayloads: s.AuditPayloads,
@@ -332,13 +393,13 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 			Pool:    bridge.PoolConfig{Min: s.Pool.Min, Max: s.Pool.Max, IdleTimeout: s.Pool.IdleTimeout},
 			Session: bridge.SessionConfig{IdleTimeout: s.Session.IdleTimeout, Max: s.Session.Max, MaxPerPrincipal: s.Session.MaxPerPrincipal, EnvFromMetadata: s.Session.EnvFromMetadata},
 		}
+		if len(s.Command) > 0 {
+			sc.Command, sc.Args = s.Command[0], s.Command[1:]
+		}
 		if s.Reaper != nil {
 			sc.DisableReaper = !*s.Reaper
 		}
 		for _, name := range slices.Sorted(maps.Keys(s.Env)) {
-			if name == "" || strings.ContainsAny(name, "=\x00") {
-				return cfg, at(fmt.Sprintf("%q is not an environment variable name", name), "env")
-			}
 			if v := s.Env[name]; v == nil {
 				sc.Env = append(sc.Env, bridge.EnvVar{Name: name, Unset: true})
 			} else {
@@ -358,17 +419,6 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 				return cfg, at(err.Error(), "policy")
 			}
 			sc.Policy = p
-		}
-		if s.Pool != (Pool{}) && sc.Policy != bridge.PolicyPool {
-			return cfg, at("pool settings need policy: pool", "pool")
-		}
-		if (s.Session.Max != 0 || s.Session.MaxPerPrincipal != 0 || s.Session.IdleTimeout != 0 || s.Session.EnvFromMetadata != nil) && sc.Policy != bridge.PolicySession {
-			return cfg, at("session settings need policy: session", "session")
-		}
-		for _, name := range slices.Sorted(maps.Keys(s.Session.EnvFromMetadata)) {
-			if err := bridge.CheckSessionEnvName(name); err != nil {
-				return cfg, at(err.Error(), "session", "env_from_metadata", name)
-			}
 		}
 		if len(s.Tools) > 0 {
 			sc.Tools = map[string]bridge.Deadlines{}

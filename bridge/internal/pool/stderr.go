@@ -1,4 +1,4 @@
-package bridge
+package pool
 
 import (
 	"io"
@@ -11,7 +11,7 @@ import (
 
 // This file is what the bridge does with its children's stderr
 // (docs/operations.md, "Logging"): each line goes to the log, at most
-// stderrRate lines a second per fronted server (a child that floods its
+// StderrRate lines a second per fronted server (a child that floods its
 // stderr must not flood the bridge's log); the last stderrKeep lines are
 // kept whatever the log level or the rate, for the log record of a
 // failure (supervisor) and for GetServer when the server exposes them.
@@ -19,10 +19,10 @@ import (
 const (
 	// stderrKeep is how many of a server's last stderr lines are kept.
 	stderrKeep = 20
-	// stderrRate and stderrBurst bound the stderr lines logged per
+	// StderrRate and StderrBurst bound the stderr lines logged per
 	// second, per server; lines over it are counted and reported.
-	stderrRate  = 100
-	stderrBurst = 1000
+	StderrRate  = 100
+	StderrBurst = 1000
 	// maxStderrLine bounds one stderr line, logged or kept; longer ones
 	// are split.
 	maxStderrLine = 4 << 10
@@ -39,7 +39,7 @@ type stderrLines struct {
 }
 
 func newStderrLines() *stderrLines {
-	return &stderrLines{limit: rate.NewLimiter(stderrRate, stderrBurst)}
+	return &stderrLines{limit: rate.NewLimiter(StderrRate, StderrBurst)}
 }
 
 // add keeps line and reports whether it may be logged, with the number of
@@ -115,7 +115,7 @@ func (w *stderrLog) Write(p []byte) (int, error) {
 func (w *stderrLog) line(line string) {
 	log, dropped := w.lines.add(line)
 	if dropped > 0 {
-		w.log.Warn("mcpbridge: server stderr lines not logged: over the rate limit", "dropped", dropped, "linesPerSecond", stderrRate)
+		w.log.Warn("mcpbridge: server stderr lines not logged: over the rate limit", "dropped", dropped, "linesPerSecond", StderrRate)
 	}
 	if log {
 		w.log.Info("mcpbridge: server stderr", "line", line)
