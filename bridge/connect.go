@@ -125,22 +125,21 @@ type tunnelServer struct {
 	srv *pool.Server
 }
 
-func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (tunnel.Pass, *jsonrpc.Error) {
-	req := door.NewRequest(door.ViaConnect, h.srv.Door(), method, params)
+// Admit reads the request once (door.ParseRequest: its target and its
+// _meta) and takes it through the door; its deadline is the server's or
+// the tool's longest.
+func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (*tunnel.Admission, *jsonrpc.Error) {
+	req := door.ParseRequest(door.ViaConnect, h.srv.Door(), method, params)
 	req.Long = long
 	ps, refused := h.s.door.Admit(ctx, req)
 	if refused != nil {
 		return nil, refused.RPC
 	}
-	return ps, nil
+	return &tunnel.Admission{Pass: ps, Meta: req.Meta, Deadline: pool.DeadlinesOf(h.srv.Config(), toolName(req)).Max}, nil
 }
 
 func (h *tunnelServer) FilterList(ctx context.Context, method string, res json.RawMessage) json.RawMessage {
 	return h.s.door.FilterList(ctx, h.srv.Name(), method, res)
-}
-
-func (h *tunnelServer) MaxDeadline(method string, params json.RawMessage) time.Duration {
-	return pool.DeadlinesOf(h.srv.Config(), toolName(method, params)).Max
 }
 
 func (h *tunnelServer) DefaultDeadline() time.Duration { return h.s.cfg.DefaultDeadline }

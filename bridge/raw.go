@@ -80,7 +80,7 @@ func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.Ser
 	}
 	ev := &streamEvents[mcpbridgev1.CallStreamResponse]{stream: stream, wrap: callStreamEvent, cancel: cancel, minLog: req.GetLogLevel()}
 	defer r.c.Level.Want(ctx, req.GetLogLevel())() // a legacy child logs at least that much meanwhile
-	opts := ev.options(r.callOptions(ctx, params))
+	opts := ev.options(r.callOptions(ctx))
 	opts.Meta = extra
 	reg := r.c.Relay.OpenStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
 	res, err := r.callCounted(ctx, params, opts)

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
-	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -89,8 +88,8 @@ func (r *route) setParams(params json.RawMessage) { r.req.Params = params }
 // transport's deadline fires: when grpc-go's server-side timer fires
 // first it resets the stream, and a client whose own timer has not yet
 // fired sees CANCELLED without details.
-func (r *route) callOptions(ctx context.Context, params json.RawMessage) *stdio.CallOptions {
-	d := pool.DeadlinesOf(r.srv.Config(), toolName(r.method, params))
+func (r *route) callOptions(ctx context.Context) *stdio.CallOptions {
+	d := pool.DeadlinesOf(r.srv.Config(), toolName(r.req))
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl)
 		return &stdio.CallOptions{Timeout: max(min(left-deadlineMargin(left), d.Max), time.Millisecond)}
@@ -98,14 +97,13 @@ func (r *route) callOptions(ctx context.Context, params json.RawMessage) *stdio.
 	return &stdio.CallOptions{Timeout: d.Default}
 }
 
-// toolName is the tool a tools/call names, "" for any other request.
-func toolName(method string, params json.RawMessage) string {
-	if method != "tools/call" {
+// toolName is the tool a tools/call names, as the door read it; "" for
+// any other request.
+func toolName(req *door.Request) string {
+	if req.Method != "tools/call" || len(req.Names) != 1 {
 		return ""
 	}
-	raw, _ := rawjson.Member(params, "name")
-	name, _ := rawjson.StringValue(raw)
-	return name
+	return req.Names[0]
 }
 
 // deadlineMargin is how much earlier than its gRPC deadline a call is
@@ -129,7 +127,7 @@ func (r *route) call(ctx context.Context, params json.RawMessage, opts *stdio.Ca
 func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
 	defer r.release()
 	if opts == nil {
-		opts = r.callOptions(ctx, params)
+		opts = r.callOptions(ctx)
 	}
 	start := time.Now()
 	res, err := r.pass.Call(ctx, r.c.Client, params, opts, false)

@@ -148,7 +148,7 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	// offered the requests a legacy child sends meanwhile (fanout.Relay);
 	// it leaves the routing before the result is sent.
 	reg := r.c.Relay.OpenStream(ctx, true, req.GetServerRequests(), func(sr *mcpbridgev1.ServerRequest) error { return ev.send(sr) })
-	res, err := r.callCounted(ctx, params, ev.options(r.callOptions(ctx, params)))
+	res, err := r.callCounted(ctx, params, ev.options(r.callOptions(ctx)))
 	reg.Close()
 	if err != nil {
 		return ev.finish(err)

@@ -68,12 +68,18 @@ func MetaVersion(params json.RawMessage) (meta json.RawMessage, version string, 
 	if !ok || !rawjson.IsObject(meta) {
 		return nil, "", false
 	}
+	version, present = VersionIn(meta)
+	return meta, version, present
+}
+
+// VersionIn is MetaVersion for a _meta object already in hand.
+func VersionIn(meta json.RawMessage) (version string, present bool) {
 	raw, ok := rawjson.Member(meta, MetaProtocolVersion)
 	if !ok {
-		return meta, "", false
+		return "", false
 	}
 	version, _ = rawjson.StringValue(raw)
-	return meta, version, true
+	return version, true
 }
 
 // Reserved keys of _meta. A 2026-07-28 request carries the first four (the

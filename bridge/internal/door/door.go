@@ -28,12 +28,14 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -90,12 +92,34 @@ type Request struct {
 	Kind   access.Kind     // what Names names
 	Names  []string        // the tools, resources or prompts the request is about
 	Long   bool            // a stream that stays open: it counts for the rate, not for the calls in flight
+	Meta   json.RawMessage // params._meta when it is an object (ParseRequest only): the era, the progress token, the trace parent
 }
 
-// NewRequest decodes what an MCP request asks of srv from its params.
+// NewRequest decodes what an MCP request asks of srv from its params: the
+// members that name its target, read up to the last of them.
 func NewRequest(via string, srv *Server, method string, params json.RawMessage) *Request {
 	kind, names := Target(method, params)
 	return &Request{Via: via, Server: srv, Method: method, Params: params, Kind: kind, Names: names}
+}
+
+// targetKeys are the members of params that Target and ParseRequest read.
+var targetKeys = []string{"name", "uri", "ref", "notifications", "_meta"}
+
+// ParseRequest is NewRequest for a request whose _meta matters too (a
+// tunnel's, which the bridge forwards as sent): params are read once, in
+// one pass, for the target and Meta.
+func ParseRequest(via string, srv *Server, method string, params json.RawMessage) *Request {
+	vals := make([][]byte, len(targetKeys))
+	if _, err := rawjson.ScanMembers(params, targetKeys, vals); err != nil {
+		clear(vals)
+	}
+	member := func(key string) json.RawMessage { return vals[slices.Index(targetKeys, key)] }
+	kind, names := target(method, member)
+	req := &Request{Via: via, Server: srv, Method: method, Params: params, Kind: kind, Names: names}
+	if meta := member("_meta"); rawjson.IsObject(meta) {
+		req.Meta = meta
+	}
+	return req
 }
 
 // name is the first name the request is about, "" for none.
@@ -206,7 +230,7 @@ func (p *Pass) Release() {
 // takes the span's parent from the request's own _meta (a tunnel's client
 // that traces).
 func (p *Pass) Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, opts *stdio.CallOptions, fromMeta bool) (json.RawMessage, error) {
-	op := p.d.Obs.begin(ctx, p.req.Server.Name, c, p.req.Method, p.req.Params, p.req.Kind, p.req.Names, fromMeta)
+	op := p.d.Obs.begin(ctx, p.req.Server.Name, c, p.req, fromMeta)
 	res, err := c.Call(ctx, p.req.Method, sent, op.options(opts))
 	op.end(res, err)
 	return res, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -99,8 +100,7 @@ func BenchmarkObserveOperation(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				kind, names := Target("tools/call", params)
-				op := o.begin(ctx, "s", nil, "tools/call", params, kind, names, false)
+				op := o.begin(ctx, "s", nil, NewRequest(ViaGRPC, nil, "tools/call", params), false)
 				opts := op.options(&stdio.CallOptions{})
 				if opts.OnRequestID != nil {
 					opts.OnRequestID(1)
@@ -108,5 +108,27 @@ func BenchmarkObserveOperation(b *testing.B) {
 				op.end(res, nil)
 			}
 		})
+	}
+}
+
+// TestParseRequest: a tunnel request read in one pass names the same
+// target as NewRequest and carries its _meta when it is an object.
+func TestParseRequest(t *testing.T) {
+	for _, c := range []struct{ method, params, meta string }{
+		{"tools/call", `{"name":"echo","arguments":{"name":"not me"},"_meta":{"progressToken":1}}`, `{"progressToken":1}`},
+		{"tools/call", `{"_meta":{"a":1},"n\u0061me":"escaped"}`, `{"a":1}`},
+		{"prompts/get", `{"name":"p","_meta":"not an object"}`, ``},
+		{"resources/read", `{"uri":"demo://x"}`, ``},
+		{"completion/complete", `{"ref":{"type":"ref/resource","uri":"demo://t/{x}"},"argument":{"name":"x","value":""}}`, ``},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"p"}}`, ``},
+		{"subscriptions/listen", `{"notifications":{"resourceSubscriptions":["a://1","a://2"]},"_meta":{}}`, `{}`},
+		{"tools/list", `{}`, ``},
+		{"tools/call", `not json`, ``},
+	} {
+		got := ParseRequest(ViaConnect, nil, c.method, json.RawMessage(c.params))
+		want := NewRequest(ViaConnect, nil, c.method, json.RawMessage(c.params))
+		if got.Kind != want.Kind || !slices.Equal(got.Names, want.Names) || string(got.Meta) != c.meta {
+			t.Errorf("ParseRequest(%s, %s) = %v %q meta %s; want %v %q meta %s", c.method, c.params, got.Kind, got.Names, got.Meta, want.Kind, want.Names, c.meta)
+		}
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
-	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -100,7 +99,8 @@ type operation struct {
 //
 // fromMeta takes the span's parent from the request's own _meta when it
 // carries one (a tunnel's client that traces), before ctx's.
-func (o *Observer) begin(ctx context.Context, srv string, c *stdio.Client, method string, params json.RawMessage, kind access.Kind, names []string, fromMeta bool) *operation {
+func (o *Observer) begin(ctx context.Context, srv string, c *stdio.Client, req *Request, fromMeta bool) *operation {
+	method, kind, names := req.Method, req.Kind, req.Names
 	if o == nil {
 		return nil
 	}
@@ -112,8 +112,7 @@ func (o *Observer) begin(ctx context.Context, srv string, c *stdio.Client, metho
 		return op
 	}
 	if fromMeta {
-		meta, _ := rawjson.Member(params, "_meta")
-		ctx = tracemeta.Extract(ctx, meta)
+		ctx = tracemeta.Extract(ctx, req.Meta)
 	}
 	spanName := method
 	switch {

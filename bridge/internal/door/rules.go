@@ -42,26 +42,37 @@ func (d *Door) Access() *Access { return d.acc.Load() }
 // Target is what an MCP request asks of a server: a tool, resource or
 // prompt by name (kind Server: nothing beyond the server).
 func Target(method string, params json.RawMessage) (access.Kind, []string) {
-	str := func(obj json.RawMessage, key string) string {
-		raw, _ := rawjson.Member(obj, key)
+	return target(method, func(key string) json.RawMessage {
+		raw, _ := rawjson.Member(params, key)
+		return raw
+	})
+}
+
+// target is Target with the members of params read by member.
+func target(method string, member func(key string) json.RawMessage) (access.Kind, []string) {
+	str := func(raw json.RawMessage) string {
 		v, _ := rawjson.StringValue(raw)
 		return v
 	}
+	sub := func(obj json.RawMessage, key string) json.RawMessage {
+		raw, _ := rawjson.Member(obj, key)
+		return raw
+	}
 	switch method {
 	case "tools/call":
-		return access.Tool, []string{str(params, "name")}
+		return access.Tool, []string{str(member("name"))}
 	case "prompts/get":
-		return access.Prompt, []string{str(params, "name")}
+		return access.Prompt, []string{str(member("name"))}
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		return access.Resource, []string{str(params, "uri")}
+		return access.Resource, []string{str(member("uri"))}
 	case "completion/complete":
-		ref, _ := rawjson.Member(params, "ref")
-		if str(ref, "type") == "ref/resource" {
-			return access.Resource, []string{str(ref, "uri")}
+		ref := member("ref")
+		if str(sub(ref, "type")) == "ref/resource" {
+			return access.Resource, []string{str(sub(ref, "uri"))}
 		}
-		return access.Prompt, []string{str(ref, "name")}
+		return access.Prompt, []string{str(sub(ref, "name"))}
 	case "subscriptions/listen":
-		filter, _ := rawjson.Member(params, "notifications")
+		filter := member("notifications")
 		uris, _ := rawjson.Member(filter, "resourceSubscriptions")
 		var names []string
 		rawjson.Elements(uris, func(_ int, v json.RawMessage) bool {

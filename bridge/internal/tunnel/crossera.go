@@ -58,8 +58,8 @@ const (
 
 // modernRequest reports whether a request of the tunnel's client is a
 // 2026-07-28 request, and records the era it shows.
-func (t *Tunnel) modernRequest(method string, params json.RawMessage) bool {
-	_, version, has := protocol.MetaVersion(params)
+func (t *Tunnel) modernRequest(method string, meta json.RawMessage) bool {
+	version, has := protocol.VersionIn(meta)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {
@@ -96,11 +96,11 @@ func (t *Tunnel) Asking() bool {
 // cross routes a request of the other era than the child's. handled is
 // false for a request of the child's own era; run is nil when the request
 // was answered at once.
-func (t *Tunnel) cross(id json.RawMessage, method string, params json.RawMessage) (run func(context.Context, *tunnelCall), handled bool) {
-	modern := t.modernRequest(method, params)
+func (t *Tunnel) cross(id json.RawMessage, method string, params, meta json.RawMessage) (run func(context.Context, *tunnelCall), handled bool) {
+	modern := t.modernRequest(method, meta)
 	switch {
 	case modern && t.legacy:
-		return t.modernOnLegacy(id, method, params), true
+		return t.modernOnLegacy(id, method, params, meta), true
 	case !modern && !t.legacy:
 		return t.legacyOnModern(id, method, params), true
 	}
@@ -219,13 +219,14 @@ func (t *Tunnel) peerMeta() (json.RawMessage, mcpbridgev1.LoggingLevel) {
 // answers the child's input_required results by asking the tunnel, as a
 // 2025 server asks its client.
 func (t *Tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage) {
-	params, token, err := takeProgressToken(params)
+	adm := passOf(ctx)
+	params, token, err := takeProgressToken(params, adm.Meta)
 	if err != nil {
 		t.finish(id, call, nil, err)
 		return
 	}
 	meta, level := t.peerMeta()
-	opts := &stdio.CallOptions{Timeout: t.host.MaxDeadline(method, params), Meta: meta}
+	opts := &stdio.CallOptions{Timeout: adm.Deadline, Meta: meta}
 	if token != nil {
 		opts.Progress = t.progressTo(func() json.RawMessage { return token })
 	}

@@ -26,8 +26,8 @@ type modernCall struct {
 	level mcpbridgev1.LoggingLevel // 0: no logs
 }
 
-func (t *Tunnel) modernOnLegacy(id json.RawMessage, method string, params json.RawMessage) func(context.Context, *tunnelCall) {
-	mc, e := t.validateModern(method, params)
+func (t *Tunnel) modernOnLegacy(id json.RawMessage, method string, params, meta json.RawMessage) func(context.Context, *tunnelCall) {
+	mc, e := t.validateModern(method, params, meta)
 	if e != nil {
 		t.fail(id, e)
 		return nil
@@ -46,7 +46,7 @@ func (t *Tunnel) modernOnLegacy(id json.RawMessage, method string, params json.R
 
 // validateModern checks a 2026 request as a 2026 server does, in the order
 // of docs/protocol.md, "Validation order".
-func (t *Tunnel) validateModern(method string, params json.RawMessage) (modernCall, *jsonrpc.Error) {
+func (t *Tunnel) validateModern(method string, params, meta json.RawMessage) (modernCall, *jsonrpc.Error) {
 	invalid := func(format string, args ...any) *jsonrpc.Error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: "+format, args...)
 	}
@@ -56,7 +56,7 @@ func (t *Tunnel) validateModern(method string, params json.RawMessage) (modernCa
 	if !rawjson.IsObject(params) {
 		return modernCall{}, invalid("params must be an object")
 	}
-	meta, version, has := protocol.MetaVersion(params)
+	version, has := protocol.VersionIn(meta)
 	switch {
 	case meta == nil:
 		return modernCall{}, invalid(protocol.NoMeta)
@@ -190,8 +190,8 @@ func legacyParams(params json.RawMessage) json.RawMessage {
 // legacyOptions are the call options of a 2026 request on a legacy child:
 // its own progress token and, when it set a level, its logs, with the
 // child held at that level meanwhile (release when the call ends).
-func (t *Tunnel) legacyOptions(method string, params json.RawMessage, mc modernCall, token func() json.RawMessage) (*stdio.CallOptions, func()) {
-	opts := &stdio.CallOptions{Timeout: t.host.MaxDeadline(method, params), Verbatim: true}
+func (t *Tunnel) legacyOptions(deadline time.Duration, mc modernCall, token func() json.RawMessage) (*stdio.CallOptions, func()) {
+	opts := &stdio.CallOptions{Timeout: deadline, Verbatim: true}
 	if token() != nil {
 		opts.Progress = t.progressTo(token)
 	}
@@ -205,12 +205,13 @@ func (t *Tunnel) legacyOptions(method string, params json.RawMessage, mc modernC
 
 // forwardToLegacy forwards a 2026 request that never asks for input.
 func (t *Tunnel) forwardToLegacy(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage, mc modernCall) {
-	params, token, err := takeProgressToken(params)
+	adm := passOf(ctx)
+	params, token, err := takeProgressToken(params, adm.Meta)
 	if err != nil {
 		t.finish(id, call, nil, err)
 		return
 	}
-	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage { return token })
+	opts, release := t.legacyOptions(adm.Deadline, mc, func() json.RawMessage { return token })
 	defer release()
 	start := time.Now()
 	res, err := t.callChild(ctx, legacyParams(params), opts)

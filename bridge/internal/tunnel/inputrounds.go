@@ -72,7 +72,7 @@ func mrtrDigest(params json.RawMessage) [sha256.Size]byte {
 // inputCall serves a 2026 tools/call, prompts/get or resources/read on a
 // legacy child: a fresh call, or the retry of a parked round.
 func (t *Tunnel) inputCall(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage, mc modernCall) {
-	params, token, err := takeProgressToken(params)
+	params, token, err := takeProgressToken(params, passOf(ctx).Meta)
 	if err != nil {
 		t.finish(id, call, nil, err)
 		return
@@ -114,7 +114,7 @@ func (t *Tunnel) startOp(reqCtx context.Context, method string, params json.RawM
 	op := &inputOp{method: method, digest: digest, caps: mc.caps, ctx: ctx, cancel: cancel,
 		asks: make(chan *inputAsk, maxTunnelCalls), done: make(chan fanout.Outcome, 1), pending: map[string]*inputAsk{}}
 	op.token.Store(&token)
-	opts, release := t.legacyOptions(method, params, mc, func() json.RawMessage {
+	opts, release := t.legacyOptions(passOf(reqCtx).Deadline, mc, func() json.RawMessage {
 		if p := op.token.Load(); p != nil {
 			return *p
 		}

@@ -94,17 +94,28 @@ type Tunnel struct {
 // requests passes (docs/architecture.md, "The door"), the rules applied
 // to list results, the server's deadlines.
 type Host interface {
-	// Admit takes one request of the tunnel through the door: its pass,
-	// or the JSON-RPC error that refuses it. A long request (a listen)
-	// stays open and counts for the rate only.
-	Admit(ctx context.Context, method string, params json.RawMessage, long bool) (Pass, *jsonrpc.Error)
+	// Admit takes one request of the tunnel through the door, which reads
+	// its params once: its admission, or the JSON-RPC error that refuses
+	// it. A long request (a listen) stays open and counts for the rate
+	// only.
+	Admit(ctx context.Context, method string, params json.RawMessage, long bool) (*Admission, *jsonrpc.Error)
 	// FilterList removes from a list result what the caller may not use.
 	FilterList(ctx context.Context, method string, res json.RawMessage) json.RawMessage
-	// MaxDeadline bounds a request, which carries no deadline of its own.
-	MaxDeadline(method string, params json.RawMessage) time.Duration
 	// DefaultDeadline bounds the tunnel's own requests to the child.
 	DefaultDeadline() time.Duration
 	Logger() *slog.Logger
+}
+
+// Admission is a request of the tunnel that passed the door: its pass,
+// and what the door read of its params, which nothing reads again.
+type Admission struct {
+	Pass
+	// Meta is params._meta (nil when absent or not an object): the
+	// client's era, its progress token, its trace context.
+	Meta json.RawMessage
+	// Deadline bounds the request, which carries no deadline of its own:
+	// the server's or the tool's longest.
+	Deadline time.Duration
 }
 
 // Pass is an admitted request of the tunnel.
@@ -303,7 +314,7 @@ func (t *Tunnel) request(id json.RawMessage, method string, params json.RawMessa
 		}
 	}()
 
-	run, crossed := t.cross(id, method, params)
+	run, crossed := t.cross(id, method, params, ps.Meta)
 	switch {
 	case crossed:
 		if run == nil {
@@ -407,7 +418,8 @@ func asRPCError(err error) *jsonrpc.Error {
 // forward sends a request to the child with the tunnel's progress token
 // replaced by the Client's own and restores it on the way back.
 func (t *Tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage) {
-	params, token, err := takeProgressToken(params)
+	adm := passOf(ctx)
+	params, token, err := takeProgressToken(params, adm.Meta)
 	if err != nil {
 		t.finish(id, call, nil, err)
 		return
@@ -415,7 +427,7 @@ func (t *Tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 	// Verbatim: the child sees the client's own params and _meta, and
 	// answers a missing _meta or another version as it would without the
 	// bridge.
-	opts := &stdio.CallOptions{Timeout: t.host.MaxDeadline(method, params), Verbatim: true}
+	opts := &stdio.CallOptions{Timeout: adm.Deadline, Verbatim: true}
 	if token != nil {
 		opts.Progress = func(p stdio.Progress) {
 			raw, err := rawjson.SetMember(p.Raw, "progressToken", token)
@@ -430,12 +442,12 @@ func (t *Tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 	t.finish(id, call, t.host.FilterList(t.ctx, method, res), err)
 }
 
-// passKey carries the door's pass of a tunnel request in the contexts of
+// passKey carries the admission of a tunnel request in the contexts of
 // its work.
 type passKey struct{}
 
-// passOf is the pass of the tunnel request whose work ctx is.
-func passOf(ctx context.Context) Pass { return ctx.Value(passKey{}).(Pass) }
+// passOf is the admission of the tunnel request whose work ctx is.
+func passOf(ctx context.Context) *Admission { return ctx.Value(passKey{}).(*Admission) }
 
 // callChild sends the tunnel request of ctx to the child, through its
 // pass (the bridge's door): counted in flight on the child's relay, and observed,
@@ -453,11 +465,11 @@ func (t *Tunnel) audit(ctx context.Context, start time.Time, res json.RawMessage
 	passOf(ctx).Record(start, res, err)
 }
 
-// takeProgressToken removes params._meta.progressToken and returns it.
+// takeProgressToken removes params._meta.progressToken and returns it;
+// meta is params._meta, as the door read it.
 // The Client mints its own token when a Progress callback is set.
-func takeProgressToken(params json.RawMessage) (json.RawMessage, json.RawMessage, error) {
-	meta, ok := rawjson.Member(params, "_meta")
-	if !ok || !rawjson.IsObject(meta) {
+func takeProgressToken(params, meta json.RawMessage) (json.RawMessage, json.RawMessage, error) {
+	if meta == nil {
 		return params, nil, nil
 	}
 	token, ok := rawjson.Member(meta, "progressToken")

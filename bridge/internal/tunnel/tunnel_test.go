@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -23,12 +24,13 @@ func TestTakeProgressToken(t *testing.T) {
 		{`{"name":"x","_meta":{"progressToken":"t-1"}}`, `{"name":"x","_meta":{}}`, `"t-1"`},
 		{`{"name":"x"}`, `{"name":"x"}`, ``},
 	} {
-		params, token, err := takeProgressToken(json.RawMessage(c.in))
+		meta, _ := rawjson.Member(json.RawMessage(c.in), "_meta")
+		params, token, err := takeProgressToken(json.RawMessage(c.in), meta)
 		if err != nil || string(params) != c.params || string(token) != c.token {
 			t.Errorf("takeProgressToken(%s) = %s, %s, %v; want %s, %s", c.in, params, token, err, c.params, c.token)
 		}
 	}
-	_, _, err := takeProgressToken(json.RawMessage(`{"_meta":{"progressToken":{"a":1}}}`))
+	_, _, err := takeProgressToken(json.RawMessage(`{"_meta":{"progressToken":{"a":1}}}`), json.RawMessage(`{"progressToken":{"a":1}}`))
 	if e, ok := err.(*jsonrpc.Error); !ok || e.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("an object as a progress token: %v, want -32602", err)
 	}
