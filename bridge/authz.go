@@ -8,7 +8,6 @@ package bridge
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"google.golang.org/grpc/codes"
@@ -34,15 +33,4 @@ func (s *Service) authenticate(ctx context.Context) (context.Context, error) {
 // allowServer reports whether the caller of ctx may use server at all.
 func (s *Service) allowServer(ctx context.Context, server string) bool {
 	return s.door.Access().Rules.Allow(access.FromContext(ctx), server, access.Server, "")
-}
-
-// checkAccess checks the access settings of a configuration.
-func (c *Config) checkAccess() error {
-	if err := c.Rules.Check(); err != nil {
-		return err
-	}
-	if len(c.Rules) > 0 && !c.Auth.Enabled() {
-		return fmt.Errorf("bridge: authorization rules need authentication (API keys, JWT or mTLS)")
-	}
-	return nil
 }

@@ -1,3 +1,10 @@
+// Package pool is the fronted servers and their children: a server's
+// configuration and its one check (Normalize), the policy that maps its
+// callers to children (shared, pool, session), each child's supervisor
+// and processes, their stderr, and their state as metrics
+// (docs/architecture.md, "Child policies"). Package bridge gives its
+// configuration types their public names and reaches a child only
+// through Server.Acquire.
 package pool
 
 // This file is a fronted server's children under its policy
