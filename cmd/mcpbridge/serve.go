@@ -440,7 +440,7 @@ func serveConfig(f *serveFlags) (cfg bridge.Config, file *configfile.File, liste
 		Env: f.env, InheritEnv: f.inheritEnv,
 		DisableReaper: !f.reaper}
 	server.Policy, _ = bridge.ParsePolicy(f.policy) // checked by parseServe
-	switch server.Policy { // each policy's settings, and only its own
+	switch server.Policy {                          // each policy's settings, and only its own
 	case bridge.PolicyPool:
 		server.Pool = bridge.PoolConfig{Min: f.poolSize}
 	case bridge.PolicySession:
