@@ -190,7 +190,22 @@ type (
 	PoolConfig = pool.PoolConfig
 	// SessionConfig configures PolicySession.
 	SessionConfig = pool.SessionConfig
+	// TunnelMode is what serves a 2025 era Connect tunnel
+	// (ServerConfig.Tunnel): a child of its own, or the policy's.
+	TunnelMode = pool.TunnelMode
 )
+
+// The tunnel modes.
+const (
+	// TunnelPrivate gives a tunnel whose client opens with initialize a
+	// child of its own, initialized with that initialize (the default).
+	TunnelPrivate = pool.TunnelPrivate
+	// TunnelShared serves every tunnel from the policy's children.
+	TunnelShared = pool.TunnelShared
+)
+
+// ParseTunnelMode reads a tunnel mode's name: private or shared.
+func ParseTunnelMode(name string) (TunnelMode, error) { return pool.ParseTunnelMode(name) }
 
 // The policies (docs/architecture.md, "Child policies").
 const (

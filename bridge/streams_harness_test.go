@@ -164,11 +164,19 @@ type tunnelConn struct {
 
 func (b *streamsBridge) connect(ctx context.Context, tb testing.TB, server string) *tunnelConn {
 	tb.Helper()
+	return b.connectWith(ctx, tb, server, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// connectWith opens a tunnel whose first message is first: a host's
+// initialize, for the child of its own that it gets (connect's first
+// message is not one, and shares the server's children).
+func (b *streamsBridge) connectWith(ctx context.Context, tb testing.TB, server, first string) *tunnelConn {
+	tb.Helper()
 	st, err := b.client.Connect(ctx)
 	if err != nil {
 		tb.Fatalf("Connect: %v", err)
 	}
-	if err := st.Send(&mcpbridgev1.ConnectRequest{Server: server, MessageJson: `{"jsonrpc":"2.0","method":"notifications/initialized"}`}); err != nil {
+	if err := st.Send(&mcpbridgev1.ConnectRequest{Server: server, MessageJson: first}); err != nil {
 		tb.Fatalf("Connect: first Send: %v", err)
 	}
 	return &tunnelConn{tb: tb, st: st}

@@ -531,3 +531,55 @@ func TestConnectPassesTheClientsMeta(t *testing.T) {
 		})
 	}
 }
+
+// TestTunnelChildren: a tunnel that opens with initialize gets a child of
+// its own, started with that initialize and stopped when the tunnel ends
+// (Tunnel private, the default); with Tunnel shared it uses the server's
+// child; a server that refuses the client's initialize (a 2026-07-28
+// child) serves the tunnel from its own child, across eras.
+func TestTunnelChildren(t *testing.T) {
+	t.Parallel()
+	const initialize = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"host","version":"1"}}}`
+	private := streamsFixtureServer(t, "private", "legacy")
+	shared := streamsFixtureServer(t, "shared", "legacy")
+	shared.Tunnel = TunnelShared
+	modern := streamsFixtureServer(t, "modern", "modern")
+	b := startStreamsBridge(t, private, shared, modern)
+	ctx := testCtx(t)
+	children := func(server string) []*mcpbridgev1.Child {
+		t.Helper()
+		resp, err := b.client.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: server})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.GetChildren()
+	}
+	for _, c := range []struct {
+		server string
+		want   int // children while two tunnels are open
+	}{{"private", 3}, {"shared", 1}, {"modern", 1}} {
+		var tuns []*tunnelConn
+		for range 2 {
+			tun := b.connectWith(ctx, t, c.server, initialize)
+			if m, text := tun.response(`"init"`, nil); m.HasError() || !strings.Contains(text, `"serverInfo"`) {
+				t.Fatalf("%s: initialize = %s", c.server, text)
+			}
+			tuns = append(tuns, tun)
+		}
+		if got := children(c.server); len(got) != c.want {
+			t.Errorf("%s: %d children with two tunnels open, want %d: %v", c.server, len(got), c.want, got)
+		}
+		for _, tun := range tuns {
+			if _, err := tun.closeAndDrain(); err != nil {
+				t.Errorf("%s: the tunnel ended with %v", c.server, err)
+			}
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for len(children(c.server)) != 1 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if got := children(c.server); len(got) != 1 {
+			t.Errorf("%s: %d children after the tunnels ended, want the server's own: %v", c.server, len(got), got)
+		}
+	}
+}

@@ -68,6 +68,7 @@ type serveFlags struct {
 	inheritEnv      bool
 	policy          string
 	poolSize        int
+	tunnel          string
 	maxSessions     int
 	tlsCert         string
 	tlsKey          string
@@ -108,7 +109,7 @@ func (e *envFlag) Set(s string) error {
 // command-line shorthand; --config describes servers instead.
 var serverFlags = []string{"name", "protocol", "max-request-bytes", "client-capabilities", "roots", "child-log-level",
 	"expose-stderr", "grace", "handshake-timeout", "max-restarts", "max-restart-backoff", "reaper", "env", "inherit-env",
-	"policy", "pool-size", "max-sessions"}
+	"policy", "pool-size", "max-sessions", "tunnel"}
 
 // newServeFlags returns the flag set of `mcpbridge serve`, which sets f.
 func newServeFlags() (*serveFlags, *flag.FlagSet) {
@@ -136,6 +137,7 @@ func newServeFlags() (*serveFlags, *flag.FlagSet) {
 	fs.Var(&f.env, "env", "`NAME=VALUE` sets a variable of the child, NAME passes the bridge's own; repeatable. The child gets only these, PATH, HOME, the locale, TZ and TMPDIR")
 	fs.BoolVar(&f.inheritEnv, "inherit-env", false, "give the child the bridge's whole environment (default: only --env and a safe base)")
 	fs.StringVar(&f.policy, "policy", "shared", "child `policy`: shared (one child), pool (--pool-size children) or session (one per mcp-session metadata value)")
+	fs.StringVar(&f.tunnel, "tunnel", "private", "what serves a Connect tunnel whose client opens with initialize: `private` (a child of its own) or shared (the policy's)")
 	fs.IntVar(&f.poolSize, "pool-size", bridge.DefaultPoolMin, "the children of the pool policy")
 	fs.IntVar(&f.maxSessions, "max-sessions", bridge.DefaultMaxSessions, "the most sessions at once under the session policy")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS with the certificate chain in this PEM `file` (with --tls-key); re-read when it changes")
@@ -198,6 +200,9 @@ func parseServe(args []string, implicit bool) (*serveFlags, error) {
 	}
 	if _, err := bridge.ParsePolicy(f.policy); err != nil {
 		return nil, usageError{err: fmt.Errorf("invalid value %q for flag --policy: %v", f.policy, err)}
+	}
+	if _, err := bridge.ParseTunnelMode(f.tunnel); err != nil {
+		return nil, usageError{err: fmt.Errorf("invalid value %q for flag --tunnel: %v", f.tunnel, err)}
 	}
 	bad := func(name, format string, args ...any) error {
 		return usageError{err: fmt.Errorf("invalid value %q for flag --%s: %s", fs.Lookup(name).Value.String(), name, fmt.Sprintf(format, args...))}
@@ -439,8 +444,10 @@ func serveConfig(f *serveFlags) (cfg bridge.Config, file *configfile.File, liste
 		Capabilities: json.RawMessage(f.capabilities), LogLevel: f.childLogLevel,
 		Env: f.env, InheritEnv: f.inheritEnv,
 		DisableReaper: !f.reaper}
-	server.Policy, _ = bridge.ParsePolicy(f.policy) // checked by parseServe
-	switch server.Policy {                          // each policy's settings, and only its own
+	server.Policy, _ = bridge.ParsePolicy(f.policy)     // checked by parseServe
+	server.Tunnel, _ = bridge.ParseTunnelMode(f.tunnel) // likewise
+	// Each policy's settings, and only its own.
+	switch server.Policy {
 	case bridge.PolicyPool:
 		server.Pool = bridge.PoolConfig{Min: f.poolSize}
 	case bridge.PolicySession:

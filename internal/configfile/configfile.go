@@ -147,6 +147,7 @@ type Server struct {
 	Limits               Limits             `yaml:"limits"`
 	AuditPayloads        bool               `yaml:"audit_payloads"`
 	Policy               string             `yaml:"policy"`
+	Tunnel               string             `yaml:"tunnel"`
 	Pool                 Pool               `yaml:"pool"`
 	Session              Session            `yaml:"session"`
 }
@@ -419,6 +420,13 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 				return cfg, at(err.Error(), "policy")
 			}
 			sc.Policy = p
+		}
+		if s.Tunnel != "" {
+			m, err := bridge.ParseTunnelMode(s.Tunnel)
+			if err != nil {
+				return cfg, at(err.Error(), "tunnel")
+			}
+			sc.Tunnel = m
 		}
 		if len(s.Tools) > 0 {
 			sc.Tools = map[string]bridge.Deadlines{}

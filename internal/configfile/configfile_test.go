@@ -21,6 +21,7 @@ servers:
   - name: demo
     command: [mcpbridge, demo]
     policy: shared
+    tunnel: shared
     tools:
       progress: {default_deadline: 1m, max_deadline: 5m}
   - name: sdk
@@ -48,7 +49,7 @@ func TestParseGood(t *testing.T) {
 		t.Fatalf("Parse = %+v, %+v", cfg, f)
 	}
 	demo, sdk, every := cfg.Servers[0], cfg.Servers[1], cfg.Servers[2]
-	if demo.Command != "mcpbridge" || demo.Args[0] != "demo" || demo.Policy != bridge.PolicyShared ||
+	if demo.Command != "mcpbridge" || demo.Args[0] != "demo" || demo.Policy != bridge.PolicyShared || demo.Tunnel != bridge.TunnelShared ||
 		demo.Tools["progress"] != (bridge.Deadlines{Default: time.Minute, Max: 5 * time.Minute}) {
 		t.Errorf("demo = %+v", demo)
 	}
@@ -80,6 +81,7 @@ func TestParseErrors(t *testing.T) {
 		{"unnamed", "servers:\n  - command: [x]\n  - name: b\n    command: [y]\n", "bad.yaml:2: servers[0].name: every server needs a name"},
 		{"protocol", "servers:\n  - name: a\n    command: [x]\n    protocol: 2024-01-01\n", `bad.yaml:4: servers[0].protocol: "2024-01-01" is not auto`},
 		{"policy", "servers:\n  - name: a\n    command: [x]\n    policy: pooled\n", `bad.yaml:4: servers[0].policy: unknown policy "pooled"`},
+		{"tunnel", "servers:\n  - name: a\n    command: [x]\n    tunnel: sometimes\n", `bad.yaml:4: servers[0].tunnel: unknown tunnel mode "sometimes" (want private or shared)`},
 		{"pool without policy", "servers:\n  - name: a\n    command: [x]\n    pool: {min: 2}\n", "bad.yaml:4: servers[0].pool: pool settings need the pool policy"},
 		{"session per principal", "servers:\n  - name: a\n    command: [x]\n    policy: session\n    session: {max: 2, max_per_principal: 3}\n", `bad.yaml:5: servers[0].session.max_per_principal: 3 is above the session max 2`},
 		{"bridge check", "servers:\n  - name: a\n    command: [x]\n    policy: pool\n    pool: {min: 3, max: 2}\n", `bad.yaml:5: servers[0].pool.max: 2 is below the pool's min 3`},

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -24,9 +25,11 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // Process is one negotiated process of a child of a fronted server: the
@@ -73,7 +76,7 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 		relays[c] = r
 		return c, nil
 	}
-	c, err := stdio.Connect(ctx, spawn, srv.cfg.connect())
+	c, err := stdio.Connect(ctx, spawn, m.connectConfig())
 	for _, old := range started {
 		if err != nil || old != c {
 			retire(old)
@@ -103,12 +106,41 @@ type Child struct {
 	owner   string   // a session's principal (access.CallerID); "" without authentication
 	digest  string   // a short digest of session, for logs and GetServer
 	private bool     // a Connect stream's own session: ends with the stream
-	used    atomic.Int64
-	ready   atomic.Bool
+	// handshake, when set, is the initialize of the tunnel's client that
+	// a private child is started with, at every start.
+	handshake *Handshake
+	used      atomic.Int64
+	ready     atomic.Bool
 
 	id       string         // its label in metrics: a pool index, or digest
 	counters stdio.Counters // its processes' traffic, for metrics
 	waiting  atomic.Int32   // callers waiting for its process to be ready
+}
+
+// connectConfig is how the child is negotiated with: as its server says,
+// or, for a tunnel's private child, with its client's own initialize.
+func (m *Child) connectConfig() stdio.ConnectConfig {
+	cc := m.srv.cfg.connect()
+	if hs := m.handshake; hs != nil {
+		cc.Capabilities, cc.ClientInfo = hs.Capabilities, hs.ClientInfo
+		if m.srv.cfg.Roots != nil { // the bridge answers roots/list: it says so
+			cc.Capabilities = withRoots(hs.Capabilities)
+		}
+		// The client's version first, then the other legacy versions the
+		// server may speak: it answers the client with one of them, as it
+		// would if the client had launched it.
+		cc.Versions = nil
+		if protocol.Supported(hs.Version) && !protocol.Modern(hs.Version) {
+			cc.Versions = []string{hs.Version}
+		}
+		for _, v := range protocol.Versions {
+			if v != hs.Version && !protocol.Modern(v) && (len(m.srv.cfg.Versions) == 0 || slices.Contains(m.srv.cfg.Versions, v)) {
+				cc.Versions = append(cc.Versions, v)
+			}
+		}
+
+	}
+	return cc
 }
 
 // Status is the child's supervisor's status: its state and its process.
@@ -155,8 +187,8 @@ func sessionDigest(session string) string {
 }
 
 // newChild makes and starts a child of srv.
-func (srv *Server) newChild(session string, env []EnvVar) *Child {
-	m := &Child{srv: srv, stderr: newStderrLines(), session: session, env: env}
+func (srv *Server) newChild(session string, env []EnvVar, hs *Handshake) *Child {
+	m := &Child{srv: srv, stderr: newStderrLines(), session: session, env: env, handshake: hs}
 	log := srv.log
 	if session != "" {
 		m.digest = sessionDigest(session)
@@ -183,11 +215,19 @@ func (srv *Server) newChild(session string, env []EnvVar) *Child {
 			m.ready.Store(ready)
 			srv.healthChanged()
 		},
-		Permanent: cannotExecute,
+		Permanent: func(err error) bool { return cannotExecute(err) || hs != nil && refusedHandshake(err) },
 		Logger:    log,
 		LastWords: m.stderr.Last,
 	})
 	return m
+}
+
+// refusedHandshake reports a child that answered a client's initialize
+// with an error (one that speaks 2026-07-28 only, or refuses the client's
+// version): no restart changes the answer.
+func refusedHandshake(err error) bool {
+	var e *jsonrpc.Error
+	return errors.As(err, &e) && e.Code != jsonrpc.CodeConnectionClosed && e.Code != jsonrpc.CodeRequestTimeout
 }
 
 // cannotExecute reports a start error that no restart can cure: the

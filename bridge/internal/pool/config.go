@@ -62,6 +62,15 @@ type ServerConfig struct {
 	Policy  Policy
 	Pool    PoolConfig
 	Session SessionConfig
+	// Tunnel is what serves a Connect tunnel whose client opens with
+	// initialize (a 2025 era client) and names no session:
+	// TunnelPrivate (the default), a child of its own initialized with
+	// the client's own initialize, stopped when the tunnel ends, as if
+	// the client had launched the server; TunnelShared, the children of
+	// the policy, initialized by the bridge. A 2026-07-28 client, whose
+	// every request carries its capabilities, always shares them, and so
+	// does a tunnel to a server that refuses the client's initialize.
+	Tunnel TunnelMode
 	// Limits bound each caller of this server, like Config.Limits for
 	// the whole bridge.
 	Limits door.Limits
@@ -194,6 +203,37 @@ func ParsePolicy(name string) (Policy, error) {
 		}
 	}
 	return 0, fmt.Errorf("unknown policy %q (want shared, pool or session)", name)
+}
+
+// TunnelMode is ServerConfig.Tunnel.
+type TunnelMode int
+
+const (
+	// TunnelPrivate gives a 2025 era tunnel a child of its own.
+	TunnelPrivate TunnelMode = iota
+	// TunnelShared serves every tunnel from the policy's children.
+	TunnelShared
+)
+
+// String is the mode's name in the config file.
+func (m TunnelMode) String() string {
+	switch m {
+	case TunnelPrivate:
+		return "private"
+	case TunnelShared:
+		return "shared"
+	}
+	return fmt.Sprintf("TunnelMode(%d)", int(m))
+}
+
+// ParseTunnelMode reads a tunnel mode's name.
+func ParseTunnelMode(name string) (TunnelMode, error) {
+	for _, m := range []TunnelMode{TunnelPrivate, TunnelShared} {
+		if m.String() == name {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown tunnel mode %q (want private or shared)", name)
 }
 
 // SessionMetadataKey is the request metadata key that names a client
@@ -330,6 +370,11 @@ func Capabilities(s *ServerConfig) json.RawMessage {
 	if s.Roots == nil {
 		return caps
 	}
+	return withRoots(caps)
+}
+
+// withRoots is caps with the roots capability.
+func withRoots(caps json.RawMessage) json.RawMessage {
 	if _, ok := rawjson.Member(caps, "roots"); ok {
 		return caps
 	}
@@ -524,6 +569,9 @@ func normalizePolicy(s *ServerConfig) error {
 		c.EnvFromMetadata = env
 	default:
 		return fieldErr("Policy", "unknown policy %d", int(s.Policy))
+	}
+	if s.Tunnel != TunnelPrivate && s.Tunnel != TunnelShared {
+		return fieldErr("Tunnel", "unknown tunnel mode %d", int(s.Tunnel))
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -82,7 +83,7 @@ func New(sc *ServerConfig, opts Options) *Server {
 	if sc.Policy != PolicySession {
 		srv.mu.Lock()
 		for range n {
-			srv.pool = append(srv.pool, srv.newChild("", nil))
+			srv.pool = append(srv.pool, srv.newChild("", nil, nil))
 		}
 		srv.mu.Unlock()
 	}
@@ -112,6 +113,11 @@ func (srv *Server) Acquire(ctx context.Context, method string) (*Process, error)
 	if err != nil {
 		return nil, err
 	}
+	return srv.ready(ctx, m, method)
+}
+
+// ready waits for child m's process to be ready.
+func (srv *Server) ready(ctx context.Context, m *Child, method string) (*Process, error) {
 	m.touch()
 	m.waiting.Add(1)
 	c, err := m.sup.Acquire(ctx)
@@ -158,7 +164,7 @@ func (srv *Server) pick(ctx context.Context, method string) (*Child, error) {
 	case PolicyPool:
 		return srv.leastLoaded(), nil
 	case PolicySession:
-		return srv.session(ctx, method)
+		return srv.session(ctx, method, nil)
 	}
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
@@ -216,45 +222,90 @@ func (srv *Server) grow() {
 	if srv.closed || len(srv.pool) >= srv.cfg.Pool.Max {
 		return
 	}
-	srv.pool = append(srv.pool, srv.newChild("", nil))
+	srv.pool = append(srv.pool, srv.newChild("", nil, nil))
 	srv.log.Info("mcpbridge: pool grew", "children", len(srv.pool))
 }
 
 // session returns the child of the request's session, starting it on the
-// session's first request.
-func (srv *Server) session(ctx context.Context, method string) (*Child, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
+// session's first request. A Connect stream without a session of its own
+// gets a private one, started with hs when its client gave one.
+func (srv *Server) session(ctx context.Context, method string, hs *Handshake) (*Child, error) {
 	name := SessionName(ctx)
-	private := false
 	if name == "" {
 		if method != "Connect" {
 			return nil, rpcerr.ToStatus(srv.name, method, rpcerr.InvalidInput(srv.name, method,
 				"the server %q has one child per session: set the %s metadata", srv.name, SessionMetadataKey))
 		}
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		name, private = "connect-"+hex.EncodeToString(b[:]), true
+		return srv.open(ctx, method, "", hs)
 	}
 	srv.mu.Lock()
-	defer srv.mu.Unlock()
-	if m := srv.sessions[name]; m != nil {
+	m := srv.sessions[name]
+	srv.mu.Unlock()
+	if m != nil {
 		m.touch()
 		return m, nil
 	}
-	if srv.closed {
-		return nil, srv.gone(method)
-	}
-	who := access.CallerID(ctx)
-	if err := srv.principalFull(who, method); err != nil {
+	return srv.open(ctx, method, name, nil)
+}
+
+// Handshake is what an MCP client said of itself in its initialize: a
+// private child is initialized with it, as if the client had launched
+// the server itself.
+type Handshake struct {
+	Version      string          // the protocolVersion it asked for
+	Capabilities json.RawMessage // its ClientCapabilities
+	ClientInfo   json.RawMessage // its Implementation
+}
+
+// AcquirePrivate starts a child of the caller's own, whatever the
+// server's policy, initialized with hs, and returns its ready process; it
+// counts against the server's session caps, and Release stops it. It is a
+// tunnel's own child: a legacy server keeps per-client state in its
+// process, so a tunnel that shares one is not the session its client
+// would have with the server it launched.
+//
+// A child that refuses the handshake (it speaks 2026-07-28 only, where
+// every request carries the client's capabilities and sharing is
+// faithful) is stopped, and the error is ErrRefusedHandshake.
+func (srv *Server) AcquirePrivate(ctx context.Context, method string, hs *Handshake) (*Process, error) {
+	m, err := srv.open(ctx, method, "", hs)
+	if err != nil {
 		return nil, err
 	}
-	if len(srv.sessions) >= srv.cfg.Session.Max {
-		return nil, rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{
-			RPC: jsonrpc.WithData(jsonrpc.CodeInternalError, fmt.Sprintf("The server %q has its most sessions (%d) open", srv.name, srv.cfg.Session.Max),
-				map[string]any{"retryable": true, "limit": srv.cfg.Session.Max}),
-			RetryAfter: srv.cfg.Session.IdleTimeout / 4,
-		})
+	m.touch()
+	m.waiting.Add(1)
+	c, err := m.sup.Acquire(ctx)
+	m.waiting.Add(-1)
+	if err != nil {
+		srv.mu.Lock()
+		removed := srv.dropSession(m)
+		srv.mu.Unlock()
+		if removed {
+			srv.wg.Go(m.sup.Stop)
+		}
+		var ue *supervisor.UnavailableError
+		if errors.As(err, &ue) && refusedHandshake(ue.Cause) {
+			return nil, ErrRefusedHandshake
+		}
+		return nil, rpcerr.ToStatus(srv.name, method, err)
 	}
+	return c, nil
+}
+
+// ErrRefusedHandshake is AcquirePrivate's error for a child that refused
+// its client's initialize.
+var ErrRefusedHandshake = errors.New("pool: the server refused the client's initialize")
+
+// open starts the child of a new session named name, or of a private one
+// (name ""), within the server's caps.
+func (srv *Server) open(ctx context.Context, method, name string, hs *Handshake) (*Child, error) {
+	private := name == ""
+	if private {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		name = "connect-" + hex.EncodeToString(b[:])
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
 	var env []EnvVar
 	for _, name := range slices.Sorted(maps.Keys(srv.cfg.Session.EnvFromMetadata)) {
 		key := srv.cfg.Session.EnvFromMetadata[name]
@@ -269,13 +320,44 @@ func (srv *Server) session(ctx context.Context, method string) (*Child, error) {
 			env = append(env, EnvVar{Name: name, Value: v[0]})
 		}
 	}
-	m := srv.newChild(name, env)
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if m := srv.sessions[name]; m != nil { // started meanwhile by another request
+		m.touch()
+		return m, nil
+	}
+	if srv.closed {
+		return nil, srv.gone(method)
+	}
+	who := access.CallerID(ctx)
+	if err := srv.principalFull(who, method); err != nil {
+		return nil, err
+	}
+	limit, _, retry := srv.sessionCaps()
+	if len(srv.sessions) >= limit {
+		return nil, rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{
+			RPC: jsonrpc.WithData(jsonrpc.CodeInternalError, fmt.Sprintf("The server %q has its most sessions (%d) open", srv.name, limit),
+				map[string]any{"retryable": true, "limit": limit}),
+			RetryAfter: retry,
+		})
+	}
+	m := srv.newChild(name, env, hs)
 	m.private = private
 	m.owner = who
 	srv.sessions[name] = m
 	srv.sessionOrder = append(srv.sessionOrder, m)
-	srv.log.Info("mcpbridge: session started", "session", m.digest, "sessions", len(srv.sessions))
+	srv.log.Info("mcpbridge: session started", "session", m.digest, "sessions", len(srv.sessions), "private", private)
 	return m, nil
+}
+
+// sessionCaps are the most sessions at once, those of one principal, and
+// the wait a refused one is told: a session server's own, and for the
+// private children of the other policies' tunnels the session defaults.
+func (srv *Server) sessionCaps() (total, perPrincipal int, retry time.Duration) {
+	if srv.cfg.Policy == PolicySession {
+		return srv.cfg.Session.Max, srv.cfg.Session.MaxPerPrincipal, srv.cfg.Session.IdleTimeout / 4
+	}
+	return DefaultMaxSessions, max(1, (DefaultMaxSessions+3)/4), time.Second
 }
 
 // SessionName is the session a request names: its mcp-session metadata
@@ -475,7 +557,7 @@ func (srv *Server) principalFull(who, method string) error {
 			open++
 		}
 	}
-	limit := srv.cfg.Session.MaxPerPrincipal
+	_, limit, retry := srv.sessionCaps()
 	if open < limit {
 		return nil
 	}
@@ -483,6 +565,6 @@ func (srv *Server) principalFull(who, method string) error {
 		RPC: jsonrpc.WithData(jsonrpc.CodeInternalError,
 			fmt.Sprintf("The server %q has the most sessions one principal may have (max_per_principal %d) open for this caller", srv.name, limit),
 			map[string]any{"retryable": true, "limit": limit, "per": "principal"}),
-		RetryAfter: srv.cfg.Session.IdleTimeout / 4,
+		RetryAfter: retry,
 	})
 }

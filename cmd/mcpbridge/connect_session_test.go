@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+)
+
+// initializeWith is a 2025-11-25 host's initialize declaring caps.
+func initializeWith(caps string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps +
+		`,"clientInfo":{"name":"test-host","version":"1"}}}`
+}
+
+// toolNames are the names of a tools/list answer, sorted.
+func toolNames(t *testing.T, a map[string]any) []string {
+	t.Helper()
+	res, _ := a["result"].(map[string]any)
+	tools, _ := res["tools"].([]any)
+	var names []string
+	for _, tool := range tools {
+		name, _ := tool.(map[string]any)["name"].(string)
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		t.Fatalf("tools/list answered %v: no tools", a)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestConnectIsTheHostsSession: a 2025 era host through `mcpbridge
+// connect` sees the server it would see had it launched it: the server
+// learns the host's own capabilities (server-everything lists the tools
+// that need roots, sampling or elicitation only to a host that declares
+// them), and the demo's ask answers a host without elicitation with the
+// demo's own error. Each host has a child of its own: two hosts with
+// different capabilities on one bridge at once each get their own list.
+func TestConnectIsTheHostsSession(t *testing.T) {
+	everything := testkit.ServerEverything(t)
+	b := startBridge(t, nil, append([]string{"--"}, everything...)...)
+	for _, caps := range []string{`{}`, `{"roots":{},"sampling":{},"elicitation":{}}`} {
+		lines := []string{initializeWith(caps), hostInitialized, hostListTools}
+		direct := runStdio(t, nil, everything, lines...)
+		bridged := runHost(t, nil, []string{"--addr", b.addr}, lines...)
+		if len(direct.answers) != 2 || len(bridged.answers) != 2 {
+			t.Fatalf("capabilities %s: answers direct %v, through connect %v (stderr %s)", caps, direct.answers, bridged.answers, bridged.stderr)
+		}
+		if d, c := toolNames(t, direct.answers[1]), toolNames(t, bridged.answers[1]); !slices.Equal(d, c) {
+			t.Errorf("capabilities %s: server-everything lists %d tools to a host that launches it, %d through connect:\n direct  %q\n connect %q", caps, len(d), len(c), d, c)
+		}
+	}
+
+	// Two hosts at once, each with its own capabilities.
+	withRoots := startHost(t, mcpbridgeBin, "connect", "--addr", b.addr)
+	without := startHost(t, mcpbridgeBin, "connect", "--addr", b.addr)
+	withRoots.call(t, initializeWith(`{"roots":{}}`))
+	without.call(t, initializeWith(`{}`))
+	withRoots.send(t, hostInitialized)
+	without.send(t, hostInitialized)
+	rootsTools, plainTools := toolNames(t, withRoots.call(t, hostListTools)), toolNames(t, without.call(t, hostListTools))
+	if !slices.Contains(rootsTools, "get-roots-list") || slices.Contains(plainTools, "get-roots-list") {
+		t.Errorf("two hosts at once: the one with roots lists %q, the one without %q; want get-roots-list for the first only", rootsTools, plainTools)
+	}
+
+	// The demo's ask, from a host without elicitation: the demo's own
+	// answer, direct and through connect.
+	demo := startBridge(t, nil, "--", mcpbridgeBin, "demo")
+	ask := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{"question":"Your name?"}}}`
+	lines := []string{initializeWith(`{}`), hostInitialized, ask}
+	direct := runStdio(t, nil, []string{mcpbridgeBin, "demo"}, lines...)
+	bridged := runHost(t, nil, []string{"--addr", demo.addr}, lines...)
+	if len(direct.answers) != 2 || len(bridged.answers) != 2 {
+		t.Fatalf("ask: answers direct %v, through connect %v", direct.answers, bridged.answers)
+	}
+	d, _ := json.Marshal(direct.answers[1])
+	c, _ := json.Marshal(bridged.answers[1])
+	if string(d) != string(c) {
+		t.Errorf("ask from a host without elicitation:\n direct  %s\n connect %s", d, c)
+	}
+}
+
+// TestConnectCrashStaysWithItsHost: one host's call that crashes its
+// server does not end another host's session on the same bridge.
+func TestConnectCrashStaysWithItsHost(t *testing.T) {
+	b := startBridge(t, nil, "--", mcpbridgeBin, "demo")
+	a, other := startHost(t, mcpbridgeBin, "connect", "--addr", b.addr), startHost(t, mcpbridgeBin, "connect", "--addr", b.addr)
+	for _, h := range []*hostSession{a, other} {
+		if res := h.call(t, initializeWith(`{}`)); res["result"] == nil {
+			t.Fatalf("initialize = %v", res)
+		}
+		h.send(t, hostInitialized)
+	}
+	exit := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"exit","arguments":{"code":3}}}`
+	if res := a.call(t, exit); res["error"] == nil {
+		t.Errorf("the exit tool answered %v; want the crash as an error", res)
+	}
+	for i := range 3 { // the other host's session goes on
+		res := other.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, 10+i))
+		if res["result"] == nil {
+			t.Fatalf("the other host's tools/list after the crash = %v", res)
+		}
+	}
+}
+
+// hostSession is a host with a stdio server it keeps open.
+type hostSession struct {
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+// startHost starts the stdio server argv for a host that keeps it open;
+// the test's cleanup closes its stdin and waits for it.
+func startHost(t *testing.T, argv ...string) *hostSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		_, _ = io.Copy(io.Discard, out)
+		_ = cmd.Wait()
+		cancel()
+	})
+	return &hostSession{in: in, out: bufio.NewReader(out)}
+}
+
+func (h *hostSession) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(h.in, line+"\n"); err != nil {
+		t.Fatalf("write %s: %v", line, err)
+	}
+}
+
+// call sends a request and returns its answer.
+func (h *hostSession) call(t *testing.T, line string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatal(err)
+	}
+	h.send(t, line)
+	a, ok := readAnswer(t, h.out, m["id"])
+	if !ok {
+		t.Fatalf("no answer to %s", line)
+	}
+	return a
+}
