@@ -37,7 +37,8 @@ import (
 //   - progress {steps}: steps notifications/progress on the request's
 //     token, then the result.
 //   - block: logs "blocked <id>" and answers nothing; a
-//     notifications/cancelled for it makes the server log "cancelled <id>".
+//     notifications/cancelled for it makes the server log "cancelled <id>
+//     reason <the notification's reason member, as JSON, or none>".
 //   - waitlistens {n}: answers once exactly n listens are open (modern).
 //   - endlisten: answers every open listen with a complete result.
 //   - exit: the process exits with status 3.
@@ -182,7 +183,11 @@ func (f *streamsFixture) notification(method string, params json.RawMessage) {
 	}
 	f.mu.Unlock()
 	if blocked {
-		f.log("cancelled " + string(target))
+		reason, ok := rawjson.Member(params, "reason")
+		if !ok {
+			reason = json.RawMessage("none")
+		}
+		f.log("cancelled " + string(target) + " reason " + string(reason))
 	}
 }
 

@@ -234,7 +234,8 @@ func TestConnectMalformed(t *testing.T) {
 }
 
 // TestConnectCancelAndHalfClose cancels a request from the tunnel (the
-// child is told, with its own id, and the tunnel gets no response), then
+// child is told, with its own id and the client's own reason, and the
+// tunnel gets no response), then
 // half-closes with a request in flight: its response still comes, then
 // the stream ends with OK.
 func TestConnectCancelAndHalfClose(t *testing.T) {
@@ -259,6 +260,9 @@ func TestConnectCancelAndHalfClose(t *testing.T) {
 		if m.Method == "notifications/message" && strings.Contains(text, "cancelled ") {
 			if strings.Contains(text, `"b"`) {
 				t.Errorf("the child saw the tunnel's id: %s", text)
+			}
+			if !strings.Contains(text, `reason \"test\"`) {
+				t.Errorf("the child's cancellation log %s; want the client's reason \"test\"", text)
 			}
 			break
 		}

@@ -344,8 +344,23 @@ func ctxError(ctx context.Context) *jsonrpc.Error {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		msg = "Request cancelled"
 	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout, Message: msg, Cause: ctx.Err()}
+	return &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout, Message: msg, Cause: context.Cause(ctx)}
 }
+
+// CancelReason is the cause to cancel a call's context with when the
+// cancellation is someone else's (a bridge passing on its client's
+// notifications/cancelled): the child's notifications/cancelled then
+// carries Reason as it is, or no reason when Given is false, instead of
+// the Client's own "Request cancelled". It is a context.Canceled.
+type CancelReason struct {
+	Reason string
+	Given  bool
+}
+
+func (r CancelReason) Error() string { return "cancelled: " + r.Reason }
+
+// Unwrap makes a CancelReason a context.Canceled.
+func (r CancelReason) Unwrap() error { return context.Canceled }
 
 // abandon gives up on a call with e, unless its outcome was decided first,
 // and tells the child when the request had been written.
@@ -367,7 +382,9 @@ func (c *Client) abandon(cl *call, written bool, e *jsonrpc.Error, o *CallOption
 		return r.result, nil
 	}
 	if written {
-		c.cancelRequest(cl.id, e.Message)
+		reason := CancelReason{Reason: e.Message, Given: true}
+		errors.As(e.Cause, &reason) // a reason passed on: as it was given
+		c.cancelRequest(cl.id, reason)
 	}
 	return nil, e
 }
@@ -377,10 +394,12 @@ const cancelGrace = 5 * time.Second
 
 // cancelRequest sends notifications/cancelled for an abandoned request from
 // a goroutine of its own, so a slow child never holds the caller.
-func (c *Client) cancelRequest(id int64, reason string) {
+func (c *Client) cancelRequest(id int64, reason CancelReason) {
 	params := rawjson.AppendInt([]byte(`{"requestId":`), id)
-	params = append(params, `,"reason":`...)
-	params = rawjson.AppendString(params, reason)
+	if reason.Given {
+		params = append(params, `,"reason":`...)
+		params = rawjson.AppendString(params, reason.Reason)
+	}
 	params = append(params, '}')
 	f := newFrame()
 	f.buf = wire.AppendNotification(f.buf, "notifications/cancelled", params)
@@ -550,7 +569,7 @@ func (c *Client) callbackPanicked(cl *call, msg string, perr error) *jsonrpc.Err
 	if c.pending[cl.id] == cl {
 		delete(c.pending, cl.id)
 		c.mu.Unlock()
-		c.cancelRequest(cl.id, "Client stopped waiting")
+		c.cancelRequest(cl.id, CancelReason{Reason: "Client stopped waiting", Given: true})
 	} else {
 		c.mu.Unlock()
 	}

@@ -140,8 +140,8 @@ type Child struct {
 
 // tunnelCall is one request of the tunnel in flight.
 type tunnelCall struct {
-	cancel    context.CancelFunc
-	cancelled atomic.Bool // by the tunnel's notifications/cancelled: send no response
+	cancel    context.CancelCauseFunc // with a stdio.CancelReason: the client's own
+	cancelled atomic.Bool             // by the tunnel's notifications/cancelled: send no response
 }
 
 // tunnelListen is one subscriptions/listen of the tunnel (2026).
@@ -360,7 +360,7 @@ func (t *Tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	default:
 		run = func(ctx context.Context, call *tunnelCall) { t.forward(ctx, call, id, method, params) }
 	}
-	ctx, cancel := context.WithCancel(context.WithValue(t.ctx, passKey{}, ps))
+	ctx, cancel := context.WithCancelCause(context.WithValue(t.ctx, passKey{}, ps))
 	call := &tunnelCall{cancel: cancel}
 	t.mu.Lock()
 	t.calls[key] = call
@@ -369,7 +369,7 @@ func (t *Tunnel) request(id json.RawMessage, method string, params json.RawMessa
 	handed = true
 	go func() {
 		defer t.wg.Done()
-		defer cancel()
+		defer cancel(nil)
 		defer ps.Release()
 		// The recovery interceptor guards the handler's goroutine only: a
 		// bug met by one request must not take the bridge down.
@@ -645,7 +645,11 @@ func (t *Tunnel) notification(method string, params json.RawMessage) {
 		t.mu.Unlock()
 		if call != nil {
 			call.cancelled.Store(true)
-			call.cancel() // the Client sends notifications/cancelled with the child's id
+			// The Client sends notifications/cancelled with the child's
+			// id and the client's own reason, as it gave it.
+			raw, given := rawjson.Member(params, "reason")
+			reason, _ := rawjson.StringValue(raw)
+			call.cancel(stdio.CancelReason{Reason: reason, Given: given})
 		}
 		if l != nil {
 			l.closed.Store(true)
