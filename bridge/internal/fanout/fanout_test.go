@@ -102,3 +102,34 @@ func BenchmarkListenFanOut(b *testing.B) {
 		}
 	}
 }
+
+// sinkOf is a Sink of a principal that keeps what it is given.
+type sinkOf struct {
+	who string
+	got []string
+}
+
+func (s *sinkOf) Principal() string            { return s.who }
+func (s *sinkOf) Notify(n stdio.Notification) { s.got = append(s.got, n.Method) }
+
+// TestOwnerTakesTheUnattributed: with authentication, a log message sent
+// while no call is in flight goes to no one, unless the relay's child
+// serves one principal (Owner, a tunnel's private child): then to that
+// principal's sinks, and still to no one else's.
+func TestOwnerTakesTheUnattributed(t *testing.T) {
+	for _, owner := range []string{"", "apikey:alice"} {
+		r := NewRelay("s", nil, time.Minute, true, slog.New(slog.DiscardHandler))
+		r.Owner = owner
+		alice, bob := &sinkOf{who: "apikey:alice"}, &sinkOf{who: "apikey:bob"}
+		r.AddSink(alice)
+		r.AddSink(bob)
+		r.onNotification(stdio.Notification{Method: "notifications/message", Params: json.RawMessage(`{"level":"info","data":"x"}`)})
+		want := 0
+		if owner != "" {
+			want = 1
+		}
+		if len(alice.got) != want || len(bob.got) != 0 {
+			t.Errorf("Owner %q: alice got %v, bob %v; want %d for alice, none for bob", owner, alice.got, bob.got, want)
+		}
+	}
+}

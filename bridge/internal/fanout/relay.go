@@ -69,6 +69,11 @@ type Relay struct {
 	// is about to go out. Set before the child serves; nil: none.
 	Settle func()
 
+	// Owner, when set, is the one principal the child serves (a tunnel's
+	// private child): everything it sends unsolicited is that
+	// principal's, whatever is in flight. Set before the child serves.
+	Owner string
+
 	mu      sync.Mutex
 	calls   int                        // calls in flight on the child that the bridge knows of
 	owners  map[string]int             // calls in flight by principal name
@@ -175,6 +180,9 @@ func (r *Relay) InFlight() (who []string, ok bool) {
 func (r *Relay) owner() (who string, ok bool) {
 	if !r.secure {
 		return "", true
+	}
+	if r.Owner != "" {
+		return r.Owner, true
 	}
 	if len(r.owners) != 1 {
 		return "", false

@@ -90,6 +90,9 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 	if level != nil {
 		r.Settle = level.Settle // before the child serves a call
 	}
+	if m.private {
+		r.Owner = m.owner // a tunnel's own child: all it sends is its principal's
+	}
 	r.Attach(c) // only now: Connect sets the era unsynchronised
 	log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
 	return &Process{Client: c, Relay: r, Listens: fanout.NewListens(c), Level: level, Floor: srv.cfg.logLevel, child: m}, nil
@@ -187,8 +190,8 @@ func sessionDigest(session string) string {
 }
 
 // newChild makes and starts a child of srv.
-func (srv *Server) newChild(session string, env []EnvVar, hs *Handshake) *Child {
-	m := &Child{srv: srv, stderr: newStderrLines(), session: session, env: env, handshake: hs}
+func (srv *Server) newChild(session string, env []EnvVar, hs *Handshake, private bool, owner string) *Child {
+	m := &Child{srv: srv, stderr: newStderrLines(), session: session, env: env, handshake: hs, private: private, owner: owner}
 	log := srv.log
 	if session != "" {
 		m.digest = sessionDigest(session)

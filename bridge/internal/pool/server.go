@@ -83,7 +83,7 @@ func New(sc *ServerConfig, opts Options) *Server {
 	if sc.Policy != PolicySession {
 		srv.mu.Lock()
 		for range n {
-			srv.pool = append(srv.pool, srv.newChild("", nil, nil))
+			srv.pool = append(srv.pool, srv.newChild("", nil, nil, false, ""))
 		}
 		srv.mu.Unlock()
 	}
@@ -222,7 +222,7 @@ func (srv *Server) grow() {
 	if srv.closed || len(srv.pool) >= srv.cfg.Pool.Max {
 		return
 	}
-	srv.pool = append(srv.pool, srv.newChild("", nil, nil))
+	srv.pool = append(srv.pool, srv.newChild("", nil, nil, false, ""))
 	srv.log.Info("mcpbridge: pool grew", "children", len(srv.pool))
 }
 
@@ -341,9 +341,7 @@ func (srv *Server) open(ctx context.Context, method, name string, hs *Handshake)
 			RetryAfter: retry,
 		})
 	}
-	m := srv.newChild(name, env, hs)
-	m.private = private
-	m.owner = who
+	m := srv.newChild(name, env, hs, private, who)
 	srv.sessions[name] = m
 	srv.sessionOrder = append(srv.sessionOrder, m)
 	srv.log.Info("mcpbridge: session started", "session", m.digest, "sessions", len(srv.sessions), "private", private)
