@@ -109,7 +109,7 @@ type sinkOf struct {
 	got []string
 }
 
-func (s *sinkOf) Principal() string            { return s.who }
+func (s *sinkOf) Principal() string           { return s.who }
 func (s *sinkOf) Notify(n stdio.Notification) { s.got = append(s.got, n.Method) }
 
 // TestOwnerTakesTheUnattributed: with authentication, a log message sent
