@@ -64,7 +64,7 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	if err != nil {
 		return err
 	}
-	defer srv.Release(c) // a child of its own ends with the stream
+	defer func() { srv.Release(c) }() // a child of its own ends with the stream
 	t := tunnel.New(&tunnelServer{s: s, srv: srv}, &tunnel.Child{Client: c.Client, Relay: c.Relay, Level: c.Level, Floor: c.Floor}, stream)
 	c.Relay.AddTunnel(t)
 	go t.Write(stream)
@@ -90,10 +90,33 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 		}
 	}()
 
+	// moveOn takes a tunnel whose own child died to the restarted one: a
+	// crash is an event of the session, which goes on. Any other child's
+	// death ends the tunnel.
+	moveOn := func() error {
+		if !c.Private() {
+			return srv.Failure(c, method, c.Err())
+		}
+		next, err := srv.Next(ctx, c, method)
+		if err != nil {
+			return err
+		}
+		c = next
+		t.Rebind(&tunnel.Child{Client: c.Client, Relay: c.Relay, Level: c.Level, Floor: c.Floor})
+		return nil
+	}
 	t.Handle(first.GetMessageJson())
 	for {
 		select {
 		case r := <-msgs:
+			select {
+			case <-c.Closed(): // a message that came with the child's death waits for the next one
+				if err := moveOn(); err != nil {
+					t.Abort()
+					return err
+				}
+			default:
+			}
 			switch {
 			case errors.Is(r.err, io.EOF):
 				return t.HalfClose(ctx, func(err error) error { return srv.Failure(c, method, err) })
@@ -110,8 +133,10 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 			t.Abort()
 			return rpcerr.ToStatus(srv.Name(), method, ctx.Err())
 		case <-c.Closed():
-			t.Abort()
-			return srv.Failure(c, method, c.Err())
+			if err := moveOn(); err != nil {
+				t.Abort()
+				return err
+			}
 		case <-t.Dead():
 			t.Abort()
 			return t.WriteErr()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,9 +90,12 @@ func TestConnectIsTheHostsSession(t *testing.T) {
 }
 
 // TestConnectCrashStaysWithItsHost: one host's call that crashes its
-// server does not end another host's session on the same bridge.
+// server does not end another host's session on the same bridge, and its
+// own session goes on with the restarted server: the call in flight fails,
+// the host is told in a log message, its resource subscription is taken
+// up again, and its next calls are answered.
 func TestConnectCrashStaysWithItsHost(t *testing.T) {
-	b := startBridge(t, nil, "--", mcpbridgeBin, "demo")
+	b := startBridge(t, nil, "--", mcpbridgeBin, "demo", "-tick", "100ms")
 	a, other := startHost(t, mcpbridgeBin, "connect", "--addr", b.addr), startHost(t, mcpbridgeBin, "connect", "--addr", b.addr)
 	for _, h := range []*hostSession{a, other} {
 		if res := h.call(t, initializeWith(`{}`)); res["result"] == nil {
@@ -99,6 +103,10 @@ func TestConnectCrashStaysWithItsHost(t *testing.T) {
 		}
 		h.send(t, hostInitialized)
 	}
+	if res := a.call(t, `{"jsonrpc":"2.0","id":5,"method":"resources/subscribe","params":{"uri":"demo://counter"}}`); res["result"] == nil {
+		t.Fatalf("resources/subscribe = %v", res)
+	}
+	a.waitFor(t, "notifications/resources/updated", "demo://counter")
 	exit := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"exit","arguments":{"code":3}}}`
 	if res := a.call(t, exit); res["error"] == nil {
 		t.Errorf("the exit tool answered %v; want the crash as an error", res)
@@ -109,12 +117,20 @@ func TestConnectCrashStaysWithItsHost(t *testing.T) {
 			t.Fatalf("the other host's tools/list after the crash = %v", res)
 		}
 	}
+	// And so does the crashing host's.
+	if res := a.call(t, `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`); res["result"] == nil {
+		t.Fatalf("the crashing host's tools/list after the restart = %v", res)
+	}
+	a.waitFor(t, "notifications/message", "started again for this session")
+	a.seen = nil
+	a.waitFor(t, "notifications/resources/updated", "demo://counter") // the subscription, taken up again
 }
 
 // hostSession is a host with a stdio server it keeps open.
 type hostSession struct {
-	in  io.WriteCloser
-	out *bufio.Reader
+	in   io.WriteCloser
+	out  *bufio.Reader
+	seen []string // the messages read that were not answers, as text
 }
 
 // startHost starts the stdio server argv for a host that keeps it open;
@@ -158,9 +174,51 @@ func (h *hostSession) call(t *testing.T, line string) map[string]any {
 		t.Fatal(err)
 	}
 	h.send(t, line)
-	a, ok := readAnswer(t, h.out, m["id"])
-	if !ok {
-		t.Fatalf("no answer to %s", line)
+	for {
+		text, err := h.out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer to %s: %v", line, err)
+		}
+		var a map[string]any
+		if err := json.Unmarshal([]byte(text), &a); err != nil {
+			t.Fatalf("the server wrote %q: %v", text, err)
+		}
+		if a["method"] == nil && a["id"] == m["id"] {
+			return a
+		}
+		h.seen = append(h.seen, text)
 	}
-	return a
+}
+
+// waitFor reads the server's messages until one of method holds want (a
+// message seen before counts), for at most 30 s.
+func (h *hostSession) waitFor(t *testing.T, method, want string) {
+	t.Helper()
+	for _, text := range h.seen {
+		if strings.Contains(text, `"method":"`+method+`"`) && strings.Contains(text, want) {
+			return
+		}
+	}
+	found := make(chan struct{})
+	go func() {
+		defer close(found)
+		for {
+			text, err := h.out.ReadString('\n')
+			if err != nil {
+				return
+			}
+			h.seen = append(h.seen, text)
+			if strings.Contains(text, `"method":"`+method+`"`) && strings.Contains(text, want) {
+				return
+			}
+		}
+	}()
+	select {
+	case <-found:
+		if len(h.seen) == 0 || !strings.Contains(h.seen[len(h.seen)-1], want) {
+			t.Fatalf("the server's output ended without a %s holding %q", method, want)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no %s holding %q within 30 s", method, want)
+	}
 }

@@ -48,6 +48,9 @@ type Process struct {
 	child *Child // the child whose supervisor started it
 }
 
+// Private reports whether the process is a tunnel's own child's.
+func (c *Process) Private() bool { return c.child != nil && c.child.private }
+
 // Info describes the process's child for GetServer and Ping.
 func (c *Process) Info() *mcpbridgev1.Child {
 	info, _ := c.child.childInfo()

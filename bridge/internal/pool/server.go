@@ -129,6 +129,32 @@ func (srv *Server) ready(ctx context.Context, m *Child, method string) (*Process
 	return c, nil
 }
 
+// Next waits for the next ready process of c's child after c ended (its
+// supervisor restarts it) and returns it. A failure is already a status:
+// the child failed for good or is stopping, or ctx ended.
+func (srv *Server) Next(ctx context.Context, c *Process, method string) (*Process, error) {
+	m := c.child
+	for {
+		st := m.sup.Status()
+		switch {
+		case st.State == supervisor.Ready && st.Child != nil && st.Child != c:
+			m.touch()
+			return st.Child, nil
+		case st.State == supervisor.Failed || st.State == supervisor.Stopping:
+			_, err := m.sup.Acquire(ctx) // the state's error, with its RetryInfo
+			if err == nil {
+				continue // it came back meanwhile
+			}
+			return nil, rpcerr.ToStatus(srv.name, method, err)
+		}
+		select {
+		case <-st.Changed:
+		case <-ctx.Done():
+			return nil, rpcerr.ToStatus(srv.name, method, ctx.Err())
+		}
+	}
+}
+
 // Failure maps an error of a call on process c to its status, adding
 // RetryInfo when the child died and is about to restart.
 func (srv *Server) Failure(c *Process, method string, err error) error {

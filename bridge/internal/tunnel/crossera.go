@@ -172,11 +172,11 @@ func (t *Tunnel) legacyOnModern(id json.RawMessage, method string, params json.R
 // what the bridge's negotiation learnt, or, when it learnt nothing (a
 // pinned version sends no server/discover), from a server/discover.
 func (t *Tunnel) initialize(ctx context.Context, call *tunnelCall, id json.RawMessage, version string) {
-	caps, info, instructions := t.c.ServerCapabilities(), t.c.ServerInfo(), t.c.Instructions()
+	caps, info, instructions := t.child().ServerCapabilities(), t.child().ServerInfo(), t.child().Instructions()
 	if info == nil {
 		meta, _ := t.peerMeta()
-		leave := t.c.Relay.Enter(t.ctx)
-		res, err := t.c.Call(ctx, "server/discover", json.RawMessage(`{}`), &stdio.CallOptions{Timeout: t.host.DefaultDeadline(), Meta: meta})
+		leave := t.child().Relay.Enter(t.ctx)
+		res, err := t.child().Call(ctx, "server/discover", json.RawMessage(`{}`), &stdio.CallOptions{Timeout: t.host.DefaultDeadline(), Meta: meta})
 		leave()
 		if err != nil {
 			t.finish(id, call, nil, err)
@@ -203,7 +203,7 @@ func (t *Tunnel) peerMeta() (json.RawMessage, mcpbridgev1.LoggingLevel) {
 		caps = json.RawMessage(`{}`)
 	}
 	if level == 0 {
-		level = t.c.Floor
+		level = t.child().Floor
 	}
 	meta := append([]byte(`{"`+protocol.MetaClientCapabilities+`":`), caps...)
 	if info != nil {
@@ -278,7 +278,7 @@ func (t *Tunnel) answerInputs(ctx context.Context, params, res json.RawMessage) 
 			m, _ := rawjson.Member(f.Value, "method")
 			method, _ := rawjson.StringValue(m)
 			p, _ := rawjson.Member(f.Value, "params")
-			out, err := t.Ask(ctx, fanout.MintID(), stdio.ServerRequest{Method: method, Params: p}, t.c.Relay.Timeout)
+			out, err := t.Ask(ctx, fanout.MintID(), stdio.ServerRequest{Method: method, Params: p}, t.child().Relay.Timeout)
 			done <- answer{f.Key, out, err}
 		}()
 	}
@@ -362,7 +362,7 @@ func (t *Tunnel) listenURI(ctx context.Context, call *tunnelCall, id json.RawMes
 	}
 	meta, _ := t.peerMeta()
 	filter := append(rawjson.AppendString([]byte(`{"resourceSubscriptions":[`), uri), ']', '}')
-	sub, err := t.c.Listen(ctx, filter, &stdio.ListenOptions{
+	sub, err := t.child().Listen(ctx, filter, &stdio.ListenOptions{
 		Timeout: t.host.DefaultDeadline(), MaxBuffer: fanout.StreamBuffer, Overflow: stdio.DropOldest, Meta: meta,
 	})
 	if err != nil {

@@ -99,13 +99,13 @@ func (t *Tunnel) validateModern(method string, params, meta json.RawMessage) (mo
 // supportedVersions are the versions a 2026 client may use on this tunnel:
 // 2026-07-28, translated, and the child's own.
 func (t *Tunnel) supportedVersions() []string {
-	return []string{protocol.Version20260728, t.c.Protocol()}
+	return []string{protocol.Version20260728, t.child().Protocol()}
 }
 
 // modernCaps are the child's capabilities as a 2026 server declares them:
 // the legacy tasks capability has no 2026 counterpart the bridge serves.
 func (t *Tunnel) modernCaps() json.RawMessage {
-	caps := t.c.ServerCapabilities()
+	caps := t.child().ServerCapabilities()
 	if !rawjson.IsObject(caps) {
 		return json.RawMessage(`{}`)
 	}
@@ -123,10 +123,10 @@ func (t *Tunnel) discoverResult() json.RawMessage {
 		out = rawjson.AppendString(out, v)
 	}
 	out = append(append(append(out, `],"capabilities":`...), t.modernCaps()...), `,"ttlMs":0,"cacheScope":"private"`...)
-	if in := t.c.Instructions(); in != "" {
+	if in := t.child().Instructions(); in != "" {
 		out = rawjson.AppendString(append(out, `,"instructions":`...), in)
 	}
-	if info := t.c.ServerInfo(); rawjson.IsObject(info) {
+	if info := t.child().ServerInfo(); rawjson.IsObject(info) {
 		out = append(append(append(out, `,"_meta":{"`+protocol.MetaServerInfo+`":`...), info...), '}')
 	}
 	return append(out, '}')
@@ -154,7 +154,7 @@ func (t *Tunnel) modernResult(method string, res json.RawMessage) json.RawMessag
 		set("ttlMs", json.RawMessage(`0`))
 		set("cacheScope", json.RawMessage(`"private"`))
 	}
-	if info := t.c.ServerInfo(); rawjson.IsObject(info) {
+	if info := t.child().ServerInfo(); rawjson.IsObject(info) {
 		meta, ok := rawjson.Member(res, "_meta")
 		if !ok || !rawjson.IsObject(meta) {
 			meta = json.RawMessage(`{}`)
@@ -197,7 +197,7 @@ func (t *Tunnel) legacyOptions(deadline time.Duration, mc modernCall, token func
 	}
 	release := func() {}
 	if mc.level != 0 {
-		release = t.c.Level.Want(t.ctx, mc.level)
+		release = t.child().Level.Want(t.ctx, mc.level)
 		opts.Log = t.logTo(mc.level)
 	}
 	return opts, release
@@ -242,7 +242,7 @@ func (t *Tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params 
 		t.finish(id, call, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: subscriptions/listen needs a notifications object"))
 		return
 	}
-	caps := t.c.ServerCapabilities()
+	caps := t.child().ServerCapabilities()
 	l := &crossListen{id: id}
 	wants := func(flag, kind string) bool {
 		v, _ := rawjson.Member(filter, flag)
@@ -253,7 +253,7 @@ func (t *Tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params 
 		rawjson.Elements(uris, func(_ int, v json.RawMessage) bool {
 			uri, ok := rawjson.StringValue(v)
 			if ok && uri != "" && !slices.Contains(l.uris, uri) &&
-				t.c.Relay.SubscribeURI(ctx, t.c.Client, uri, t.host.DefaultDeadline()) == nil {
+				t.child().Relay.SubscribeURI(ctx, t.child().Client, uri, t.host.DefaultDeadline()) == nil {
 				l.uris = append(l.uris, uri)
 			}
 			return true
@@ -261,7 +261,7 @@ func (t *Tunnel) legacyListen(ctx context.Context, call *tunnelCall, id, params 
 	}
 	defer func() {
 		for _, uri := range l.uris {
-			t.c.Relay.UnsubscribeURI(t.c.Client, uri, t.host.DefaultDeadline())
+			t.child().Relay.UnsubscribeURI(t.child().Client, uri, t.host.DefaultDeadline())
 		}
 	}()
 	key := string(id)

@@ -244,7 +244,7 @@ func (t *Tunnel) park(op *inputOp) json.RawMessage {
 	t.mu.Lock()
 	t.running = slices.DeleteFunc(t.running, func(x *inputOp) bool { return x == op })
 	t.parked[state] = op
-	op.expiry = time.AfterFunc(t.c.Relay.Timeout, func() {
+	op.expiry = time.AfterFunc(t.child().Relay.Timeout, func() {
 		if t.unpark(state) == op {
 			t.endOp(op)
 		}

@@ -14,9 +14,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,8 +56,8 @@ const (
 // Tunnel is one Connect stream on a child.
 type Tunnel struct {
 	host   Host
-	c      *Child
-	owner  string // the caller's (access.CallerID): the child's requests and logs reach it only when they are its
+	cur    atomic.Pointer[Child] // the child's process it is on; Rebind moves it
+	owner  string                // the caller's (access.CallerID): the child's requests and logs reach it only when they are its
 	legacy bool
 	log    *slog.Logger
 	ctx    context.Context // the tunnel's requests; cancelled by abort
@@ -152,8 +154,8 @@ type tunnelListen struct {
 
 func New(host Host, c *Child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *Tunnel {
 	ctx, cancel := context.WithCancel(stream.Context())
-	return &Tunnel{
-		host: host, c: c, owner: access.CallerID(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
+	t := &Tunnel{
+		host: host, owner: access.CallerID(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
 		log: host.Logger().With("rpc", "Connect", "server", c.Relay.Server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: dropq.NewSignalled[[]byte](fanout.StreamBuffer, false),
@@ -161,6 +163,60 @@ func New(host Host, c *Child, stream grpc.BidiStreamingServer[mcpbridgev1.Connec
 		calls: map[string]*tunnelCall{}, listens: map[string]*tunnelListen{},
 		uris: map[string]bool{}, asked: map[string]chan fanout.Outcome{},
 		uriListens: map[string]*stdio.Subscription{}, parked: map[string]*inputOp{}, xlistens: map[string]*crossListen{},
+	}
+	t.cur.Store(c)
+	return t
+}
+
+// child is the child's process the tunnel is on now.
+func (t *Tunnel) child() *Child { return t.cur.Load() }
+
+// Rebind moves a legacy tunnel to its child's next process after the last
+// one ended (a tunnel's private child, restarted by its supervisor and
+// initialized again with the client's own initialize). The requests that
+// were in flight have failed as the old process ended; the resource
+// subscriptions the client holds and the logging level it set are taken
+// up on the new process, and the client is told, in a log message, that
+// the server restarted and what of its state that does not restore.
+func (t *Tunnel) Rebind(c *Child) {
+	old := t.cur.Swap(c)
+	old.Relay.RemoveTunnel(t)
+	c.Relay.AddTunnel(t)
+	t.mu.Lock()
+	uris := make([]string, 0, len(t.uris))
+	for uri := range t.uris {
+		uris = append(uris, uri)
+	}
+	level, release := t.level, t.levelRelease
+	t.levelRelease = nil
+	t.mu.Unlock()
+	if release != nil {
+		release()
+	}
+	if level != 0 {
+		want := c.Level.Want(t.ctx, level)
+		t.mu.Lock()
+		t.levelRelease = want
+		t.mu.Unlock()
+	}
+	var lost []string
+	for _, uri := range uris {
+		if err := c.Relay.SubscribeURI(t.ctx, c.Client, uri, t.host.DefaultDeadline()); err != nil {
+			t.mu.Lock()
+			delete(t.uris, uri)
+			t.mu.Unlock()
+			lost = append(lost, uri)
+		}
+	}
+	msg := "mcpbridge: the server exited and was started again for this session: requests in flight failed; " +
+		"resource subscriptions and the logging level are restored, any other state the server kept is not"
+	if len(lost) > 0 {
+		msg += fmt.Sprintf("; the server refused the subscriptions to %s", strings.Join(lost, ", "))
+	}
+	t.log.Warn("mcpbridge: a tunnel moved to its restarted child", "pid", c.Pid(), "subscriptions", len(uris)-len(lost))
+	if level == 0 || convert.Level("warning") >= level {
+		params := append([]byte(`{"level":"warning","logger":"mcpbridge","data":`), rawjson.AppendString(nil, msg)...)
+		t.push(wire.AppendNotification(nil, "notifications/message", append(params, '}')))
 	}
 }
 
@@ -321,7 +377,7 @@ func (t *Tunnel) request(id json.RawMessage, method string, params json.RawMessa
 			return // answered
 		}
 	case t.legacy && method == "initialize":
-		t.respond(id, initializeResult(t.c.Protocol(), t.c.ServerCapabilities(), t.c.ServerInfo(), t.c.Instructions()))
+		t.respond(id, initializeResult(t.child().Protocol(), t.child().ServerCapabilities(), t.child().ServerInfo(), t.child().Instructions()))
 		return
 	case t.legacy && method == "logging/setLevel":
 		raw, _ := rawjson.Member(params, "level")
@@ -333,7 +389,7 @@ func (t *Tunnel) request(id json.RawMessage, method string, params json.RawMessa
 		}
 		// The tunnel's own level filters what it gets; the child logs at
 		// least that much while the tunnel is open (fanout.ChildLevel).
-		release := t.c.Level.Want(t.ctx, level)
+		release := t.child().Level.Want(t.ctx, level)
 		t.mu.Lock()
 		t.level = level
 		old := t.levelRelease
@@ -456,8 +512,8 @@ func passOf(ctx context.Context) *Admission { return ctx.Value(passKey{}).(*Admi
 // sent it, which names what it is about (they differ where the bridge
 // translates across eras).
 func (t *Tunnel) callChild(ctx context.Context, sent json.RawMessage, opts *stdio.CallOptions) (json.RawMessage, error) {
-	defer t.c.Relay.Enter(t.ctx)()
-	return passOf(ctx).Call(ctx, t.c.Client, sent, opts, true)
+	defer t.child().Relay.Enter(t.ctx)()
+	return passOf(ctx).Call(ctx, t.child().Client, sent, opts, true)
 }
 
 // audit records the outcome of the tunnel request of ctx.
@@ -508,14 +564,14 @@ func initializeResult(version string, caps, info json.RawMessage, instructions s
 // resources/unsubscribe, reference-counted with every other subscriber of
 // the child.
 func (t *Tunnel) subscription(ctx context.Context, call *tunnelCall, id json.RawMessage, method, uri string) {
-	r, timeout := t.c.Relay, t.host.DefaultDeadline()
+	r, timeout := t.child().Relay, t.host.DefaultDeadline()
 	if method == "resources/unsubscribe" {
 		t.mu.Lock()
 		held := t.uris[uri]
 		delete(t.uris, uri)
 		t.mu.Unlock()
 		if held {
-			r.UnsubscribeURI(t.c.Client, uri, timeout)
+			r.UnsubscribeURI(t.child().Client, uri, timeout)
 		}
 		t.finish(id, call, json.RawMessage(`{}`), nil)
 		return
@@ -527,7 +583,7 @@ func (t *Tunnel) subscription(ctx context.Context, call *tunnelCall, id json.Raw
 		t.finish(id, call, json.RawMessage(`{}`), nil)
 		return
 	}
-	if err := r.SubscribeURI(ctx, t.c.Client, uri, timeout); err != nil {
+	if err := r.SubscribeURI(ctx, t.child().Client, uri, timeout); err != nil {
 		t.finish(id, call, nil, err)
 		return
 	}
@@ -536,7 +592,7 @@ func (t *Tunnel) subscription(ctx context.Context, call *tunnelCall, id json.Raw
 	t.uris[uri] = true
 	t.mu.Unlock()
 	if extra {
-		r.UnsubscribeURI(t.c.Client, uri, timeout)
+		r.UnsubscribeURI(t.child().Client, uri, timeout)
 	}
 	t.finish(id, call, json.RawMessage(`{}`), nil)
 }
@@ -551,7 +607,7 @@ func (t *Tunnel) releaseURIs() {
 	clear(t.uris)
 	t.mu.Unlock()
 	for _, uri := range uris {
-		t.c.Relay.UnsubscribeURI(t.c.Client, uri, t.host.DefaultDeadline())
+		t.child().Relay.UnsubscribeURI(t.child().Client, uri, t.host.DefaultDeadline())
 	}
 }
 
@@ -568,7 +624,7 @@ func (t *Tunnel) listen(ctx context.Context, call *tunnelCall, id, params json.R
 	if m, ok := rawjson.Member(params, "_meta"); ok && rawjson.IsObject(m) {
 		meta = rawjson.DeleteMember(rawjson.DeleteMember(m, "progressToken"), protocol.MetaSubscriptionID)
 	}
-	sub, err := t.c.Listen(ctx, filter, &stdio.ListenOptions{
+	sub, err := t.child().Listen(ctx, filter, &stdio.ListenOptions{
 		Timeout: t.host.DefaultDeadline(), MaxBuffer: fanout.StreamBuffer, Overflow: stdio.DropOldest, Meta: meta, Verbatim: true,
 	})
 	if err != nil {
@@ -666,7 +722,7 @@ func (t *Tunnel) notification(method string, params json.RawMessage) {
 		t.log.Debug("mcpbridge: dropped a notification a 2026-07-28 server does not take", "method", method)
 		return
 	}
-	if err := t.c.Notify(t.ctx, method, params); err != nil {
+	if err := t.child().Notify(t.ctx, method, params); err != nil {
 		t.log.Info("mcpbridge: forwarding a tunnel's notification failed", "method", method, "error", err)
 	}
 }
@@ -830,7 +886,7 @@ func (t *Tunnel) stopIntake() {
 	clear(t.uriListens)
 	t.mu.Unlock()
 	close(t.intake)
-	t.c.Relay.RemoveTunnel(t)
+	t.child().Relay.RemoveTunnel(t)
 	for _, l := range listens {
 		l.sub.Close()
 	}
@@ -856,8 +912,8 @@ func (t *Tunnel) HalfClose(ctx context.Context, fail func(error) error) error {
 	case <-waited:
 	case <-ctx.Done():
 		err = fail(ctx.Err())
-	case <-t.c.Closed():
-		err = fail(t.c.Err())
+	case <-t.child().Closed():
+		err = fail(t.child().Err())
 	case <-t.dead:
 		err = t.writeErr
 	}
