@@ -15,8 +15,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/tunnel"
-	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -60,7 +58,7 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaConnect, Server: srv.Door(), Method: method, Long: true}); err != nil {
 		return err
 	}
-	c, err := s.tunnelChild(ctx, srv, first.GetMessageJson())
+	c, err := srv.AcquireTunnel(ctx, method, first.GetMessageJson())
 	if err != nil {
 		return err
 	}
@@ -142,40 +140,6 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 			return t.WriteErr()
 		}
 	}
-}
-
-// tunnelChild is the child a tunnel is served by: for a client that
-// opens with initialize and names no session, a child of its own
-// initialized with that initialize, unless the server's tunnels share
-// (ServerConfig.Tunnel) or it refuses the client's initialize; the
-// policy's otherwise.
-func (s *Service) tunnelChild(ctx context.Context, srv *pool.Server, first string) (*pool.Process, error) {
-	const method = "Connect"
-	if hs := handshakeOf(first); hs != nil && srv.Config().Tunnel == pool.TunnelPrivate && pool.SessionName(ctx) == "" {
-		c, err := srv.AcquirePrivate(ctx, method, hs)
-		if !errors.Is(err, pool.ErrRefusedHandshake) {
-			return c, err
-		}
-	}
-	return srv.Acquire(ctx, method)
-}
-
-// handshakeOf is the handshake of a client's initialize request, nil when
-// text is not one.
-func handshakeOf(text string) *pool.Handshake {
-	m, err := wire.Decode([]byte(text))
-	if err != nil || m.Kind != wire.KindRequest || m.Method != "initialize" {
-		return nil
-	}
-	var p struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		Capabilities    json.RawMessage `json:"capabilities"`
-		ClientInfo      json.RawMessage `json:"clientInfo"`
-	}
-	if json.Unmarshal(m.Params, &p) != nil || !rawjson.IsObject(p.Capabilities) || !rawjson.IsObject(p.ClientInfo) {
-		return nil // the tunnel answers a malformed initialize as the child would
-	}
-	return &pool.Handshake{Version: p.ProtocolVersion, Capabilities: p.Capabilities, ClientInfo: p.ClientInfo}
 }
 
 // tunnelServer is the tunnel's view of its server and of the bridge

@@ -36,6 +36,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -316,6 +318,41 @@ func (srv *Server) AcquirePrivate(ctx context.Context, method string, hs *Handsh
 		return nil, rpcerr.ToStatus(srv.name, method, err)
 	}
 	return c, nil
+}
+
+// AcquireTunnel returns the ready process that serves a Connect tunnel
+// whose client's first message is first: for a client that opens with
+// initialize and names no session, a child of its own initialized with
+// that initialize (AcquirePrivate), unless the server's tunnels share
+// (ServerConfig.Tunnel) or it refuses the client's initialize; the
+// policy's otherwise (docs/architecture.md, "Tunnels and their
+// children").
+func (srv *Server) AcquireTunnel(ctx context.Context, method, first string) (*Process, error) {
+	if hs := handshakeOf(first); hs != nil && srv.cfg.Tunnel == TunnelPrivate && SessionName(ctx) == "" {
+		c, err := srv.AcquirePrivate(ctx, method, hs)
+		if !errors.Is(err, ErrRefusedHandshake) {
+			return c, err
+		}
+	}
+	return srv.Acquire(ctx, method)
+}
+
+// handshakeOf is the handshake of a client's initialize request, nil when
+// text is not one.
+func handshakeOf(text string) *Handshake {
+	m, err := wire.Decode([]byte(text))
+	if err != nil || m.Kind != wire.KindRequest || m.Method != "initialize" {
+		return nil
+	}
+	var p struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      json.RawMessage `json:"clientInfo"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || !rawjson.IsObject(p.Capabilities) || !rawjson.IsObject(p.ClientInfo) {
+		return nil // the tunnel answers a malformed initialize as the child would
+	}
+	return &Handshake{Version: p.ProtocolVersion, Capabilities: p.Capabilities, ClientInfo: p.ClientInfo}
 }
 
 // ErrRefusedHandshake is AcquirePrivate's error for a child that refused
