@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/tunnel"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -56,6 +59,9 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	// The tunnel's opening passes the door (the server, and the rate),
 	// and so does each request in it (tunnel.request).
 	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaConnect, Server: srv.Door(), Method: method, Long: true}); err != nil {
+		return err
+	}
+	if first, err = legacyProbes(ctx, srv, stream, first); err != nil || first == nil {
 		return err
 	}
 	c, err := srv.AcquireTunnel(ctx, method, first.GetMessageJson())
@@ -140,6 +146,40 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 			return t.WriteErr()
 		}
 	}
+}
+
+// legacyProbes answers a client's leading server/discover requests, on a
+// server whose tunnels are private and whose child speaks a 2025 era, as
+// that child would answer a method it does not know: a client that speaks
+// both eras then falls back to initialize, as it does with the server
+// launched itself, and gets a child of its own in its era rather than a
+// translation (docs/architecture.md, "Tunnels and their children"). It
+// returns the client's first other message, nil when the stream ended.
+func legacyProbes(ctx context.Context, srv *pool.Server, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse], first *mcpbridgev1.ConnectRequest) (*mcpbridgev1.ConnectRequest, error) {
+	for srv.Config().Tunnel == pool.TunnelPrivate && srv.Config().Policy != pool.PolicySession {
+		m, err := wire.Decode([]byte(first.GetMessageJson()))
+		if err != nil || m.Kind != wire.KindRequest || m.Method != "server/discover" {
+			return first, nil
+		}
+		c, err := srv.Acquire(ctx, "Connect") // the server's own child says its era
+		if err != nil {
+			return nil, err
+		}
+		if protocol.Modern(c.Protocol()) {
+			return first, nil
+		}
+		answer := wire.AppendError(nil, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"})
+		if err := stream.Send(&mcpbridgev1.ConnectResponse{MessageJson: string(bytes.TrimSuffix(answer, []byte("\n")))}); err != nil {
+			return nil, err
+		}
+		if first, err = stream.Recv(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, nil
+			}
+			return nil, err
+		}
+	}
+	return first, nil
 }
 
 // tunnelServer is the tunnel's view of its server and of the bridge

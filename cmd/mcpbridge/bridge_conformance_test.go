@@ -80,8 +80,11 @@ func TestConformanceCrossEra(t *testing.T) {
 	}{
 		{"2025 client, 2026-only child", "2025-11-25", append(append([]string{"--"}, demo...), "-versions", "2026-07-28"), nil},
 		{"2025 client, dual-era child at 2026", "2025-11-25", append([]string{"--protocol", "2026-07-28", "--"}, demo...), nil},
-		{"2026 client, 2025-only child", "2026-07-28", append(append([]string{"--"}, demo...), "-versions", "2025-11-25,2025-06-18"), legacyGaps},
-		{"2026 client, dual-era child at 2025", "2026-07-28", append([]string{"--protocol", "2025-11-25", "--"}, demo...), legacyGaps},
+		// A 2026 client reaches a 2025 child across eras through shared
+		// tunnels; a private tunnel answers its server/discover as the
+		// child would, as if the client had launched it.
+		{"2026 client, 2025-only child", "2026-07-28", append(append([]string{"--tunnel", "shared", "--"}, demo...), "-versions", "2025-11-25,2025-06-18"), legacyGaps},
+		{"2026 client, dual-era child at 2025", "2026-07-28", append([]string{"--tunnel", "shared", "--protocol", "2025-11-25", "--"}, demo...), legacyGaps},
 	}
 	direct := map[string]mcphttp.Result{}
 	for _, tc := range cases {

@@ -234,9 +234,14 @@ func (t *Tunnel) park(op *inputOp) json.RawMessage {
 		first = false
 		out = append(rawjson.AppendString(out, key), `:{"method":`...)
 		out = rawjson.AppendString(out, a.req.Method)
-		if a.req.Params != nil {
-			out = append(append(out, `,"params":`...), a.req.Params...)
+		// params always: a request of the child's without them (roots/list)
+		// still has its object in an input request, as the 2026 clients
+		// read it (the Go SDK's cannot decode one without).
+		params := a.req.Params
+		if params == nil {
+			params = json.RawMessage(`{}`)
 		}
+		out = append(append(out, `,"params":`...), params...)
 		out = append(out, '}')
 	}
 	out = rawjson.AppendString(append(out, `},"requestState":`...), state)
