@@ -1,0 +1,132 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+)
+
+// The official TypeScript SDK client as an MCP host (testdata/peers/host.mjs,
+// with @modelcontextprotocol/sdk from testdata/peers), once launching a
+// server itself and once launching `mcpbridge connect` on a bridge that
+// fronts the same server: the lines it prints, one per operation, must be
+// the same. The TypeScript SDK speaks 2025-11-25 and opens with initialize,
+// so through connect it gets a tunnel child of its own.
+
+// installHostPeers installs host.mjs's packages, run from the module root.
+const installHostPeers = "npm ci --prefix testdata/peers"
+
+// hostScript returns the argv prefix that runs host.mjs with node, or ends
+// the test (testkit.MissingPeer) when node or the SDK is not installed.
+func hostScript(t *testing.T) []string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		testkit.MissingPeer(t, "node (Node.js 20 or later)", "apt-get install nodejs npm && "+installHostPeers)
+		return nil
+	}
+	peers := filepath.Join(testkit.ModuleRoot(t), "testdata", "peers")
+	if _, err := os.Stat(filepath.Join(peers, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		testkit.MissingPeer(t, "@modelcontextprotocol/sdk", installHostPeers)
+		return nil
+	}
+	return []string{node, filepath.Join(peers, "host.mjs")}
+}
+
+// hostLine is one line host.mjs prints.
+type hostLine struct {
+	Op     string          `json:"op"`
+	Result json.RawMessage `json:"result"`
+	Check  string          `json:"check"` // what host.mjs found wrong with the result
+}
+
+// runTypeScriptHost runs host.mjs's scenario on the stdio server argv and
+// returns its lines. The direct run (checked) must also pass host.mjs's own
+// checks, so that both runs agreeing on an error cannot pass.
+func runTypeScriptHost(t *testing.T, script []string, scenario string, argv []string, checked bool) hostOps {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, script[0], append(append(script[1:], scenario), argv...)...)
+	cmd.WaitDelay = 10 * time.Second
+	var stdout bytes.Buffer
+	stderr := &testkit.SyncBuffer{}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("host.mjs %s on %q: %v\nstdout:\n%s\nstderr:\n%s", scenario, argv, err, stdout.String(), stderr)
+	}
+	var ops hostOps
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var l hostLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("host.mjs printed %q: %v", sc.Text(), err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, l.Result); err != nil {
+			t.Fatalf("host.mjs printed %q: %v", sc.Text(), err)
+		}
+		if checked && l.Check != "" {
+			t.Errorf("%s on %q: %s: %s", l.Op, argv, l.Check, compact.String())
+		}
+		ops.add(l.Op, "%s", compact.String())
+	}
+	if len(ops) == 0 {
+		t.Fatalf("host.mjs %s on %q printed nothing; stderr:\n%s", scenario, argv, stderr)
+	}
+	if t.Failed() {
+		t.Logf("stderr of host.mjs %s on %q:\n%s", scenario, argv, stderr)
+	}
+	return ops
+}
+
+// runTypeScriptHosts runs the scenario on argv directly and through connect
+// to the bridge at addr, and compares the two line by line.
+func runTypeScriptHosts(t *testing.T, script []string, scenario string, argv []string, addr string) {
+	t.Helper()
+	direct := runTypeScriptHost(t, script, scenario, argv, true)
+	bridged := runTypeScriptHost(t, script, scenario, []string{mcpbridgeBin, "connect", "--addr", addr}, false)
+	logHostOps(t, direct, bridged)
+	var dn, bn []string
+	for _, op := range direct {
+		dn = append(dn, op.name)
+	}
+	for _, op := range bridged {
+		bn = append(bn, op.name)
+	}
+	if strings.Join(dn, "\n") != strings.Join(bn, "\n") {
+		t.Errorf("the operations differ:\n direct  %q\n connect %q", dn, bn)
+	}
+	compareHostOps(t, direct, bridged)
+}
+
+// TestHostTypeScriptDemo: the TypeScript SDK host on `mcpbridge demo`
+// (with the conformance fixtures, for logging, roots and sampling),
+// directly and through connect.
+func TestHostTypeScriptDemo(t *testing.T) {
+	script := hostScript(t)
+	argv := []string{mcpbridgeBin, "demo", "-tick", "200ms", "-conformance"}
+	b := startBridge(t, nil, append([]string{"--"}, argv...)...)
+	runTypeScriptHosts(t, script, "demo", argv, b.addr)
+}
+
+// TestHostTypeScriptEverything: the TypeScript SDK host on the TypeScript
+// server-everything, directly and through connect.
+func TestHostTypeScriptEverything(t *testing.T) {
+	script := hostScript(t)
+	argv := testkit.ServerEverything(t)
+	b := startBridge(t, nil, append([]string{"--"}, argv...)...)
+	runTypeScriptHosts(t, script, "everything", argv, b.addr)
+}
