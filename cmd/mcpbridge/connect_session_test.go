@@ -131,6 +131,9 @@ type hostSession struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 	seen []string // the messages read that were not answers, as text
+	// serve, when set, answers the server's requests met while reading:
+	// the result for their method; without it they get -32601.
+	serve func(method string) any
 }
 
 // startHost starts the stdio server argv for a host that keeps it open;
@@ -186,8 +189,28 @@ func (h *hostSession) call(t *testing.T, line string) map[string]any {
 		if a["method"] == nil && a["id"] == m["id"] {
 			return a
 		}
+		h.answerRequest(a)
 		h.seen = append(h.seen, text)
 	}
+}
+
+// answerRequest answers a to the server when it is a request of its own.
+// It runs on whichever goroutine reads: a failed write shows as a missing
+// answer, not here.
+func (h *hostSession) answerRequest(a map[string]any) {
+	method, _ := a["method"].(string)
+	if method == "" || a["id"] == nil {
+		return
+	}
+	id, _ := json.Marshal(a["id"])
+	var reply []byte
+	if h.serve != nil {
+		res, _ := json.Marshal(h.serve(method))
+		reply = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
+	} else {
+		reply = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, id)
+	}
+	_, _ = io.WriteString(h.in, string(reply)+"\n")
 }
 
 // waitFor reads the server's messages until one of method holds want (a
@@ -208,6 +231,10 @@ func (h *hostSession) waitFor(t *testing.T, method, want string) {
 				return
 			}
 			h.seen = append(h.seen, text)
+			var m map[string]any
+			if json.Unmarshal([]byte(text), &m) == nil {
+				h.answerRequest(m)
+			}
 			if strings.Contains(text, `"method":"`+method+`"`) && strings.Contains(text, want) {
 				return
 			}
@@ -221,4 +248,66 @@ func (h *hostSession) waitFor(t *testing.T, method, want string) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("no %s holding %q within 30 s", method, want)
 	}
+}
+
+// TestConnectServerStatePerHost: what a server keeps per client stays
+// with its host through connect, as when the host launches the server:
+// server-everything asks a host that declares roots for them and logs
+// "Roots updated" to it, directly and through connect; the demo's ask
+// answered with a value that does not fit its form is the same tool
+// error both ways; and one host's toggle-subscriber-updates does not turn
+// another host's updates off.
+func TestConnectServerStatePerHost(t *testing.T) {
+	everything := testkit.ServerEverything(t)
+	b := startBridge(t, nil, append([]string{"--"}, everything...)...)
+	demo := startBridge(t, nil, "--", mcpbridgeBin, "demo")
+	roots := func(method string) any {
+		if method == "roots/list" {
+			return map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp/host-root", "name": "host-root"}}}
+		}
+		return map[string]any{}
+	}
+	for _, argv := range [][]string{everything, {mcpbridgeBin, "connect", "--addr", b.addr}} {
+		h := startHost(t, argv...)
+		h.serve = roots
+		if res := h.call(t, initializeWith(`{"roots":{"listChanged":true}}`)); res["result"] == nil {
+			t.Fatalf("%q: initialize = %v", argv, res)
+		}
+		h.send(t, hostInitialized)
+		h.call(t, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`)
+		h.waitFor(t, "notifications/message", "Roots updated: 1 root(s) received from client")
+	}
+
+	answers := map[string]string{}
+	for _, argv := range [][]string{{mcpbridgeBin, "demo"}, {mcpbridgeBin, "connect", "--addr", demo.addr}} {
+		h := startHost(t, argv...)
+		h.serve = func(method string) any {
+			return map[string]any{"action": "accept", "content": map[string]any{"answer": 5}} // not a string
+		}
+		h.call(t, initializeWith(`{"elicitation":{}}`))
+		h.send(t, hostInitialized)
+		res, _ := json.Marshal(h.call(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{"question":"Your name?"}}}`)["result"])
+		answers[argv[1]] = string(res)
+	}
+	if answers["demo"] != answers["connect"] || !strings.Contains(answers["demo"], `"isError":true`) {
+		t.Errorf("ask answered with a number: directly %s, through connect %s; want the same tool error", answers["demo"], answers["connect"])
+	}
+
+	a, other := startHost(t, mcpbridgeBin, "connect", "--addr", b.addr), startHost(t, mcpbridgeBin, "connect", "--addr", b.addr)
+	for _, h := range []*hostSession{a, other} {
+		h.serve = roots
+		h.call(t, initializeWith(`{}`))
+		h.send(t, hostInitialized)
+	}
+	list := a.call(t, `{"jsonrpc":"2.0","id":4,"method":"resources/list"}`)
+	resources, _ := list["result"].(map[string]any)["resources"].([]any)
+	if len(resources) == 0 {
+		t.Fatalf("resources/list = %v", list)
+	}
+	uri, _ := resources[0].(map[string]any)["uri"].(string)
+	a.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"resources/subscribe","params":{"uri":%q}}`, uri))
+	toggle := `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"toggle-subscriber-updates","arguments":{}}}`
+	a.call(t, toggle)     // on, for a's session
+	other.call(t, toggle) // on for the other's: in a shared session, off for both
+	a.waitFor(t, "notifications/resources/updated", uri)
 }
