@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/internal/tlsfiles"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -149,21 +149,18 @@ func (f *connectFlags) dialOptions() ([]grpc.DialOption, error) {
 	if secure {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: f.serverName}
 		if f.caFile != "" {
-			pem, err := os.ReadFile(f.caFile)
+			roots, err := tlsfiles.LoadCAs("--ca", f.caFile)
 			if err != nil {
-				return bad("--ca: %v", err)
+				return bad("%v", err)
 			}
-			cfg.RootCAs = x509.NewCertPool()
-			if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-				return bad("--ca %s: no PEM certificate in it", f.caFile)
-			}
+			cfg.RootCAs = roots
 		}
 		if f.certFile != "" {
-			cert, err := tls.LoadX509KeyPair(f.certFile, f.keyFile)
+			cert, err := tlsfiles.LoadKeyPair(f.certFile, f.keyFile)
 			if err != nil {
 				return bad("--cert, --key: %v", err)
 			}
-			cfg.Certificates = []tls.Certificate{cert}
+			cfg.Certificates = []tls.Certificate{*cert}
 		}
 		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
 	} else {

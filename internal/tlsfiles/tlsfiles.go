@@ -74,7 +74,7 @@ func (f *Files) ServerConfig() (*tls.Config, error) {
 		now = time.Now
 	}
 	cert, err := newWatched(now, f.OnReload, []string{f.CertFile, f.KeyFile}, func() (*tls.Certificate, error) {
-		return loadKeyPair(f.CertFile, f.KeyFile)
+		return LoadKeyPair(f.CertFile, f.KeyFile)
 	})
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func (f *Files) ServerConfig() (*tls.Config, error) {
 		return c
 	}
 	clientCAs, err := newWatched(now, f.OnReload, []string{f.ClientCAFile}, func() (*tls.Config, error) {
-		pool, err := loadCAs(f.ClientCAFile)
+		pool, err := LoadCAs("client CA", f.ClientCAFile)
 		if err != nil {
 			return nil, err
 		}
@@ -116,8 +116,9 @@ func (f *Files) ServerConfig() (*tls.Config, error) {
 	return top, nil
 }
 
-// loadKeyPair reads a certificate and its key.
-func loadKeyPair(certFile, keyFile string) (*tls.Certificate, error) {
+// LoadKeyPair reads a certificate and its key; an error names the file
+// at fault.
+func LoadKeyPair(certFile, keyFile string) (*tls.Certificate, error) {
 	certPEM, err := os.ReadFile(certFile)
 	if err != nil {
 		return nil, fmt.Errorf("TLS certificate: %w", err)
@@ -135,15 +136,16 @@ func loadKeyPair(certFile, keyFile string) (*tls.Certificate, error) {
 	return &cert, nil
 }
 
-// loadCAs reads a bundle of PEM CA certificates.
-func loadCAs(file string) (*x509.CertPool, error) {
+// LoadCAs reads a bundle of PEM CA certificates; an error names it as
+// what ("client CA", a flag) and the file.
+func LoadCAs(what, file string) (*x509.CertPool, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("client CA: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(data) {
-		return nil, fmt.Errorf("client CA %s: no PEM certificate in it", file)
+		return nil, fmt.Errorf("%s %s: no PEM certificate in it", what, file)
 	}
 	return pool, nil
 }
