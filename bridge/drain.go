@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -18,10 +19,12 @@ import (
 // always take the whole shutdown timeout; instead each ends at once with
 // UNAVAILABLE and RetryInfo, and its client reconnects elsewhere or
 // after the restart. Unary calls and the call streams keep running until
-// they finish or the timeout cancels them.
+// they finish or the timeout ends them (Abort), also with UNAVAILABLE and
+// RetryInfo, so that a replica's callers know at once to go elsewhere
+// (docs/scaling.md).
 
 // errDraining is the cause with which Shutdown cancels a long-lived
-// stream's context.
+// stream's context, and Abort a call's.
 var errDraining = errors.New("bridge: shutting down")
 
 // drainRetry is the RetryInfo delay of a stream ended by Shutdown.
@@ -65,3 +68,39 @@ type connectStream struct {
 }
 
 func (s connectStream) Context() context.Context { return s.ctx }
+
+// abortable gives a call a context that Abort cancels with errDraining,
+// and turns the outcome of a call so ended into UNAVAILABLE and RetryInfo.
+func (s *Service) abortable(ctx context.Context, fullMethod string, call func(context.Context) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.aborting, func() { cancel(errDraining) })
+	err := call(ctx)
+	stop()
+	cancel(nil)
+	if err == nil || !errors.Is(context.Cause(ctx), errDraining) {
+		return err
+	}
+	return drained(ctx, s.logServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], err)
+}
+
+func (s *Service) abortableUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	err = s.abortable(ctx, info.FullMethod, func(ctx context.Context) error {
+		resp, err = handler(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+func (s *Service) abortableStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	return s.abortable(ss.Context(), info.FullMethod, func(ctx context.Context) error {
+		return handler(srv, abortStream{ss, ctx})
+	})
+}
+
+// abortStream is a stream with the context abortable made.
+type abortStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s abortStream) Context() context.Context { return s.ctx }

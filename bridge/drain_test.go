@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
@@ -99,4 +101,67 @@ func TestShutdownEndsLongLivedStreams(t *testing.T) {
 	if err := <-slow; status.Code(err) != codes.Unavailable && status.Code(err) != codes.Canceled {
 		t.Errorf("the call in flight at Stop = %v, want it ended", err)
 	}
+}
+
+// After Shutdown the overall health is NOT_SERVING and LivenessService
+// still SERVING (a liveness probe must not restart a draining bridge); a
+// new Subscribe is refused at once with UNAVAILABLE and RetryInfo, while
+// calls are still served. Abort then ends the call in flight, and any
+// later one, with UNAVAILABLE and RetryInfo, so that their callers retry
+// on another replica.
+func TestAbortEndsCallsWithRetryInfo(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	logs := &testkit.Lines{}
+	svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "", time.Second)}, Logger: logs.Logger()})
+	conn := loopbackBridge(t, svc)
+	bc := mcpbridgev1.NewBridgeServiceClient(conn)
+	hc := healthpb.NewHealthClient(conn)
+	settle(ctx, t, func() error {
+		if res, err := hc.Check(ctx, &healthpb.HealthCheckRequest{}); res.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+			return fmt.Errorf("health = %v, %v; want SERVING", res, err)
+		}
+		return nil
+	})
+	slow := make(chan error, 1)
+	go func() {
+		_, err := callTool(ctx, bc, "block", `{}`)
+		slow <- err
+	}()
+	logs.WaitFor(ctx, t, "fixture: blocking")
+
+	svc.Shutdown()
+	for service, want := range map[string]healthpb.HealthCheckResponse_ServingStatus{
+		"": healthpb.HealthCheckResponse_NOT_SERVING, LivenessService: healthpb.HealthCheckResponse_SERVING,
+	} {
+		if res, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: service}); err != nil || res.GetStatus() != want {
+			t.Errorf("health of %q after Shutdown = %v, %v; want %v", service, res.GetStatus(), err, want)
+		}
+	}
+	isDrained := func(what string, err error) {
+		t.Helper()
+		_, rpc, _, retry := splitStatus(err)
+		if status.Code(err) != codes.Unavailable || rpc.GetMessage() != "The bridge is shutting down" || retry == nil {
+			t.Errorf("%s = %v (retry %v), want UNAVAILABLE \"The bridge is shutting down\" with RetryInfo", what, err, retry)
+		}
+	}
+	sub, err := bc.Subscribe(ctx, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
+	if err == nil {
+		_, err = sub.Recv()
+	}
+	isDrained("a Subscribe after Shutdown", err)
+	if _, err := bc.Ping(ctx, &mcpbridgev1.PingRequest{}); err != nil {
+		t.Errorf("a call after Shutdown = %v, want it served", err)
+	}
+	select {
+	case err := <-slow:
+		t.Fatalf("the call in flight ended at Shutdown: %v", err)
+	default:
+	}
+
+	svc.Abort()
+	isDrained("the call in flight at Abort", <-slow)
+	_, err = bc.Ping(ctx, &mcpbridgev1.PingRequest{})
+	isDrained("a call after Abort", err)
+	logs.WaitFor(ctx, t, "fixture: cancelled") // on the child too
 }

@@ -65,6 +65,10 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	guarded := selector.MatchFunc(func(ctx context.Context, c interceptors.CallMeta) bool {
 		return c.Service != "grpc.health.v1.Health"
 	})
+	// Abort (drain.go) ends the service's calls, not probes or reflection.
+	bridgeCall := selector.MatchFunc(func(ctx context.Context, c interceptors.CallMeta) bool {
+		return c.Service == "mcpbridge.v1.BridgeService"
+	})
 	rec := recovery.WithRecoveryHandlerContext(func(ctx context.Context, p any) error {
 		s.cfg.Logger.ErrorContext(ctx, "mcpbridge: handler panicked", "panic", p, "stack", string(debug.Stack()))
 		return status.Error(codes.Internal, "internal error")
@@ -89,6 +93,9 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			// logging interceptor reads.
 			selector.UnaryServerInterceptor(s.callFieldsUnary, logged),
 			selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(log, logOpts...), logged),
+			// Innermost, so that the log and the metrics see what the
+			// caller gets.
+			selector.UnaryServerInterceptor(s.abortableUnary, bridgeCall),
 		)...),
 		grpc.ChainStreamInterceptor(append(s.metrics.stream(),
 			recovery.StreamServerInterceptor(rec),
@@ -101,6 +108,7 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 			// Inside the logging interceptor: a stream's request arrives
 			// in the handler, and its fields are added then.
 			selector.StreamServerInterceptor(s.callFieldsStream, logged),
+			selector.StreamServerInterceptor(s.abortableStream, bridgeCall),
 		)...),
 	)
 	if tp := s.cfg.TracerProvider; tp != nil {

@@ -104,9 +104,9 @@ func TestHealthPerServerNeedsCredentials(t *testing.T) {
 		ctx  context.Context
 		want []string
 	}{
-		{"nobody", nobody, []string{"", HealthService}},
-		{"bob", bob, []string{"", HealthService, p}},
-		{"alice", alice, []string{"", HealthService, other, p}},
+		{"nobody", nobody, []string{"", LivenessService, HealthService}},
+		{"bob", bob, []string{"", LivenessService, HealthService, p}},
+		{"alice", alice, []string{"", LivenessService, HealthService, other, p}},
 	} {
 		res, err := hc.List(c.ctx, &healthpb.HealthListRequest{})
 		var got []string

@@ -69,8 +69,14 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 		}
 	}
 	// -32002 is the one code that maps to NOT_FOUND (bridge.proto, Errors).
+	msg := jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId())
+	if fanout.MintedElsewhere(req.GetId()) {
+		// docs/scaling.md, "Server requests": the balancer sent the answer
+		// to a replica other than the one whose child asked.
+		msg = jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "Server request %q was offered by another bridge replica (or by this one before a restart): send the answer with the mcp-session metadata the request's routing_key gives, so that the balancer routes it to the replica that asked", req.GetId())
+	}
 	return nil, rpcerr.ToStatus(req.GetServer(), method, &rpcerr.CallError{
-		RPC:    jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId()),
+		RPC:    msg,
 		Reason: rpcerr.ReasonInvalidInput,
 	})
 }

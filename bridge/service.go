@@ -42,6 +42,8 @@ type Service struct {
 
 	draining context.Context // cancelled by Shutdown: long-lived streams end
 	drain    context.CancelFunc
+	aborting context.Context // cancelled by Abort: calls in flight end
+	abort    context.CancelFunc
 
 	metrics *grpcMetrics // Config.Metrics: the gRPC server's; nil: none
 
@@ -66,6 +68,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	s.door.Refused = s.metrics.refused
 	s.draining, s.drain = context.WithCancel(context.Background())
+	s.aborting, s.abort = context.WithCancel(context.Background())
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
 	set := map[string]*pool.Server{}
@@ -125,6 +128,13 @@ func (s *Service) overallHealth() {
 // Register registers the BridgeService and the gRPC health service on r.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
 	mcpbridgev1.RegisterBridgeServiceServer(r, s)
+	s.RegisterHealth(r)
+}
+
+// RegisterHealth registers the gRPC health service alone on r: for a
+// listener of its own that probes reach without TLS (Kubernetes' gRPC
+// probes speak plaintext), as `mcpbridge serve --health-listen` does.
+func (s *Service) RegisterHealth(r grpc.ServiceRegistrar) {
 	healthpb.RegisterHealthServer(r, healthGate{s: s}) // health.go
 }
 
@@ -137,14 +147,23 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 	}
 }
 
-// Shutdown starts a graceful stop: every health status turns NOT_SERVING,
-// so that balancers drain the bridge, and the long-lived streams
-// (Subscribe, Connect) end at once with UNAVAILABLE and RetryInfo, so that
-// a graceful stop of the gRPC server waits only for calls. Calls keep
-// being served.
+// Shutdown starts a graceful stop: every health status turns NOT_SERVING
+// (but LivenessService's), so that balancers drain the bridge, and the
+// long-lived streams (Subscribe, Connect) end at once with UNAVAILABLE and
+// RetryInfo, as do new ones, so that a graceful stop of the gRPC server
+// waits only for calls. Calls keep being served.
 func (s *Service) Shutdown() {
 	s.health.Shutdown()
 	s.drain()
+}
+
+// Abort ends every call still in flight with UNAVAILABLE and RetryInfo,
+// cancelling its request on the child: for a graceful stop that ran out of
+// time, so that those callers learn to retry (elsewhere) before the
+// connections close. It implies Shutdown.
+func (s *Service) Abort() {
+	s.Shutdown()
+	s.abort()
 }
 
 // Close stops every child gracefully (close stdin, grace, SIGTERM, SIGKILL

@@ -180,6 +180,8 @@ Tools:
   fail(message)         always fails: an isError result carrying message
   ask(question)         asks the user through elicitation (a one-field form)
   exit(code)            exits the process at once with code (default 1), for crash tests
+  whoami()              the process id, host name and DEMO_SESSION variable of the
+                        process that answered: where a balancer sent the call
 Resources:
   demo://about          this text
   demo://counter        changes every -tick; subscribe to it to be notified

@@ -205,6 +205,29 @@ func (d *demo) addTools() {
 		os.Exit(a.Code)
 		panic("unreachable")
 	})
+
+	mcp.AddTool(d.srv, mcp.Tool{
+		Name:  "whoami",
+		Title: "Who am I",
+		Description: "Says which process answered: its process id, its host name (a pod's name on Kubernetes) and " +
+			"the DEMO_SESSION environment variable, which a session server can set from the caller's mcp-session " +
+			"(env_from_metadata). For seeing where a balancer sent a call.",
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"pid":{"type":"integer"},"host":{"type":"string"},"session":{"type":"string"}},"required":["pid","host","session"]}`),
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: ptr(true), IdempotentHint: ptr(true), OpenWorldHint: ptr(false)},
+	}, func(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.ToolResult, error) {
+		host, _ := os.Hostname()
+		who := whoami{PID: os.Getpid(), Host: host, Session: os.Getenv("DEMO_SESSION")}
+		res := mcp.TextResult(fmt.Sprintf("pid %d on %s, session %q", who.PID, who.Host, who.Session))
+		res.StructuredContent = who
+		return res, nil
+	})
+}
+
+// whoami is the whoami tool's result.
+type whoami struct {
+	PID     int    `json:"pid"`
+	Host    string `json:"host"`
+	Session string `json:"session"`
 }
 
 // wait waits for d, or returns ctx's error when it ends first.

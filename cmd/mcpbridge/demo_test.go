@@ -116,7 +116,7 @@ func TestDemoTools(t *testing.T) {
 					t.Errorf("tool %s: description %q, inputSchema %s", tool.Name, tool.Description, tool.InputSchema)
 				}
 			}
-			if diff := cmp.Diff([]string{"ask", "echo", "exit", "fail", "large_result", "progress"}, names); diff != "" {
+			if diff := cmp.Diff([]string{"ask", "echo", "exit", "fail", "large_result", "progress", "whoami"}, names); diff != "" {
 				t.Errorf("tools/list names (-want +got):\n%s", diff)
 			}
 

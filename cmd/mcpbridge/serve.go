@@ -16,11 +16,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/internal/asynclog"
@@ -57,6 +59,9 @@ type serveFlags struct {
 	maxRestarts     int
 	maxBackoff      time.Duration
 	shutdownTimeout time.Duration
+	drainDelay      time.Duration
+	healthListen    string
+	watchConfig     time.Duration
 	reaper          bool
 	logLevel        slog.Level
 	logFormat       string
@@ -131,6 +136,9 @@ func newServeFlags() (*serveFlags, *flag.FlagSet) {
 	fs.IntVar(&f.maxRestarts, "max-restarts", bridge.DefaultMaxRestarts, "restarts in a row before the server is FAILED and tried only every --max-restart-backoff")
 	fs.DurationVar(&f.maxBackoff, "max-restart-backoff", bridge.DefaultMaxRestartBackoff, "the longest wait between restarts, and the interval of the starts tried while FAILED")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a graceful shutdown waits for calls in flight")
+	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "on SIGTERM, how long the bridge keeps serving calls with health NOT_SERVING, for balancers to stop sending, before it drains (docs/scaling.md)")
+	fs.StringVar(&f.healthListen, "health-listen", "", "also serve grpc.health.v1 alone, in plaintext, on `address` (host:port; a bare :port is on loopback): for probes that cannot speak TLS, such as Kubernetes'")
+	fs.DurationVar(&f.watchConfig, "watch-config", 0, "check the --config file this often and reload it when it changed, as when a Kubernetes ConfigMap is updated (0: only SIGHUP reloads)")
 	fs.BoolVar(&f.reaper, "reaper", true, "run the child under a reaper that kills its descendants when it exits or the bridge dies (Linux)")
 	fs.TextVar(&f.logLevel, "log-level", slog.LevelInfo, "log `level`: debug, info, warn or error")
 	fs.StringVar(&f.config, "config", "", "a YAML `file` describing the fronted servers (docs/operations.md, \"The config file\"); SIGHUP reloads it")
@@ -236,6 +244,14 @@ func parseServe(args []string, implicit bool) (*serveFlags, error) {
 		return nil, bad("max-restart-backoff", "must be at least %v", bridge.DefaultRestartBackoff)
 	case f.shutdownTimeout <= 0:
 		return nil, bad("shutdown-timeout", "must be positive")
+	case f.drainDelay < 0:
+		return nil, bad("drain-delay", "must not be negative")
+	case f.watchConfig < 0:
+		return nil, bad("watch-config", "must not be negative")
+	case f.watchConfig > 0 && f.config == "":
+		return nil, bad("watch-config", "needs --config")
+	case f.healthListen != "" && checkListen(f.healthListen) != nil:
+		return nil, bad("health-listen", "%v", checkListen(f.healthListen))
 	case f.metricsListen != "" && checkListen(f.metricsListen) != nil:
 		return nil, bad("metrics-listen", "%v", checkListen(f.metricsListen))
 	case f.reflection != "" && f.reflection != "auto" && f.reflection != "on" && f.reflection != "off":
@@ -360,6 +376,14 @@ func runServe(args []string, implicit bool) error {
 	if plaintextExposed {
 		log.Warn("mcpbridge: serving plaintext on a non-loopback address", "listen", lis.Addr().String())
 	}
+	if f.healthListen != "" {
+		stopHealth, err := serveHealth(svc, f.healthListen, log)
+		if err != nil {
+			lis.Close()
+			return err
+		}
+		defer stopHealth() // last: liveness answers until the bridge is gone
+	}
 	log.Info("mcpbridge: serving", append([]any{"listen", lis.Addr().String(), "tls", f.tlsCert != "", "mtls", f.clientCA != ""}, describe...)...)
 	served := make(chan error, 1)
 	go func() { served <- gs.Serve(lis) }() // returns once gs stops
@@ -369,12 +393,18 @@ func runServe(args []string, implicit bool) error {
 	case <-ctx.Done():
 	}
 	stopSignals() // a second signal takes the default action: exit at once (the children's reapers, or Pdeathsig, end them)
-	log.Info("mcpbridge: shutting down; signal again to force", "timeout", f.shutdownTimeout.String())
+	log.Info("mcpbridge: shutting down; signal again to force", "drain_delay", f.drainDelay.String(), "timeout", f.shutdownTimeout.String())
 
 	// docs/operations.md, "Graceful shutdown": health NOT_SERVING first so
-	// that balancers drain the bridge, then GracefulStop with a deadline,
-	// then the children.
+	// that balancers drain the bridge, and the long-lived streams end; then
+	// the drain delay, in which calls are still served while balancers
+	// catch up (docs/scaling.md); then GracefulStop with a deadline, after
+	// which the calls left end with UNAVAILABLE and RetryInfo; then the
+	// children.
 	svc.Shutdown()
+	if f.drainDelay > 0 {
+		time.Sleep(f.drainDelay)
+	}
 	stopped := make(chan struct{})
 	go func() {
 		gs.GracefulStop()
@@ -385,14 +415,55 @@ func runServe(args []string, implicit bool) error {
 	case <-stopped:
 		t.Stop()
 	case <-t.C:
-		log.Warn("mcpbridge: calls still in flight at the shutdown timeout; cancelling them")
-		gs.Stop()
-		<-stopped
+		log.Warn("mcpbridge: calls still in flight at the shutdown timeout; ending them with UNAVAILABLE")
+		svc.Abort()
+		// Their handlers return at once with the status, which reaches the
+		// callers before Stop closes the connections.
+		select {
+		case <-stopped:
+		case <-time.After(abortWait):
+			gs.Stop()
+			<-stopped
+		}
 	}
 	<-served
 	err = svc.Close()
 	log.Info("mcpbridge: stopped")
 	return err
+}
+
+// abortWait bounds how long the calls that Abort ended get to send their
+// status before Stop closes the connections.
+const abortWait = 2 * time.Second
+
+// serveHealth serves grpc.health.v1 alone, in plaintext, on addr (a bare
+// :port on loopback) until stop. Health tells nothing a caller could use
+// against the bridge, and with authentication on a server's own entry is
+// shown only to callers who may use it (bridge/health.go), so the listener
+// needs neither TLS nor --insecure.
+func serveHealth(svc *bridge.Service, addr string, log *slog.Logger) (stop func(), err error) {
+	if host, port, _ := net.SplitHostPort(addr); host == "" {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("health: %w", err)
+	}
+	hs := grpc.NewServer()
+	svc.RegisterHealth(hs)
+	reflection.Register(hs) // for grpcurl; it lists grpc.health.v1 alone
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := hs.Serve(lis); err != nil {
+			log.Error("mcpbridge: the health listener failed", "error", err)
+		}
+	}()
+	log.Info("mcpbridge: serving health", "health_listen", lis.Addr().String())
+	return func() {
+		hs.Stop()
+		<-done
+	}, nil
 }
 
 // serveConfig is the bridge's configuration: the --config file, with the
@@ -490,6 +561,10 @@ func reloadOnHangup(f *serveFlags, svc *bridge.Service, sec *security, listen st
 	signal.Notify(hup, syscall.SIGHUP)
 	done := make(chan struct{})
 	finished := make(chan struct{})
+	var watching sync.WaitGroup
+	if f.watchConfig > 0 {
+		watching.Go(func() { watchFile(f.config, f.watchConfig, hup, done) })
+	}
 	go func() {
 		defer close(finished)
 		for {
@@ -518,6 +593,33 @@ func reloadOnHangup(f *serveFlags, svc *bridge.Service, sec *security, listen st
 		signal.Stop(hup)
 		close(done)
 		<-finished
+		watching.Wait()
+	}
+}
+
+// watchFile sends on changed, without waiting, whenever the file at path
+// changed since the last look, every interval until done: its size or
+// modification time, or another file took its path (a Kubernetes ConfigMap
+// is updated by swapping a symbolic link to a new directory).
+func watchFile(path string, interval time.Duration, changed chan<- os.Signal, done <-chan struct{}) {
+	last, _ := os.Stat(path)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		cur, err := os.Stat(path)
+		if err != nil || (last != nil && os.SameFile(last, cur) && cur.Size() == last.Size() && cur.ModTime().Equal(last.ModTime())) {
+			continue // gone for a moment, or unchanged
+		}
+		last = cur
+		select {
+		case changed <- syscall.SIGHUP:
+		default: // a reload is pending already
+		}
 	}
 }
 

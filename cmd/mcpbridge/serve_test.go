@@ -70,7 +70,7 @@ var listenRE = regexp.MustCompile(`msg="mcpbridge: serving" listen=(\S+)`)
 // startBridge runs `mcpbridge serve --listen 127.0.0.1:0 args...` with env
 // added to ours, and waits until it listens. Cleanup kills it if the test
 // did not stop it.
-func startBridge(t *testing.T, env []string, args ...string) *bridgeProcess {
+func startBridge(t testing.TB, env []string, args ...string) *bridgeProcess {
 	t.Helper()
 	cmd := exec.Command(mcpbridgeBin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
@@ -79,7 +79,7 @@ func startBridge(t *testing.T, env []string, args ...string) *bridgeProcess {
 
 // startBridgeCmd is startBridge for a command the caller prepared (its
 // own binary, credentials or attributes).
-func startBridgeCmd(t *testing.T, cmd *exec.Cmd) *bridgeProcess {
+func startBridgeCmd(t testing.TB, cmd *exec.Cmd) *bridgeProcess {
 	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -117,7 +117,7 @@ func startBridgeCmd(t *testing.T, cmd *exec.Cmd) *bridgeProcess {
 }
 
 // wait waits for the bridge to exit and returns its exit code.
-func (b *bridgeProcess) wait(t *testing.T) int {
+func (b *bridgeProcess) wait(t testing.TB) int {
 	t.Helper()
 	select {
 	case <-b.exited:
@@ -128,7 +128,7 @@ func (b *bridgeProcess) wait(t *testing.T) int {
 }
 
 // conn is a grpc-go client of the bridge.
-func (b *bridgeProcess) conn(t *testing.T) *grpc.ClientConn {
+func (b *bridgeProcess) conn(t testing.TB) *grpc.ClientConn {
 	t.Helper()
 	conn, err := grpc.NewClient(b.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -372,7 +372,7 @@ func callSlow(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, tool stri
 }
 
 // SIGTERM and SIGINT shut the bridge down gracefully: a call in flight
-// finishes, or, past --shutdown-timeout, fails UNAVAILABLE and is
+// finishes, or, past --shutdown-timeout, fails UNAVAILABLE with RetryInfo and is
 // cancelled on the child before its stdin closes; a Subscribe stream ends
 // at once with UNAVAILABLE and RetryInfo instead of holding the shutdown;
 // the bridge exits 0 and its child is gone.
@@ -410,8 +410,12 @@ func TestServeGracefulShutdown(t *testing.T) {
 				if st := status.Convert(err); st.Code() != codes.Unavailable || st.Message() != "The bridge is shutting down" || !hasRetryInfo(st) {
 					t.Errorf("the Subscribe stream at %v = %v, want UNAVAILABLE with RetryInfo", sig, err)
 				}
-				if err := <-done; status.Code(err) != tc.want {
+				err = <-done
+				if status.Code(err) != tc.want {
 					t.Errorf("the call in flight at %v = %v, want %v", sig, err, tc.want)
+				}
+				if tc.want == codes.Unavailable && !hasRetryInfo(status.Convert(err)) {
+					t.Errorf("the call ended at the shutdown timeout = %v, want RetryInfo, so that its caller retries elsewhere", err)
 				}
 				if code := b.wait(t); code != 0 {
 					t.Errorf("the bridge exited %d after %v, want 0", code, sig)
@@ -653,7 +657,7 @@ func TestServeFlags(t *testing.T) {
 }
 
 // parentOf returns pid's parent pid.
-func parentOf(t *testing.T, pid int) int {
+func parentOf(t testing.TB, pid int) int {
 	t.Helper()
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

@@ -14,10 +14,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
@@ -41,6 +43,27 @@ var (
 // Tunnels get it as a JSON string id.
 func MintID() string {
 	return serverRequestPrefix + strconv.FormatUint(serverRequestSeq.Add(1), 10)
+}
+
+// MintedElsewhere reports whether id has the form of a ServerRequest id
+// that another bridge process minted: another replica's, or this replica's
+// before a restart. An answer carrying one was routed to the wrong place.
+func MintedElsewhere(id string) bool {
+	rest, ok := strings.CutPrefix(id, "sr-")
+	return ok && len(rest) > 13 && rest[12] == '-' && !strings.HasPrefix(id, serverRequestPrefix)
+}
+
+// SessionMetadataKey is the metadata that names a session of a session
+// server (package pool) and that balancers hash on to keep a session, and
+// the answers to its stream's server requests, on one replica.
+const SessionMetadataKey = "mcp-session"
+
+// routingKey is the mcp-session metadata of ctx's call, "" without one.
+func routingKey(ctx context.Context) string {
+	if v := metadata.ValueFromIncomingContext(ctx, SessionMetadataKey); len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 func MethodNotFound(method string) *jsonrpc.Error {
@@ -198,14 +221,15 @@ func (r *Relay) Respond(id, who string, o Outcome) bool {
 // StreamReg is one gRPC stream registered on a child's relay (see
 // openStream).
 type StreamReg struct {
-	r         *Relay
-	principal string // the caller's (access.CallerID)
-	call      bool
-	optIn     bool
-	send      func(*mcpbridgev1.ServerRequest) error
-	queue     chan *mcpbridgev1.ServerRequest
-	stop      chan struct{} // closed by Close
-	done      chan struct{} // closed when the delivery goroutine returned
+	r          *Relay
+	principal  string // the caller's (access.CallerID)
+	routingKey string // the stream's mcp-session: ServerRequest.routing_key
+	call       bool
+	optIn      bool
+	send       func(*mcpbridgev1.ServerRequest) error
+	queue      chan *mcpbridgev1.ServerRequest
+	stop       chan struct{} // closed by Close
+	done       chan struct{} // closed when the delivery goroutine returned
 
 	// Under relay.mu.
 	closed  bool
@@ -237,7 +261,8 @@ type StreamReg struct {
 func (r *Relay) OpenStream(ctx context.Context, call, optIn bool, send func(*mcpbridgev1.ServerRequest) error) *StreamReg {
 	g := &StreamReg{
 		r: r, principal: access.CallerID(ctx), call: call, optIn: optIn && send != nil, send: send,
-		stop: make(chan struct{}), done: make(chan struct{}),
+		routingKey: routingKey(ctx),
+		stop:       make(chan struct{}), done: make(chan struct{}),
 		offered: map[*pendingRequest]struct{}{},
 	}
 	if g.optIn {
@@ -267,6 +292,11 @@ func (g *StreamReg) deliver() {
 		case <-g.stop:
 			return
 		case msg := <-g.queue:
+			if g.routingKey != "" { // msg is shared by the streams it was offered on
+				msg = &mcpbridgev1.ServerRequest{Id: msg.Id, Method: msg.Method, ParamsJson: msg.ParamsJson,
+					Server: msg.Server, ChildRequestIdJson: msg.ChildRequestIdJson, ExpireTime: msg.ExpireTime,
+					RoutingKey: g.routingKey}
+			}
 			if err := g.send(msg); err != nil {
 				g.leave()
 				return

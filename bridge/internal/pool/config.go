@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -238,7 +239,7 @@ func ParseTunnelMode(name string) (TunnelMode, error) {
 
 // SessionMetadataKey is the request metadata key that names a client
 // session for PolicySession servers.
-const SessionMetadataKey = "mcp-session"
+const SessionMetadataKey = fanout.SessionMetadataKey
 
 // Defaults of PoolConfig and SessionConfig.
 const (

@@ -4113,7 +4113,16 @@ type ServerRequest struct {
 	// When the bridge stops waiting and answers the child with a JSON-RPC
 	// error.
 	// Default: always set. Eras: legacy.
-	ExpireTime    *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	// The `mcp-session` metadata of the stream this request was offered on.
+	// Behind a balancer that hashes on `mcp-session` (several bridge
+	// replicas; docs/scaling.md), send RespondToServerRequest with this value
+	// as its `mcp-session` metadata, so that the answer reaches the replica
+	// whose child asked. A stream that may be offered requests should
+	// therefore carry `mcp-session` there, also to a server whose policy is
+	// not `session` (where it only routes).
+	// Default: empty when the stream had none. Eras: legacy.
+	RoutingKey    string `protobuf:"bytes,7,opt,name=routing_key,json=routingKey,proto3" json:"routing_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4188,6 +4197,13 @@ func (x *ServerRequest) GetExpireTime() *timestamppb.Timestamp {
 		return x.ExpireTime
 	}
 	return nil
+}
+
+func (x *ServerRequest) GetRoutingKey() string {
+	if x != nil {
+		return x.RoutingKey
+	}
+	return ""
 }
 
 // SubscribeRequest opens a stream of list changes and resource updates. On
@@ -5738,7 +5754,7 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"LogMessage\x120\n" +
 	"\x05level\x18\x01 \x01(\x0e2\x1a.mcpbridge.v1.LoggingLevelR\x05level\x12\x16\n" +
 	"\x06logger\x18\x02 \x01(\tR\x06logger\x12*\n" +
-	"\x04data\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\x04data\"\xe0\x01\n" +
+	"\x04data\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\x04data\"\x81\x02\n" +
 	"\rServerRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x12\x1f\n" +
@@ -5747,7 +5763,9 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\x06server\x18\x04 \x01(\tR\x06server\x121\n" +
 	"\x15child_request_id_json\x18\x05 \x01(\tR\x12childRequestIdJson\x12;\n" +
 	"\vexpire_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"expireTime\"\xd9\x02\n" +
+	"expireTime\x12\x1f\n" +
+	"\vrouting_key\x18\a \x01(\tR\n" +
+	"routingKey\"\xd9\x02\n" +
 	"\x10SubscribeRequest\x12\x16\n" +
 	"\x06server\x18\x01 \x01(\tR\x06server\x12,\n" +
 	"\x12tools_list_changed\x18\x02 \x01(\bR\x10toolsListChanged\x120\n" +

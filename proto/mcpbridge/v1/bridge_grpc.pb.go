@@ -330,7 +330,9 @@ type BridgeServiceClient interface {
 	// round-trip time.
 	Ping(ctx context.Context, in *PingRequest, opts ...grpc.CallOption) (*PingResponse, error)
 	// RespondToServerRequest answers a ServerRequest that the bridge offered
-	// on a stream. Unknown, expired or already answered ids are NOT_FOUND.
+	// on a stream. Unknown, expired or already answered ids are NOT_FOUND;
+	// so is an id another bridge replica minted, with a message that says so
+	// (route the answer by ServerRequest.routing_key).
 	RespondToServerRequest(ctx context.Context, in *RespondToServerRequestRequest, opts ...grpc.CallOption) (*RespondToServerRequestResponse, error)
 }
 
@@ -637,7 +639,9 @@ type BridgeServiceServer interface {
 	// round-trip time.
 	Ping(context.Context, *PingRequest) (*PingResponse, error)
 	// RespondToServerRequest answers a ServerRequest that the bridge offered
-	// on a stream. Unknown, expired or already answered ids are NOT_FOUND.
+	// on a stream. Unknown, expired or already answered ids are NOT_FOUND;
+	// so is an id another bridge replica minted, with a message that says so
+	// (route the answer by ServerRequest.routing_key).
 	RespondToServerRequest(context.Context, *RespondToServerRequestRequest) (*RespondToServerRequestResponse, error)
 	mustEmbedUnimplementedBridgeServiceServer()
 }
