@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -305,8 +307,8 @@ func TestReplicasServerRequestRouting(t *testing.T) {
 // One replica SIGTERMed under load: its Subscribe stream ends at once with
 // UNAVAILABLE and RetryInfo, a call that outlives its shutdown timeout
 // ends with UNAVAILABLE and RetryInfo, its sessions go on on the other
-// replicas (new children there) while no call is ever answered by another
-// session's child, the other replicas' sessions keep their children, and
+// replicas (new children there) without a failed call (the demo is
+// stateless) while no call is ever answered by another session's child, the other replicas' sessions keep their children, and
 // the replica exits 0 with its children gone. Then one replica SIGKILLed:
 // nothing of it is left running, and its sessions start again on the last
 // replica at their next call.
@@ -443,6 +445,12 @@ func testDrainAndCrash(t *testing.T, config string) {
 	close(stopLoad)
 	load.Wait()
 	t.Logf("load: %d calls answered by their session, %d UNAVAILABLE", okCalls.Load(), unavailable.Load())
+	// The demo keeps no state between calls (a 2026-07-28 server), so its
+	// callers must not notice the drain at all: calls in flight finish,
+	// and those the replica did not start are retried by gRPC elsewhere.
+	if n := unavailable.Load(); n != 0 {
+		t.Errorf("%d calls of the load failed UNAVAILABLE during the drain; want none", n)
+	}
 
 	// SIGKILL: the kernel and the reapers end its children, and its
 	// sessions start again on the last replica.
@@ -483,4 +491,122 @@ func childrenOf(t *testing.T, rs *replicaSet, pids map[string]int, r int) []int 
 		t.Fatal(errors.New("replica has no session children"))
 	}
 	return fds
+}
+
+// --watch-config reloads the config file when it changes the way a
+// Kubernetes ConfigMap does: the file's path is a symbolic link, and an
+// update points it at a new file. No signal is sent.
+func TestServeWatchConfig(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	dir := t.TempDir()
+	write := func(name string, servers ...string) string {
+		var yaml strings.Builder
+		yaml.WriteString("servers:\n")
+		for _, s := range servers {
+			fmt.Fprintf(&yaml, "  - name: %s\n    command: [%q, demo, -tick, \"0\"]\n", s, mcpbridgeBin)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(yaml.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	link := filepath.Join(dir, "mcpbridge.yaml")
+	if err := os.Symlink(write("v1.yaml", "a"), link); err != nil {
+		t.Fatal(err)
+	}
+	b := startBridge(t, []string{testkit.QuickRaceExit()}, "--config", link, "--watch-config", "100ms")
+	bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
+	names := func() []string {
+		res, err := bc.ListServers(ctx, &mcpbridgev1.ListServersRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []string
+		for _, s := range res.GetServers() {
+			n = append(n, s.GetName())
+		}
+		return n
+	}
+	if got := names(); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("servers at start = %q, want [a]", got)
+	}
+	// The swap: a new file, and the link renamed over the old one.
+	tmp := filepath.Join(dir, "next")
+	if err := os.Symlink(write("v2.yaml", "a", "b"), tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		t.Fatal(err)
+	}
+	b.log.WaitFor(ctx, t, "mcpbridge: configuration reloaded", "added=[b]")
+	if got := names(); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("servers after the update = %q, want [a b]", got)
+	}
+	// A file that does not load changes nothing, and is said so.
+	if err := os.WriteFile(filepath.Join(dir, "v2.yaml"), []byte("servers: [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.log.WaitFor(ctx, t, "mcpbridge: reload refused")
+	if got := names(); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("servers after a bad update = %q, want [a b]", got)
+	}
+}
+
+// --health-listen serves grpc.health.v1 alone in plaintext, beside a TLS
+// listener (Kubernetes' gRPC probes cannot speak TLS): the overall status
+// turns NOT_SERVING at SIGTERM while "liveness" stays SERVING through the
+// drain delay; the BridgeService is not there.
+func TestServeHealthListen(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	testkit.NewCA(t, "test CA").Server(t, "127.0.0.1").Write(t, certFile, keyFile)
+	b := startBridge(t, []string{testkit.QuickRaceExit()}, "--tls-cert", certFile, "--tls-key", keyFile,
+		"--health-listen", "127.0.0.1:0", "--drain-delay", "3s", "--", mcpbridgeBin, "demo", "-tick", "0")
+	addr := regexp.MustCompile(`health_listen=(\S+)`).FindStringSubmatch(b.log.WaitFor(ctx, t, "mcpbridge: serving health"))[1]
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	check := func(service string) healthpb.HealthCheckResponse_ServingStatus {
+		res, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+		if err != nil {
+			t.Fatalf("Check(%q) on the health listener: %v", service, err)
+		}
+		return res.GetStatus()
+	}
+	w, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for st := healthpb.HealthCheckResponse_UNKNOWN; st != healthpb.HealthCheckResponse_SERVING; {
+		res, err := w.Recv()
+		if err != nil {
+			t.Fatalf("waiting for SERVING: %v", err)
+		}
+		st = res.GetStatus()
+	}
+	if st := check(bridge.LivenessService); st != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("liveness = %v, want SERVING", st)
+	}
+	if _, err := mcpbridgev1.NewBridgeServiceClient(conn).ListServers(ctx, &mcpbridgev1.ListServersRequest{}); status.Code(err) != codes.Unimplemented {
+		t.Errorf("ListServers on the health listener = %v, want UNIMPLEMENTED", err)
+	}
+	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := w.Recv(); err != nil || res.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("the overall status at SIGTERM = %v, %v; want NOT_SERVING", res.GetStatus(), err)
+	}
+	if st := check(bridge.LivenessService); st != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("liveness while draining = %v, want SERVING", st)
+	}
+	if code := b.wait(t); code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
 }
