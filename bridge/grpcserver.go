@@ -36,6 +36,12 @@ import (
 // Clients may ping as often as every keepaliveMinTime, also with no call
 // open, without being sent away (grpc-go's default would GOAWAY a client
 // pinging more often than every 5 minutes).
+// streamWorkers is the number of goroutines that serve calls, reused from
+// call to call (grpc.NumStreamWorkers). Calls mostly wait for a child, so
+// there are more than cores: enough for the callers a replica has in
+// flight at once; each idle one keeps a stack of a few KiB.
+const streamWorkers = 64
+
 const (
 	keepaliveTime    = time.Minute
 	keepaliveTimeout = 20 * time.Second
@@ -79,6 +85,12 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		// abandon are cancelled on the children before Close closes
 		// their stdin.
 		grpc.WaitForHandlers(true),
+		// Handlers run on reused goroutines, whose stacks have already
+		// grown to what a call needs, instead of a new goroutine per call
+		// that grows its stack on every call (docs/performance.md). Beyond
+		// streamWorkers handlers at once (long-lived streams hold theirs),
+		// grpc-go starts goroutines as before.
+		grpc.NumStreamWorkers(streamWorkers),
 		apiwire.Codec(), // invalid UTF-8 is bad input, not INTERNAL
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),

@@ -62,6 +62,7 @@ type serveFlags struct {
 	drainDelay      time.Duration
 	healthListen    string
 	watchConfig     time.Duration
+	cpuProfile      string
 	reaper          bool
 	logLevel        slog.Level
 	logFormat       string
@@ -155,6 +156,7 @@ func newServeFlags() (*serveFlags, *flag.FlagSet) {
 	fs.StringVar(&f.reflection, "reflection", "", "gRPC server `reflection`: auto (on for a loopback address, off otherwise), on or off (default: the config file's, else auto)")
 	fs.BoolVar(&f.insecure, "insecure", false, "allow plaintext gRPC on an address that is not loopback (without TLS, such an address is refused)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log `format` on stderr: text (slog's key=value) or json (one JSON object a line)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this `file`, for benchmarks (docs/performance.md)")
 	fs.BoolVar(&f.version, "version", false, "print mcpbridge's version and exit")
 	return f, fs
 }
@@ -316,6 +318,13 @@ func runServe(args []string, implicit bool) error {
 	defer sink.Close(logFlushTimeout)
 	log := slog.New(sink)
 
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	cfg, file, listen, describe, err := serveConfig(f)
 	if err != nil {
 		return err

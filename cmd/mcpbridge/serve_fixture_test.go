@@ -38,6 +38,8 @@ func init() {
 		os.Exit(runSlowFixture())
 	case "linger":
 		os.Exit(testkit.Linger())
+	case "grpcecho": // floor_bench_test.go
+		os.Exit(runGRPCEchoFixture())
 	}
 }
 

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+)
+
+// BenchmarkFloor measures the bridge's own CPU per call against the floor
+// of what it has to do: serve a gRPC call and make a stdio call. Each of
+// the three paths runs in processes of its own, so that /proc tells their
+// CPU apart, with 1, 8 and 64 callers, interleaved:
+//
+//   - path=grpc-echo: a bare grpc.Server (a process of its own: this test
+//     binary as a fixture, no interceptors) answering CallTool with the
+//     request's message: the gRPC server's share of a call
+//     (srv-cpu-µs/op);
+//   - path=direct: a stdio.Client in this process calling tools/call on a
+//     demo child: the stdio client's share (cli-cpu-µs/op) and the
+//     child's (child-cpu-µs/op);
+//   - path=bridge: `mcpbridge serve --log-level warn` fronting the same
+//     kind of child, called with CallTool from this process: the bridge
+//     process's CPU (bridge-cpu-µs/op; the child's is its own process's,
+//     child-cpu-µs/op).
+//
+// The floor of the bridge is srv-cpu-µs/op of grpc-echo plus cli-cpu-µs/op
+// of direct at the same callers; docs/performance.md compares them, with
+// p50 and p99 against the sum of the hops, from
+//
+//	go test -run '^$' -bench Floor -benchtime 3s -count 3 ./cmd/mcpbridge/
+//
+// Nothing asserts on timing.
+func BenchmarkFloor(b *testing.B) {
+	ctx := b.Context()
+	echo := startGRPCEchoProcess(b)
+	direct := startBenchServer(b, benchServers[0], "2026-07-28") // the demo
+	var profile []string
+	if *bridgeCPUProfile != "" {
+		profile = []string{"--cpuprofile", *bridgeCPUProfile}
+	}
+	br, bc := startQuietBridge(b, append(profile, "--", mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn")...)
+	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true}, grpc.WaitForReady(true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	bridgeChild := int(res.GetChild().GetPid())
+	args, err := structpb.NewStruct(map[string]any{"message": "hello"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &mcpbridgev1.CallToolRequest{Name: "echo", Arguments: args}
+	params := json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`)
+	checkEcho := func(res *mcpbridgev1.CallToolResponse, err error) error {
+		if err == nil && (len(res.GetContent()) == 0 || res.GetContent()[0].GetText().GetText() != "hello") {
+			err = fmt.Errorf("CallTool = %v", res)
+		}
+		return err
+	}
+	for _, callers := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("callers=%d/path=grpc-echo", callers), func(b *testing.B) {
+			runLoad(b, callers, map[string]int{"srv": echo.pid}, func() error {
+				return checkEcho(echo.bc.CallTool(ctx, req))
+			})
+		})
+		b.Run(fmt.Sprintf("callers=%d/path=direct", callers), func(b *testing.B) {
+			runLoad(b, callers, map[string]int{"child": direct.Pid()}, func() error {
+				res, err := direct.Call(ctx, "tools/call", params, nil)
+				if err == nil && !strings.Contains(string(res), `"text":"hello"`) {
+					err = fmt.Errorf("tools/call = %s", res)
+				}
+				return err
+			})
+		})
+		b.Run(fmt.Sprintf("callers=%d/path=bridge", callers), func(b *testing.B) {
+			runLoad(b, callers, map[string]int{"bridge": br.Process.Pid, "child": bridgeChild}, func() error {
+				return checkEcho(bc.CallTool(ctx, req))
+			})
+		})
+	}
+}
+
+// bridgeCPUProfile, when set, makes BenchmarkFloor's bridge write a CPU
+// profile of its whole run to this file (serve --cpuprofile), e.g.
+//
+//	go test -run '^$' -bench 'Floor/callers=64/path=bridge' -bridge.cpuprofile /tmp/bridge.prof ./cmd/mcpbridge/
+//	go tool pprof -top /tmp/bridge.prof
+var bridgeCPUProfile = flag.String("bridge.cpuprofile", "", "BenchmarkFloor: write the bridge's CPU profile to `file`")
+
+// runLoad makes b.N calls from callers goroutines and reports req/s, the
+// p50 and p99 latency, this process's CPU per call (cli-cpu-µs/op) and
+// that of each named process (<name>-cpu-µs/op).
+func runLoad(b *testing.B, callers int, procs map[string]int, call func() error) {
+	for range 100 { // warm: connections, buffers, stacks
+		if err := call(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu0 := map[string]time.Duration{}
+	for name, pid := range procs {
+		cpu0[name], _ = processCPU(pid)
+	}
+	self0 := selfCPU()
+	var next atomic.Int64
+	lats := make([][]time.Duration, callers)
+	errs := make(chan error, callers)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for g := range callers {
+		wg.Go(func() {
+			lat := make([]time.Duration, 0, b.N/callers+1)
+			defer func() { lats[g] = lat }()
+			for next.Add(1) <= int64(b.N) {
+				start := time.Now()
+				err := call()
+				lat = append(lat, time.Since(start))
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	self1 := selfCPU()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	for name, pid := range procs {
+		if cpu1, ok := processCPU(pid); ok {
+			b.ReportMetric(float64(cpu1-cpu0[name])/1e3/float64(b.N), name+"-cpu-µs/op")
+		}
+	}
+	b.ReportMetric(float64(self1-self0)/1e3/float64(b.N), "cli-cpu-µs/op")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	all := slices.Concat(lats...)
+	slices.Sort(all)
+	at := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))]) / 1e3 }
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+}
+
+// startQuietBridge runs `mcpbridge serve --log-level warn args...` on a
+// free loopback port (at warn the log names no port: it is picked here)
+// and dials it. Cleanup stops it.
+func startQuietBridge(b *testing.B, args ...string) (*exec.Cmd, mcpbridgev1.BridgeServiceClient) {
+	b.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	cmd := exec.Command(mcpbridgeBin, append([]string{"serve", "--listen", addr, "--log-level", "warn"}, args...)...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close() })
+	return cmd, mcpbridgev1.NewBridgeServiceClient(conn)
+}
+
+// echoProcess is the grpcecho fixture: a bare grpc.Server in a process of
+// its own.
+type echoProcess struct {
+	pid int
+	bc  mcpbridgev1.BridgeServiceClient
+}
+
+// startGRPCEchoProcess runs this test binary as the grpcecho fixture and
+// dials it.
+func startGRPCEchoProcess(b *testing.B) echoProcess {
+	b.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), testkit.FixtureEnv+"=grpcecho")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		b.Fatalf("the grpcecho fixture said no address: %v", err)
+	}
+	conn, err := grpc.NewClient(strings.TrimSpace(addr), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close() })
+	return echoProcess{pid: cmd.Process.Pid, bc: mcpbridgev1.NewBridgeServiceClient(conn)}
+}
+
+// runGRPCEchoFixture serves grpcEcho on 127.0.0.1:0, prints the address on
+// stdout and serves until killed.
+func runGRPCEchoFixture() int {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "grpcecho:", err)
+		return 2
+	}
+	gs := grpc.NewServer()
+	mcpbridgev1.RegisterBridgeServiceServer(gs, grpcEcho{})
+	fmt.Println(lis.Addr().String())
+	if err := gs.Serve(lis); err != nil {
+		fmt.Fprintln(os.Stderr, "grpcecho:", err)
+		return 1
+	}
+	return 0
+}
+
+// grpcEcho answers CallTool with the "message" argument as one text
+// block, as the bridge answers the demo's echo.
+type grpcEcho struct {
+	mcpbridgev1.UnimplementedBridgeServiceServer
+}
+
+func (grpcEcho) CallTool(_ context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
+	text := req.GetArguments().GetFields()["message"].GetStringValue()
+	return &mcpbridgev1.CallToolResponse{Content: []*mcpbridgev1.Content{
+		{Block: &mcpbridgev1.Content_Text{Text: &mcpbridgev1.TextContent{Text: text}}},
+	}}, nil
+}
