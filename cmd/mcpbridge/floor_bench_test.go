@@ -259,3 +259,54 @@ func (grpcEcho) CallTool(_ context.Context, req *mcpbridgev1.CallToolRequest) (*
 		{Block: &mcpbridgev1.Content_Text{Text: &mcpbridgev1.TextContent{Text: text}}},
 	}}, nil
 }
+
+// BenchmarkSlowChild measures a child slower than the gRPC hop, the Go SDK
+// conformance server (its test_simple_text tool, 2026-07-28), straight
+// over stdio and through the bridge with one child and with pools of 2
+// and 4, at 1, 8 and 64 callers, interleaved: whether the bridge keeps it
+// busy (its requests/s through the bridge against its direct requests/s)
+// and spreads it over cores. Reported as BenchmarkFloor's, from
+//
+//	go test -run '^$' -bench SlowChild -benchtime 3s -count 3 ./cmd/mcpbridge/
+func BenchmarkSlowChild(b *testing.B) {
+	ctx := b.Context()
+	direct := startBenchServer(b, benchServers[1], "2026-07-28") // gosdk
+	server := testkit.GoSDKServer(b)
+	type bridged struct {
+		name string
+		pid  int
+		bc   mcpbridgev1.BridgeServiceClient
+	}
+	var bridges []bridged
+	for _, shape := range []struct{ name, policy, size string }{{"bridge", "shared", "1"}, {"pool=2", "pool", "2"}, {"pool=4", "pool", "4"}} {
+		br, bc := startQuietBridge(b, append([]string{"--policy", shape.policy, "--pool-size", shape.size, "--"}, server...)...)
+		if _, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true}, grpc.WaitForReady(true)); err != nil {
+			b.Fatal(err)
+		}
+		bridges = append(bridges, bridged{shape.name, br.Process.Pid, bc})
+	}
+	req := &mcpbridgev1.CallToolRequest{Name: "test_simple_text"}
+	const want = "This is a simple text response for testing."
+	for _, callers := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("callers=%d/path=direct", callers), func(b *testing.B) {
+			runLoad(b, callers, map[string]int{"child": direct.Pid()}, func() error {
+				res, err := direct.Call(ctx, "tools/call", benchServers[1].params, nil)
+				if err == nil && !strings.Contains(string(res), want) {
+					err = fmt.Errorf("tools/call = %s", res)
+				}
+				return err
+			})
+		})
+		for _, br := range bridges {
+			b.Run(fmt.Sprintf("callers=%d/path=%s", callers, br.name), func(b *testing.B) {
+				runLoad(b, callers, map[string]int{"bridge": br.pid}, func() error {
+					res, err := br.bc.CallTool(ctx, req)
+					if err == nil && (len(res.GetContent()) == 0 || res.GetContent()[0].GetText().GetText() != want) {
+						err = fmt.Errorf("CallTool = %v", res)
+					}
+					return err
+				})
+			})
+		}
+	}
+}
