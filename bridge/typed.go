@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
@@ -82,13 +83,22 @@ func (s *Service) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsR
 }
 
 // CallTool is tools/call. A tool that ran and failed is an OK response with
-// is_error set; a 2026-07-28 child may answer input_required.
+// is_error set; a 2026-07-28 child may answer input_required. Served over
+// gRPC, the response carries the result's _meta already encoded, in its
+// unknown fields, which a client reads as the meta field: a server
+// interceptor of your own sees Meta nil there.
 func (s *Service) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
+	decode := convert.DecodeCallToolResult
+	if grpc.ServerTransportStreamFromContext(ctx) != nil {
+		// Served over gRPC: the response is only marshalled, so its _meta
+		// may stay encoded (convert/wire.go).
+		decode = convert.DecodeCallToolResultForWire
+	}
 	return typedCall(ctx, s, req.GetServer(), "tools/call", access.Tool, []string{req.GetName()},
 		func(e convert.Era) (json.RawMessage, error) {
 			return convert.CallToolParams(req, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED, e)
 		},
-		convert.DecodeCallToolResult)
+		decode)
 }
 
 // ReadResource is resources/read; a 2026-07-28 child may answer

@@ -162,7 +162,8 @@ func runLoad(b *testing.B, callers int, procs map[string]int, call func() error)
 
 // startQuietBridge runs `mcpbridge serve --log-level warn args...` on a
 // free loopback port (at warn the log names no port: it is picked here)
-// and dials it. Cleanup stops it.
+// and dials it. Cleanup stops it. MCPBRIDGE_BENCH_BRIDGE names another
+// mcpbridge binary to run as the bridge (the children stay this tree's).
 func startQuietBridge(b *testing.B, args ...string) (*exec.Cmd, mcpbridgev1.BridgeServiceClient) {
 	b.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -171,7 +172,11 @@ func startQuietBridge(b *testing.B, args ...string) (*exec.Cmd, mcpbridgev1.Brid
 	}
 	addr := lis.Addr().String()
 	lis.Close()
-	cmd := exec.Command(mcpbridgeBin, append([]string{"serve", "--listen", addr, "--log-level", "warn"}, args...)...)
+	bin := mcpbridgeBin
+	if v := os.Getenv("MCPBRIDGE_BENCH_BRIDGE"); v != "" {
+		bin = v // another build of the bridge, for A/B runs (docs/performance.md)
+	}
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr, "--log-level", "warn"}, args...)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)

@@ -291,6 +291,12 @@ func decodePromptArgument(raw json.RawMessage) (*mcpbridgev1.PromptArgument, err
 // DecodeCallToolResult reads a CallToolResult, or a 2026-07-28
 // input_required result.
 func DecodeCallToolResult(raw json.RawMessage, r Era) (*mcpbridgev1.CallToolResponse, error) {
+	return decodeCallToolResult(raw, r, false)
+}
+
+// decodeCallToolResult is DecodeCallToolResult, with `_meta` as wire bytes
+// when forWire is set (DecodeCallToolResultForWire).
+func decodeCallToolResult(raw json.RawMessage, r Era, forWire bool) (*mcpbridgev1.CallToolResponse, error) {
 	ir, err := mrtr(raw, r)
 	if err != nil || ir != nil {
 		return &mcpbridgev1.CallToolResponse{InputRequired: ir}, err
@@ -305,7 +311,15 @@ func DecodeCallToolResult(raw json.RawMessage, r Era) (*mcpbridgev1.CallToolResp
 		case "isError":
 			out.IsError, err = jsonBool(v)
 		case "_meta":
-			out.Meta, err = Struct(v)
+			if !forWire {
+				out.Meta, err = Struct(v)
+				break
+			}
+			var b []byte
+			if b, err = callToolMeta.field(v); err == nil {
+				m := out.ProtoReflect()
+				m.SetUnknown(append(m.GetUnknown(), b...))
+			}
 		}
 		return err
 	})
