@@ -7,9 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -314,4 +317,86 @@ func BenchmarkSlowChild(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkLargeResultProcess moves one 10 MiB tool result (the demo's
+// large_result) to the caller straight over stdio and through the bridge,
+// alternately, and reports MB/s and what each side allocated per byte of
+// result: the stdio client (this process, runtime.MemStats) and the
+// bridge process (its go_memstats_alloc_bytes_total, scraped from
+// --metrics-listen before and after). A bridge that copied the result
+// once more than it must would show one more byte per byte. From
+//
+//	go test -run '^$' -bench LargeResultProcess -benchtime 20x -count 3 ./cmd/mcpbridge/
+func BenchmarkLargeResultProcess(b *testing.B) {
+	const size = 10 << 20
+	ctx := b.Context()
+	direct := startBenchServer(b, benchServers[0], "2026-07-28")
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	metricsAddr := lis.Addr().String()
+	lis.Close()
+	_, bc := startQuietBridge(b, "--metrics-listen", metricsAddr, "--", mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn")
+	if _, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true}, grpc.WaitForReady(true)); err != nil {
+		b.Fatal(err)
+	}
+	args, err := structpb.NewStruct(map[string]any{"bytes": size})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &mcpbridgev1.CallToolRequest{Name: "large_result", Arguments: args}
+	params := json.RawMessage(fmt.Sprintf(`{"name":"large_result","arguments":{"bytes":%d}}`, size))
+	var ms runtime.MemStats
+	selfAlloc := func() uint64 { runtime.ReadMemStats(&ms); return ms.TotalAlloc }
+	report := func(b *testing.B, allocated uint64, who string) {
+		b.SetBytes(size)
+		b.ReportMetric(float64(allocated)/float64(b.N)/size, who+"-alloc-B/B")
+	}
+	b.Run("path=direct", func(b *testing.B) {
+		a0 := selfAlloc()
+		for b.Loop() {
+			res, err := direct.Call(ctx, "tools/call", params, nil)
+			if err != nil || len(res) < size {
+				b.Fatalf("large_result = %d bytes, %v", len(res), err)
+			}
+		}
+		report(b, selfAlloc()-a0, "cli")
+	})
+	b.Run("path=bridge", func(b *testing.B) {
+		a0, c0 := scrapeAllocBytes(b, metricsAddr), selfAlloc()
+		for b.Loop() {
+			res, err := bc.CallTool(ctx, req, grpc.MaxCallRecvMsgSize(32<<20))
+			if err != nil || len(res.GetContent()) != 1 || len(res.GetContent()[0].GetText().GetText()) != size {
+				b.Fatalf("large_result through the bridge: %v", err)
+			}
+		}
+		report(b, scrapeAllocBytes(b, metricsAddr)-a0, "bridge")
+		report(b, selfAlloc()-c0, "cli")
+	})
+}
+
+// scrapeAllocBytes reads go_memstats_alloc_bytes_total from a bridge's
+// /metrics.
+func scrapeAllocBytes(b *testing.B, addr string) uint64 {
+	b.Helper()
+	res, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_alloc_bytes_total "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return uint64(f)
+		}
+	}
+	b.Fatal("no go_memstats_alloc_bytes_total in /metrics")
+	return 0
 }

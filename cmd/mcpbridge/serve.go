@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,7 @@ type serveFlags struct {
 	healthListen    string
 	watchConfig     time.Duration
 	cpuProfile      string
+	memProfile      string
 	reaper          bool
 	logLevel        slog.Level
 	logFormat       string
@@ -157,6 +159,7 @@ func newServeFlags() (*serveFlags, *flag.FlagSet) {
 	fs.BoolVar(&f.insecure, "insecure", false, "allow plaintext gRPC on an address that is not loopback (without TLS, such an address is refused)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log `format` on stderr: text (slog's key=value) or json (one JSON object a line)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this `file`, for benchmarks (docs/performance.md)")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a profile of the whole run's allocations to this `file` when the bridge stops, for benchmarks")
 	fs.BoolVar(&f.version, "version", false, "print mcpbridge's version and exit")
 	return f, fs
 }
@@ -324,6 +327,9 @@ func runServe(args []string, implicit bool) error {
 			return err
 		}
 		defer stop()
+	}
+	if f.memProfile != "" {
+		defer writeAllocsProfile(f.memProfile, log)
 	}
 	cfg, file, listen, describe, err := serveConfig(f)
 	if err != nil {
@@ -682,4 +688,20 @@ func checkListen(addr string) error {
 		return errors.New("the port must be a number from 0 to 65535")
 	}
 	return nil
+}
+
+// writeAllocsProfile writes the allocations of the whole run (the "allocs"
+// profile, sampled at the runtime's default rate) to path: for benchmarks
+// (docs/performance.md).
+func writeAllocsProfile(path string, log *slog.Logger) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		log.Error("mcpbridge: writing --memprofile", "error", err)
+	}
 }
