@@ -6,18 +6,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -27,9 +22,10 @@ import (
 // deployment (docs/scaling.md): a real `mcpbridge serve` process fronting
 // the demo, driven over gRPC on loopback from this process.
 //
-//   - calls: 64 callers of CallTool(echo) on a shared child. Reported: the
-//     bridge process's CPU per call (bridge-cpu-µs/op) and the child's
-//     (child-cpu-µs/op), read from /proc; calls/s. One core of bridge CPU
+//   - calls: 64 callers of CallTool(echo) on a shared child. Reported as
+//     BenchmarkFloor's (runLoad): the bridge process's CPU per call
+//     (bridge-cpu-µs/op) and the child's (child-cpu-µs/op), read from
+//     /proc; req/s. One core of bridge CPU
 //     serves 1e6 / bridge-cpu-µs/op calls a second.
 //   - sessions: 50 sessions of a session server, each started by one call.
 //     Reported: the proportional memory (PSS) per session of its child and reaper
@@ -53,29 +49,8 @@ func BenchmarkCapacity(b *testing.B) {
 	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	// At --log-level warn, as in production under load: no line per call,
-	// and none that says where it listens, so the port is picked here.
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	lis.Close()
-	cmd := exec.Command(mcpbridgeBin, "serve", "--listen", addr, "--config", config, "--log-level", "warn")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	})
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { conn.Close() })
-	bc := mcpbridgev1.NewBridgeServiceClient(conn)
+	// At --log-level warn, as in production under load: no line per call.
+	cmd, bc := startQuietBridge(b, "--config", config)
 	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Minute)
 	defer cancel()
 	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "shared", WaitForReady: true}, grpc.WaitForReady(true))
@@ -134,43 +109,11 @@ func BenchmarkCapacity(b *testing.B) {
 	})
 
 	b.Run("calls", func(b *testing.B) {
-		const callers = 64
 		req := &mcpbridgev1.CallToolRequest{Server: "shared", Name: "echo"}
-		for range 200 { // warm: connections, buffers, the child's JIT-free start
-			if _, err := bc.CallTool(ctx, req); err != nil {
-				b.Fatal(err)
-			}
-		}
-		bcpu0, _ := processCPU(bridge)
-		ccpu0, _ := processCPU(child)
-		b.ResetTimer()
-		start := time.Now()
-		var wg sync.WaitGroup
-		work := make(chan struct{}, callers)
-		go func() {
-			for range b.N {
-				work <- struct{}{}
-			}
-			close(work)
-		}()
-		for range callers {
-			wg.Go(func() {
-				for range work {
-					if _, err := bc.CallTool(ctx, req); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		elapsed := time.Since(start)
-		b.StopTimer()
-		bcpu1, _ := processCPU(bridge)
-		ccpu1, _ := processCPU(child)
-		b.ReportMetric(float64(bcpu1-bcpu0)/1e3/float64(b.N), "bridge-cpu-µs/op")
-		b.ReportMetric(float64(ccpu1-ccpu0)/1e3/float64(b.N), "child-cpu-µs/op")
-		b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+		runLoad(b, 64, map[string]int{"bridge": bridge, "child": child}, func() error {
+			_, err := bc.CallTool(ctx, req)
+			return err
+		})
 	})
 }
 

@@ -378,6 +378,8 @@ func testDrainAndCrash(t *testing.T, config string) {
 	var load sync.WaitGroup
 	var okCalls, unavailable atomic.Int64
 	moved := make(chan string, len(pids))
+	const loadStarted = 100 // calls answered before the SIGTERM
+	started := make(chan struct{})
 	for key := range pids {
 		load.Go(func() {
 			first := true
@@ -400,7 +402,9 @@ func testDrainAndCrash(t *testing.T, config string) {
 					t.Errorf("session %s answered by session %q's child", key, who.session)
 					return
 				}
-				okCalls.Add(1)
+				if okCalls.Add(1) == loadStarted {
+					close(started)
+				}
 				if owner[key] != victim && who.pid != pids[key] {
 					t.Errorf("session %s of replica %d, untouched by the drain, moved from child %d to %d", key, owner[key], pids[key], who.pid)
 					return
@@ -412,7 +416,11 @@ func testDrainAndCrash(t *testing.T, config string) {
 			}
 		})
 	}
-	time.Sleep(300 * time.Millisecond) // some load first (the assertions do not depend on it)
+	select { // the load under way first
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the load did not start")
+	}
 	sent := time.Now()
 	if err := rs.bridges[victim].cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -8,11 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -142,56 +139,16 @@ func startBenchServer(b *testing.B, s benchServer, version string) *stdio.Client
 	return c
 }
 
-// benchEcho makes b.N calls from inflight goroutines, which take work from
-// one shared counter, so at most inflight requests are outstanding. Each
-// goroutine records its own latencies; they are merged for the
-// percentiles.
+// benchEcho makes b.N calls of s's echo from inflight goroutines
+// (runLoad), reporting the server process's CPU per call as srv-cpu-µs/op.
 func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
-	ctx := context.Background()
-	var next atomic.Int64
-	lats := make([][]time.Duration, inflight)
-	errs := make(chan error, inflight)
-	var wg sync.WaitGroup
-	cpu0, cpuOK := processCPU(c.Pid())
-	self0 := selfCPU()
-	b.ResetTimer()
-	for g := range inflight {
-		wg.Go(func() {
-			lat := make([]time.Duration, 0, b.N/inflight+1)
-			defer func() { lats[g] = lat }()
-			for next.Add(1) <= int64(b.N) {
-				start := time.Now()
-				res, err := c.Call(ctx, "tools/call", s.params, nil)
-				lat = append(lat, time.Since(start))
-				if err != nil || !bytes.Contains(res, s.want) {
-					errs <- fmt.Errorf("tools/call %s = %s, %v", s.params, res, err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	cpu1, cpuOK1 := processCPU(c.Pid())
-	self1 := selfCPU()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	if sec := b.Elapsed().Seconds(); sec > 0 {
-		b.ReportMetric(float64(b.N)/sec, "req/s")
-	}
-	all := slices.Concat(lats...)
-	slices.Sort(all)
-	if len(all) > 0 {
-		at := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))]) / 1e3 }
-		b.ReportMetric(at(0.50), "p50-µs")
-		b.ReportMetric(at(0.99), "p99-µs")
-	}
-	if cpuOK && cpuOK1 {
-		b.ReportMetric(float64(cpu1-cpu0)/1e3/float64(b.N), "srv-cpu-µs/op")
-	}
-	b.ReportMetric(float64(self1-self0)/1e3/float64(b.N), "cli-cpu-µs/op")
+	runLoad(b, inflight, map[string]int{"srv": c.Pid()}, func() error {
+		res, err := c.Call(context.Background(), "tools/call", s.params, nil)
+		if err == nil && !bytes.Contains(res, s.want) {
+			err = fmt.Errorf("tools/call %s = %s", s.params, res)
+		}
+		return err
+	})
 }
 
 // BenchmarkSideBySide measures the side-by-side server (package

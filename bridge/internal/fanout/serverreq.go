@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
@@ -293,9 +294,8 @@ func (g *StreamReg) deliver() {
 			return
 		case msg := <-g.queue:
 			if g.routingKey != "" { // msg is shared by the streams it was offered on
-				msg = &mcpbridgev1.ServerRequest{Id: msg.Id, Method: msg.Method, ParamsJson: msg.ParamsJson,
-					Server: msg.Server, ChildRequestIdJson: msg.ChildRequestIdJson, ExpireTime: msg.ExpireTime,
-					RoutingKey: g.routingKey}
+				msg = proto.CloneOf(msg)
+				msg.RoutingKey = g.routingKey
 			}
 			if err := g.send(msg); err != nil {
 				g.leave()
