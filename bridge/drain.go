@@ -73,6 +73,12 @@ func (s connectStream) Context() context.Context { return s.ctx }
 // and turns the outcome of a call so ended into UNAVAILABLE and RetryInfo.
 func (s *Service) abortable(ctx context.Context, fullMethod string, call func(context.Context) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
+	if s.aborting.Err() != nil {
+		// After Abort a call is refused, not started: AfterFunc's goroutine
+		// would cancel it only later, and a quick call could finish first.
+		cancel(errDraining)
+		return drained(ctx, s.logServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], context.Cause(ctx))
+	}
 	stop := context.AfterFunc(s.aborting, func() { cancel(errDraining) })
 	err := call(ctx)
 	stop()
