@@ -13,12 +13,13 @@ var longInteger = regexp.MustCompile(`[0-9]{65}`)
 
 // FuzzScan checks the scanner against encoding/json: both accept the same
 // texts, except that ours also refuses integer parts over 64 digits, and
-// AppendCompact yields the same bytes as json.Compact on valid UTF-8 and
+// SkipValue finds the end that the scanner found, and AppendCompact yields the same bytes as json.Compact on valid UTF-8 and
 // the same value everywhere.
 func FuzzScan(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,2,{"b":null}]}}`,
 		` [ 1 , -0.5e+3 , "x\"y\\u00e9" , true , false , null ] `,
+		`["\\",""]`, `"a\\\"b\\\\"`, `{"k\"":"\\\\\\\"","x":[]}`,
 		"\"caf\xff\"", `{"a":}`, `01`, `"\u12"`, `1e`, "\"a\tb\"", `{"é":"😀"}`, "[\"\u2028\"]",
 	} {
 		f.Add([]byte(s))
@@ -34,6 +35,12 @@ func FuzzScan(f *testing.F) {
 		}
 		if err != nil {
 			return
+		}
+		// Skipping finds the same end as scanning, with more text after it
+		// (a skip that overran would stop in that text).
+		probe := append(append([]byte(nil), bytes.TrimRight(in, " \t\r\n")...), `,"x\\",{"y":"\""}`...)
+		if i, want := SkipSpace(in, 0), len(bytes.TrimRight(in, " \t\r\n")); SkipValue(probe, i) != want {
+			t.Fatalf("SkipValue(%q, %d) = %d, want the value's end %d", probe, i, SkipValue(probe, i), want)
 		}
 		got, err := Compact(in)
 		if err != nil {

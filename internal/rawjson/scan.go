@@ -432,24 +432,28 @@ func SkipValue(data []byte, i int) int {
 }
 
 // SkipString returns the index just past the string starting at data[i]
-// in validated text.
+// in validated text. Only its closing quote matters, which is the first
+// quote after an even run of backslashes: bytes.IndexByte finds quotes many
+// bytes at a time, so skipping a long string costs a fraction of scanning
+// it (a nested result is skipped once per level of its walk;
+// docs/performance.md, "A large result").
 func SkipString(data []byte, i int) int {
 	i++
-	for i < len(data) {
-		i += plainRun(data[i:])
-		if i >= len(data) {
-			return i
+	for {
+		k := bytes.IndexByte(data[i:], '"')
+		if k < 0 {
+			return len(data)
 		}
-		switch data[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i += 2
-		default:
-			i++
+		q := i + k
+		bs := 0
+		for q-bs > i && data[q-bs-1] == '\\' {
+			bs++
 		}
+		if bs%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
 	}
-	return i
 }
 
 // SkipSpace returns the index of the first non-whitespace byte at or after i.

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,40 +60,35 @@ const maxJSONDepth = 10000
 // parseString decodes the JSON string that starts at b[i].
 func parseString(b []byte, i int) (string, int, error) {
 	start := i + 1
-	j := start
-	for j < len(b) && b[j] != '"' && b[j] != '\\' {
-		j++
+	end := rawjson.SkipString(b, i) - 1 // the closing quote
+	if end < start || b[end] != '"' {
+		return "", len(b), errBadJSON
 	}
-	if j < len(b) && b[j] == '"' { // no escapes: the common case
-		return string(b[start:j]), j + 1, nil
+	j := bytes.IndexByte(b[start:end], '\\')
+	if j < 0 { // no escapes: the common case
+		return string(b[start:end]), end + 1, nil
 	}
+	j += start
 	// Escapes only shrink the text, so the token's length bounds the
 	// string's: one allocation of that size, written once and returned
 	// without another copy (a 10 MiB text block with a newline every line
 	// took five times its size when the buffer grew as it went;
 	// docs/performance.md).
-	end := j
-	for end < len(b) && b[end] != '"' {
-		if b[end] == '\\' {
-			end++
-		}
-		end++
-	}
 	var out strings.Builder
-	out.Grow(min(end, len(b)) - start)
+	out.Grow(end - start)
 	out.Write(b[start:j])
 	for j < len(b) {
 		c := b[j]
 		switch {
-		case c == '"':
+		case j == end:
 			return out.String(), j + 1, nil
 		case c != '\\':
-			k := j + 1
-			for k < len(b) && b[k] != '"' && b[k] != '\\' {
-				k++
+			k := bytes.IndexByte(b[j:end], '\\')
+			if k < 0 {
+				k = end - j
 			}
-			out.Write(b[j:k])
-			j = k
+			out.Write(b[j : j+k])
+			j += k
 			continue
 		}
 		if j+1 >= len(b) {
