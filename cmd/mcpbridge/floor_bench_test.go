@@ -56,11 +56,7 @@ func BenchmarkFloor(b *testing.B) {
 	ctx := b.Context()
 	echo := startGRPCEchoProcess(b)
 	direct := startBenchServer(b, benchServers[0], "2026-07-28") // the demo
-	var profile []string
-	if *bridgeCPUProfile != "" {
-		profile = []string{"--cpuprofile", *bridgeCPUProfile}
-	}
-	br, bc := startQuietBridge(b, append(profile, "--", mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn")...)
+	br, bc := startQuietBridge(b, "--", mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn")
 	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true}, grpc.WaitForReady(true))
 	if err != nil {
 		b.Fatal(err)
@@ -101,12 +97,13 @@ func BenchmarkFloor(b *testing.B) {
 	}
 }
 
-// bridgeCPUProfile, when set, makes BenchmarkFloor's bridge write a CPU
+// bridgeCPUProfile, when set, makes the bridge of each process benchmark
+// (startQuietBridge) write a CPU
 // profile of its whole run to this file (serve --cpuprofile), e.g.
 //
 //	go test -run '^$' -bench 'Floor/callers=64/path=bridge' -bridge.cpuprofile /tmp/bridge.prof ./cmd/mcpbridge/
 //	go tool pprof -top /tmp/bridge.prof
-var bridgeCPUProfile = flag.String("bridge.cpuprofile", "", "BenchmarkFloor: write the bridge's CPU profile to `file`")
+var bridgeCPUProfile = flag.String("bridge.cpuprofile", "", "process benchmarks: write the bridge's CPU profile to `file`")
 
 // runLoad makes b.N calls from callers goroutines and reports req/s, the
 // p50 and p99 latency, this process's CPU per call (cli-cpu-µs/op) and
@@ -179,7 +176,11 @@ func startQuietBridge(b *testing.B, args ...string) (*exec.Cmd, mcpbridgev1.Brid
 	if v := os.Getenv("MCPBRIDGE_BENCH_BRIDGE"); v != "" {
 		bin = v // another build of the bridge, for A/B runs (docs/performance.md)
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr, "--log-level", "warn"}, args...)...)
+	argv := []string{"serve", "--listen", addr, "--log-level", "warn"}
+	if *bridgeCPUProfile != "" {
+		argv = append(argv, "--cpuprofile", *bridgeCPUProfile)
+	}
+	cmd := exec.Command(bin, append(argv, args...)...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -360,6 +361,31 @@ func BenchmarkLargeResultProcess(b *testing.B) {
 			res, err := direct.Call(ctx, "tools/call", params, nil)
 			if err != nil || len(res) < size {
 				b.Fatalf("large_result = %d bytes, %v", len(res), err)
+			}
+		}
+		report(b, selfAlloc()-a0, "cli")
+	})
+	// What a host does with the result directly: decode it (here with
+	// encoding/json, as the Go SDK does), as the bridge does for its
+	// callers.
+	b.Run("path=direct-decoded", func(b *testing.B) {
+		a0 := selfAlloc()
+		for b.Loop() {
+			res, err := direct.Call(ctx, "tools/call", params, nil)
+			var r struct {
+				Content []struct {
+					Type string `json:"type"`
+					Text string `json:"text"`
+				} `json:"content"`
+				StructuredContent any            `json:"structuredContent"`
+				IsError           bool           `json:"isError"`
+				Meta              map[string]any `json:"_meta"`
+			}
+			if err == nil {
+				err = json.Unmarshal(res, &r)
+			}
+			if err != nil || len(r.Content) != 1 || len(r.Content[0].Text) != size {
+				b.Fatalf("large_result decoded: %v", err)
 			}
 		}
 		report(b, selfAlloc()-a0, "cli")

@@ -37,8 +37,9 @@ func (e *LineTooLongError) Error() string {
 	return fmt.Sprintf("line exceeds the %d-byte limit", e.Limit)
 }
 
-// Reader reads newline-delimited lines with a size limit, in constant
-// memory: one ReadBufferSize buffer plus at most the limit.
+// Reader reads newline-delimited lines with a size limit, in bounded
+// memory: one ReadBufferSize buffer and at most the limit for a line being
+// read (twice the line's length while a line over 1 MiB is joined).
 //
 // A line is the bytes up to and including its LF; the limit counts the
 // whole line, LF and CR included. One CR directly before the LF is
@@ -50,10 +51,11 @@ func (e *LineTooLongError) Error() string {
 type Reader struct {
 	br         *bufio.Reader
 	limit      int
-	long       []byte            // accumulates lines that do not fit in br's buffer
+	long       []byte            // accumulates lines that do not fit in br's buffer, up to maxKeep
+	more       [][]byte          // the rest of a line longer than maxKeep, in maxKeep chunks
+	joined     bool              // the line last returned was joined from long and more
 	discarding bool              // inside an over-long line, not yet reported
 	tooLong    *LineTooLongError // the over-long line being discarded
-	fromLong   bool              // the line last returned lives in long
 	err        error             // sticky read error
 }
 
@@ -102,7 +104,7 @@ func (r *Reader) readRaw() ([]byte, error) {
 		r.long = nil
 	}
 	r.long = r.long[:0]
-	r.fromLong = false
+	r.joined = false
 	total := 0
 	for {
 		if r.err != nil {
@@ -122,7 +124,7 @@ func (r *Reader) readRaw() ([]byte, error) {
 			line := frag
 			if len(r.long) > 0 {
 				r.appendLong(frag)
-				line, r.fromLong = r.long, true
+				line = r.takeLong()
 			}
 			line = line[:len(line)-1]
 			if n := len(line); n > 0 && line[n-1] == '\r' {
@@ -155,8 +157,12 @@ func (r *Reader) startTooLong(frag []byte) {
 	e := &LineTooLongError{Limit: r.limit}
 	e.Head = append(e.Head, r.long[:min(len(r.long), HeadBytes)]...)
 	e.Head = append(e.Head, frag[:min(len(frag), HeadBytes-len(e.Head))]...)
-	e.Tail = appendTail(appendTail(nil, r.long), frag)
-	r.long = r.long[:0]
+	e.Tail = appendTail(nil, r.long)
+	for _, c := range r.more {
+		e.Tail = appendTail(e.Tail, c)
+	}
+	e.Tail = appendTail(e.Tail, frag)
+	r.long, r.more = r.long[:0], nil
 	r.tooLong, r.discarding = e, true
 }
 
@@ -188,36 +194,58 @@ func appendTail(tail, frag []byte) []byte {
 }
 
 // Detach hands the line last returned by ReadLine over to the caller
-// when that costs nothing: it returns true when the line lives in a
-// long-line buffer too big to be kept for the next line anyway (over
-// 1 MiB), which the Reader then lets go of, so the line stays valid after
-// the next call. Otherwise it returns false and the line is valid until
-// the next call, as usual.
+// when that costs nothing: it returns true when the line was longer than
+// the buffer kept between lines (1 MiB) and so lives in memory of its own,
+// which stays valid after the next call. Otherwise it returns false and the
+// line is valid until the next call, as usual.
 func (r *Reader) Detach() bool {
-	if !r.fromLong || cap(r.long) <= maxKeep {
-		return false
-	}
-	r.long, r.fromLong = nil, false
-	return true
+	return r.joined
 }
 
-// appendLong appends frag to the long-line buffer. It doubles the buffer's
-// capacity, up to the limit, where append would grow a large slice by a
-// quarter at a time: reaching a 1 MB line through 64 KiB fragments then
-// allocates about 2 MB instead of about 5 MB, which is what bounds the
-// reader's peak memory on over-long lines (docs/stdio.md,
-// "Memory and timing").
+// appendLong appends frag to the line being accumulated. Up to maxKeep
+// bytes it goes into long, whose capacity doubles (up to the limit), where
+// append would grow a large slice by a quarter at a time; long is kept for
+// the next line. Past maxKeep it goes into chunks of maxKeep bytes that
+// are never moved, and takeLong joins them once, at the line's end, into
+// memory of the line's own size: a line of n bytes costs about 2n bytes
+// allocated, where doubling one buffer to its size cost up to 4n (a 10 MiB
+// result took 3.2 bytes per byte; docs/performance.md). That bounds the
+// reader's memory while a line is read to the limit and one maxKeep
+// chunk, and while it is joined to twice that (docs/stdio.md, "Memory and
+// timing").
 func (r *Reader) appendLong(frag []byte) {
-	if need := len(r.long) + len(frag); need > cap(r.long) {
-		c := max(2*cap(r.long), need, ReadBufferSize)
-		if c > r.limit {
-			c = max(r.limit, need)
+	if len(r.more) == 0 {
+		if need := len(r.long) + len(frag); need > cap(r.long) && cap(r.long) < maxKeep {
+			c := min(max(2*cap(r.long), need, ReadBufferSize), maxKeep, max(r.limit, ReadBufferSize))
+			grown := make([]byte, len(r.long), c)
+			copy(grown, r.long)
+			r.long = grown
 		}
-		grown := make([]byte, len(r.long), c)
-		copy(grown, r.long)
-		r.long = grown
+		n := min(len(frag), cap(r.long)-len(r.long))
+		r.long = append(r.long, frag[:n]...)
+		frag = frag[n:]
 	}
-	r.long = append(r.long, frag...)
+	for len(frag) > 0 {
+		if len(r.more) == 0 || len(r.more[len(r.more)-1]) == maxKeep {
+			r.more = append(r.more, make([]byte, 0, maxKeep))
+		}
+		last := &r.more[len(r.more)-1]
+		n := min(len(frag), maxKeep-len(*last))
+		*last = append(*last, frag[:n]...)
+		frag = frag[n:]
+	}
+}
+
+// takeLong returns the accumulated line: long itself, or long and the
+// chunks joined into one new slice (bytes.Join allocates it without
+// zeroing), after which the chunks are let go.
+func (r *Reader) takeLong() []byte {
+	if len(r.more) == 0 {
+		return r.long
+	}
+	line := bytes.Join(append([][]byte{r.long}, r.more...), nil)
+	r.long, r.more, r.joined = r.long[:0], nil, true
+	return line
 }
 
 // finish handles the end of input: a final unterminated line within the
@@ -229,13 +257,12 @@ func (r *Reader) finish(total int) ([]byte, error) {
 	if len(r.long) == 0 {
 		return nil, r.err
 	}
-	line := r.long
 	if total > r.limit {
 		r.startTooLong(nil)
 		return nil, r.endTooLong(nil)
 	}
+	line := r.takeLong()
 	r.long = r.long[:0]
-	r.fromLong = true
 	if n := len(line); line[n-1] == '\r' {
 		line = line[:n-1]
 	}

@@ -259,3 +259,67 @@ func TestReaderDetach(t *testing.T) {
 		}
 	}
 }
+
+// Lines over maxKeep are read in chunks and joined: every byte in its
+// place at each chunk boundary, with CR LF, at EOF without LF, and an
+// over-long line's tail taken from its last chunk.
+func TestReaderChunkedLines(t *testing.T) {
+	pattern := func(n int, seed byte) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + (seed+byte(i%251))%26
+		}
+		return string(b)
+	}
+	sizes := []int{maxKeep - 1, maxKeep, maxKeep + 1, 2*maxKeep - 1, 3*maxKeep + 5}
+	var in strings.Builder
+	var want []string
+	for i, n := range sizes {
+		line := pattern(n, byte(i))
+		want = append(want, line)
+		in.WriteString(line)
+		in.WriteString([]string{"\n", "\r\n"}[i%2])
+	}
+	over := pattern(5*maxKeep, 9) // over the limit, after chunks have started
+	in.WriteString(over + "\n")
+	last := pattern(2*maxKeep+3, 7) // at EOF, no LF
+	in.WriteString(last)
+	lr := NewReader(chunked{strings.NewReader(in.String()), 40_000}, 4*maxKeep)
+	for i, w := range want {
+		line, err := lr.ReadLine()
+		if err != nil || string(line) != w {
+			t.Fatalf("line %d (%d bytes): %d bytes, %v; content equal: %v", i, len(w), len(line), err, string(line) == w)
+		}
+	}
+	var tooLong *LineTooLongError
+	if _, err := lr.ReadLine(); !errors.As(err, &tooLong) {
+		t.Fatalf("over-long line: %v, want LineTooLongError", err)
+	}
+	if string(tooLong.Head) != over[:HeadBytes] || string(tooLong.Tail) != over[len(over)-TailBytes:] {
+		t.Errorf("over-long line: head or tail not the line's own")
+	}
+	if line, err := lr.ReadLine(); err != nil || string(line) != last || !lr.Detach() {
+		t.Fatalf("last line: %d bytes, %v, detached %v; want %d bytes", len(line), err, lr.Detach(), len(last))
+	}
+	if _, err := lr.ReadLine(); err != io.EOF {
+		t.Fatalf("after the last line: %v, want EOF", err)
+	}
+}
+
+// A 10 MiB line costs about twice its size in allocations: chunks that are
+// never moved, then one join (doubling one buffer to its size took 3.2
+// times).
+func TestReaderHugeLineAllocation(t *testing.T) {
+	const size = 10 << 20
+	in := strings.Repeat("z", size) + "\n"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	lr := NewReader(strings.NewReader(in), 16<<20)
+	if line, err := lr.ReadLine(); err != nil || len(line) != size {
+		t.Fatalf("ReadLine = %d bytes, %v", len(line), err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2*size+3*maxKeep {
+		t.Errorf("reading a %d-byte line allocated %d bytes (%.2f per byte), want about 2", size, got, float64(got)/size)
+	}
+}
