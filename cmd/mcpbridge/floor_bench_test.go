@@ -105,6 +105,10 @@ func BenchmarkFloor(b *testing.B) {
 //	go tool pprof -top /tmp/bridge.prof
 var bridgeCPUProfile = flag.String("bridge.cpuprofile", "", "process benchmarks: write the bridge's CPU profile to `file`")
 
+// bridgeMemProfile does the same for the bridge's allocations (serve
+// --memprofile), for go tool pprof -sample_index=alloc_objects.
+var bridgeMemProfile = flag.String("bridge.memprofile", "", "process benchmarks: write the bridge's allocation profile to `file`")
+
 // runLoad makes b.N calls from callers goroutines and reports req/s, the
 // p50 and p99 latency, this process's CPU per call (cli-cpu-µs/op) and
 // that of each named process (<name>-cpu-µs/op).
@@ -179,6 +183,9 @@ func startQuietBridge(b *testing.B, args ...string) (*exec.Cmd, mcpbridgev1.Brid
 	argv := []string{"serve", "--listen", addr, "--log-level", "warn"}
 	if *bridgeCPUProfile != "" {
 		argv = append(argv, "--cpuprofile", *bridgeCPUProfile)
+	}
+	if *bridgeMemProfile != "" {
+		argv = append(argv, "--memprofile", *bridgeMemProfile)
 	}
 	cmd := exec.Command(bin, append(argv, args...)...)
 	cmd.Stderr = os.Stderr

@@ -33,13 +33,23 @@ func StringValue(raw json.RawMessage) (string, bool) {
 func Member(obj json.RawMessage, key string) (json.RawMessage, bool) {
 	var found json.RawMessage
 	ok := false
-	EachField(obj, func(f Field) bool {
-		if f.Key == key {
-			found, ok = f.Value, true
+	EachRawField(obj, func(rawKey, value json.RawMessage) bool {
+		if KeyIs(rawKey, key) {
+			found, ok = value, true
 		}
 		return true
 	})
 	return found, ok
+}
+
+// KeyIs reports whether the JSON string rawKey (quotes included) is key,
+// without allocating when it has no escapes.
+func KeyIs(rawKey json.RawMessage, key string) bool {
+	if inner := rawKey[1 : len(rawKey)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner) == key
+	}
+	k, _ := StringValue(rawKey)
+	return k == key
 }
 
 // Field is one member of a JSON object.
@@ -65,6 +75,15 @@ func Fields(obj json.RawMessage) []Field {
 // JSON object obj, in order, until fn returns false. It does nothing when
 // obj is not an object. It skips values without validating them.
 func EachField(obj json.RawMessage, fn func(Field) bool) {
+	EachRawField(obj, func(rawKey, value json.RawMessage) bool {
+		key, _ := StringValue(rawKey)
+		return fn(Field{Key: key, RawKey: rawKey, Value: value})
+	})
+}
+
+// EachRawField is EachField without decoding the keys: fn gets each key as
+// written, quotes included (KeyIs compares one without allocating).
+func EachRawField(obj json.RawMessage, fn func(rawKey, value json.RawMessage) bool) {
 	i := SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return
@@ -73,11 +92,10 @@ func EachField(obj json.RawMessage, fn func(Field) bool) {
 	for i < len(obj) && obj[i] == '"' {
 		kEnd := SkipString(obj, i)
 		rawKey := obj[i:kEnd]
-		key, _ := StringValue(rawKey)
 		i = SkipSpace(obj, kEnd)
 		i = SkipSpace(obj, i+1) // ':'
 		vEnd := SkipValue(obj, i)
-		if !fn(Field{Key: key, RawKey: rawKey, Value: obj[i:vEnd]}) {
+		if !fn(rawKey, obj[i:vEnd]) {
 			return
 		}
 		i = SkipSpace(obj, vEnd)

@@ -87,6 +87,17 @@ func TestMember(t *testing.T) {
 	if _, ok := Member(json.RawMessage(`[1]`), "a"); ok {
 		t.Error("Member on an array found something")
 	}
+	// Keys are compared decoded; the last duplicate wins.
+	esc := json.RawMessage(`{"t\u0079pe":"a","type":"b","\"q":1,"ty":2}`)
+	if v, ok := Member(esc, "type"); !ok || string(v) != `"b"` {
+		t.Errorf(`Member(type) = %s, %v; want "b"`, v, ok)
+	}
+	if v, ok := Member(esc, `"q`); !ok || string(v) != "1" {
+		t.Errorf(`Member("q) = %s, %v; want 1`, v, ok)
+	}
+	if !KeyIs(json.RawMessage(`"t\u0079pe"`), "type") || KeyIs(json.RawMessage(`"ty"`), "type") {
+		t.Error("KeyIs compares keys as written, not decoded")
+	}
 }
 
 func TestDeleteMember(t *testing.T) {

@@ -1,12 +1,15 @@
 package convert
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
@@ -17,18 +20,27 @@ import (
 func isNull(v json.RawMessage) bool { return string(v) == "null" }
 
 // members calls fn for each member of the JSON object raw, skipping null
-// values; what names raw in errors. fn's error ends the walk.
+// values; what names raw in errors. fn's error ends the walk. The key fn
+// gets shares raw's memory when it has no escapes (most do, and a result
+// has many keys to read): it is valid only during fn, for comparing and
+// formatting; strings.Clone it to keep it.
 func members(raw json.RawMessage, what string, fn func(key string, v json.RawMessage) error) error {
 	if !rawjson.IsObject(raw) {
 		return fmt.Errorf("%s is not a JSON object", what)
 	}
 	var err error
-	rawjson.EachField(raw, func(f rawjson.Field) bool {
-		if isNull(f.Value) {
+	rawjson.EachRawField(raw, func(rawKey, v json.RawMessage) bool {
+		if isNull(v) {
 			return true
 		}
-		if err = fn(f.Key, f.Value); err != nil {
-			err = fmt.Errorf("%s.%s: %w", what, f.Key, err)
+		key := ""
+		if inner := rawKey[1 : len(rawKey)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			key = unsafe.String(unsafe.SliceData(inner), len(inner))
+		} else {
+			key, _ = rawjson.StringValue(rawKey)
+		}
+		if err = fn(key, v); err != nil {
+			err = fmt.Errorf("%s.%s: %w", what, key, err)
 		}
 		return err == nil
 	})
