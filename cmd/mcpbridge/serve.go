@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -72,6 +73,8 @@ type serveFlags struct {
 	config          string
 	reflection      string
 	metricsListen   string
+	httpListen      string
+	corsOrigins     originsFlag
 	env             envFlag
 	inheritEnv      bool
 	policy          string
@@ -155,6 +158,8 @@ func newServeFlags() (*serveFlags, *flag.FlagSet) {
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM `file` of --tls-cert's private key; re-read when it changes")
 	fs.StringVar(&f.clientCA, "client-ca", "", "require client certificates issued by a CA of this PEM `file` (mTLS; needs --tls-cert); re-read when it changes")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics on `address`/metrics (host:port; a bare :port is on loopback); default: none")
+	fs.StringVar(&f.httpListen, "http-listen", "", "also serve the gRPC API over HTTP, as the Connect protocol and gRPC-Web, on `address` (host:port; a bare :port is on loopback), with the same TLS, authentication and rules (docs/operations.md, \"HTTP\"); default: none")
+	fs.Var(&f.corsOrigins, "http-cors-origin", "allow browser pages from this `origin` (https://host[:port], or *) to call the --http-listen API; repeatable. Default: none, no CORS")
 	fs.StringVar(&f.reflection, "reflection", "", "gRPC server `reflection`: auto (on for a loopback address, off otherwise), on or off (default: the config file's, else auto)")
 	fs.BoolVar(&f.insecure, "insecure", false, "allow plaintext gRPC on an address that is not loopback (without TLS, such an address is refused)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log `format` on stderr: text (slog's key=value) or json (one JSON object a line)")
@@ -259,6 +264,8 @@ func parseServe(args []string, implicit bool) (*serveFlags, error) {
 		return nil, bad("health-listen", "%v", checkListen(f.healthListen))
 	case f.metricsListen != "" && checkListen(f.metricsListen) != nil:
 		return nil, bad("metrics-listen", "%v", checkListen(f.metricsListen))
+	case f.httpListen != "" && checkListen(f.httpListen) != nil:
+		return nil, bad("http-listen", "%v", checkListen(f.httpListen))
 	case f.reflection != "" && f.reflection != "auto" && f.reflection != "on" && f.reflection != "off":
 		return nil, bad("reflection", "want auto, on or off")
 	case f.logFormat != "text" && f.logFormat != "json":
@@ -349,6 +356,7 @@ func runServe(args []string, implicit bool) error {
 		return usageError{err: fmt.Errorf("refusing to serve plaintext on %s, which is not a loopback address: add --tls-cert and --tls-key to serve TLS, or --insecure to serve plaintext anyway", listen)}
 	}
 	var grpcOpts []grpc.ServerOption
+	var tlsConfig *tls.Config
 	if f.tlsCert != "" {
 		// Bad files fail now, before the listener and the children.
 		files := &tlsfiles.Files{CertFile: f.tlsCert, KeyFile: f.tlsKey, ClientCAFile: f.clientCA,
@@ -359,8 +367,7 @@ func runServe(args []string, implicit bool) error {
 					log.Info("mcpbridge: TLS files reloaded", "files", files)
 				}
 			}}
-		tlsConfig, err := files.ServerConfig()
-		if err != nil {
+		if tlsConfig, err = files.ServerConfig(); err != nil {
 			return err
 		}
 		grpcOpts = append(grpcOpts, grpc.Creds(credentials.NewTLS(tlsConfig)))
@@ -370,14 +377,31 @@ func runServe(args []string, implicit bool) error {
 	if err := obs.apply(ctx, f, file, &cfg, log); err != nil {
 		return err
 	}
+	httpAddr, origins, err := httpSettings(f, file)
+	if err != nil {
+		return err
+	}
+	if httpAddr != "" && f.tlsCert == "" && !isLoopback(httpAddr) && !f.insecure {
+		return usageError{err: fmt.Errorf("refusing to serve plaintext HTTP on %s, which is not a loopback address: add --tls-cert and --tls-key to serve TLS, or --insecure to serve plaintext anyway", httpAddr)}
+	}
 	// Listen before starting the children: a taken port is reported at once.
 	lis, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
+	var httpLis net.Listener
+	if httpAddr != "" {
+		if httpLis, err = net.Listen("tcp", httpAddr); err != nil {
+			lis.Close()
+			return fmt.Errorf("http: %w", err)
+		}
+	}
 	svc, err := bridge.New(cfg)
 	if err != nil {
 		lis.Close()
+		if httpLis != nil {
+			httpLis.Close()
+		}
 		return err
 	}
 	defer svc.Close()
@@ -398,6 +422,17 @@ func runServe(args []string, implicit bool) error {
 			return err
 		}
 		defer stopHealth() // last: liveness answers until the bridge is gone
+	}
+	if httpLis != nil {
+		h, err := newHTTPHandler(gs, origins)
+		if err != nil {
+			lis.Close()
+			httpLis.Close()
+			return err
+		}
+		front := startHTTP(httpLis, h, tlsConfig, log)
+		defer front.close() // after the calls have ended: GracefulStop or Abort below
+		log.Info("mcpbridge: serving HTTP", "http_listen", httpLis.Addr().String(), "cors_origins", strings.Join(origins, ","))
 	}
 	log.Info("mcpbridge: serving", append([]any{"listen", lis.Addr().String(), "tls", f.tlsCert != "", "mtls", f.clientCA != ""}, describe...)...)
 	served := make(chan error, 1)
@@ -445,6 +480,30 @@ func runServe(args []string, implicit bool) error {
 	err = svc.Close()
 	log.Info("mcpbridge: stopped")
 	return err
+}
+
+// httpSettings are the HTTP listener's address and CORS origins: the
+// flags', else the config file's.
+func httpSettings(f *serveFlags, file *configfile.File) (addr string, origins []string, err error) {
+	addr, origins = f.httpListen, f.corsOrigins
+	if file != nil && !f.set["http-listen"] && file.HTTPListen != "" {
+		if err := checkListen(file.HTTPListen); err != nil {
+			return "", nil, usageError{err: fmt.Errorf("%s: http_listen: %v", f.config, err)}
+		}
+		addr = file.HTTPListen
+	}
+	if file != nil && !f.set["http-cors-origin"] {
+		for _, o := range file.HTTPCORSOrigins {
+			if err := checkOrigin(o); err != nil {
+				return "", nil, usageError{err: fmt.Errorf("%s: http_cors_origins: %q: %v", f.config, o, err)}
+			}
+		}
+		origins = file.HTTPCORSOrigins
+	}
+	if len(origins) > 0 && addr == "" {
+		return "", nil, usageError{err: errors.New("--http-cors-origin needs --http-listen: CORS is for the HTTP listener")}
+	}
+	return addr, origins, nil
 }
 
 // abortWait bounds how long the calls that Abort ended get to send their

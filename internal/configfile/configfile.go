@@ -31,7 +31,14 @@ type File struct {
 	Listen string `yaml:"listen"`
 	// MetricsListen is where /metrics is served (docs/observability.md);
 	// the --metrics-listen flag, when given, wins. Empty: no metrics.
-	MetricsListen   string        `yaml:"metrics_listen"`
+	MetricsListen string `yaml:"metrics_listen"`
+	// HTTPListen is where the gRPC API is also served over Connect and
+	// gRPC-Web (docs/operations.md, "HTTP"); the --http-listen flag, when
+	// given, wins. Empty: no HTTP listener.
+	HTTPListen string `yaml:"http_listen"`
+	// HTTPCORSOrigins are the browser origins allowed to call the HTTP
+	// listener; --http-cors-origin, when given, wins. Empty: no CORS.
+	HTTPCORSOrigins []string      `yaml:"http_cors_origins"`
 	MaxMessageBytes int           `yaml:"max_message_bytes"`
 	DefaultDeadline time.Duration `yaml:"default_deadline"`
 	MaxDeadline     time.Duration `yaml:"max_deadline"`
