@@ -56,15 +56,13 @@ func (g healthGate) visible(ctx context.Context, service string) bool {
 // LivenessService is the health entry that is SERVING for as long as the
 // bridge answers at all, also while it drains: for a liveness probe, which
 // must not restart a bridge whose child is down (the overall entry "" is
-// NOT_SERVING then) or which is stopping gracefully.
+// NOT_SERVING then) or which is stopping gracefully. New sets it once;
+// Shutdown leaves it alone.
 const LivenessService = "liveness"
 
 // Check is the health server's, NOT_FOUND "unknown service" (as for a
 // service never registered) for an entry the caller may not see.
 func (g healthGate) Check(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
-	if req.GetService() == LivenessService {
-		return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
-	}
 	if !g.visible(g.caller(ctx), req.GetService()) {
 		return nil, status.Error(codes.NotFound, "unknown service")
 	}
@@ -76,13 +74,6 @@ func (g healthGate) Check(ctx context.Context, req *healthpb.HealthCheckRequest)
 // sends SERVICE_UNKNOWN once and holds the stream until the caller ends
 // it.
 func (g healthGate) Watch(req *healthpb.HealthCheckRequest, stream healthpb.Health_WatchServer) error {
-	if req.GetService() == LivenessService {
-		if err := stream.Send(&healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}); err != nil {
-			return status.Error(codes.Canceled, "Stream has ended.")
-		}
-		<-stream.Context().Done()
-		return status.Error(codes.Canceled, "Stream has ended.")
-	}
 	if g.visible(g.caller(stream.Context()), req.GetService()) {
 		return g.s.health.Watch(req, stream)
 	}
@@ -106,9 +97,5 @@ func (g healthGate) List(ctx context.Context, req *healthpb.HealthListRequest) (
 			delete(res.Statuses, service)
 		}
 	}
-	if res.Statuses == nil {
-		res.Statuses = map[string]*healthpb.HealthCheckResponse{}
-	}
-	res.Statuses[LivenessService] = &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}
 	return res, nil
 }

@@ -56,7 +56,7 @@ func (s *Service) Reload(cfg Config) error {
 			added = append(added, sc.Name)
 		}
 		s.ready[sc.Name] = false
-		s.health.SetServingStatus(HealthService+"/"+sc.Name, healthpb.HealthCheckResponse_NOT_SERVING)
+		s.setStatus(HealthService+"/"+sc.Name, healthpb.HealthCheckResponse_NOT_SERVING)
 	}
 	var removed []string
 	for name, srv := range old {
@@ -67,7 +67,7 @@ func (s *Service) Reload(cfg Config) error {
 			removed = append(removed, name)
 			retire = append(retire, srv)
 			delete(s.ready, name)
-			s.health.SetServingStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_SERVICE_UNKNOWN)
+			s.setStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_SERVICE_UNKNOWN)
 		}
 	}
 	s.overallHealth()

@@ -37,6 +37,7 @@ type Service struct {
 
 	healthMu sync.Mutex
 	ready    map[string]bool // per current server, for the overall health status
+	shutDown bool            // Shutdown has turned health NOT_SERVING for good
 	reload   sync.Mutex      // one Reload at a time
 	retiring sync.WaitGroup  // servers a Reload removed or replaced, until stopped
 
@@ -71,6 +72,7 @@ func New(cfg Config) (*Service, error) {
 	s.aborting, s.abort = context.WithCancel(context.Background())
 	s.health.SetServingStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	s.health.SetServingStatus(LivenessService, healthpb.HealthCheckResponse_SERVING) // for good
 	set := map[string]*pool.Server{}
 	s.healthMu.Lock()
 	for i := range s.cfg.Servers {
@@ -109,8 +111,16 @@ func (s *Service) setHealth(name string, serving bool) {
 	if serving {
 		st = healthpb.HealthCheckResponse_SERVING
 	}
-	s.health.SetServingStatus(HealthService+"/"+name, st)
+	s.setStatus(HealthService+"/"+name, st)
 	s.overallHealth()
+}
+
+// setStatus sets a health entry, unless Shutdown has set every entry
+// NOT_SERVING for good; healthMu is held.
+func (s *Service) setStatus(service string, st healthpb.HealthCheckResponse_ServingStatus) {
+	if !s.shutDown {
+		s.health.SetServingStatus(service, st)
+	}
 }
 
 // overallHealth sets the bridge's own status; healthMu is held.
@@ -121,8 +131,8 @@ func (s *Service) overallHealth() {
 			all = healthpb.HealthCheckResponse_NOT_SERVING
 		}
 	}
-	s.health.SetServingStatus(HealthService, all)
-	s.health.SetServingStatus("", all)
+	s.setStatus(HealthService, all)
+	s.setStatus("", all)
 }
 
 // Register registers the BridgeService and the gRPC health service on r.
@@ -153,7 +163,14 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 // RetryInfo, as do new ones, so that a graceful stop of the gRPC server
 // waits only for calls. Calls keep being served.
 func (s *Service) Shutdown() {
-	s.health.Shutdown()
+	s.healthMu.Lock()
+	for name := range s.ready {
+		s.setStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_NOT_SERVING)
+	}
+	s.setStatus(HealthService, healthpb.HealthCheckResponse_NOT_SERVING)
+	s.setStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	s.shutDown = true
+	s.healthMu.Unlock()
 	s.drain()
 }
 

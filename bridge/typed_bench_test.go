@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -126,22 +127,10 @@ func BenchmarkGRPCEcho(b *testing.B) {
 	}
 }
 
-// grpcEcho answers CallTool with the "message" argument as one text block.
-type grpcEcho struct {
-	mcpbridgev1.UnimplementedBridgeServiceServer
-}
-
-func (grpcEcho) CallTool(_ context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
-	text := req.GetArguments().GetFields()["message"].GetStringValue()
-	return &mcpbridgev1.CallToolResponse{Content: []*mcpbridgev1.Content{
-		{Block: &mcpbridgev1.Content_Text{Text: &mcpbridgev1.TextContent{Text: text}}},
-	}}, nil
-}
-
-// startGRPCEcho serves grpcEcho on 127.0.0.1:0 and dials it.
+// startGRPCEcho serves testkit.GRPCEcho on 127.0.0.1:0 and dials it.
 func startGRPCEcho(tb testing.TB) mcpbridgev1.BridgeServiceClient {
 	gs := grpc.NewServer()
-	mcpbridgev1.RegisterBridgeServiceServer(gs, grpcEcho{})
+	mcpbridgev1.RegisterBridgeServiceServer(gs, testkit.GRPCEcho{})
 	return mcpbridgev1.NewBridgeServiceClient(serveLoopback(tb, gs))
 }
 

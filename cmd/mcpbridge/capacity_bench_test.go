@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -37,27 +36,20 @@ import (
 //
 //	go test -run '^$' -bench Capacity -benchtime 3s -count 3 ./cmd/mcpbridge/
 func BenchmarkCapacity(b *testing.B) {
-	config := b.TempDir() + "/mcpbridge.yaml"
-	yaml := fmt.Sprintf(`servers:
+	demo := yamlList([]string{mcpbridgeBin, "demo", "-tick", "0"})
+	config := writeConfig(b, "", fmt.Sprintf(`servers:
   - name: shared
-    command: [%[1]q, demo, -tick, "0"]
+    command: %[1]s
   - name: sessions
-    command: [%[1]q, demo, -tick, "0"]
+    command: %[1]s
     policy: session
     session: {max: 1000}
-`, mcpbridgeBin)
-	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
-		b.Fatal(err)
-	}
+`, demo))
 	// At --log-level warn, as in production under load: no line per call.
 	cmd, bc := startQuietBridge(b, "--config", config)
 	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Minute)
 	defer cancel()
-	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "shared", WaitForReady: true}, grpc.WaitForReady(true))
-	if err != nil {
-		b.Fatal(err)
-	}
-	child := int(res.GetChild().GetPid())
+	child := readyChild(b, bc, "shared")
 	bridge := cmd.Process.Pid
 
 	// Memory first, before the calls leave garbage behind: the memory

@@ -29,7 +29,7 @@ func yamlList(argv []string) string {
 }
 
 // writeConfig writes a config file and returns its path.
-func writeConfig(t *testing.T, path, text string) string {
+func writeConfig(t testing.TB, path, text string) string {
 	t.Helper()
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "mcpbridge.yaml")

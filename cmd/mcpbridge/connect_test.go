@@ -231,7 +231,7 @@ func TestConnectFlagErrors(t *testing.T) {
 }
 
 // closedPort is a loopback address where nothing listens.
-func closedPort(t *testing.T) string {
+func closedPort(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

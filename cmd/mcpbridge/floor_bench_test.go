@@ -2,17 +2,14 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,7 +18,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
@@ -57,23 +53,14 @@ func BenchmarkFloor(b *testing.B) {
 	echo := startGRPCEchoProcess(b)
 	direct := startBenchServer(b, benchServers[0], "2026-07-28") // the demo
 	br, bc := startQuietBridge(b, "--", mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn")
-	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true}, grpc.WaitForReady(true))
-	if err != nil {
-		b.Fatal(err)
-	}
-	bridgeChild := int(res.GetChild().GetPid())
+	bridgeChild := readyChild(b, bc, "")
 	args, err := structpb.NewStruct(map[string]any{"message": "hello"})
 	if err != nil {
 		b.Fatal(err)
 	}
 	req := &mcpbridgev1.CallToolRequest{Name: "echo", Arguments: args}
 	params := json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`)
-	checkEcho := func(res *mcpbridgev1.CallToolResponse, err error) error {
-		if err == nil && (len(res.GetContent()) == 0 || res.GetContent()[0].GetText().GetText() != "hello") {
-			err = fmt.Errorf("CallTool = %v", res)
-		}
-		return err
-	}
+	checkEcho, checkDirect := textIs("hello"), rawHas(`"text":"hello"`)
 	for _, callers := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("callers=%d/path=grpc-echo", callers), func(b *testing.B) {
 			runLoad(b, callers, map[string]int{"srv": echo.pid}, func() error {
@@ -82,11 +69,7 @@ func BenchmarkFloor(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("callers=%d/path=direct", callers), func(b *testing.B) {
 			runLoad(b, callers, map[string]int{"child": direct.Pid()}, func() error {
-				res, err := direct.Call(ctx, "tools/call", params, nil)
-				if err == nil && !strings.Contains(string(res), `"text":"hello"`) {
-					err = fmt.Errorf("tools/call = %s", res)
-				}
-				return err
+				return checkDirect(direct.Call(ctx, "tools/call", params, nil))
 			})
 		})
 		b.Run(fmt.Sprintf("callers=%d/path=bridge", callers), func(b *testing.B) {
@@ -170,12 +153,7 @@ func runLoad(b *testing.B, callers int, procs map[string]int, call func() error)
 // mcpbridge binary to run as the bridge (the children stay this tree's).
 func startQuietBridge(b *testing.B, args ...string) (*exec.Cmd, mcpbridgev1.BridgeServiceClient) {
 	b.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	lis.Close()
+	addr := closedPort(b)
 	bin := mcpbridgeBin
 	if v := os.Getenv("MCPBRIDGE_BENCH_BRIDGE"); v != "" {
 		bin = v // another build of the bridge, for A/B runs (docs/performance.md)
@@ -196,12 +174,38 @@ func startQuietBridge(b *testing.B, args ...string) (*exec.Cmd, mcpbridgev1.Brid
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
 	})
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return cmd, mcpbridgev1.NewBridgeServiceClient(dial(b, addr))
+}
+
+// readyChild waits for server's child (the only server: "") to be ready
+// and returns its pid.
+func readyChild(b *testing.B, bc mcpbridgev1.BridgeServiceClient, server string) int {
+	b.Helper()
+	res, err := bc.GetServer(b.Context(), &mcpbridgev1.GetServerRequest{Server: server, WaitForReady: true}, grpc.WaitForReady(true))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { conn.Close() })
-	return cmd, mcpbridgev1.NewBridgeServiceClient(conn)
+	return int(res.GetChild().GetPid())
+}
+
+// textIs checks that a CallTool answer's first block is the text want.
+func textIs(want string) func(*mcpbridgev1.CallToolResponse, error) error {
+	return func(res *mcpbridgev1.CallToolResponse, err error) error {
+		if err == nil && (len(res.GetContent()) == 0 || res.GetContent()[0].GetText().GetText() != want) {
+			err = fmt.Errorf("CallTool = %v", res)
+		}
+		return err
+	}
+}
+
+// rawHas checks that a tools/call result's JSON text holds fragment.
+func rawHas(fragment string) func(json.RawMessage, error) error {
+	return func(res json.RawMessage, err error) error {
+		if err == nil && !strings.Contains(string(res), fragment) {
+			err = fmt.Errorf("tools/call = %s", res)
+		}
+		return err
+	}
 }
 
 // echoProcess is the grpcecho fixture: a bare grpc.Server in a process of
@@ -215,12 +219,7 @@ type echoProcess struct {
 // dials it.
 func startGRPCEchoProcess(b *testing.B) echoProcess {
 	b.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), testkit.FixtureEnv+"=grpcecho")
+	cmd := testkit.FixtureCommand(b, "grpcecho")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -237,15 +236,10 @@ func startGRPCEchoProcess(b *testing.B) echoProcess {
 	if err != nil {
 		b.Fatalf("the grpcecho fixture said no address: %v", err)
 	}
-	conn, err := grpc.NewClient(strings.TrimSpace(addr), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { conn.Close() })
-	return echoProcess{pid: cmd.Process.Pid, bc: mcpbridgev1.NewBridgeServiceClient(conn)}
+	return echoProcess{pid: cmd.Process.Pid, bc: mcpbridgev1.NewBridgeServiceClient(dial(b, strings.TrimSpace(addr)))}
 }
 
-// runGRPCEchoFixture serves grpcEcho on 127.0.0.1:0, prints the address on
+// runGRPCEchoFixture serves testkit.GRPCEcho on 127.0.0.1:0, prints the address on
 // stdout and serves until killed.
 func runGRPCEchoFixture() int {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -254,26 +248,13 @@ func runGRPCEchoFixture() int {
 		return 2
 	}
 	gs := grpc.NewServer()
-	mcpbridgev1.RegisterBridgeServiceServer(gs, grpcEcho{})
+	mcpbridgev1.RegisterBridgeServiceServer(gs, testkit.GRPCEcho{})
 	fmt.Println(lis.Addr().String())
 	if err := gs.Serve(lis); err != nil {
 		fmt.Fprintln(os.Stderr, "grpcecho:", err)
 		return 1
 	}
 	return 0
-}
-
-// grpcEcho answers CallTool with the "message" argument as one text
-// block, as the bridge answers the demo's echo.
-type grpcEcho struct {
-	mcpbridgev1.UnimplementedBridgeServiceServer
-}
-
-func (grpcEcho) CallTool(_ context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
-	text := req.GetArguments().GetFields()["message"].GetStringValue()
-	return &mcpbridgev1.CallToolResponse{Content: []*mcpbridgev1.Content{
-		{Block: &mcpbridgev1.Content_Text{Text: &mcpbridgev1.TextContent{Text: text}}},
-	}}, nil
 }
 
 // BenchmarkSlowChild measures a child slower than the gRPC hop, the Go SDK
@@ -296,31 +277,22 @@ func BenchmarkSlowChild(b *testing.B) {
 	var bridges []bridged
 	for _, shape := range []struct{ name, policy, size string }{{"bridge", "shared", "1"}, {"pool=2", "pool", "2"}, {"pool=4", "pool", "4"}} {
 		br, bc := startQuietBridge(b, append([]string{"--policy", shape.policy, "--pool-size", shape.size, "--"}, server...)...)
-		if _, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true}, grpc.WaitForReady(true)); err != nil {
-			b.Fatal(err)
-		}
+		readyChild(b, bc, "")
 		bridges = append(bridges, bridged{shape.name, br.Process.Pid, bc})
 	}
 	req := &mcpbridgev1.CallToolRequest{Name: "test_simple_text"}
 	const want = "This is a simple text response for testing."
+	checkBridged, checkDirect := textIs(want), rawHas(want)
 	for _, callers := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("callers=%d/path=direct", callers), func(b *testing.B) {
 			runLoad(b, callers, map[string]int{"child": direct.Pid()}, func() error {
-				res, err := direct.Call(ctx, "tools/call", benchServers[1].params, nil)
-				if err == nil && !strings.Contains(string(res), want) {
-					err = fmt.Errorf("tools/call = %s", res)
-				}
-				return err
+				return checkDirect(direct.Call(ctx, "tools/call", benchServers[1].params, nil))
 			})
 		})
 		for _, br := range bridges {
 			b.Run(fmt.Sprintf("callers=%d/path=%s", callers, br.name), func(b *testing.B) {
 				runLoad(b, callers, map[string]int{"bridge": br.pid}, func() error {
-					res, err := br.bc.CallTool(ctx, req)
-					if err == nil && (len(res.GetContent()) == 0 || res.GetContent()[0].GetText().GetText() != want) {
-						err = fmt.Errorf("CallTool = %v", res)
-					}
-					return err
+					return checkBridged(br.bc.CallTool(ctx, req))
 				})
 			})
 		}
@@ -340,15 +312,11 @@ func BenchmarkLargeResultProcess(b *testing.B) {
 	const size = 10 << 20
 	ctx := b.Context()
 	direct := startBenchServer(b, benchServers[0], "2026-07-28")
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	metricsAddr := lis.Addr().String()
-	lis.Close()
+	metricsAddr := closedPort(b)
 	_, bc := startQuietBridge(b, "--metrics-listen", metricsAddr, "--", mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn")
-	if _, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true}, grpc.WaitForReady(true)); err != nil {
-		b.Fatal(err)
+	readyChild(b, bc, "")
+	allocated := func() uint64 {
+		return uint64(scrape(b, "http://"+metricsAddr+"/metrics")["go_memstats_alloc_bytes_total"][0].value)
 	}
 	args, err := structpb.NewStruct(map[string]any{"bytes": size})
 	if err != nil {
@@ -398,38 +366,14 @@ func BenchmarkLargeResultProcess(b *testing.B) {
 		report(b, selfAlloc()-a0, "cli")
 	})
 	b.Run("path=bridge", func(b *testing.B) {
-		a0, c0 := scrapeAllocBytes(b, metricsAddr), selfAlloc()
+		a0, c0 := allocated(), selfAlloc()
 		for b.Loop() {
 			res, err := bc.CallTool(ctx, req, grpc.MaxCallRecvMsgSize(32<<20))
 			if err != nil || len(res.GetContent()) != 1 || len(res.GetContent()[0].GetText().GetText()) != size {
 				b.Fatalf("large_result through the bridge: %v", err)
 			}
 		}
-		report(b, scrapeAllocBytes(b, metricsAddr)-a0, "bridge")
+		report(b, allocated()-a0, "bridge")
 		report(b, selfAlloc()-c0, "cli")
 	})
-}
-
-// scrapeAllocBytes reads go_memstats_alloc_bytes_total from a bridge's
-// /metrics.
-func scrapeAllocBytes(b *testing.B, addr string) uint64 {
-	b.Helper()
-	res, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_alloc_bytes_total "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return uint64(f)
-		}
-	}
-	b.Fatal("no go_memstats_alloc_bytes_total in /metrics")
-	return 0
 }

@@ -141,7 +141,7 @@ type sample struct {
 
 // scrape fetches a Prometheus text exposition and returns its series by
 // metric name.
-func scrape(t *testing.T, url string) map[string][]sample {
+func scrape(t testing.TB, url string) map[string][]sample {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {

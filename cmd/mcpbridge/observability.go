@@ -48,20 +48,15 @@ func (o *observability) apply(ctx context.Context, f *serveFlags, file *configfi
 		log.Info("mcpbridge: tracing", "endpoint", redactURL(firstSet("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")),
 			"protocol", firstSet("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"))
 	}
-	addr := f.metricsListen
-	if addr == "" && file != nil && !f.set["metrics-listen"] {
-		addr = file.MetricsListen
-		if addr != "" && checkListen(addr) != nil {
-			return usageError{err: fmt.Errorf("%s: metrics_listen: %v", f.config, checkListen(addr))}
-		}
-	}
-	if addr == "" {
-		return nil
+	var fileAddr string
+	if file != nil {
+		fileAddr = file.MetricsListen
 	}
 	// A bare :port is loopback: the endpoint has no authentication, so
 	// exposing it is a decision the address states (0.0.0.0:9464).
-	if host, port, _ := net.SplitHostPort(addr); host == "" {
-		addr = net.JoinHostPort("127.0.0.1", port)
+	addr, err := listenSetting(f, "metrics-listen", f.metricsListen, "metrics_listen", fileAddr)
+	if err != nil || addr == "" {
+		return err
 	}
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {

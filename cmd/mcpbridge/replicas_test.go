@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,21 +65,19 @@ type replicaSet struct {
 // its caller (elicitation).
 func startReplicas(t *testing.T, n int, args ...string) *replicaSet {
 	t.Helper()
-	config := filepath.Join(t.TempDir(), "mcpbridge.yaml")
 	race := testkit.QuickRaceExit()
-	yaml := fmt.Sprintf(`servers:
+	config := writeConfig(t, "", fmt.Sprintf(`servers:
   - name: sessions
-    command: [%[1]q, demo, -tick, "0"]
-    env: {GORACE: %[2]q}
+    command: %[1]s
+    env: {GORACE: %[3]q}
     policy: session
     session: {max: 100, idle_timeout: 10m, env_from_metadata: {DEMO_SESSION: mcp-session}}
   - name: legacy
-    command: [%[1]q, demo, -tick, "0", -versions, 2025-11-25]
-    env: {GORACE: %[2]q}
-`, mcpbridgeBin, strings.TrimPrefix(race, "GORACE="))
-	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
+    command: %[2]s
+    env: {GORACE: %[3]q}
+`, yamlList([]string{mcpbridgeBin, "demo", "-tick", "0"}),
+		yamlList([]string{mcpbridgeBin, "demo", "-tick", "0", "-versions", "2025-11-25"}),
+		strings.TrimPrefix(race, "GORACE=")))
 	rs := &replicaSet{}
 	for range n {
 		b := startBridge(t, []string{race}, append([]string{"--config", config}, args...)...)
@@ -92,21 +89,28 @@ func startReplicas(t *testing.T, n int, args ...string) *replicaSet {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
 	for _, b := range rs.bridges {
-		w, err := healthpb.NewHealthClient(b.conn(t)).Watch(ctx, &healthpb.HealthCheckRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			res, err := w.Recv()
-			if err != nil {
-				t.Fatalf("waiting for a replica to be SERVING: %v", err)
-			}
-			if res.GetStatus() == healthpb.HealthCheckResponse_SERVING {
-				break
-			}
-		}
+		waitServing(ctx, t, healthpb.NewHealthClient(b.conn(t)))
 	}
 	return rs
+}
+
+// waitServing watches hc's overall status until it is SERVING, and
+// returns the watch, still open.
+func waitServing(ctx context.Context, t *testing.T, hc healthpb.HealthClient) healthpb.Health_WatchClient {
+	t.Helper()
+	w, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		res, err := w.Recv()
+		if err != nil {
+			t.Fatalf("waiting for SERVING: %v", err)
+		}
+		if res.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return w
+		}
+	}
 }
 
 // client is a channel to every replica, balanced with ring_hash on
@@ -156,9 +160,9 @@ type whoamiResult struct {
 }
 
 // callWhoami calls the demo's whoami on server with the mcp-session key.
-func callWhoami(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, server, key string) (whoamiResult, error) {
+func callWhoami(ctx context.Context, bc mcpbridgev1.BridgeServiceClient, server, key string, opts ...grpc.CallOption) (whoamiResult, error) {
 	ctx = metadata.AppendToOutgoingContext(ctx, "mcp-session", key)
-	res, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: server, Name: "whoami"})
+	res, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: server, Name: "whoami"}, opts...)
 	if err != nil {
 		return whoamiResult{}, err
 	}
@@ -332,6 +336,9 @@ func testDrainAndCrash(t *testing.T, config string) {
 	byReplica := make([][]string, len(rs.bridges))
 	for key, pid := range pids {
 		r := rs.replicaOf(t, pid)
+		if r < 0 {
+			t.Fatalf("session %s's child %d is no replica's", key, pid)
+		}
 		owner[key] = r
 		byReplica[r] = append(byReplica[r], key)
 	}
@@ -343,8 +350,8 @@ func testDrainAndCrash(t *testing.T, config string) {
 		t.Fatalf("sessions per replica %v: want two replicas with sessions", byReplica)
 	}
 	victimKey := byReplica[victim][0]
-	victimChildren := childrenOf(t, rs, pids, victim)
-	killedChildren := childrenOf(t, rs, pids, killed)
+	victimChildren := childrenOf(t, pids, byReplica[victim])
+	killedChildren := childrenOf(t, pids, byReplica[killed])
 
 	// On the victim: a Subscribe stream and a call longer than the drain.
 	sub, err := bc.Subscribe(metadata.AppendToOutgoingContext(ctx, "mcp-session", victimKey),
@@ -472,11 +479,9 @@ func testDrainAndCrash(t *testing.T, config string) {
 		}
 	}
 	for _, key := range byReplica[killed] {
-		who, err := callWhoami(ctx, bc, "sessions", key)
-		for attempt := 0; status.Code(err) == codes.Unavailable && attempt < 100; attempt++ {
-			time.Sleep(50 * time.Millisecond) // the channel notices the dead replica
-			who, err = callWhoami(ctx, bc, "sessions", key)
-		}
+		// Until the channel notices the dead replica, the call waits (ctx
+		// bounds it) instead of failing.
+		who, err := callWhoami(ctx, bc, "sessions", key, grpc.WaitForReady(true))
 		switch {
 		case err != nil:
 			t.Errorf("session %s after its replica was killed: %v", key, err)
@@ -486,17 +491,16 @@ func testDrainAndCrash(t *testing.T, config string) {
 	}
 }
 
-// childrenOf returns pidfds of the session children of replica r.
-func childrenOf(t *testing.T, rs *replicaSet, pids map[string]int, r int) []int {
+// childrenOf returns pidfds of the children of sessions keys (one
+// replica's, from byReplica).
+func childrenOf(t *testing.T, pids map[string]int, keys []string) []int {
 	t.Helper()
 	var fds []int
-	for _, pid := range pids {
-		if rs.replicaOf(t, pid) == r {
-			fds = append(fds, testkit.Pidfd(t, pid))
-		}
+	for _, key := range keys {
+		fds = append(fds, testkit.Pidfd(t, pids[key]))
 	}
 	if len(fds) == 0 {
-		t.Fatal(errors.New("replica has no session children"))
+		t.Fatal("replica has no session children")
 	}
 	return fds
 }
@@ -508,23 +512,23 @@ func TestServeWatchConfig(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
 	dir := t.TempDir()
+	// The bridge passes its environment to no child of the file: GORACE
+	// goes by the file's env.
+	race := testkit.QuickRaceExit()
 	write := func(name string, servers ...string) string {
 		var yaml strings.Builder
 		yaml.WriteString("servers:\n")
 		for _, s := range servers {
-			fmt.Fprintf(&yaml, "  - name: %s\n    command: [%q, demo, -tick, \"0\"]\n", s, mcpbridgeBin)
+			fmt.Fprintf(&yaml, "  - name: %s\n    command: %s\n    env: {GORACE: %q}\n", s,
+				yamlList([]string{mcpbridgeBin, "demo", "-tick", "0"}), strings.TrimPrefix(race, "GORACE="))
 		}
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(yaml.String()), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return writeConfig(t, filepath.Join(dir, name), yaml.String())
 	}
 	link := filepath.Join(dir, "mcpbridge.yaml")
 	if err := os.Symlink(write("v1.yaml", "a"), link); err != nil {
 		t.Fatal(err)
 	}
-	b := startBridge(t, []string{testkit.QuickRaceExit()}, "--config", link, "--watch-config", "100ms")
+	b := startBridge(t, []string{race}, "--config", link, "--watch-config", "100ms")
 	bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
 	names := func() []string {
 		res, err := bc.ListServers(ctx, &mcpbridgev1.ListServersRequest{})
@@ -573,13 +577,9 @@ func TestServeHealthListen(t *testing.T) {
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	testkit.NewCA(t, "test CA").Server(t, "127.0.0.1").Write(t, certFile, keyFile)
 	b := startBridge(t, []string{testkit.QuickRaceExit()}, "--tls-cert", certFile, "--tls-key", keyFile,
-		"--health-listen", "127.0.0.1:0", "--drain-delay", "3s", "--", mcpbridgeBin, "demo", "-tick", "0")
+		"--health-listen", "127.0.0.1:0", "--drain-delay", "3s", "--env", "GORACE", "--", mcpbridgeBin, "demo", "-tick", "0")
 	addr := regexp.MustCompile(`health_listen=(\S+)`).FindStringSubmatch(b.log.WaitFor(ctx, t, "mcpbridge: serving health"))[1]
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dial(t, addr)
 	hc := healthpb.NewHealthClient(conn)
 	check := func(service string) healthpb.HealthCheckResponse_ServingStatus {
 		res, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
@@ -588,17 +588,7 @@ func TestServeHealthListen(t *testing.T) {
 		}
 		return res.GetStatus()
 	}
-	w, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for st := healthpb.HealthCheckResponse_UNKNOWN; st != healthpb.HealthCheckResponse_SERVING; {
-		res, err := w.Recv()
-		if err != nil {
-			t.Fatalf("waiting for SERVING: %v", err)
-		}
-		st = res.GetStatus()
-	}
+	w := waitServing(ctx, t, hc)
 	if st := check(bridge.LivenessService); st != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("liveness = %v, want SERVING", st)
 	}

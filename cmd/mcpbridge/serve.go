@@ -352,8 +352,8 @@ func runServe(args []string, implicit bool) error {
 	// Plaintext only where the network cannot listen in, or where the
 	// operator said so.
 	plaintextExposed := f.tlsCert == "" && !isLoopback(listen)
-	if plaintextExposed && !f.insecure {
-		return usageError{err: fmt.Errorf("refusing to serve plaintext on %s, which is not a loopback address: add --tls-cert and --tls-key to serve TLS, or --insecure to serve plaintext anyway", listen)}
+	if err := refusePlaintext(f, "", listen); err != nil {
+		return err
 	}
 	var grpcOpts []grpc.ServerOption
 	var tlsConfig *tls.Config
@@ -381,27 +381,28 @@ func runServe(args []string, implicit bool) error {
 	if err != nil {
 		return err
 	}
-	if httpAddr != "" && f.tlsCert == "" && !isLoopback(httpAddr) && !f.insecure {
-		return usageError{err: fmt.Errorf("refusing to serve plaintext HTTP on %s, which is not a loopback address: add --tls-cert and --tls-key to serve TLS, or --insecure to serve plaintext anyway", httpAddr)}
+	if httpAddr != "" {
+		if err := refusePlaintext(f, "HTTP ", httpAddr); err != nil {
+			return err
+		}
 	}
-	// Listen before starting the children: a taken port is reported at once.
+	// Listen before starting the children: a taken port is reported at
+	// once. (Closing a listener that its server has closed already is
+	// harmless; these closes are for the error returns.)
 	lis, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
+	defer lis.Close()
 	var httpLis net.Listener
 	if httpAddr != "" {
 		if httpLis, err = net.Listen("tcp", httpAddr); err != nil {
-			lis.Close()
 			return fmt.Errorf("http: %w", err)
 		}
+		defer httpLis.Close()
 	}
 	svc, err := bridge.New(cfg)
 	if err != nil {
-		lis.Close()
-		if httpLis != nil {
-			httpLis.Close()
-		}
 		return err
 	}
 	defer svc.Close()
@@ -418,7 +419,6 @@ func runServe(args []string, implicit bool) error {
 	if f.healthListen != "" {
 		stopHealth, err := serveHealth(svc, f.healthListen, log)
 		if err != nil {
-			lis.Close()
 			return err
 		}
 		defer stopHealth() // last: liveness answers until the bridge is gone
@@ -426,8 +426,6 @@ func runServe(args []string, implicit bool) error {
 	if httpLis != nil {
 		h, err := newHTTPHandler(gs, origins)
 		if err != nil {
-			lis.Close()
-			httpLis.Close()
 			return err
 		}
 		front := startHTTP(httpLis, h, tlsConfig, log)
@@ -485,13 +483,14 @@ func runServe(args []string, implicit bool) error {
 // httpSettings are the HTTP listener's address and CORS origins: the
 // flags', else the config file's.
 func httpSettings(f *serveFlags, file *configfile.File) (addr string, origins []string, err error) {
-	addr, origins = f.httpListen, f.corsOrigins
-	if file != nil && !f.set["http-listen"] && file.HTTPListen != "" {
-		if err := checkListen(file.HTTPListen); err != nil {
-			return "", nil, usageError{err: fmt.Errorf("%s: http_listen: %v", f.config, err)}
-		}
-		addr = file.HTTPListen
+	var fileAddr string
+	if file != nil {
+		fileAddr = file.HTTPListen
 	}
+	if addr, err = listenSetting(f, "http-listen", f.httpListen, "http_listen", fileAddr); err != nil {
+		return "", nil, err
+	}
+	origins = f.corsOrigins
 	if file != nil && !f.set["http-cors-origin"] {
 		for _, o := range file.HTTPCORSOrigins {
 			if err := checkOrigin(o); err != nil {
@@ -506,6 +505,38 @@ func httpSettings(f *serveFlags, file *configfile.File) (addr string, origins []
 	return addr, origins, nil
 }
 
+// listenSetting is the address of a side listener: the flag name's value
+// flagVal, else the config file's key fileVal, checked; a bare :port is on
+// loopback (the address states any wider exposure, 0.0.0.0:9464). Empty:
+// no listener.
+func listenSetting(f *serveFlags, name, flagVal, key, fileVal string) (string, error) {
+	addr := flagVal
+	if addr == "" && !f.set[name] && fileVal != "" {
+		if err := checkListen(fileVal); err != nil {
+			return "", usageError{err: fmt.Errorf("%s: %s: %v", f.config, key, err)}
+		}
+		addr = fileVal
+	}
+	return onLoopback(addr), nil
+}
+
+// onLoopback puts a bare :port on loopback.
+func onLoopback(addr string) string {
+	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return addr
+}
+
+// refusePlaintext refuses to serve what (gRPC: "", or "HTTP ") in
+// plaintext on addr when addr is not loopback, unless --insecure says to.
+func refusePlaintext(f *serveFlags, what, addr string) error {
+	if f.tlsCert != "" || f.insecure || isLoopback(addr) {
+		return nil
+	}
+	return usageError{err: fmt.Errorf("refusing to serve plaintext %son %s, which is not a loopback address: add --tls-cert and --tls-key to serve TLS, or --insecure to serve plaintext anyway", what, addr)}
+}
+
 // abortWait bounds how long the calls that Abort ended get to send their
 // status before Stop closes the connections.
 const abortWait = 2 * time.Second
@@ -516,10 +547,7 @@ const abortWait = 2 * time.Second
 // shown only to callers who may use it (bridge/health.go), so the listener
 // needs neither TLS nor --insecure.
 func serveHealth(svc *bridge.Service, addr string, log *slog.Logger) (stop func(), err error) {
-	if host, port, _ := net.SplitHostPort(addr); host == "" {
-		addr = net.JoinHostPort("127.0.0.1", port)
-	}
-	lis, err := net.Listen("tcp", addr)
+	lis, err := net.Listen("tcp", onLoopback(addr))
 	if err != nil {
 		return nil, fmt.Errorf("health: %w", err)
 	}
@@ -686,7 +714,7 @@ func watchFile(path string, interval time.Duration, changed chan<- os.Signal, do
 		case <-t.C:
 		}
 		cur, err := os.Stat(path)
-		if err != nil || (last != nil && os.SameFile(last, cur) && cur.Size() == last.Size() && cur.ModTime().Equal(last.ModTime())) {
+		if err != nil || (last != nil && tlsfiles.SameStat(last, cur)) {
 			continue // gone for a moment, or unchanged
 		}
 		last = cur

@@ -130,11 +130,17 @@ func (b *bridgeProcess) wait(t testing.TB) int {
 // conn is a grpc-go client of the bridge.
 func (b *bridgeProcess) conn(t testing.TB) *grpc.ClientConn {
 	t.Helper()
-	conn, err := grpc.NewClient(b.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return dial(t, b.addr)
+}
+
+// dial is a plaintext grpc-go client of addr, closed at cleanup.
+func dial(tb testing.TB, addr string) *grpc.ClientConn {
+	tb.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() })
+	tb.Cleanup(func() { conn.Close() })
 	return conn
 }
 
@@ -548,9 +554,19 @@ func TestServeFlags(t *testing.T) {
 			{[]string{"--log-level", "loud"}, 2, `invalid value "loud" for flag -log-level`},
 			{[]string{"--bogus"}, 2, `flag provided but not defined: -bogus`},
 			{[]string{"--reaper=maybe"}, 2, `invalid boolean value "maybe" for -reaper`},
+			// Plaintext HTTP off loopback is refused as plaintext gRPC is,
+			// and CORS without the HTTP listener is a mistake. The first
+			// two are found after the flags are parsed, when serving starts.
+			{[]string{"--listen", "127.0.0.1:0", "--http-listen", "0.0.0.0:0"}, 2, "refusing to serve plaintext HTTP"},
+			{[]string{"--listen", "127.0.0.1:0", "--http-cors-origin", "https://app.example"}, 2, "--http-cors-origin needs --http-listen"},
+			{[]string{"--listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--http-cors-origin", "app.example"}, 2, "want * or an origin"},
+			{[]string{"--listen", "127.0.0.1:0", "--http-listen", "nope"}, 2, "--http-listen"},
 		} {
 			t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-				cmd := exec.Command(mcpbridgeBin, append(append([]string{"serve"}, tc.args...), "--", "false")...)
+				// Bounded: a bad value wrongly accepted would serve until killed.
+				ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, mcpbridgeBin, append(append([]string{"serve"}, tc.args...), "--", "false")...)
 				out, _ := cmd.CombinedOutput()
 				if code := cmd.ProcessState.ExitCode(); code != tc.code || !strings.Contains(string(out), tc.want) {
 					t.Errorf("mcpbridge serve %s: exit %d, output:\n%s\nwant exit %d and %q", strings.Join(tc.args, " "), code, out, tc.code, tc.want)

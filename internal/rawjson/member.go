@@ -15,8 +15,7 @@ func StringValue(raw json.RawMessage) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+	if inner, ok := Plain(raw); ok {
 		return string(inner), true
 	}
 	var v string
@@ -42,10 +41,18 @@ func Member(obj json.RawMessage, key string) (json.RawMessage, bool) {
 	return found, ok
 }
 
+// Plain returns the text of the JSON string str (quotes included) when it
+// reads as written: no escapes, valid UTF-8. Then the text needs no
+// decoding and may be compared, or viewed, in place.
+func Plain(str json.RawMessage) ([]byte, bool) {
+	inner := str[1 : len(str)-1]
+	return inner, bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner)
+}
+
 // KeyIs reports whether the JSON string rawKey (quotes included) is key,
 // without allocating when it has no escapes.
 func KeyIs(rawKey json.RawMessage, key string) bool {
-	if inner := rawKey[1 : len(rawKey)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+	if inner, ok := Plain(rawKey); ok {
 		return string(inner) == key
 	}
 	k, _ := StringValue(rawKey)

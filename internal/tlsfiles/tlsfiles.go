@@ -227,5 +227,13 @@ func (a stamp) same(b stamp) bool {
 	if a.info == nil || b.info == nil {
 		return a.info == nil && b.info == nil
 	}
-	return os.SameFile(a.info, b.info) && a.info.ModTime().Equal(b.info.ModTime()) && a.info.Size() == b.info.Size()
+	return SameStat(a.info, b.info)
+}
+
+// SameStat reports whether two stats of a path describe the same contents,
+// as far as a stat can tell: the same file (a swapped symbolic link, as
+// when Kubernetes updates a mounted ConfigMap or Secret, is another), size
+// and modification time.
+func SameStat(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
 }

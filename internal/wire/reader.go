@@ -100,10 +100,7 @@ func blank(line []byte) bool {
 // readRaw returns the next line, blank or not, with its LF and one
 // preceding CR removed.
 func (r *Reader) readRaw() ([]byte, error) {
-	if cap(r.long) > maxKeep {
-		r.long = nil
-	}
-	r.long = r.long[:0]
+	r.long = r.long[:0] // its capacity is at most maxKeep (appendLong)
 	r.joined = false
 	total := 0
 	for {
@@ -262,7 +259,6 @@ func (r *Reader) finish(total int) ([]byte, error) {
 		return nil, r.endTooLong(nil)
 	}
 	line := r.takeLong()
-	r.long = r.long[:0]
 	if n := len(line); line[n-1] == '\r' {
 		line = line[:n-1]
 	}

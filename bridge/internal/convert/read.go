@@ -1,14 +1,12 @@
 package convert
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -34,7 +32,7 @@ func members(raw json.RawMessage, what string, fn func(key string, v json.RawMes
 			return true
 		}
 		key := ""
-		if inner := rawKey[1 : len(rawKey)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		if inner, ok := rawjson.Plain(rawKey); ok {
 			key = unsafe.String(unsafe.SliceData(inner), len(inner))
 		} else {
 			key, _ = rawjson.StringValue(rawKey)

@@ -23,8 +23,8 @@ import (
 // Struct, as before.
 
 // wireCacheMax bounds a cache's entries and wireCacheMaxJSON the JSON text
-// an entry may hold: what repeats is small, and a child that sends a new
-// `_meta` every time only ever misses.
+// an entry may hold: what repeats is small and few, and a child that sends
+// a new `_meta` every time only ever misses. A full cache takes no more.
 const (
 	wireCacheMax     = 256
 	wireCacheMaxJSON = 4 << 10
@@ -59,19 +59,22 @@ func (c *wireCache) field(v json.RawMessage) ([]byte, error) {
 		return nil, err
 	}
 	b := protowire.AppendBytes(protowire.AppendTag(nil, c.num, protowire.BytesType), enc)
-	if len(v) <= wireCacheMaxJSON {
-		c.mu.Lock()
-		old := *c.m.Load()
-		m := make(map[string][]byte, min(len(old)+1, wireCacheMax))
-		if len(old) < wireCacheMax { // else start again: the set has changed
-			for k, e := range old {
-				m[k] = e
-			}
+	if len(v) > wireCacheMaxJSON || len(*c.m.Load()) >= wireCacheMax {
+		// Full: a child whose _meta varies (ids, times) filled it, and
+		// would only ever miss; each insert copies the map, so a full
+		// cache takes no more and those calls just encode.
+		return b, nil
+	}
+	c.mu.Lock()
+	if old := *c.m.Load(); len(old) < wireCacheMax {
+		m := make(map[string][]byte, len(old)+1)
+		for k, e := range old {
+			m[k] = e
 		}
 		m[string(v)] = b
 		c.m.Store(&m)
-		c.mu.Unlock()
 	}
+	c.mu.Unlock()
 	return b, nil
 }
 

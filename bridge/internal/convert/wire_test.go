@@ -74,6 +74,12 @@ func TestWireCacheBounded(t *testing.T) {
 			t.Fatalf("after %d distinct values the cache holds %d, want at most %d", i+1, n, wireCacheMax)
 		}
 	}
+	// Full, it takes no more: a child whose _meta varies does not make
+	// every call copy the map.
+	full := c.m.Load()
+	if _, err := c.field(json.RawMessage(`{"n":"one more"}`)); err != nil || c.m.Load() != full {
+		t.Errorf("a full cache was replaced (%v)", err)
+	}
 	big := fmt.Sprintf(`{"s":%q}`, strings.Repeat("a", wireCacheMaxJSON))
 	before := len(*c.m.Load())
 	if _, err := c.field(json.RawMessage(big)); err != nil {
