@@ -232,6 +232,40 @@ func Start(ctx context.Context, cmd *exec.Cmd, cfg ClientConfig) (*Client, error
 	return c, nil
 }
 
+// Open returns a Client over a connection that is not a child process of
+// its own: what the Client writes to in is the server's input, what it
+// reads from out the server's output, one JSON-RPC message per line as
+// over a child's pipes (an in-process tunnel, a socket). It sends nothing.
+//
+// The connection ends when out does (EOF or an error), or at Close, which
+// closes in; the Client closes out once it is done reading. There is no
+// process: Pid is 0, ExitState nil, and Signal returns os.ErrProcessDone.
+// Done is closed once out has ended and the Client's goroutines returned.
+// Close sends no notifications/cancelled unless in takes write deadlines
+// (SetWriteDeadline), since the write could block; whoever serves the
+// other end sees in close and ends what is in flight.
+func Open(in io.WriteCloser, out io.ReadCloser, cfg ClientConfig) (*Client, error) {
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	if in == nil || out == nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "stdio: Open needs both directions of the connection")
+	}
+	var c *Client
+	c = newClient(cfg, in, out, func() *os.ProcessState {
+		<-c.eof // the connection's end is the "exit"
+		return nil
+	})
+	if d, ok := in.(deadliner); ok && d.SetWriteDeadline(time.Time{}) == nil {
+		c.direct = d
+	}
+	c.live.Store(3)
+	go c.reader()
+	go c.writer()
+	go c.waiter()
+	return c, nil
+}
+
 // newClient builds a Client over the child's pipes; wait blocks until the
 // child is reaped. The caller starts the goroutines.
 func newClient(cfg ClientConfig, stdin io.WriteCloser, stdout io.ReadCloser, wait func() *os.ProcessState) *Client {

@@ -8,15 +8,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/mcphttp"
+	"github.com/mcpbridge/mcpbridge/internal/testkit/conformance"
 )
 
 // TestConformanceThroughBridge holds the bridge to its promise that it
 // changes nothing but the transport: the official conformance suite scores
 // a server directly (through the stdio→HTTP adapter) and through
-// `mcpbridge serve` (the same adapter running `mcpbridge connect`, so that
-// the suite drives a Connect tunnel), and every check must come out the
-// same, one by one, in both eras, for the demo and the Go SDK server.
+// `mcpbridge serve` twice: at its own HTTP front door (--http-listen, /mcp)
+// and through the adapter running `mcpbridge connect`, so that the suite
+// drives a Connect tunnel. Every check must come out the same, one by one,
+// in both eras, for the demo and the Go SDK server.
 func TestConformanceThroughBridge(t *testing.T) {
 	testkit.Conformance(t) // skip early (or fail under CI=true) without the suite
 	servers := []struct {
@@ -30,14 +31,22 @@ func TestConformanceThroughBridge(t *testing.T) {
 		for _, era := range []string{"2026-07-28", "2025-11-25"} {
 			t.Run(srv.name+"/"+era, func(t *testing.T) {
 				argv := srv.argv(t)
-				direct := mcphttp.Score(t, argv, era, "")
-				b := startBridge(t, nil, append([]string{"--protocol", era, "--"}, argv...)...)
-				bridged := mcphttp.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, era, "")
-				t.Logf("%s at %s: %d passed, %d failed directly; %d passed, %d failed through the bridge",
-					srv.name, era, direct.Passed, direct.Failed, bridged.Passed, bridged.Failed)
-				if diff := cmp.Diff(direct.FailedChecks(), bridged.FailedChecks()); diff != "" || direct.Passed != bridged.Passed {
-					t.Errorf("%s at %s: %d/%d passed/failed directly, %d/%d through the bridge; failed checks (-direct +bridged):\n%s",
-						srv.name, era, direct.Passed, direct.Failed, bridged.Passed, bridged.Failed, diff)
+				direct := conformance.Score(t, argv, era, "")
+				b := startBridge(t, nil, append([]string{"--protocol", era, "--http-listen", "127.0.0.1:0", "--"}, argv...)...)
+				paths := []struct {
+					name string
+					res  conformance.Result
+				}{
+					{"a Connect tunnel", conformance.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, era, "")},
+					{"the HTTP front door", conformance.ScoreURL(t, "http://"+httpAddr(t, b)+"/mcp", era, "")},
+				}
+				for _, p := range paths {
+					t.Logf("%s at %s: %d passed, %d failed directly; %d passed, %d failed through %s",
+						srv.name, era, direct.Passed, direct.Failed, p.res.Passed, p.res.Failed, p.name)
+					if diff := cmp.Diff(direct.FailedChecks(), p.res.FailedChecks()); diff != "" || direct.Passed != p.res.Passed {
+						t.Errorf("%s at %s: %d/%d passed/failed directly, %d/%d through %s; failed checks (-direct +bridged):\n%s",
+							srv.name, era, direct.Passed, direct.Failed, p.res.Passed, p.res.Failed, p.name, diff)
+					}
 				}
 			})
 		}
@@ -86,16 +95,16 @@ func TestConformanceCrossEra(t *testing.T) {
 		{"2026 client, 2025-only child", "2026-07-28", append(append([]string{"--tunnel", "shared", "--"}, demo...), "-versions", "2025-11-25,2025-06-18"), legacyGaps},
 		{"2026 client, dual-era child at 2025", "2026-07-28", append([]string{"--tunnel", "shared", "--protocol", "2025-11-25", "--"}, demo...), legacyGaps},
 	}
-	direct := map[string]mcphttp.Result{}
+	direct := map[string]conformance.Result{}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			native, ok := direct[tc.era]
 			if !ok {
-				native = mcphttp.Score(t, demo, tc.era, "")
+				native = conformance.Score(t, demo, tc.era, "")
 				direct[tc.era] = native
 			}
 			b := startBridge(t, nil, tc.bridge...)
-			res := mcphttp.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, tc.era, "")
+			res := conformance.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, tc.era, "")
 			t.Logf("%s: %d passed, %d failed (natively: %d, %d)", tc.name, res.Passed, res.Failed, native.Passed, native.Failed)
 			want := native.FailedChecks()
 			for check, g := range tc.gaps {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,15 +15,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
 // The official TypeScript SDK client as an MCP host (testdata/peers/host.mjs,
-// with @modelcontextprotocol/sdk from testdata/peers), once launching a
-// server itself and once launching `mcpbridge connect` on a bridge that
-// fronts the same server: the lines it prints, one per operation, must be
-// the same. The TypeScript SDK speaks 2025-11-25 and opens with initialize,
-// so through connect it gets a tunnel child of its own.
+// with @modelcontextprotocol/sdk from testdata/peers), three times: once
+// launching a server itself, once launching `mcpbridge connect` on a
+// bridge that fronts the same server, and once with
+// StreamableHTTPClientTransport at that bridge's HTTP front door
+// (/mcp/{server}). The bridge asks for an API key, which connect and the
+// HTTP transport send as a bearer token. The lines host.mjs prints, one per
+// operation, must be the same. The TypeScript SDK speaks 2025-11-25 and
+// opens with initialize, so through connect, and per HTTP session, it gets
+// a tunnel child of its own.
 
 // installHostPeers installs host.mjs's packages, run from the module root.
 const installHostPeers = "npm ci --prefix testdata/peers"
@@ -54,11 +60,12 @@ type hostLine struct {
 // runTypeScriptHost runs host.mjs's scenario on the stdio server argv and
 // returns its lines. The direct run (checked) must also pass host.mjs's own
 // checks, so that both runs agreeing on an error cannot pass.
-func runTypeScriptHost(t *testing.T, script []string, scenario string, argv []string, checked bool) hostOps {
+func runTypeScriptHost(t *testing.T, script []string, scenario string, argv []string, env []string, checked bool) hostOps {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, script[0], append(append(script[1:], scenario), argv...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 10 * time.Second
 	var stdout bytes.Buffer
 	stderr := &testkit.SyncBuffer{}
@@ -92,24 +99,53 @@ func runTypeScriptHost(t *testing.T, script []string, scenario string, argv []st
 	return ops
 }
 
-// runTypeScriptHosts runs the scenario on argv directly and through connect
-// to the bridge at addr, and compares the two line by line.
-func runTypeScriptHosts(t *testing.T, script []string, scenario string, argv []string, addr string) {
+// runTypeScriptHosts runs the scenario on argv directly, through connect to
+// the bridge b and at b's HTTP front door, with key as the bearer token, and
+// compares each bridged run with the direct one line by line.
+func runTypeScriptHosts(t *testing.T, script []string, scenario string, argv []string, b *bridgeProcess, key string) {
 	t.Helper()
-	direct := runTypeScriptHost(t, script, scenario, argv, true)
-	bridged := runTypeScriptHost(t, script, scenario, []string{mcpbridgeBin, "connect", "--addr", addr}, false)
-	logHostOps(t, direct, bridged)
-	var dn, bn []string
-	for _, op := range direct {
-		dn = append(dn, op.name)
+	env := []string{"MCPBRIDGE_TOKEN=" + key, "MCPBRIDGE_HOST_TOKEN=" + key}
+	direct := runTypeScriptHost(t, script, scenario, argv, nil, true)
+	names := func(ops hostOps) string {
+		var n []string
+		for _, op := range ops {
+			n = append(n, op.name)
+		}
+		return strings.Join(n, "\n")
 	}
-	for _, op := range bridged {
-		bn = append(bn, op.name)
+	for _, path := range []struct{ name, argv0 string }{
+		{"connect", ""},
+		{"http", "http://" + httpAddr(t, b) + "/mcp/main"},
+	} {
+		hostArgv := []string{mcpbridgeBin, "connect", "--addr", b.addr, "--server", "main"}
+		if path.argv0 != "" {
+			hostArgv = []string{path.argv0}
+		}
+		bridged := runTypeScriptHost(t, script, scenario, hostArgv, env, false)
+		t.Logf("through %s:", path.name)
+		logHostOps(t, direct, bridged)
+		if names(direct) != names(bridged) {
+			t.Errorf("the operations differ:\n direct  %q\n %s %q", names(direct), path.name, names(bridged))
+		}
+		compareHostOps(t, direct, bridged)
 	}
-	if strings.Join(dn, "\n") != strings.Join(bn, "\n") {
-		t.Errorf("the operations differ:\n direct  %q\n connect %q", dn, bn)
-	}
-	compareHostOps(t, direct, bridged)
+}
+
+// startKeyedBridge starts a bridge fronting argv as the server "main",
+// with an HTTP listener, that admits the API key it returns and no caller
+// without it.
+func startKeyedBridge(t *testing.T, argv []string) (*bridgeProcess, string) {
+	t.Helper()
+	key := "host-test-key-5d0c9a71e24b"
+	config := writeConfig(t, "", fmt.Sprintf(`http_listen: 127.0.0.1:0
+auth:
+  api_keys:
+    - {principal: host, sha256: %s}
+servers:
+  - name: main
+    command: %s
+`, access.HashKey(key), yamlList(argv)))
+	return startBridge(t, nil, "--config", config), key
 }
 
 // TestHostTypeScriptDemo: the TypeScript SDK host on `mcpbridge demo`
@@ -118,8 +154,8 @@ func runTypeScriptHosts(t *testing.T, script []string, scenario string, argv []s
 func TestHostTypeScriptDemo(t *testing.T) {
 	script := hostScript(t)
 	argv := []string{mcpbridgeBin, "demo", "-tick", "200ms", "-conformance"}
-	b := startBridge(t, nil, append([]string{"--"}, argv...)...)
-	runTypeScriptHosts(t, script, "demo", argv, b.addr)
+	b, key := startKeyedBridge(t, argv)
+	runTypeScriptHosts(t, script, "demo", argv, b, key)
 }
 
 // TestHostTypeScriptEverything: the TypeScript SDK host on the TypeScript
@@ -127,6 +163,6 @@ func TestHostTypeScriptDemo(t *testing.T) {
 func TestHostTypeScriptEverything(t *testing.T) {
 	script := hostScript(t)
 	argv := testkit.ServerEverything(t)
-	b := startBridge(t, nil, append([]string{"--"}, argv...)...)
-	runTypeScriptHosts(t, script, "everything", argv, b.addr)
+	b, key := startKeyedBridge(t, argv)
+	runTypeScriptHosts(t, script, "everything", argv, b, key)
 }

@@ -23,7 +23,7 @@ var httpListenRE = regexp.MustCompile(`http_listen=(\S+)`)
 
 // httpAddr is the address of a bridge's --http-listen listener, from its
 // log.
-func httpAddr(t *testing.T, b *bridgeProcess) string {
+func httpAddr(t testing.TB, b *bridgeProcess) string {
 	t.Helper()
 	m := httpListenRE.FindStringSubmatch(b.log.String())
 	if m == nil {

@@ -423,12 +423,18 @@ func runServe(args []string, implicit bool) error {
 		}
 		defer stopHealth() // last: liveness answers until the bridge is gone
 	}
+	var front *httpFront
 	if httpLis != nil {
-		h, err := newHTTPHandler(gs, origins)
+		maxBytes := cfg.MaxMessageBytes
+		if maxBytes <= 0 {
+			maxBytes = bridge.DefaultMaxMessageBytes
+		}
+		h, mcp, err := newHTTPHandler(gs, httpOptions{origins: origins, anyHost: !isLoopback(httpLis.Addr().String()),
+			maxMessageBytes: maxBytes, log: log})
 		if err != nil {
 			return err
 		}
-		front := startHTTP(httpLis, h, tlsConfig, log)
+		front = startHTTP(httpLis, h, mcp, tlsConfig, log)
 		defer front.close() // after the calls have ended: GracefulStop or Abort below
 		log.Info("mcpbridge: serving HTTP", "http_listen", httpLis.Addr().String(), "cors_origins", strings.Join(origins, ","))
 	}
@@ -450,6 +456,9 @@ func runServe(args []string, implicit bool) error {
 	// which the calls left end with UNAVAILABLE and RetryInfo; then the
 	// children.
 	svc.Shutdown()
+	if front != nil {
+		front.shutdown()
+	}
 	if f.drainDelay > 0 {
 		time.Sleep(f.drainDelay)
 	}

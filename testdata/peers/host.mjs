@@ -2,9 +2,12 @@
 // as an MCP host of a stdio server, for cmd/mcpbridge/hosts_typescript_test.go.
 //
 //   node host.mjs <scenario> <command> [args...]
+//   node host.mjs <scenario> <url>
 //
 // It launches <command> with StdioClientTransport, the way a host launches
-// a stdio server, runs the scenario (demo: `mcpbridge demo -conformance`;
+// a stdio server, or connects to the Streamable HTTP endpoint <url> (an
+// http:// or https:// URL) with StreamableHTTPClientTransport, sending
+// $MCPBRIDGE_HOST_TOKEN, when set, as a bearer token; then it runs the scenario (demo: `mcpbridge demo -conformance`;
 // everything: @modelcontextprotocol/server-everything) and prints one JSON
 // line per operation: {"op": name, "result": what the host got, "check":
 // "" or what is wrong with it}. The test runs it once on the server itself
@@ -14,6 +17,7 @@
 import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -118,12 +122,19 @@ function emit(op, result, check = "") {
 // client, the initialize result it read and an Inbox of every message it
 // received.
 async function connect(argv, capabilities, handlers = {}) {
-  const transport = new StdioClientTransport({
-    command: argv[0],
-    args: argv.slice(1),
-    env: process.env, // the test's environment, for the server and for connect alike
-    stderr: "inherit",
-  });
+  let transport;
+  if (/^https?:\/\//.test(argv[0])) {
+    const token = process.env.MCPBRIDGE_HOST_TOKEN;
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
+    transport = new StreamableHTTPClientTransport(new URL(argv[0]), { requestInit: { headers } });
+  } else {
+    transport = new StdioClientTransport({
+      command: argv[0],
+      args: argv.slice(1),
+      env: process.env, // the test's environment, for the server and for connect alike
+      stderr: "inherit",
+    });
+  }
   // Every message the host receives, as it comes in: the SDK keeps the
   // negotiated protocol version to itself, and it drops a progress report
   // that it reads in the same chunk as the result, after the result
@@ -349,7 +360,11 @@ async function run(sc, argv) {
   } finally {
     // close ends stdin, then stops a server that outlives it (server-everything
     // does while the cancelled operation's timer runs).
-    for (const c of [...bare, client]) await c.close();
+    // Over HTTP, the session ends first (DELETE).
+    for (const c of [...bare, client]) {
+      await c.transport?.terminateSession?.().catch(() => {});
+      await c.close();
+    }
   }
 }
 

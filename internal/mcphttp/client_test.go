@@ -45,7 +45,7 @@ func fixtureConfig(t *testing.T) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Config{Argv: []string{exe}, Env: []string{testkit.FixtureEnv + "=server", testkit.QuickRaceExit()}}
+	return Config{Start: Command([]string{exe}, []string{testkit.FixtureEnv + "=server", testkit.QuickRaceExit()}, "", nil)}
 }
 
 // request is one POST. Its headers default to what a 2026-07-28 client

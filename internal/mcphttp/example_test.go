@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/mcphttp"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/mcphttp"
 )
 
 // An Adapter makes a stdio MCP server reachable over Streamable HTTP. The
@@ -22,8 +22,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	a, err := mcphttp.New(mcphttp.Config{
-		Argv: []string{exe},
-		Env:  []string{testkit.FixtureEnv + "=server"},
+		Start: mcphttp.Command([]string{exe}, []string{testkit.FixtureEnv + "=server"}, "", nil),
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -17,6 +17,7 @@ import (
 type session struct {
 	a       *Adapter
 	id      string
+	caller  caller // the only caller it answers
 	version string // the protocolVersion the child's initialize result named
 	b       *backend
 	// ctx ends with the session; its calls run under it, not under the
@@ -27,7 +28,7 @@ type session struct {
 
 // initialize opens a session: a fresh child gets the client's initialize
 // verbatim, and a successful result names the session.
-func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, m *wire.Message) {
+func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message) {
 	id := clone(m.ID)
 	resp := newResponder(w, r, false)
 	if !a.reserveSession() {
@@ -35,10 +36,10 @@ func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, m *wire.Mes
 		return
 	}
 	sid := newSessionID()
-	b, err := a.startBackend("session "+sid, true, false)
+	b, err := a.startBackend(r, c, "session "+sid, true, false)
 	if err != nil {
 		a.releaseSession()
-		resp.final(id, nil, err)
+		a.refuse(w, r, id, err, false)
 		return
 	}
 	ctx, cancel := a.mergeCtx(r)
@@ -50,7 +51,7 @@ func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, m *wire.Mes
 		resp.final(id, nil, err)
 		return
 	}
-	s := &session{a: a, id: sid, b: b}
+	s := &session{a: a, id: sid, caller: c, b: b}
 	if raw, ok := rawjson.Member(res, "protocolVersion"); ok {
 		s.version, _ = rawjson.StringValue(raw)
 	}
@@ -64,6 +65,7 @@ func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, m *wire.Mes
 	}
 	a.sessions[sid] = s
 	a.mu.Unlock()
+	b.touch()
 	w.Header().Set("Mcp-Session-Id", sid)
 	resp.final(id, res, nil)
 }
@@ -90,12 +92,17 @@ func (a *Adapter) releaseSession() {
 	a.mu.Unlock()
 }
 
-// session returns the live session named sid, or nil. A session whose
-// child has gone is ended here, so the client hears 404 and starts anew.
-func (a *Adapter) session(sid string) *session {
+// session returns the live session named sid of caller c, or nil: another
+// caller's session is not found, as an unknown one. A session whose
+// connection has ended is ended here, so the client hears 404 and starts
+// anew.
+func (a *Adapter) session(sid string, c caller) *session {
 	a.mu.Lock()
 	s := a.sessions[sid]
 	a.mu.Unlock()
+	if s != nil && s.caller != c {
+		return nil
+	}
 	if s != nil && s.b.client.Err() != nil {
 		a.endSession(s)
 		return nil
@@ -126,9 +133,10 @@ func (s *session) post(w http.ResponseWriter, r *http.Request, m *wire.Message) 
 			"Bad Request: MCP-Protocol-Version %q is not the session's %q", v, s.version)))
 		return
 	}
+	s.b.touch()
 	switch m.Kind {
 	case wire.KindRequest:
-		s.a.forward(w, r, s.b, m, s.ctx, false)
+		s.a.forward(w, r, s.b, s.caller.server, m, s.ctx, false)
 	case wire.KindResponse:
 		s.b.answer(m)
 		w.WriteHeader(http.StatusAccepted)

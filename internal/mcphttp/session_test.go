@@ -172,7 +172,7 @@ func TestSessionChildExit(t *testing.T) {
 }
 
 func TestInitializeFailure(t *testing.T) {
-	_, url := serve(t, Config{Argv: []string{"/nonexistent/mcp-server"}})
+	_, url := serve(t, Config{Start: Command([]string{"/nonexistent/mcp-server"}, nil, "", nil)})
 	status, h, msgs := post(t, url, request{body: initialize})
 	if status != http.StatusOK || h.Get("Mcp-Session-Id") != "" || len(msgs) != 1 || field(t, msgs[0], "error") == nil {
 		t.Errorf("initialize of a missing program: status %d, session %q, %s; want an error and no session", status, h.Get("Mcp-Session-Id"), msgs)
@@ -195,7 +195,7 @@ func TestClose(t *testing.T) {
 	}
 	subscription.next() // the fixture's event
 	a.mu.Lock()
-	children := []*backend{a.sessions[sid].b, a.shared}
+	children := []*backend{a.sessions[sid].b, a.modern[caller{}.key()].shared}
 	a.mu.Unlock()
 
 	if err := a.Close(); err != nil {

@@ -1,4 +1,9 @@
-package mcphttp
+// Package conformance runs the official MCP conformance suite against a
+// Streamable HTTP endpoint and counts its checks: a stdio server's argv
+// served through the product's adapter (package internal/mcphttp), or a
+// URL such as the bridge's own HTTP front door (docs/testing.md,
+// "Conformance scores").
+package conformance
 
 import (
 	"bytes"
@@ -20,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/mcphttp"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
@@ -94,22 +100,13 @@ func (r *Result) Summary() string {
 
 // Score runs the official conformance CLI ([testkit.Conformance]) with
 // --requirements requirements against the stdio MCP server argv, served by
-// an [Adapter] on a loopback httptest server, and returns the counted
-// checks. The CLI writes its results under outDir (a fresh t.TempDir() when
-// empty), which must not hold an earlier run.
-//
-// A missing conformance install skips the test (fails it under CI=true). A
-// CLI that cannot run, or whose totals disagree with the checks counted,
-// fails the test; failed checks do not: judging them is the caller's part.
-// The children's stderr and the adapter's log are logged if the test fails.
+// an mcphttp.Adapter on a loopback httptest server, and returns the
+// counted checks, as [ScoreURL] does. The children's stderr and the
+// adapter's log are logged if the test fails.
 func Score(tb testing.TB, argv []string, requirements, outDir string) Result {
 	tb.Helper()
-	cli := testkit.Conformance(tb)
-	if cli == nil {
+	if testkit.Conformance(tb) == nil {
 		return Result{}
-	}
-	if outDir == "" {
-		outDir = tb.TempDir()
 	}
 	diag := &tailBuffer{max: 64 << 10}
 	tb.Cleanup(func() {
@@ -117,9 +114,8 @@ func Score(tb testing.TB, argv []string, requirements, outDir string) Result {
 			tb.Logf("children's stderr and adapter log (last %d bytes):\n%s", diag.max, diag.Bytes())
 		}
 	})
-	a, err := New(Config{
-		Argv:   argv,
-		Stderr: diag,
+	a, err := mcphttp.New(mcphttp.Config{
+		Start:  mcphttp.Command(argv, nil, "", diag),
 		Logger: slog.New(slog.NewTextHandler(diag, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
 	if err != nil {
@@ -130,16 +126,35 @@ func Score(tb testing.TB, argv []string, requirements, outDir string) Result {
 		a.Close() // ends the streams that srv.Close would wait for
 		srv.Close()
 	}()
+	return ScoreURL(tb, srv.URL+mcphttp.Endpoint, requirements, outDir)
+}
 
+// ScoreURL runs the official conformance CLI ([testkit.Conformance]) with
+// --requirements requirements against the Streamable HTTP endpoint url and
+// returns the counted checks. The CLI writes its results under outDir (a
+// fresh t.TempDir() when empty), which must not hold an earlier run.
+//
+// A missing conformance install skips the test (fails it under CI=true). A
+// CLI that cannot run, or whose totals disagree with the checks counted,
+// fails the test; failed checks do not: judging them is the caller's part.
+func ScoreURL(tb testing.TB, url, requirements, outDir string) Result {
+	tb.Helper()
+	cli := testkit.Conformance(tb)
+	if cli == nil {
+		return Result{}
+	}
+	if outDir == "" {
+		outDir = tb.TempDir()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), scoreTimeout)
 	defer cancel()
-	args := append(slices.Clone(cli[1:]), "server", "--url", srv.URL+Endpoint, "--requirements", requirements, "-o", outDir)
+	args := append(slices.Clone(cli[1:]), "server", "--url", url, "--requirements", requirements, "-o", outDir)
 	cmd := exec.CommandContext(ctx, cli[0], args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
-	err = cmd.Run()
+	err := cmd.Run()
 	res := Result{Requirements: requirements, Output: out.Bytes(), Elapsed: time.Since(start)}
 	var exit *exec.ExitError
 	switch {

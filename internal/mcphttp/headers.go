@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -15,18 +16,23 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// checkOrigin enforces the transport's DNS-rebinding rule for a loopback
-// server: the Host, and the Origin when there is one, must name localhost,
-// 127.0.0.1 or [::1] (any port).
-func checkOrigin(r *http.Request) error {
-	if !loopbackHost(r.Host) {
+// checkOrigin enforces the transport's rule against DNS rebinding: the
+// Origin, when there is one, must be a loopback origin (localhost,
+// 127.0.0.1 or [::1], any port) or one of Config.Origins, and unless
+// Config.AnyHost the Host must be a loopback name too. A rebinding page has
+// its own name in both, and a browser sends Origin on every cross-origin
+// request and every POST.
+func (a *Adapter) checkOrigin(r *http.Request) error {
+	if !a.cfg.AnyHost && !loopbackHost(r.Host) {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Forbidden: Host %q is not a loopback name", r.Host)
 	}
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !loopbackHost(u.Host) {
-			return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Forbidden: Origin %q is not a loopback origin", o)
-		}
+	o := r.Header.Get("Origin")
+	if o == "" || slices.Contains(a.cfg.Origins, o) || slices.Contains(a.cfg.Origins, "*") {
+		return nil
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !loopbackHost(u.Host) {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Forbidden: Origin %q is not allowed", o)
 	}
 	return nil
 }

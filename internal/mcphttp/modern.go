@@ -12,61 +12,57 @@ import (
 )
 
 // stateless handles a message outside any session: the 2026-07-28 era.
-func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, m *wire.Message) {
+func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message) {
 	switch m.Kind {
 	case wire.KindResponse:
 		writeJSON(w, http.StatusBadRequest, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: a response outside a session (2026-07-28 clients send none)")))
 		return
 	case wire.KindNotification:
-		a.statelessNotification(w, r, m)
+		a.statelessNotification(w, r, c, m)
 		return
 	}
 	err := checkHeaders(r.Header, m)
 	if err == nil && m.Method == "tools/call" {
-		err = a.params.check(r.Header, m.Params)
+		err = a.paramsOf(c.server).check(r.Header, m.Params)
 	}
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, err))
 		return
 	}
 	if m.Method == "subscriptions/listen" {
-		a.listen(w, r, m)
+		a.listen(w, r, c, m)
 		return
 	}
-	b, err := a.modernBackend(sharedCanCarry(m.Method, m.Params))
+	b, err := a.modernBackend(r, c, sharedCanCarry(m.Method, m.Params))
 	if err != nil {
-		newResponder(w, r, true).final(m.ID, nil, err)
+		a.refuse(w, r, m.ID, err, true)
 		return
 	}
 	ctx, cancel := a.mergeCtx(r)
 	defer cancel()
-	a.forward(w, r, b, m, ctx, true)
+	a.forward(w, r, b, c.server, m, ctx, true)
 }
 
 // statelessNotification accepts a notification outside a session. 2026
 // defines none over HTTP, where closing a stream is the cancellation, but a
 // notifications/cancelled naming a request in flight still cancels it; any
 // other notification reaches the shared child verbatim.
-func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, m *wire.Message) {
+func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message) {
 	if m.Method == "notifications/cancelled" {
-		a.mu.Lock()
-		children := []*backend{a.shared, a.verbatim}
-		a.mu.Unlock()
-		for _, b := range children {
-			if b != nil {
-				b.cancelCall(m.Params)
-			}
+		// Only the caller's own requests: the ids are the caller's.
+		for _, b := range a.modernOf(c) {
+			b.cancelCall(m.Params)
 		}
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	b, err := a.modernBackend(true)
+	b, err := a.modernBackend(r, c, true)
 	if err == nil {
 		err = b.client.Notify(r.Context(), m.Method, m.Params)
 	}
 	if err != nil {
-		writeJSON(w, http.StatusOK, errorFrame(nil, err))
+		a.refuse(w, r, nil, err, true)
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -80,14 +76,16 @@ func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, 
 // The Client sends the listen with the connection's _meta and the filter
 // alone, and keeps of the child's acknowledgement and final result only the
 // accepted filter and the fact of the end; the adapter rebuilds both.
-func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, m *wire.Message) {
+func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message) {
 	id := clone(m.ID)
 	resp := newResponder(w, r, true)
-	b, err := a.modernBackend(true)
+	b, err := a.modernBackend(r, c, true)
 	if err != nil {
-		resp.final(id, nil, err)
+		a.refuse(w, r, id, err, true)
 		return
 	}
+	st := b.open(false, false) // counts the listen as activity: not idle
+	defer b.close(st)
 	filter, ok := rawjson.Member(m.Params, "notifications")
 	if !ok || !rawjson.IsObject(filter) {
 		filter = []byte(`{}`)

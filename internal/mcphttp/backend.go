@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -22,6 +24,7 @@ type backend struct {
 	name   string
 	legacy bool          // a 2025 session's child
 	client *stdio.Client // set before the backend is published
+	used   atomic.Int64  // when a stream last opened or closed, in unix nanoseconds
 
 	mu       sync.Mutex
 	inflight []*stream                // POST streams of requests in flight, oldest first
@@ -91,9 +94,22 @@ func (s *stream) offer(msg []byte) bool {
 	}
 }
 
+// touch marks the backend as used now.
+func (b *backend) touch() { b.used.Store(time.Now().UnixNano()) }
+
+// idleSince reports whether the backend has had no stream open since
+// before cutoff.
+func (b *backend) idleSince(cutoff time.Time) bool {
+	b.mu.Lock()
+	busy := len(b.inflight) > 0 || b.get != nil
+	b.mu.Unlock()
+	return !busy && b.used.Load() < cutoff.UnixNano()
+}
+
 // open registers a request's stream as in flight.
 func (b *backend) open(sse, logLevel bool) *stream {
 	st := newStream(sse, logLevel)
+	b.touch()
 	b.mu.Lock()
 	b.inflight = append(b.inflight, st)
 	b.mu.Unlock()
@@ -102,6 +118,7 @@ func (b *backend) open(sse, logLevel bool) *stream {
 
 // close ends a stream opened by open or openGet.
 func (b *backend) close(st *stream) {
+	b.touch()
 	b.mu.Lock()
 	b.inflight = slices.DeleteFunc(b.inflight, func(s *stream) bool { return s == st })
 	if b.get == st {
@@ -113,6 +130,7 @@ func (b *backend) close(st *stream) {
 
 // openGet registers a session's GET stream; there is at most one.
 func (b *backend) openGet() (*stream, bool) {
+	b.touch()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.get != nil {
@@ -320,7 +338,7 @@ type outcome struct {
 // cancels it. In 2025 it is the session's: disconnection is not
 // cancellation there (only notifications/cancelled is), so the call runs on
 // and its result is dropped.
-func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m *wire.Message, parent context.Context, modern bool) {
+func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, server string, m *wire.Message, parent context.Context, modern bool) {
 	id := clone(m.ID)
 	params := m.Params
 	resp := newResponder(w, r, modern)
@@ -363,7 +381,7 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, m 
 				return
 			}
 			if modern && m.Method == "tools/list" && out.err == nil {
-				a.params.learn(out.result)
+				a.paramsOf(server).learn(out.result)
 			}
 			resp.final(id, out.result, out.err)
 			return

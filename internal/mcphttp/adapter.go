@@ -1,0 +1,602 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Endpoint is the path of the MCP endpoint of the default server; a named
+// server's is Endpoint + "/" + its name.
+const Endpoint = "/mcp"
+
+// Defaults of Config.
+const (
+	DefaultMaxSessions  = 64
+	DefaultMaxBodyBytes = 16 << 20
+	DefaultStopTimeout  = 2 * time.Second
+	DefaultIdleTimeout  = 10 * time.Minute
+	// streamBuffer bounds the messages waiting for one HTTP stream; see
+	// stream.offer for what happens when it is full.
+	streamBuffer = 256
+)
+
+// StartFunc opens a connection to the server named server (the path's
+// name, "" at Endpoint) for the request r that needs it: a 2025 session's
+// initialize, or the first 2026 request of a caller. The Client it
+// returns must be configured with cfg. ctx ends when the Adapter closes;
+// the connection may live that long, well past r. An error of type
+// *HTTPError is answered with its status; any other with a JSON-RPC error.
+type StartFunc func(ctx context.Context, r *http.Request, server string, cfg stdio.ClientConfig) (*stdio.Client, error)
+
+// HTTPError is a StartFunc's refusal that HTTP says better than JSON-RPC:
+// 401 for missing or bad credentials, 403 for a caller the server is not
+// for, 404 for an unknown server, 429 and 503 for limits.
+type HTTPError struct {
+	Status int
+	// Header is added to the response (WWW-Authenticate for a 401).
+	Header http.Header
+	// Err is the JSON-RPC error of the response body.
+	Err *jsonrpc.Error
+}
+
+func (e *HTTPError) Error() string { return e.Err.Error() }
+
+// Command returns a StartFunc that runs argv as a child process for each
+// connection, with env ("KEY=value") added to os.Environ(), in dir (""
+// for ours), its stderr to stderr (nil for ours). The server name is not
+// used: every path reaches the same program.
+func Command(argv, env []string, dir string, stderr io.Writer) StartFunc {
+	return func(ctx context.Context, _ *http.Request, _ string, cfg stdio.ClientConfig) (*stdio.Client, error) {
+		if len(argv) == 0 || argv[0] == "" {
+			return nil, errors.New("mcphttp: Command: empty argv")
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Dir = dir
+		cmd.Stderr = stderr
+		if cmd.Stderr == nil {
+			cmd.Stderr = os.Stderr
+		}
+		return stdio.Start(ctx, cmd, cfg)
+	}
+}
+
+// Config says how an [Adapter] reaches its servers and whom it serves. The
+// zero value of each optional field means its default.
+type Config struct {
+	// Start opens a connection to a server (required).
+	Start StartFunc
+	// Caller names the credentials a request carries; requests with the
+	// same name are one caller. A 2025 session answers only its own
+	// caller, and 2026 requests share connections only within a caller.
+	// Default: every request is the same caller.
+	Caller func(r *http.Request) string
+	// Origins are the browser origins ("https://app.example.com") allowed
+	// besides loopback ones, or "*" for any; a request with any other
+	// Origin gets 403.
+	Origins []string
+	// AnyHost accepts any Host header. By default the Host must be a
+	// loopback name, which is what defeats DNS rebinding on a loopback
+	// listener; a listener reachable from elsewhere sets it.
+	AnyHost bool
+	// Logger receives what the adapter and its Clients drop or skip
+	// (default slog.Default()).
+	Logger *slog.Logger
+	// MaxSessions bounds the connections open at once: 2025 sessions and
+	// callers' 2026 connections (default 64). A request that needs one
+	// over the limit is refused with 503.
+	MaxSessions int
+	// MaxBodyBytes bounds a POST body (default 16 MiB); a longer one is
+	// refused with 413.
+	MaxBodyBytes int64
+	// StopTimeout is how long a child gets after stdin EOF, and then after
+	// SIGTERM, before the next step of SIGTERM, SIGKILL (default 2 s).
+	StopTimeout time.Duration
+	// IdleTimeout ends a session, or a caller's 2026 connections, that has
+	// had no request and no open stream for this long (default 10 min). A
+	// 2025 client then gets 404 and initializes again, as the transport
+	// says it must.
+	IdleTimeout time.Duration
+}
+
+func (cfg *Config) normalize() error {
+	if cfg.Start == nil {
+		return errors.New("mcphttp: Config.Start is nil")
+	}
+	for _, o := range cfg.Origins {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return errors.New("mcphttp: Config.Origins: " + o + " is not an origin (scheme://host[:port])")
+		}
+	}
+	if cfg.Caller == nil {
+		cfg.Caller = func(*http.Request) string { return "" }
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.StopTimeout <= 0 {
+		cfg.StopTimeout = DefaultStopTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	return nil
+}
+
+// Adapter serves stdio MCP servers as Streamable HTTP at [Endpoint] and
+// below it. It is an [http.Handler], safe for concurrent use. Connections
+// are opened on demand (a 2025 session's at its initialize, a caller's 2026
+// ones at the first request that needs them) and closed by
+// [Adapter.Close], by DELETE for a session, or when idle.
+type Adapter struct {
+	cfg Config
+	log *slog.Logger
+
+	// ctx ends at Close; every call, stream and session derives from it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// wg counts the handlers running and the goroutines the adapter
+	// starts (calls, child reapers, the idle sweeper); Close waits for it.
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	tokens    atomic.Int64 // the last progress token minted
+
+	mu       sync.Mutex
+	closing  bool
+	sessions map[string]*session
+	reserved int                      // sessions and modern connections counted against MaxSessions
+	modern   map[string]*modernPair   // a caller's 2026 connections, by server and caller
+	params   map[string]*paramHeaders // x-mcp-header annotations learnt from tools/list, by server
+}
+
+// modernPair is one caller's 2026 connections to one server.
+type modernPair struct {
+	mu       sync.Mutex // held while a connection is opened
+	shared   *backend   // behind a connected Client
+	verbatim *backend   // behind a raw Client
+}
+
+// New checks cfg and returns an Adapter. It opens no connection.
+func New(cfg Config) (*Adapter, error) {
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &Adapter{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		ctx:      ctx,
+		cancel:   cancel,
+		sessions: make(map[string]*session),
+		modern:   make(map[string]*modernPair),
+		params:   make(map[string]*paramHeaders),
+	}
+	a.wg.Add(1)
+	go a.sweep()
+	return a, nil
+}
+
+// Close ends every stream and call, closes every connection (a child gets
+// stdin EOF, then SIGTERM, then SIGKILL, StopTimeout apart) and waits for
+// them and for the adapter's goroutines and running handlers. Requests that
+// arrive later get 503. Close it before the http.Server that serves it,
+// whose own Close waits for open streams. Close is idempotent and returns
+// nil.
+func (a *Adapter) Close() error {
+	a.closeOnce.Do(func() {
+		a.mu.Lock()
+		a.closing = true
+		var children []*backend
+		for id, s := range a.sessions {
+			children = append(children, s.b)
+			delete(a.sessions, id)
+		}
+		pairs := make([]*modernPair, 0, len(a.modern))
+		for key, p := range a.modern {
+			pairs = append(pairs, p)
+			delete(a.modern, key)
+		}
+		a.mu.Unlock()
+		a.cancel() // ends connections being opened
+		for _, p := range pairs {
+			p.mu.Lock()
+			children = append(children, p.backends()...)
+			p.shared, p.verbatim = nil, nil
+			p.mu.Unlock()
+		}
+		for _, b := range children {
+			a.stop(b)
+		}
+	})
+	a.wg.Wait()
+	return nil
+}
+
+func (p *modernPair) backends() []*backend {
+	var out []*backend
+	for _, b := range []*backend{p.shared, p.verbatim} {
+		if b != nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// enter counts a handler in, unless the adapter is closing.
+func (a *Adapter) enter() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closing {
+		return false
+	}
+	a.wg.Add(1)
+	return true
+}
+
+// serverOf returns the server a path names: "" for Endpoint, NAME for
+// Endpoint/NAME (path-unescaped, without further slashes).
+func serverOf(u *url.URL) (string, bool) {
+	if u.Path == Endpoint {
+		return "", true
+	}
+	rest, ok := strings.CutPrefix(u.EscapedPath(), Endpoint+"/")
+	if !ok || rest == "" || strings.Contains(rest, "/") {
+		return "", false
+	}
+	name, err := url.PathUnescape(rest)
+	if err != nil || name == "" || strings.Contains(name, "/") {
+		return "", false
+	}
+	return name, true
+}
+
+// ServeHTTP serves the MCP endpoints: POST for messages, GET for a 2025
+// session's stream, DELETE to end a 2025 session.
+func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	server, ok := serverOf(r.URL)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	if !a.enter() {
+		writeJSON(w, http.StatusServiceUnavailable, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The adapter is closed")))
+		return
+	}
+	defer a.wg.Done()
+	if err := a.checkOrigin(r); err != nil {
+		writeJSON(w, http.StatusForbidden, errorFrame(nil, err))
+		return
+	}
+	c := caller{server: server, name: a.cfg.Caller(r)}
+	sid := r.Header.Get("Mcp-Session-Id")
+	switch r.Method {
+	case http.MethodPost:
+		a.post(w, r, c, sid)
+	case http.MethodGet, http.MethodDelete:
+		if sid == "" {
+			// 2026-07-28 has no GET stream and no sessions to end.
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "method not allowed without Mcp-Session-Id", http.StatusMethodNotAllowed)
+			return
+		}
+		s := a.session(sid, c)
+		switch {
+		case s == nil:
+			http.Error(w, "session not found", http.StatusNotFound)
+		case r.Method == http.MethodGet:
+			s.listen(w, r)
+		default:
+			a.endSession(s)
+			w.WriteHeader(http.StatusNoContent)
+		}
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// caller is who a request is from and which server it is for.
+type caller struct {
+	server, name string
+}
+
+func (c caller) key() string { return c.server + "\x00" + c.name }
+
+// post reads one JSON-RPC message and routes it by era.
+func (a *Adapter) post(w http.ResponseWriter, r *http.Request, c caller, sid string) {
+	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
+		writeJSON(w, http.StatusUnsupportedMediaType, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.cfg.MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Body larger than %d bytes", tooLarge.Limit)))
+		}
+		return // the client went away
+	}
+	// A child may exit on a malformed line, so nothing reaches one
+	// unvalidated; the Client re-encodes what passes.
+	m, err := wire.Decode(body)
+	if err != nil {
+		var e *jsonrpc.Error
+		if !errors.As(err, &e) {
+			e = jsonrpc.Errorf(jsonrpc.CodeParseError, "Parse error")
+		}
+		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, &jsonrpc.Error{Code: e.Code, Message: e.Message}))
+		return
+	}
+	switch {
+	case sid != "":
+		s := a.session(sid, c)
+		if s == nil {
+			writeJSON(w, http.StatusNotFound, errorFrame(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Session not found")))
+			return
+		}
+		s.post(w, r, &m)
+	case m.Kind == wire.KindRequest && m.Method == "initialize" && !hasModernVersion(m.Params):
+		a.initialize(w, r, c, &m)
+	default:
+		a.stateless(w, r, c, &m)
+	}
+}
+
+// refuse answers a request whose connection could not be opened: with the
+// StartFunc's HTTP status when it gave one.
+func (a *Adapter) refuse(w http.ResponseWriter, r *http.Request, id []byte, err error, modern bool) {
+	var he *HTTPError
+	if errors.As(err, &he) {
+		for k, vv := range he.Header {
+			for _, v := range vv {
+				w.Header().Add(k, v)
+			}
+		}
+		writeJSON(w, he.Status, errorFrame(id, he.Err))
+		return
+	}
+	if id == nil {
+		writeJSON(w, http.StatusOK, errorFrame(nil, err))
+		return
+	}
+	newResponder(w, r, modern).final(id, nil, err)
+}
+
+// startBackend opens a connection for r. A connected one is pinned to
+// 2026-07-28, which sends nothing at start.
+func (a *Adapter) startBackend(r *http.Request, c caller, name string, legacy, connected bool) (*backend, error) {
+	b := newBackend(a, name, legacy)
+	cfg := stdio.ClientConfig{
+		Logger: a.log.With("connection", name),
+		// Only the HTTP side bounds a call: its request, its session or
+		// the adapter's Close.
+		RequestTimeout:  -1,
+		OnServerRequest: b.serverRequest,
+		OnNotification:  b.notification,
+	}
+	start := func(ctx context.Context) (*stdio.Client, error) {
+		return a.cfg.Start(ctx, r, c.server, cfg)
+	}
+	var cl *stdio.Client
+	var err error
+	if connected {
+		cl, err = stdio.Connect(a.ctx, start, stdio.ConnectConfig{
+			Versions:   []string{protocol.Version20260728},
+			ClientInfo: []byte(`{"name":"mcpbridge-http","version":"1"}`),
+		})
+	} else {
+		cl, err = start(a.ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.client = cl
+	return b, nil
+}
+
+// stop closes a connection's Client and reaps its child in the background,
+// escalating to signals; Close waits for it.
+func (a *Adapter) stop(b *backend) {
+	b.client.Close()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		a.reap(b)
+	}()
+}
+
+func (a *Adapter) reap(b *backend) {
+	t := time.NewTimer(a.cfg.StopTimeout)
+	defer t.Stop()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		select {
+		case <-b.client.Done():
+			return
+		case <-t.C:
+		}
+		if b.client.Pid() != 0 {
+			a.log.Warn("mcphttp: child still running; signalling it", "connection", b.name, "signal", sig)
+		}
+		b.client.Signal(sig)
+		t.Reset(a.cfg.StopTimeout)
+	}
+	select {
+	case <-b.client.Done():
+	case <-t.C:
+		a.log.Error("mcphttp: connection still open after SIGKILL", "connection", b.name, "pid", b.client.Pid())
+	}
+}
+
+// modernBackend returns the caller's 2026 connection of the given kind,
+// opening it (again, if the last one ended) as needed. A caller's first
+// requests wait for the one connection being opened rather than open their
+// own; other callers do not wait.
+func (a *Adapter) modernBackend(r *http.Request, c caller, shared bool) (*backend, error) {
+	key := c.key()
+	a.mu.Lock()
+	if a.closing {
+		a.mu.Unlock()
+		return nil, jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The adapter is closed")
+	}
+	p := a.modern[key]
+	if p == nil {
+		if a.reserved >= a.cfg.MaxSessions {
+			a.mu.Unlock()
+			return nil, &HTTPError{Status: http.StatusServiceUnavailable,
+				Err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "Too many connections (%d)", a.cfg.MaxSessions)}
+		}
+		p = &modernPair{}
+		a.modern[key] = p
+		a.reserved++
+	}
+	a.mu.Unlock()
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	slot, name := &p.verbatim, "verbatim"
+	if shared {
+		slot, name = &p.shared, "shared"
+	}
+	if b := *slot; b != nil {
+		if b.client.Err() == nil {
+			b.touch()
+			return b, nil
+		}
+		a.stop(b)
+		*slot = nil
+	}
+	b, err := a.startBackend(r, c, name+" "+c.server, false, shared)
+	if err == nil {
+		*slot = b
+		b.touch()
+	}
+	a.mu.Lock()
+	closing := a.closing
+	gone := closing || a.modern[key] != p
+	if !gone && p.shared == nil && p.verbatim == nil {
+		delete(a.modern, key) // nothing opened: forget the caller
+		a.reserved--
+	}
+	a.mu.Unlock()
+	if gone && err == nil {
+		// Close or expire ran meanwhile and did not see this connection.
+		*slot = nil
+		a.stop(b)
+		if closing {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The adapter is closed")
+		}
+		return a.modernBackend(r, c, shared) // the caller's connections expired meanwhile
+	}
+	return b, err
+}
+
+// modernOf returns the caller's 2026 connections that are open.
+func (a *Adapter) modernOf(c caller) []*backend {
+	a.mu.Lock()
+	p := a.modern[c.key()]
+	a.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.backends()
+}
+
+// paramsOf returns the x-mcp-header annotations learnt for a server.
+func (a *Adapter) paramsOf(server string) *paramHeaders {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.params[server]
+	if p == nil {
+		p = &paramHeaders{}
+		a.params[server] = p
+	}
+	return p
+}
+
+// mergeCtx returns a context that ends with r's or at Close.
+func (a *Adapter) mergeCtx(r *http.Request) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(r.Context())
+	stop := context.AfterFunc(a.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// sweep ends, every quarter of IdleTimeout, the sessions and 2026
+// connections idle for longer than IdleTimeout.
+func (a *Adapter) sweep() {
+	defer a.wg.Done()
+	t := time.NewTicker(a.cfg.IdleTimeout / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.ctx.Done():
+			return
+		case now := <-t.C:
+			a.expire(now.Add(-a.cfg.IdleTimeout))
+		}
+	}
+}
+
+// expire ends what has been idle since before cutoff.
+func (a *Adapter) expire(cutoff time.Time) {
+	var sessions []*session
+	var stale []*backend
+	a.mu.Lock()
+	for _, s := range a.sessions {
+		if s.b.idleSince(cutoff) {
+			sessions = append(sessions, s)
+		}
+	}
+	for key, p := range a.modern {
+		if !p.mu.TryLock() {
+			continue // a connection is being opened: not idle
+		}
+		idle := true
+		for _, b := range p.backends() {
+			idle = idle && b.idleSince(cutoff)
+		}
+		if idle {
+			stale = append(stale, p.backends()...)
+			p.shared, p.verbatim = nil, nil
+			delete(a.modern, key)
+			a.reserved--
+		}
+		p.mu.Unlock()
+	}
+	a.mu.Unlock()
+	for _, s := range sessions {
+		a.log.Debug("mcphttp: ending an idle session", "session", s.id)
+		a.endSession(s)
+	}
+	for _, b := range stale {
+		a.stop(b)
+	}
+}
