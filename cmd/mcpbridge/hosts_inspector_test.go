@@ -137,24 +137,53 @@ var inspectorOps = []struct {
 	}},
 }
 
-// TestHostInspectorDemo: the Inspector CLI on `mcpbridge demo`, directly
-// and through connect.
+// TestHostInspectorDemo: the Inspector CLI on `mcpbridge demo`, directly,
+// through connect, and with --transport http at the bridge's HTTP front
+// door (/mcp/main). The bridge asks for an API key: connect reads it from
+// its environment, the HTTP transport sends it as a bearer token. Without
+// the token the bridge answers 401, and the Inspector asks for
+// authorization.
 func TestHostInspectorDemo(t *testing.T) {
 	cli := inspectorCLI(t)
 	argv := []string{mcpbridgeBin, "demo"}
-	b := startBridge(t, nil, append([]string{"--"}, argv...)...)
-	connect := []string{mcpbridgeBin, "connect", "--addr", b.addr}
-	var direct, bridged hostOps
+	b, key := startKeyedBridge(t, argv)
+	url := "http://" + httpAddr(t, b) + "/mcp/main"
+	// The Inspector takes --server for itself: connect's flags go in a
+	// script.
+	script := filepath.Join(t.TempDir(), "connect.sh")
+	if err := os.WriteFile(script, fmt.Appendf(nil, "#!/bin/sh\nexec %s connect --addr %s --server main\n", mcpbridgeBin, b.addr), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	paths := []struct {
+		name string
+		argv []string
+	}{
+		{"connect", []string{"-e", "MCPBRIDGE_TOKEN=" + key, script}},
+		{"http", []string{url, "--transport", "http", "--header", "Authorization: Bearer " + key}},
+	}
+	direct := hostOps{}
+	bridged := make([]hostOps, len(paths))
 	for _, op := range inspectorOps {
 		d := runInspector(t, cli, argv, op.args)
 		if !op.check(d) {
 			t.Errorf("%s directly: unexpected %s", op.name, d)
 		}
 		direct.add(op.name, "%s", d)
-		bridged.add(op.name, "%s", runInspector(t, cli, connect, op.args))
+		for i, p := range paths {
+			bridged[i].add(op.name, "%s", runInspector(t, cli, p.argv, op.args))
+		}
 	}
-	logHostOps(t, direct, bridged)
-	compareHostOps(t, direct, bridged)
+	for i, p := range paths {
+		t.Logf("through %s:", p.name)
+		logHostOps(t, direct, bridged[i])
+		compareHostOps(t, direct, bridged[i])
+	}
+	// The bridge's 401 makes the Inspector want to authorize (OAuth),
+	// which a run without a terminal cannot.
+	r := runInspector(t, cli, []string{url, "--transport", "http"}, []string{"--method", "tools/list"})
+	if r.exit == 0 || !strings.Contains(r.stderr, `"code":"auth_required"`) {
+		t.Errorf("the Inspector over HTTP without the key: %s; want its auth_required error", r)
+	}
 }
 
 // TestHostInspectorUnreachable: the Inspector CLI on connect to an address
