@@ -153,6 +153,20 @@
 // size (default 16 MiB) bounds gRPC messages in both directions and the
 // child's lines.
 //
+// # Over HTTP
+//
+// With `serve --http-listen`, the same service is served over the Connect
+// protocol and gRPC-Web (docs/operations.md, "HTTP"): a call is a POST of
+// the request's JSON (protobuf's JSON mapping) to
+// /mcpbridge.v1.BridgeService/<Method>, which curl and fetch make without a
+// generated client, and server streams are Connect or gRPC-Web streams.
+// There are no REST routes (no google.api.http annotations): every method
+// would map to a POST with the whole request as its body, since requests
+// are JSON documents rather than resources, so routes would add a second
+// name for each call and a googleapis dependency to every client's build,
+// and make nothing easier to call. MCP hosts use the MCP endpoints at /mcp
+// instead of this API.
+//
 // # Requests from a legacy child to the client
 //
 // A legacy child may send `ping`, `roots/list`, `sampling/createMessage` and
