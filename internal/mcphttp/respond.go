@@ -48,9 +48,10 @@ func acceptsSSE(h http.Header) bool {
 // that reconnects gets a fresh stream; the hint only paces it.
 const retryMs = 1000
 
-// startSSE sends the headers of an SSE response and, for a 2025 stream, the
-// retry field.
-func startSSE(w http.ResponseWriter, rc *http.ResponseController, legacy bool) error {
+// startSSE writes the headers of an SSE response and, for a 2025 stream,
+// the retry field, without flushing them: the first event flushes them
+// with it, in one write.
+func startSSE(w http.ResponseWriter, legacy bool) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache, no-transform")
@@ -61,16 +62,18 @@ func startSSE(w http.ResponseWriter, rc *http.ResponseController, legacy bool) e
 			return err
 		}
 	}
-	return rc.Flush()
+	return nil
 }
 
-// writeEvent writes one message as an SSE event and flushes it.
-func writeEvent(w http.ResponseWriter, rc *http.ResponseController, msg []byte) error {
+// writeEvent writes one message as an SSE event, and flushes it unless it
+// is the response's last: the handler's return then sends it with the end
+// of the body, in one write.
+func writeEvent(w http.ResponseWriter, rc *http.ResponseController, msg []byte, last bool) error {
 	buf := make([]byte, 0, len(msg)+24)
 	buf = append(buf, "event: message\ndata: "...)
 	buf = append(buf, msg...)
 	buf = append(buf, "\n\n"...)
-	if _, err := w.Write(buf); err != nil {
+	if _, err := w.Write(buf); err != nil || last {
 		return err
 	}
 	return rc.Flush()
@@ -78,18 +81,21 @@ func writeEvent(w http.ResponseWriter, rc *http.ResponseController, msg []byte) 
 
 // event sends a message that precedes the response. Without SSE it cannot
 // be delivered and is dropped.
-func (r *responder) event(msg []byte) {
+func (r *responder) event(msg []byte) { r.send(msg, false) }
+
+// send writes msg as an SSE event, flushed unless it is the last.
+func (r *responder) send(msg []byte, last bool) {
 	if r.failed || !r.allowSSE {
 		return
 	}
 	if !r.sse {
 		r.sse = true
-		if startSSE(r.w, r.rc, !r.modern) != nil {
+		if startSSE(r.w, !r.modern) != nil {
 			r.failed = true
 			return
 		}
 	}
-	if writeEvent(r.w, r.rc, msg) != nil {
+	if writeEvent(r.w, r.rc, msg, last) != nil {
 		r.failed = true
 	}
 }
@@ -111,7 +117,7 @@ func (r *responder) final(id, result json.RawMessage, err error) {
 // result.
 func (r *responder) finalFrame(msg []byte, code int64) {
 	if r.sse || (r.allowSSE && code == 0) {
-		r.event(msg)
+		r.send(msg, true)
 		return
 	}
 	status := http.StatusOK

@@ -168,13 +168,13 @@ func (s *session) listen(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.b.close(st)
 	rc := http.NewResponseController(w)
-	if startSSE(w, rc, true) != nil {
+	if startSSE(w, true) != nil || rc.Flush() != nil {
 		return
 	}
 	for {
 		select {
 		case msg := <-st.events:
-			if writeEvent(w, rc, msg) != nil {
+			if writeEvent(w, rc, msg, false) != nil {
 				return
 			}
 		case <-r.Context().Done():
