@@ -87,6 +87,12 @@ type httpOptions struct {
 // origins are refused by their own rules). The adapter it returns must be
 // closed before gs stops.
 func newHTTPHandler(gs *grpc.Server, o httpOptions) (http.Handler, *mcphttp.Adapter, error) {
+	// As browsers send them, so that https://App.example/ matches too.
+	for i, origin := range o.origins {
+		if c, ok := mcphttp.CanonicalOrigin(origin); ok {
+			o.origins[i] = c
+		}
+	}
 	mcp, err := mcphttp.New(mcphttp.Config{
 		Start:       mcphttp.Tunnel(gs, o.maxMessageBytes),
 		Caller:      callerOf,

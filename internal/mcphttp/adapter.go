@@ -52,11 +52,19 @@ type HTTPError struct {
 	Status int
 	// Header is added to the response (WWW-Authenticate for a 401).
 	Header http.Header
-	// Err is the JSON-RPC error of the response body.
+	// Err is the JSON-RPC error of the response body; nil means -32000
+	// with the status's text.
 	Err *jsonrpc.Error
 }
 
-func (e *HTTPError) Error() string { return e.Err.Error() }
+func (e *HTTPError) Error() string { return e.rpcError().Error() }
+
+func (e *HTTPError) rpcError() *jsonrpc.Error {
+	if e.Err == nil {
+		return jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "%d %s", e.Status, http.StatusText(e.Status))
+	}
+	return e.Err
+}
 
 // Command returns a StartFunc that runs argv as a child process for each
 // connection, with env ("KEY=value") added to os.Environ(), in dir (""
@@ -120,15 +128,19 @@ func (cfg *Config) normalize() error {
 	if cfg.Start == nil {
 		return errors.New("mcphttp: Config.Start is nil")
 	}
+	origins := make([]string, 0, len(cfg.Origins))
 	for _, o := range cfg.Origins {
 		if o == "*" {
+			origins = append(origins, o)
 			continue
 		}
-		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		c, ok := CanonicalOrigin(o)
+		if !ok {
 			return errors.New("mcphttp: Config.Origins: " + o + " is not an origin (scheme://host[:port])")
 		}
+		origins = append(origins, c)
 	}
+	cfg.Origins = origins
 	if cfg.Caller == nil {
 		cfg.Caller = func(*http.Request) string { return "" }
 	}
@@ -379,7 +391,7 @@ func (a *Adapter) refuse(w http.ResponseWriter, r *http.Request, id []byte, err 
 				w.Header().Add(k, v)
 			}
 		}
-		writeJSON(w, he.Status, errorFrame(id, he.Err))
+		writeJSON(w, he.Status, errorFrame(id, he.rpcError()))
 		return
 	}
 	if id == nil {

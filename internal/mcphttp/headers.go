@@ -27,14 +27,35 @@ func (a *Adapter) checkOrigin(r *http.Request) error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Forbidden: Host %q is not a loopback name", r.Host)
 	}
 	o := r.Header.Get("Origin")
-	if o == "" || slices.Contains(a.cfg.Origins, o) || slices.Contains(a.cfg.Origins, "*") {
+	if o == "" || slices.Contains(a.cfg.Origins, "*") {
 		return nil
 	}
-	u, err := url.Parse(o)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !loopbackHost(u.Host) {
+	c, ok := CanonicalOrigin(o)
+	if !ok || !(slices.Contains(a.cfg.Origins, c) || loopbackHost(strings.TrimPrefix(strings.TrimPrefix(c, "http://"), "https://"))) {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Forbidden: Origin %q is not allowed", o)
 	}
 	return nil
+}
+
+// CanonicalOrigin returns an origin as a browser serializes it: an http or
+// https scheme and a host, lowercase, without a default port or a path.
+func CanonicalOrigin(o string) (string, bool) {
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || (u.Path != "" && u.Path != "/") {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	switch {
+	case scheme != "http" && scheme != "https":
+		return "", false
+	case port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443"):
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+		return scheme + "://" + host, true
+	}
+	return scheme + "://" + net.JoinHostPort(host, port), true
 }
 
 func loopbackHost(hostport string) bool {
