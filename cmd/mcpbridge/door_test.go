@@ -82,6 +82,28 @@ func (s *grpcurlStream) wait(ctx context.Context, t *testing.T) (string, int) {
 	return s.stderr.String(), s.cmd.ProcessState.ExitCode()
 }
 
+// operatorConfig is the config file of docs/security.md's set-up: the API
+// keys of principals (from keys), a rule that lets alice and bob use
+// everything, a bridge-wide limit of 4 concurrent calls and an audit file,
+// in front of the demo argv as the server "demo". head comes first: other
+// top-level keys.
+func operatorConfig(head string, keys map[string]string, audit string, demo []string, principals ...string) string {
+	var b strings.Builder
+	b.WriteString(head + "auth:\n  api_keys:\n")
+	for _, p := range principals {
+		fmt.Fprintf(&b, "    - {principal: %s, sha256: %s}\n", p, access.HashKey(keys[p]))
+	}
+	fmt.Fprintf(&b, `rules:
+  - {principals: [alice, bob], servers: ["*"], tools: ["*"], resources: ["*"], prompts: ["*"]}
+limits: {concurrent: 4}
+audit: %s
+servers:
+  - name: demo
+    command: %s
+`, audit, yamlList(demo))
+	return b.String()
+}
+
 // TestOneDoorAsAnOperator runs `mcpbridge serve --config` in front of the
 // demo as docs/security.md sets it up (API keys, a rule, a bridge-wide
 // limit, an audit file) and drives it with grpcurl: the limit holds
@@ -93,20 +115,7 @@ func TestOneDoorAsAnOperator(t *testing.T) {
 	keys := map[string]string{"alice": "alice-key-5d1f0c3e9a7b4c2d8e6f", "bob": "bob-key-5d1f0c3e9a7b4c2d8e6f", "carol": "carol-key-5d1f0c3e9a7b4c2d8e6f"}
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	config := func(principals ...string) string {
-		var b strings.Builder
-		b.WriteString("auth:\n  api_keys:\n")
-		for _, p := range principals {
-			fmt.Fprintf(&b, "    - {principal: %s, sha256: %s}\n", p, access.HashKey(keys[p]))
-		}
-		fmt.Fprintf(&b, `rules:
-  - {principals: [alice, bob], servers: ["*"], tools: ["*"], resources: ["*"], prompts: ["*"]}
-limits: {concurrent: 4}
-audit: %s
-servers:
-  - name: demo
-    command: %s
-`, audit, yamlList([]string{mcpbridgeBin, "demo"}))
-		return b.String()
+		return operatorConfig("", keys, audit, []string{mcpbridgeBin, "demo"}, principals...)
 	}
 	path := writeConfig(t, "", config("alice", "bob", "carol"))
 	b := startBridge(t, nil, "--config", path)

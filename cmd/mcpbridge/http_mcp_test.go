@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
@@ -105,20 +104,7 @@ func TestServeHTTPMCPDoor(t *testing.T) {
 	keys := map[string]string{"alice": "alice-key-0c7e2b9d4f1a", "bob": "bob-key-0c7e2b9d4f1a", "carol": "carol-key-0c7e2b9d4f1a"}
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	config := func(principals ...string) string {
-		var b strings.Builder
-		b.WriteString("http_listen: 127.0.0.1:0\nauth:\n  api_keys:\n")
-		for _, p := range principals {
-			fmt.Fprintf(&b, "    - {principal: %s, sha256: %s}\n", p, access.HashKey(keys[p]))
-		}
-		fmt.Fprintf(&b, `rules:
-  - {principals: [alice, bob], servers: ["*"], tools: ["*"], resources: ["*"], prompts: ["*"]}
-limits: {concurrent: 4}
-audit: %s
-servers:
-  - name: demo
-    command: %s
-`, audit, yamlList([]string{mcpbridgeBin, "demo", "-tick", "0"}))
-		return b.String()
+		return operatorConfig("http_listen: 127.0.0.1:0\n", keys, audit, []string{mcpbridgeBin, "demo", "-tick", "0"}, principals...)
 	}
 	path := writeConfig(t, "", config("alice", "bob", "carol"))
 	b := startBridge(t, nil, "--config", path)
