@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -225,5 +226,65 @@ func TestServeHTTPMCPDoor(t *testing.T) {
 	}
 	if p := postMCP(t, url, echo, bearer("alice")...); p.status != http.StatusOK || !strings.Contains(p.last(), `"text":"hi"`) {
 		t.Errorf("alice's tools/call after the reload: %s", p)
+	}
+}
+
+// Over TLS with --client-ca, /mcp knows a caller by its client
+// certificate: the door's principal is the certificate's, so the rules
+// that name it hold inside the session's tunnel, and a client without a
+// certificate does not get past the handshake.
+func TestServeHTTPMCPMTLS(t *testing.T) {
+	f := newTLSFiles(t)
+	config := writeConfig(t, "", fmt.Sprintf(`http_listen: 127.0.0.1:0
+auth: {mtls: true}
+rules:
+  - {principals: ["mtls:alice"], servers: ["*"], tools: [echo]}
+servers:
+  - command: %s
+`, yamlList([]string{mcpbridgeBin, "demo", "-tick", "0"})))
+	b := startBridge(t, nil, append(f.args(), "--client-ca", f.caFile, "--config", config)...)
+	cert, err := tls.LoadX509KeyPair(f.aliceCert, f.aliceKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: f.roots(), Certificates: []tls.Certificate{cert}}, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	url := "https://" + httpAddr(t, b) + "/mcp"
+	post := func(tr *http.Transport, tool, body string) (*http.Response, string, error) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", tool)
+		resp, err := (&http.Client{Transport: tr, Timeout: testTimeout}).Do(req)
+		if err != nil {
+			return nil, "", err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b), nil
+	}
+	call := func(name string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`,
+			testkit.WithModernMeta(`{"name":"`+name+`","arguments":{"message":"from alice's certificate"}}`))
+	}
+	resp, body, err := post(tr, "echo", call("echo"))
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Proto != "HTTP/2.0" || !strings.Contains(body, "from alice's certificate") {
+		t.Fatalf("echo as alice's certificate: %v %v %s; want 200 over HTTP/2 and the echo", err, resp, body)
+	}
+	// The rule names alice's certificate for echo alone.
+	resp, body, err = post(tr, "whoami", strings.Replace(call("whoami"), `"arguments":{"message":"from alice's certificate"}`, `"arguments":{}`, 1))
+	t.Logf("whoami as alice's certificate: %s", body)
+	if err != nil || !strings.Contains(body, "Permission denied") || strings.Contains(body, `"pid"`) {
+		t.Errorf("whoami as alice's certificate: %v %v %s; want the rule's refusal", err, resp, body)
+	}
+	anon := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: f.roots()}}
+	defer anon.CloseIdleConnections()
+	if resp, body, err := post(anon, "echo", call("echo")); err == nil {
+		t.Errorf("echo without a certificate: %v %s; want the handshake refused", resp.Status, body)
 	}
 }
