@@ -48,9 +48,8 @@ func TestTracing(t *testing.T) {
 	// What reached the child: the echo fixture returns its params.
 	sent := res.GetStructuredContent().GetStructValue().GetFields()["_meta"].GetStructValue().GetFields()["traceparent"].GetStringValue()
 
-	spans := rec.Ended()
-	server := findSpan(t, spans, "mcpbridge.v1.BridgeService/CallTool")
-	client := findSpan(t, spans, "tools/call echo")
+	server := findSpan(t, rec, "mcpbridge.v1.BridgeService/CallTool")
+	client := findSpan(t, rec, "tools/call echo")
 	switch {
 	case server.SpanContext().TraceID().String() != traceID || server.Parent().SpanID().String() != callerSpan || !server.Parent().IsRemote():
 		t.Errorf("the server span %s has parent %s, want the caller's %s-%s", server.SpanContext().SpanID(), server.Parent().SpanID(), traceID, callerSpan)
@@ -76,7 +75,7 @@ func TestTracing(t *testing.T) {
 	if _, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Name: "no_such_tool"}); err == nil {
 		t.Fatal("an unknown tool succeeded")
 	}
-	failed := findSpan(t, rec.Ended(), "tools/call no_such_tool")
+	failed := findSpan(t, rec, "tools/call no_such_tool")
 	if failed.Status().Code != otelcodes.Error {
 		t.Errorf("a failed call's span has status %v, want Error", failed.Status())
 	}
@@ -113,7 +112,7 @@ func TestTracing(t *testing.T) {
 	if err := json.Unmarshal([]byte(reply.GetMessageJson()), &echoed); err != nil {
 		t.Fatalf("%s: %v", reply.GetMessageJson(), err)
 	}
-	tc := findSpan(t, rec.Ended(), "tools/call echo")
+	tc := findSpan(t, rec, "tools/call echo")
 	if tc.Parent().SpanID().String() != tunnelParent || tc.SpanContext().TraceID().String() != traceID {
 		t.Errorf("the tunnel request's span has parent %s, want its own _meta's %s", tc.Parent().SpanID(), tunnelParent)
 	}
@@ -122,18 +121,30 @@ func TestTracing(t *testing.T) {
 	}
 }
 
-func findSpan(t *testing.T, spans []sdktrace.ReadOnlySpan, name string) sdktrace.ReadOnlySpan {
+// findSpan waits, at most spanWait, for rec to have ended a span named
+// name: a server span ends after its response has gone, so it may end
+// after the caller has the response in hand.
+func findSpan(t *testing.T, rec *tracetest.SpanRecorder, name string) sdktrace.ReadOnlySpan {
 	t.Helper()
 	var names []string
-	for _, s := range spans {
-		if s.Name() == name {
-			return s
+	for deadline := time.Now().Add(spanWait); ; time.Sleep(10 * time.Millisecond) {
+		names = names[:0]
+		for _, s := range rec.Ended() {
+			if s.Name() == name {
+				return s
+			}
+			names = append(names, s.Name())
 		}
-		names = append(names, s.Name())
+		if time.Now().After(deadline) {
+			break
+		}
 	}
-	t.Fatalf("no span %q among %q", name, names)
+	t.Fatalf("no span %q within %v among %q", name, spanWait, names)
 	return nil
 }
+
+// spanWait bounds findSpan's wait.
+const spanWait = 10 * time.Second
 
 // wantAttrs checks a span's attributes; "*" wants any value.
 func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
