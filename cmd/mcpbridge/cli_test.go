@@ -141,10 +141,10 @@ func TestCLIUsageErrors(t *testing.T) {
 		{[]string{"bogus"}, "mcpbridge: unknown command \"bogus\"; run 'mcpbridge help'\n"},
 		{[]string{"npx", "-y", "server-everything"}, "mcpbridge: unknown command \"npx\"; run 'mcpbridge help'\n"},
 		{[]string{"-"}, "mcpbridge: unknown command \"-\"; run 'mcpbridge help'\n"},
-		{[]string{"--bogus"}, usage("serve", "flag provided but not defined: -bogus")},
-		{[]string{"serve", "--bogus"}, usage("serve", "flag provided but not defined: -bogus")},
-		{[]string{"serve", "--listen"}, usage("serve", "flag needs an argument: -listen")},
-		{[]string{"serve", "--max-message-bytes", "16MiB"}, usage("serve", `invalid value "16MiB" for flag -max-message-bytes: parse error`)},
+		{[]string{"--bogus"}, usage("serve", "flag provided but not defined: --bogus")},
+		{[]string{"serve", "--bogus"}, usage("serve", "flag provided but not defined: --bogus")},
+		{[]string{"serve", "--listen"}, usage("serve", "flag needs an argument: --listen")},
+		{[]string{"serve", "--max-message-bytes", "16MiB"}, usage("serve", `invalid value "16MiB" for flag --max-message-bytes: want a whole number`)},
 		{[]string{"--listen", "127.0.0.1:99999"}, usage("serve", `invalid value "127.0.0.1:99999" for flag --listen: the port must be a number from 0 to 65535`)},
 		{[]string{"serve", "--listen", "127.0.0.1:http"}, usage("serve", `invalid value "127.0.0.1:http" for flag --listen: the port must be a number from 0 to 65535`)},
 		{[]string{"serve", "--listen", "127.0.0.1:-1"}, usage("serve", `invalid value "127.0.0.1:-1" for flag --listen: the port must be a number from 0 to 65535`)},
@@ -157,7 +157,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{[]string{"help", "nope"}, usage("help", `unknown command "nope"`)},
 		{[]string{"help", "serve", "demo"}, usage("help", `unexpected argument "demo": help takes one command`)},
 		{[]string{"version", "now"}, usage("version", `unexpected argument "now"`)},
-		{[]string{"version", "--short"}, usage("version", "flag provided but not defined: -short")},
+		{[]string{"version", "--short"}, usage("version", "flag provided but not defined: --short")},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, "", tc.args...)

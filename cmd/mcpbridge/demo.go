@@ -83,17 +83,17 @@ func runDemo(args []string) error {
 		seen := map[string]bool{}
 		for _, v := range cfg.versions {
 			if !slices.Contains(mcp.DefaultVersions, v) || seen[v] {
-				return usageError{err: fmt.Errorf("invalid value %q for flag -versions: want distinct versions among %s", *versions, strings.Join(mcp.DefaultVersions, ", "))}
+				return usageError{err: fmt.Errorf("invalid value %q for flag --versions: want distinct versions among %s", *versions, strings.Join(mcp.DefaultVersions, ", "))}
 			}
 			seen[v] = true
 		}
 	}
 	if cfg.tick < 0 {
-		return usageError{err: fmt.Errorf("invalid value %v for flag -tick: must not be negative", cfg.tick)}
+		return usageError{err: fmt.Errorf("invalid value %v for flag --tick: must not be negative", cfg.tick)}
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return usageError{err: fmt.Errorf("invalid value %q for flag -log-level: want debug, info, warn or error", *logLevel)}
+		return usageError{err: fmt.Errorf("invalid value %q for flag --log-level: want debug, info, warn or error", *logLevel)}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	if telemetry.Configured(os.Getenv) {

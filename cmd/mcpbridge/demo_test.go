@@ -486,10 +486,10 @@ func TestDemoFlags(t *testing.T) {
 		{[]string{"-h"}, 0, []string{"usage: mcpbridge demo", "-conformance", "-tick", "-request-timeout", "-log-level",
 			"echo(message)", "progress(seconds, steps)", "large_result(bytes)", "fail(message)", "ask(question)", "exit(code)",
 			"demo://counter", "demo://greeting/{name}", "greet(name, style)", "OTEL_EXPORTER_OTLP_ENDPOINT"}},
-		{[]string{"-tick", "-1s"}, 2, []string{"mcpbridge demo: invalid value -1s for flag -tick: must not be negative\nRun 'mcpbridge demo -h' for usage.\n"}},
-		{[]string{"-log-level", "loud"}, 2, []string{`mcpbridge demo: invalid value "loud" for flag -log-level`}},
-		{[]string{"-versions", "2026-07-28,2024-01-01"}, 2, []string{`invalid value "2026-07-28,2024-01-01" for flag -versions`}},
-		{[]string{"-nosuch"}, 2, []string{"mcpbridge demo: flag provided but not defined: -nosuch\nRun 'mcpbridge demo -h' for usage.\n"}},
+		{[]string{"-tick", "-1s"}, 2, []string{"mcpbridge demo: invalid value -1s for flag --tick: must not be negative\nRun 'mcpbridge demo -h' for usage.\n"}},
+		{[]string{"-log-level", "loud"}, 2, []string{`mcpbridge demo: invalid value "loud" for flag --log-level`}},
+		{[]string{"-versions", "2026-07-28,2024-01-01"}, 2, []string{`invalid value "2026-07-28,2024-01-01" for flag --versions`}},
+		{[]string{"-nosuch"}, 2, []string{"mcpbridge demo: flag provided but not defined: --nosuch\nRun 'mcpbridge demo -h' for usage.\n"}},
 		{[]string{"extra"}, 2, []string{"demo takes no arguments"}},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

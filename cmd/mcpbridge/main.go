@@ -34,10 +34,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
@@ -134,9 +137,54 @@ func parseFlags(fs *flag.FlagSet, args []string, usage func(w io.Writer)) error 
 		usage(os.Stdout)
 		return err
 	case err != nil:
-		return usageError{err: err}
+		return usageError{err: errors.New(flagMessage(fs, err.Error()))}
 	}
 	return nil
+}
+
+// flagSpelling matches where the flag package names a flag: -name.
+var flagSpelling = regexp.MustCompile(`(flag |defined: |argument: |for )-([A-Za-z0-9][\w.-]*)`)
+
+// flagMessage rewrites the flag package's messages in the style of the
+// rest: flags spelled --name, and "parse error" replaced by what the flag
+// wants.
+func flagMessage(fs *flag.FlagSet, msg string) string {
+	var name string
+	msg = flagSpelling.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagSpelling.FindStringSubmatch(m)
+		name = sub[2]
+		if sub[1] == "for " {
+			return "for flag --" + sub[2]
+		}
+		return sub[1] + "--" + sub[2]
+	})
+	msg = strings.Replace(msg, "invalid boolean value", "invalid value", 1)
+	// The flag package's own reasons ("parse error", strconv's and
+	// slog's) become what the flag wants.
+	prefix := "for flag --" + name + ": "
+	i := strings.Index(msg, prefix)
+	if !strings.HasPrefix(msg, "invalid value") || i < 0 || fs.Lookup(name) == nil {
+		return msg
+	}
+	want := ""
+	if g, ok := fs.Lookup(name).Value.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case time.Duration:
+			want = "want a duration such as 10s, 1m30s or 500ms"
+		case int, int64, uint, uint64:
+			want = "want a whole number"
+		case float64:
+			want = "want a number"
+		case bool:
+			want = "want true or false"
+		case *slog.Level, slog.Level:
+			want = "want debug, info, warn or error"
+		}
+	}
+	if want != "" {
+		msg = msg[:i+len(prefix)] + want
+	}
+	return msg
 }
 
 // printDefaults writes fs's flags, with their defaults, to w.
