@@ -76,6 +76,13 @@ var refusedMethods = map[string]bool{
 }
 
 // refused counts a request the door refused.
+// forget drops a removed server's refusal series.
+func (m *grpcMetrics) forget(server string) {
+	if m != nil {
+		m.refusal.DeletePartialMatch(prometheus.Labels{"server": server})
+	}
+}
+
 func (m *grpcMetrics) refused(req *door.Request, why string) {
 	if m == nil {
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +158,59 @@ func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
 		if g, ok := got[k]; !ok || (v != "*" && g != v) {
 			t.Errorf("span %q: %s = %q, want %q (attributes %v)", s.Name(), k, g, v, got)
 		}
+	}
+}
+
+// A reload that removes a server removes its series from the metrics: a
+// scrape no longer shows a server the bridge no longer fronts, while the
+// servers kept keep theirs.
+func TestReloadForgetsSeries(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	reg := prometheus.NewRegistry()
+	a, b := typedChildServer(t, "a", "modern"), typedChildServer(t, "b", "modern")
+	svc, err := New(Config{Servers: []ServerConfig{a, b}, Logger: slog.New(slog.DiscardHandler), Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	bc := mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc.NewGRPCServer()))
+	for _, server := range []string{"a", "b"} {
+		if _, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: server, Name: "echo"}); err != nil {
+			t.Fatalf("CallTool on %s: %v", server, err)
+		}
+	}
+	servers := func() map[string]bool {
+		got := map[string]bool{}
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range families {
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "server" {
+						got[f.GetName()+"{server="+l.GetValue()+"}"] = true
+					}
+				}
+			}
+		}
+		return got
+	}
+	const series = "mcp_client_operation_duration_seconds"
+	if got := servers(); !got[series+"{server=a}"] || !got[series+"{server=b}"] {
+		t.Fatalf("before the reload: %v; want %s for a and b", got, series)
+	}
+	if err := svc.Reload(Config{Servers: []ServerConfig{a}, Logger: svc.cfg.Logger, Metrics: reg}); err != nil {
+		t.Fatal(err)
+	}
+	got := servers()
+	for s := range got {
+		if strings.HasSuffix(s, "{server=b}") {
+			t.Errorf("after b was removed: series %s is still there", s)
+		}
+	}
+	if !got[series+"{server=a}"] {
+		t.Errorf("after the reload: %v; want a's %s kept", got, series)
 	}
 }

@@ -91,7 +91,8 @@ func (s *Service) Reload(cfg Config) error {
 		s.retiring.Go(func() { srv.Retire(s.draining, ReloadDrain) }) // Close waits for it
 	}
 	for _, name := range removed {
-		s.door.Obs.Forget(name) // its label values; a server added again starts afresh
+		s.door.Obs.Forget(name) // its label values and series; a server added again starts afresh
+		s.metrics.forget(name)
 	}
 	s.cfg.Logger.Info("mcpbridge: configuration reloaded", "added", added, "changed", changed, "removed", removed, "unchanged", kept)
 	return nil

@@ -229,7 +229,8 @@ func (o *Observer) label(server string, kind access.Kind, name string, ok bool) 
 	return name
 }
 
-// Forget drops a removed server's label sets.
+// Forget drops a removed server's label sets and its series, so that
+// /metrics no longer shows a server the bridge no longer fronts.
 func (o *Observer) Forget(server string) {
 	if o == nil {
 		return
@@ -240,6 +241,9 @@ func (o *Observer) Forget(server string) {
 		if k.server == server {
 			delete(o.names, k)
 		}
+	}
+	if o.duration != nil {
+		o.duration.DeletePartialMatch(prometheus.Labels{"server": server})
 	}
 }
 
