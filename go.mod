@@ -7,6 +7,7 @@ require (
 	connectrpc.com/cors v0.1.0
 	connectrpc.com/vanguard v0.4.0
 	github.com/MicahParks/keyfunc/v3 v3.9.2
+	github.com/go-logfmt/logfmt v0.6.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3

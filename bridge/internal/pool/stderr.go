@@ -1,12 +1,16 @@
 package pool
 
 import (
+	"encoding/json"
 	"io"
 	"log/slog"
 	"strings"
 	"sync"
 
+	"github.com/go-logfmt/logfmt"
 	"golang.org/x/time/rate"
+
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
 // This file is what the bridge does with its children's stderr
@@ -29,28 +33,56 @@ const (
 )
 
 // stderrLines is one fronted server's stderr state, shared by its
-// successive children.
+// successive children: the rate limit, and which child's lines Last
+// returns (the newest child's).
 type stderrLines struct {
 	limit *rate.Limiter
 
 	mu      sync.Mutex
-	last    []string // the last stderrKeep lines, oldest first
-	dropped int      // lines not logged since the last report
+	current *stderrTail // the newest child's
+	dropped int         // lines not logged since the last report
 }
 
 func newStderrLines() *stderrLines {
-	return &stderrLines{limit: rate.NewLimiter(StderrRate, StderrBurst)}
+	return &stderrLines{limit: rate.NewLimiter(StderrRate, StderrBurst), current: &stderrTail{}}
 }
 
-// add keeps line and reports whether it may be logged, with the number of
-// lines dropped before it that are now to be reported.
-func (s *stderrLines) add(line string) (log bool, dropped int) {
+// stderrTail is one child's last stderrKeep lines, oldest first: a
+// child's exit is reported with its own lines, not its predecessor's.
+type stderrTail struct {
+	mu   sync.Mutex
+	last []string
+}
+
+func (t *stderrTail) add(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.last) == stderrKeep {
+		t.last = append(t.last[:0], t.last[1:]...)
+	}
+	t.last = append(t.last, line)
+}
+
+func (t *stderrTail) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.last...)
+}
+
+// begin starts the tail of a new child, which Last reports from now on.
+func (s *stderrLines) begin() *stderrTail {
+	t := &stderrTail{}
+	s.mu.Lock()
+	s.current = t
+	s.mu.Unlock()
+	return t
+}
+
+// allow reports whether a line may be logged, with the number of lines
+// dropped before it that are now to be reported.
+func (s *stderrLines) allow() (log bool, dropped int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.last) == stderrKeep {
-		s.last = append(s.last[:0], s.last[1:]...)
-	}
-	s.last = append(s.last, line)
 	if !s.limit.Allow() {
 		s.dropped++
 		return false, 0
@@ -59,11 +91,12 @@ func (s *stderrLines) add(line string) (log bool, dropped int) {
 	return true, dropped
 }
 
-// Last returns the server's last stderr lines, oldest first.
+// Last returns the newest child's last stderr lines, oldest first.
 func (s *stderrLines) Last() []string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.last...)
+	t := s.current
+	s.mu.Unlock()
+	return t.lines()
 }
 
 // stderrLog writes one child's stderr into the structured log, one record
@@ -73,12 +106,15 @@ func (s *stderrLines) Last() []string {
 type stderrLog struct {
 	log   *slog.Logger
 	lines *stderrLines
+	tail  *stderrTail   // this child's own lines
 	ready chan struct{} // closed by started; then log is read-only
 	part  []byte
 }
 
+// newStderrLog starts a child's stderr: from now on the server's Last is
+// this child's lines.
 func newStderrLog(log *slog.Logger, lines *stderrLines) *stderrLog {
-	return &stderrLog{log: log, lines: lines, ready: make(chan struct{})}
+	return &stderrLog{log: log, lines: lines, tail: lines.begin(), ready: make(chan struct{})}
 }
 
 // started records the child's pid (0 if it did not start) for every line.
@@ -113,11 +149,43 @@ func (w *stderrLog) Write(p []byte) (int, error) {
 }
 
 func (w *stderrLog) line(line string) {
-	log, dropped := w.lines.add(line)
+	w.tail.add(line)
+	log, dropped := w.lines.allow()
 	if dropped > 0 {
 		w.log.Warn("mcpbridge: server stderr lines not logged: over the rate limit", "dropped", dropped, "linesPerSecond", StderrRate)
 	}
 	if log {
-		w.log.Info("mcpbridge: server stderr", "line", line)
+		w.log.Info("mcpbridge: server stderr", stderrAttr(line))
 	}
+}
+
+// stderrAttr is how a stderr line goes into the bridge's log: a line that
+// is itself a log record, a JSON object or logfmt with a msg (as slog's
+// handlers write them), as the group "record" of its fields, so that a
+// JSON log carries them as fields rather than as escaped text; any other
+// line as "line".
+func stderrAttr(line string) slog.Attr {
+	if b := []byte(line); json.Valid(b) && rawjson.IsObject(b) {
+		return slog.Any("record", json.RawMessage(line))
+	}
+	d := logfmt.NewDecoder(strings.NewReader(line))
+	var fields []any
+	msg := false
+	for d.ScanRecord() {
+		if len(fields) > 0 {
+			return slog.String("line", line) // more than one record
+		}
+		for d.ScanKeyval() {
+			if d.Value() == nil {
+				return slog.String("line", line) // a bare word: prose, not logfmt
+			}
+			k := string(d.Key())
+			msg = msg || k == "msg"
+			fields = append(fields, slog.String(k, string(d.Value())))
+		}
+	}
+	if d.Err() != nil || !msg {
+		return slog.String("line", line)
+	}
+	return slog.Group("record", fields...)
 }
