@@ -42,3 +42,29 @@ func TestStderrAttr(t *testing.T) {
 		}
 	}
 }
+
+// Each child keeps its own last lines: once a new child starts, Last is
+// its lines only, and a late line of the old child stays the old child's.
+func TestStderrTailPerChild(t *testing.T) {
+	lines := newStderrLines()
+	log := slog.New(slog.DiscardHandler)
+	first := newStderrLog(log, lines)
+	first.started(1)
+	first.Write([]byte("first: starting\nfirst: dying\n"))
+	if got := strings.Join(lines.Last(), "|"); got != "first: starting|first: dying" {
+		t.Fatalf("Last with one child = %q", got)
+	}
+	second := newStderrLog(log, lines)
+	second.started(2)
+	if got := lines.Last(); len(got) != 0 {
+		t.Errorf("Last once a second child started = %q, want nothing yet", got)
+	}
+	first.Write([]byte("first: a late line\n"))
+	second.Write([]byte("second: up\n"))
+	if got := strings.Join(lines.Last(), "|"); got != "second: up" {
+		t.Errorf("Last = %q, want the second child's lines only", got)
+	}
+	if got := strings.Join(first.tail.lines(), "|"); got != "first: starting|first: dying|first: a late line" {
+		t.Errorf("the first child's tail = %q", got)
+	}
+}
