@@ -25,7 +25,7 @@ import (
 // The benchmarks compare the Client with a bare line-echo loop over the
 // same child and the same pipes: the target is that the Client reaches at
 // least 80% of the raw loop's requests/s at the same number of requests in
-// flight. Reproduce the README figures with
+// flight. Reproduce the figures of docs/performance.md with
 //
 //	go test -run '^$' -bench 'RoundTrip|Throughput|LargeResponse|RawPipe' -benchtime 3s -count 5 -benchmem ./stdio/
 //

@@ -45,7 +45,7 @@ import (
 // median and 99th percentile of the per-call latencies (p50-µs, p99-µs);
 // and the CPU time per request of the server process (srv-cpu-µs/op, on
 // Linux) and of the client, this process (cli-cpu-µs/op). Nothing asserts
-// on timing (docs/contributing.md, "Tests"). The README's figures come from
+// on timing (docs/contributing.md, "Tests"). The figures of docs/performance.md come from
 //
 //	for i in 1 2 3 4 5; do go test -run '^$' -bench BenchmarkEchoServer -benchtime 3s -count 1 ./cmd/mcpbridge/; done
 //
@@ -159,7 +159,7 @@ func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
 // result with structured content) and tool=greet ({"name":"Ada"}, text),
 // at 1 and 64 requests in flight, in both eras. Both children of an era
 // are started first and the two servers alternate at each point, so that
-// each sees the machine's other load alike. The README's figures come from
+// each sees the machine's other load alike. The figures of docs/server.md come from
 //
 //	go test -run '^$' -bench SideBySide -benchtime 2s -count 3 ./cmd/mcpbridge/
 func BenchmarkSideBySide(b *testing.B) {

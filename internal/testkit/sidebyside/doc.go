@@ -1,6 +1,6 @@
 // Package sidebyside holds one small MCP server written twice, once with
 // each Go library, so that the two can be compared line for line, request
-// for request, and held to the same behaviour (README.md, "Side by side
+// for request, and held to the same behaviour (docs/server.md, "Side by side
 // with the Go SDK"):
 //
 //   - sdk/main.go, with the official Go SDK
@@ -25,7 +25,7 @@
 //     note://2 "Call Ada", any other id is not found.
 //
 // [Build] builds either program for a test; testkit.CodeLines counts what
-// the README's line counts count. The tests here hold both servers to the list
+// the line counts of docs/server.md count. The tests here hold both servers to the list
 // above through the project's stdio client; BenchmarkSideBySide in
 // cmd/mcpbridge measures them.
 package sidebyside

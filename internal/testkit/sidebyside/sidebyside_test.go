@@ -19,7 +19,7 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// The README's line counts come from
+// The line counts of docs/server.md come from
 //
 //	go test -run TestSideBySideLines -v ./internal/testkit/sidebyside
 func TestSideBySideLines(t *testing.T) {
