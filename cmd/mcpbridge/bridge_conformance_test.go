@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -31,26 +32,79 @@ func TestConformanceThroughBridge(t *testing.T) {
 		for _, era := range []string{"2026-07-28", "2025-11-25"} {
 			t.Run(srv.name+"/"+era, func(t *testing.T) {
 				argv := srv.argv(t)
-				direct := conformance.Score(t, argv, era, "")
 				b := startBridge(t, nil, append([]string{"--protocol", era, "--http-listen", "127.0.0.1:0", "--"}, argv...)...)
-				paths := []struct {
-					name string
-					res  conformance.Result
-				}{
-					{"a Connect tunnel", conformance.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, era, "")},
-					{"the HTTP front door", conformance.ScoreURL(t, "http://"+httpAddr(t, b)+"/mcp", era, "")},
-				}
-				for _, p := range paths {
-					t.Logf("%s at %s: %d passed, %d failed directly; %d passed, %d failed through %s",
-						srv.name, era, direct.Passed, direct.Failed, p.res.Passed, p.res.Failed, p.name)
-					if diff := cmp.Diff(direct.FailedChecks(), p.res.FailedChecks()); diff != "" || direct.Passed != p.res.Passed {
-						t.Errorf("%s at %s: %d/%d passed/failed directly, %d/%d through %s; failed checks (-direct +bridged):\n%s",
-							srv.name, era, direct.Passed, direct.Failed, p.res.Passed, p.res.Failed, p.name, diff)
+				// On a loaded machine a check of the suite's that waits for
+				// a notification can come out missing in any run, the
+				// direct one included; a disagreement is scored again once,
+				// all three runs, and must not recur.
+				for attempt := 1; ; attempt++ {
+					diffs := scoreThroughBridge(t, argv, era, srv.name, b)
+					if len(diffs) == 0 {
+						break
 					}
+					if attempt == 2 {
+						for _, d := range diffs {
+							t.Error(d)
+						}
+						break
+					}
+					t.Logf("attempt %d disagreed; scoring again:\n%s", attempt, strings.Join(diffs, "\n"))
 				}
 			})
 		}
 	}
+}
+
+// scoreThroughBridge scores argv directly and through the bridge b on both
+// paths, and returns how each path's checks differ from the direct ones.
+func scoreThroughBridge(t *testing.T, argv []string, era, name string, b *bridgeProcess) []string {
+	direct := conformance.Score(t, argv, era, "")
+	paths := []struct {
+		name string
+		res  conformance.Result
+	}{
+		{"a Connect tunnel", conformance.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, era, "")},
+		{"the HTTP front door", conformance.ScoreURL(t, "http://"+httpAddr(t, b)+"/mcp", era, "")},
+	}
+	var diffs []string
+	for _, p := range paths {
+		t.Logf("%s at %s: %d passed, %d failed directly; %d passed, %d failed through %s",
+			name, era, direct.Passed, direct.Failed, p.res.Passed, p.res.Failed, p.name)
+		diff := cmp.Diff(direct.FailedChecks(), p.res.FailedChecks())
+		for _, sc := range scenarioDiffs(direct, p.res) {
+			diff += "\n" + sc
+		}
+		if diff != "" || direct.Passed != p.res.Passed {
+			diffs = append(diffs, fmt.Sprintf("%s at %s: %d/%d passed/failed directly, %d/%d through %s; failed checks (-direct +bridged) and scenarios that differ:\n%s",
+				name, era, direct.Passed, direct.Failed, p.res.Passed, p.res.Failed, p.name, diff))
+		}
+	}
+	return diffs
+}
+
+// scenarioDiffs names the scenarios whose counts differ between two runs.
+func scenarioDiffs(a, b conformance.Result) []string {
+	counts := map[string][2]conformance.ScenarioResult{}
+	for _, s := range a.Scenarios {
+		c := counts[s.Name]
+		c[0] = s
+		counts[s.Name] = c
+	}
+	for _, s := range b.Scenarios {
+		c := counts[s.Name]
+		c[1] = s
+		counts[s.Name] = c
+	}
+	var out []string
+	for name, c := range counts {
+		x, y := c[0], c[1]
+		if x.Passed != y.Passed || x.Failed != y.Failed || x.Warnings != y.Warnings || x.Other != y.Other {
+			out = append(out, fmt.Sprintf("scenario %s: passed/failed/warnings/other %d/%d/%d/%d directly, %d/%d/%d/%d bridged",
+				name, x.Passed, x.Failed, x.Warnings, x.Other, y.Passed, y.Failed, y.Warnings, y.Other))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestConformanceCrossEra scores a client of one era through the bridge in
