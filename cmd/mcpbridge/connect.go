@@ -46,21 +46,7 @@ import (
 // It ends with exit status 0 when stdin ends and the tunnel has answered
 // what was in flight, and 1 when the tunnel fails.
 func runConnect(args []string) error {
-	fs := flag.NewFlagSet("connect", flag.ContinueOnError)
-	f := connectFlags{tokenEnv: "MCPBRIDGE_TOKEN"}
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:50051", "the bridge's gRPC `address` (host:port)")
-	fs.StringVar(&f.server, "server", "", "the fronted server's `name` (empty: the bridge's only one)")
-	fs.BoolVar(&f.tls, "tls", false, "dial TLS (the default for an address that is not loopback)")
-	fs.BoolVar(&f.insecure, "insecure", false, "dial plaintext even to an address that is not loopback")
-	fs.StringVar(&f.caFile, "ca", "", "PEM `file` of the CAs that the bridge's certificate must chain to (default: the system's); implies --tls")
-	fs.StringVar(&f.certFile, "cert", "", "PEM `file` of a client certificate, for a bridge that checks them (mTLS); needs --key, implies --tls")
-	fs.StringVar(&f.keyFile, "key", "", "PEM `file` of the client certificate's private key")
-	fs.StringVar(&f.serverName, "tls-server-name", "", "the `name` the bridge's certificate must carry (default: the host of --addr)")
-	fs.StringVar(&f.tokenFile, "token-file", "", "`file` holding the bearer token (an API key or a JWT) sent to the bridge")
-	fs.StringVar(&f.tokenEnv, "token-env", f.tokenEnv, "environment `variable` holding the bearer token, when --token-file is not given")
-	fs.StringVar(&f.session, "session", "", "the mcp-session metadata: the `name` of a session of a session server")
-	fs.Var(&f.metadata, "metadata", "request metadata `key=value` sent with the tunnel (repeatable; it shows in ps: put secrets in --token-file)")
-	fs.IntVar(&f.maxBytes, "max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of a message either way, in `bytes`")
+	f, fs := newConnectFlags()
 	// Help goes to stderr: stdout is the MCP protocol.
 	if err := parseFlags(fs, args, func(io.Writer) {
 		fmt.Fprint(os.Stderr, "usage: mcpbridge connect [flags]\n\n"+
@@ -103,6 +89,27 @@ type connectFlags struct {
 	tokenFile, tokenEnv, session string
 	metadata                     metadataFlag
 	maxBytes                     int
+}
+
+// newConnectFlags returns the flag set of `mcpbridge connect`, which sets
+// f.
+func newConnectFlags() (*connectFlags, *flag.FlagSet) {
+	fs := flag.NewFlagSet("connect", flag.ContinueOnError)
+	f := &connectFlags{tokenEnv: "MCPBRIDGE_TOKEN"}
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:50051", "the bridge's gRPC `address` (host:port)")
+	fs.StringVar(&f.server, "server", "", "the fronted server's `name` (empty: the bridge's only one)")
+	fs.BoolVar(&f.tls, "tls", false, "dial TLS (the default for an address that is not loopback)")
+	fs.BoolVar(&f.insecure, "insecure", false, "dial plaintext even to an address that is not loopback")
+	fs.StringVar(&f.caFile, "ca", "", "PEM `file` of the CAs that the bridge's certificate must chain to (default: the system's); implies --tls")
+	fs.StringVar(&f.certFile, "cert", "", "PEM `file` of a client certificate, for a bridge that checks them (mTLS); needs --key, implies --tls")
+	fs.StringVar(&f.keyFile, "key", "", "PEM `file` of the client certificate's private key")
+	fs.StringVar(&f.serverName, "tls-server-name", "", "the `name` the bridge's certificate must carry (default: the host of --addr)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "`file` holding the bearer token (an API key or a JWT) sent to the bridge")
+	fs.StringVar(&f.tokenEnv, "token-env", f.tokenEnv, "environment `variable` holding the bearer token, when --token-file is not given")
+	fs.StringVar(&f.session, "session", "", "the mcp-session metadata: the `name` of a session of a session server")
+	fs.Var(&f.metadata, "metadata", "request metadata `key=value` sent with the tunnel (repeatable; it shows in ps: put secrets in --token-file)")
+	fs.IntVar(&f.maxBytes, "max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of a message either way, in `bytes`")
+	return f, fs
 }
 
 // metadataFlag is a repeatable key=value flag.
