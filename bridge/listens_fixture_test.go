@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
@@ -178,16 +179,16 @@ type countingRuntime struct {
 	st *listenStats
 }
 
-func (r countingRuntime) NewSession(peer server.Peer) server.Session {
+func (r countingRuntime) NewSession(peer seam.Peer) seam.Session {
 	return countingSession{r.Server.NewSession(peer), r.st}
 }
 
 type countingSession struct {
-	server.Session
+	seam.Session
 	st *listenStats
 }
 
-func (s countingSession) Listen(ctx context.Context, req *server.Request) (server.Source, error) {
+func (s countingSession) Listen(ctx context.Context, req *seam.Request) (seam.Source, error) {
 	s.st.mu.Lock()
 	s.st.received++
 	end, gate := s.st.end, s.st.gate
@@ -229,7 +230,7 @@ func (s countingSession) Listen(ctx context.Context, req *server.Request) (serve
 // countedSource is a listen's source that counts its end and ends when
 // endlistens is called.
 type countedSource struct {
-	server.Source
+	seam.Source
 	st  *listenStats
 	end context.Context
 }
@@ -253,7 +254,7 @@ func (s *countedSource) Close(reason error) {
 	switch {
 	case errors.Is(reason, server.ErrCancelled):
 		s.st.cancelled++
-	case errors.Is(reason, server.ErrCapacity):
+	case errors.Is(reason, seam.ErrCapacity):
 		s.st.refused++
 	}
 	s.st.changed.Broadcast()

@@ -13,17 +13,22 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// The protocol versions this package speaks, newest first: 2026-07-28 (the
+// The protocol versions this module speaks, newest first: 2026-07-28 (the
 // stateless era) and the two legacy revisions, which start with initialize.
+// This package is their one home: they are what [ConnectConfig.Versions]
+// allows and [Client.Protocol] reports here, and what the server runtime's
+// mcp.Config.Versions enables and mcp.Request.ProtocolVersion reports
+// (package [github.com/mcpbridge/mcpbridge/stdio/mcp]).
 const (
 	Version20260728 = protocol.Version20260728
 	Version20251125 = protocol.Version20251125
 	Version20250618 = protocol.Version20250618
 )
 
-// DefaultVersions is ConnectConfig.Versions' default: every version, in
-// preference order.
-var DefaultVersions = slices.Clone(protocol.Versions)
+// DefaultVersions returns every version this module speaks, in preference
+// order: the default of ConnectConfig.Versions, and of the server
+// runtime's mcp.Config.Versions. Each call returns a new slice.
+func DefaultVersions() []string { return slices.Clone(protocol.Versions) }
 
 // Defaults of ConnectConfig.
 const (
@@ -38,7 +43,7 @@ const (
 // how the client introduces itself. The zero value means the defaults.
 type ConnectConfig struct {
 	// Versions are the allowed versions in preference order (default
-	// DefaultVersions). A single version, or versions of one era only,
+	// DefaultVersions()). A single version, or versions of one era only,
 	// skip the server/discover probe.
 	Versions []string
 	// HandshakeTimeout bounds the whole negotiation (default 15 s): a
@@ -243,7 +248,7 @@ func newEra(version string, cfg *ConnectConfig, reason string) *era {
 
 func (cfg *ConnectConfig) normalize() error {
 	if len(cfg.Versions) == 0 {
-		cfg.Versions = DefaultVersions
+		cfg.Versions = protocol.Versions // only read, never modified: no copy
 	}
 	for _, v := range cfg.Versions {
 		if !protocol.Supported(v) {

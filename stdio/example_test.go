@@ -48,3 +48,40 @@ func ExampleConnect() {
 	// 2026-07-28
 	// {"content":[{"type":"text","text":"hello"}]}
 }
+
+// The versions this module speaks, in preference order: what Connect
+// negotiates among by default, and what an mcp.Server serves by default.
+func ExampleDefaultVersions() {
+	fmt.Println(stdio.DefaultVersions())
+	// Output:
+	// [2026-07-28 2025-11-25 2025-06-18]
+}
+
+// ConnectConfig.Versions pins the protocol version, or limits the versions
+// Connect may settle on. Pinned to a legacy version, Connect skips the
+// server/discover probe and starts with initialize; Negotiation says why.
+func ExampleConnectConfig() {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	start := func(ctx context.Context) (*stdio.Client, error) {
+		cmd := exec.Command(exe) // this package's test fixture; any stdio MCP server command
+		cmd.Env = append(os.Environ(), testkit.FixtureEnv+"=mcp")
+		cmd.Stderr = os.Stderr
+		return stdio.Start(ctx, cmd, stdio.ClientConfig{})
+	}
+	c, err := stdio.Connect(context.Background(), start, stdio.ConnectConfig{Versions: []string{stdio.Version20251125}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() {
+		c.Close() // the server exits at EOF
+		<-c.Done()
+	}()
+	fmt.Println(c.Protocol())
+	fmt.Println(c.Negotiation())
+	// Output:
+	// 2025-11-25
+	// legacy versions only
+}

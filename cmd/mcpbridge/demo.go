@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpbridge/mcpbridge/internal/telemetry"
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
@@ -44,6 +45,26 @@ type demoConfig struct {
 	tracing trace.TracerProvider
 }
 
+// demoFlags are what the flags of `mcpbridge demo` set: the config and
+// the flags checked before it is complete.
+type demoFlags struct {
+	cfg                            demoConfig
+	logLevel, versions, cpuProfile string
+}
+
+// newDemoFlags returns the flag set of `mcpbridge demo`, which sets f.
+func newDemoFlags() (*demoFlags, *flag.FlagSet) {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	f := &demoFlags{}
+	fs.DurationVar(&f.cfg.tick, "tick", 3*time.Second, "how often demo://counter changes and its subscribers are notified (0: never)")
+	fs.BoolVar(&f.cfg.conformance, "conformance", false, "also serve the test_* tools, resources and prompts the official MCP conformance suite calls")
+	fs.DurationVar(&f.cfg.requestTimeout, "request-timeout", 5*time.Minute, "the deadline of each request, counted from its arrival (negative: none)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	fs.StringVar(&f.versions, "versions", "", "the protocol versions served, comma-separated, in preference order (default: "+strings.Join(stdio.DefaultVersions(), ",")+")")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for benchmarks)")
+	return f, fs
+}
+
 // runDemo is `mcpbridge demo`, the built-in stdio MCP demo server: every
 // protocol era the runtime serves (2026-07-28, 2025-11-25, 2025-06-18) on
 // stdin and stdout, until stdin ends or SIGINT or SIGTERM arrives. Its
@@ -60,14 +81,7 @@ func runDemo(args []string) error {
 		return err
 	}
 
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	var cfg demoConfig
-	fs.DurationVar(&cfg.tick, "tick", 3*time.Second, "how often demo://counter changes and its subscribers are notified (0: never)")
-	fs.BoolVar(&cfg.conformance, "conformance", false, "also serve the test_* tools, resources and prompts the official MCP conformance suite calls")
-	fs.DurationVar(&cfg.requestTimeout, "request-timeout", 5*time.Minute, "the deadline of each request, counted from its arrival (negative: none)")
-	logLevel := fs.String("log-level", "info", "stderr log level: debug, info, warn or error")
-	versions := fs.String("versions", "", "the protocol versions served, comma-separated, in preference order (default: "+strings.Join(mcp.DefaultVersions, ",")+")")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for benchmarks)")
+	f, fs := newDemoFlags()
 	// Help goes to stderr: stdout is the MCP protocol.
 	if err := parseFlags(fs, args, func(io.Writer) { printDemoUsage(os.Stderr, fs) }); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -78,12 +92,13 @@ func runDemo(args []string) error {
 	if fs.NArg() > 0 {
 		return usageError{err: fmt.Errorf("demo takes no arguments, got %q", fs.Args())}
 	}
-	if *versions != "" {
-		cfg.versions = strings.Split(*versions, ",")
+	cfg := f.cfg
+	if f.versions != "" {
+		cfg.versions = strings.Split(f.versions, ",")
 		seen := map[string]bool{}
 		for _, v := range cfg.versions {
-			if !slices.Contains(mcp.DefaultVersions, v) || seen[v] {
-				return usageError{err: fmt.Errorf("invalid value %q for flag --versions: want distinct versions among %s", *versions, strings.Join(mcp.DefaultVersions, ", "))}
+			if !slices.Contains(stdio.DefaultVersions(), v) || seen[v] {
+				return usageError{err: fmt.Errorf("invalid value %q for flag --versions: want distinct versions among %s", f.versions, strings.Join(stdio.DefaultVersions(), ", "))}
 			}
 			seen[v] = true
 		}
@@ -92,8 +107,8 @@ func runDemo(args []string) error {
 		return usageError{err: fmt.Errorf("invalid value %v for flag --tick: must not be negative", cfg.tick)}
 	}
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return usageError{err: fmt.Errorf("invalid value %q for flag --log-level: want debug, info, warn or error", *logLevel)}
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return usageError{err: fmt.Errorf("invalid value %q for flag --log-level: want debug, info, warn or error", f.logLevel)}
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	if telemetry.Configured(os.Getenv) {
@@ -107,8 +122,8 @@ func runDemo(args []string) error {
 		defer flushTraces(tp, log)
 		cfg.tracing = tp
 	}
-	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
 			return err
 		}

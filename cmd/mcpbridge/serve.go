@@ -128,7 +128,7 @@ func newServeFlags() (*serveFlags, *flag.FlagSet) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:50051", "`address` to serve gRPC on (host:port, a numeric port; port 0 picks a free one)")
 	fs.StringVar(&f.name, "name", "", "the fronted server's `name` (the server field and mcp-server metadata; may stay empty)")
-	fs.StringVar(&f.protocol, "protocol", "auto", "MCP protocol `version`: auto (negotiate), or pin one of "+strings.Join(stdio.DefaultVersions, ", "))
+	fs.StringVar(&f.protocol, "protocol", "auto", "MCP protocol `version`: auto (negotiate), or pin one of "+strings.Join(stdio.DefaultVersions(), ", "))
 	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", bridge.DefaultMaxMessageBytes, "the size limit of gRPC messages and of the child's lines, in `bytes`")
 	fs.IntVar(&f.maxRequestBytes, "max-request-bytes", 0, "the child's own line limit, in `bytes`: longer requests are refused at the bridge (0: none)")
 	fs.StringVar(&f.capabilities, "client-capabilities", bridge.DefaultCapabilities, "the client capabilities the bridge declares to the child, a JSON `object`: what it routes to callers")
@@ -226,8 +226,8 @@ func parseServe(args []string, implicit bool) (*serveFlags, error) {
 		return usageError{err: fmt.Errorf("invalid value %q for flag --%s: %s", fs.Lookup(name).Value.String(), name, fmt.Sprintf(format, args...))}
 	}
 	switch {
-	case f.protocol != "auto" && !slices.Contains(stdio.DefaultVersions, f.protocol):
-		return nil, bad("protocol", "want auto or one of %s", strings.Join(stdio.DefaultVersions, ", "))
+	case f.protocol != "auto" && !slices.Contains(stdio.DefaultVersions(), f.protocol):
+		return nil, bad("protocol", "want auto or one of %s", strings.Join(stdio.DefaultVersions(), ", "))
 	case f.maxMessageBytes <= 0:
 		return nil, bad("max-message-bytes", "must be positive")
 	case !json.Valid([]byte(f.capabilities)) || !strings.HasPrefix(strings.TrimSpace(f.capabilities), "{"):

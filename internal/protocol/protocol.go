@@ -4,7 +4,8 @@
 // alike. docs/protocol.md describes the eras.
 //
 // It holds data and pure functions only; the public packages re-export what
-// their users configure (stdio.DefaultVersions, mcp.DefaultVersions).
+// their users configure (the stdio package's version constants and
+// stdio.DefaultVersions, which mcp.Config.Versions defaults to as well).
 package protocol
 
 import (

@@ -10,8 +10,9 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/mcpbridge/mcpbridge/internal/seam"
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
-	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // BenchmarkHandle measures the runtime alone, without a transport: one
@@ -26,8 +27,8 @@ func BenchmarkHandle(b *testing.B) {
 		version string // the session's, from initialize; "" on 2026-07-28
 		params  string
 	}{
-		{mcp.Version20260728, "", `{"name":"echo","arguments":{"text":"hello"},` + meta26 + `}`},
-		{mcp.Version20251125, mcp.Version20251125, `{"name":"echo","arguments":{"text":"hello"}}`},
+		{stdio.Version20260728, "", `{"name":"echo","arguments":{"text":"hello"},` + meta26 + `}`},
+		{stdio.Version20251125, stdio.Version20251125, `{"name":"echo","arguments":{"text":"hello"}}`},
 	} {
 		b.Run("era="+era.name, func(b *testing.B) {
 			benchHandle(b, mcp.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, era.version, era.params)
@@ -47,12 +48,12 @@ func benchHandleOn(b *testing.B, srv *mcp.Server, version, params string) {
 	b.Cleanup(sess.Close)
 	ctx := context.Background()
 	if version != "" {
-		if _, err := sess.Handle(ctx, &server.Request{ID: json.RawMessage(`0`), Method: "initialize",
+		if _, err := sess.Handle(ctx, &seam.Request{ID: json.RawMessage(`0`), Method: "initialize",
 			Params: json.RawMessage(`{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	req := &server.Request{ID: json.RawMessage(`1`), Method: "tools/call", Params: json.RawMessage(params), Version: version}
+	req := &seam.Request{ID: json.RawMessage(`1`), Method: "tools/call", Params: json.RawMessage(params), Version: version}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := sess.Handle(ctx, req); err != nil {
@@ -75,8 +76,8 @@ func BenchmarkHandleTraced(b *testing.B) {
 		version string
 		params  string
 	}{
-		{mcp.Version20260728, "", `{"name":"echo","arguments":{"text":"hello"},` + withMeta(mcp.Version20260728, traceparent) + `}`},
-		{mcp.Version20251125, mcp.Version20251125, `{"name":"echo","arguments":{"text":"hello"},` + withMeta(mcp.Version20251125, traceparent) + `}`},
+		{stdio.Version20260728, "", `{"name":"echo","arguments":{"text":"hello"},` + withMeta(stdio.Version20260728, traceparent) + `}`},
+		{stdio.Version20251125, stdio.Version20251125, `{"name":"echo","arguments":{"text":"hello"},` + withMeta(stdio.Version20251125, traceparent) + `}`},
 	} {
 		b.Run("era="+era.name, func(b *testing.B) {
 			benchHandle(b, mcp.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TracerProvider: tp}, era.version, era.params)
@@ -121,7 +122,7 @@ func BenchmarkTypedTool(b *testing.B) {
 		mcp.AddTool(srv, mcp.Tool{Name: "schemas"}, func(context.Context, *mcp.CallToolRequest, forecastArgs) (forecast, error) {
 			return forecast{}, nil
 		})
-		list, err := srv.NewSession(nil).Handle(context.Background(), &server.Request{ID: json.RawMessage(`1`), Method: "tools/list", Params: json.RawMessage(`{` + meta26 + `}`)})
+		list, err := srv.NewSession(nil).Handle(context.Background(), &seam.Request{ID: json.RawMessage(`1`), Method: "tools/list", Params: json.RawMessage(`{` + meta26 + `}`)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -150,8 +151,8 @@ func BenchmarkTypedTool(b *testing.B) {
 		version string
 		params  string
 	}{
-		{mcp.Version20260728, "", `{"name":"forecast",` + args + `,` + meta26 + `}`},
-		{mcp.Version20251125, mcp.Version20251125, `{"name":"forecast",` + args + `}`},
+		{stdio.Version20260728, "", `{"name":"forecast",` + args + `,` + meta26 + `}`},
+		{stdio.Version20251125, stdio.Version20251125, `{"name":"forecast",` + args + `}`},
 	} {
 		for _, tool := range []struct {
 			name  string

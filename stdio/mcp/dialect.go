@@ -7,23 +7,14 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
-	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // This file decides under which protocol revision a request is served
 // (docs/protocol.md, "Era detection"; docs/stdio.md, "Dialects") and runs
 // the 2026-07-28 validation order (docs/protocol.md, "Validation order") up
 // to the point where a method's own params are checked.
-
-// The protocol versions the runtime serves, newest first: 2026-07-28 (the
-// stateless era) and the two legacy revisions, which start with
-// initialize.
-const (
-	Version20260728 = protocol.Version20260728
-	Version20251125 = protocol.Version20251125
-	Version20250618 = protocol.Version20250618
-)
 
 // legacyMethods are the requests a legacy session serves; the 2026-07-28
 // ones are protocol.ModernMethods. subscriptions/listen is served by
@@ -36,7 +27,7 @@ var legacyMethods = []string{"initialize", "ping", "tools/list", "tools/call", "
 // declarations and its params.
 type call struct {
 	sess   *session
-	sreq   *server.Request
+	sreq   *seam.Request
 	method string
 	params json.RawMessage // a JSON object; {} when absent
 	modern bool
@@ -58,7 +49,7 @@ const msgNoMeta = protocol.NoMeta
 
 // classify picks the era of sreq and validates what precedes the method's
 // own params. bare reports a ping outside any era, answered {}.
-func (ss *session) classify(sreq *server.Request) (c *call, bare bool, err *jsonrpc.Error) {
+func (ss *session) classify(sreq *seam.Request) (c *call, bare bool, err *jsonrpc.Error) {
 	srv := ss.srv
 	c = &call{sess: ss, sreq: sreq, method: sreq.Method, params: sreq.Params}
 	if c.params == nil {

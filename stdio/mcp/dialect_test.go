@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
 
@@ -203,7 +204,7 @@ func TestScenario74RemovedMethods(t *testing.T) {
 	}
 	p.eof()
 
-	modern := serve(t, newTestServer(t, mcp.Config{Versions: []string{mcp.Version20260728}}))
+	modern := serve(t, newTestServer(t, mcp.Config{Versions: []string{stdio.Version20260728}}))
 	m := wantError(t, modern.call(request(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`)), "1", -32022)
 	if got := string(m.Error.Data); got != `{"supported":["2026-07-28"],"requested":"2025-11-25"}` {
 		t.Errorf("-32022 data = %s", got)

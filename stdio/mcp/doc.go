@@ -91,10 +91,10 @@
 // [Request.Ask] (and its typed forms [Request.Elicit],
 // [Request.CreateMessage] and [Request.ListRoots]) is the one way to ask
 // the client for input, and it works in both eras. On a 2025 connection it
-// sends the server-to-client request through the connection's [server.Peer]
-// and returns the answer. On 2026-07-28 it returns the answer the client
-// sent in inputResponses (or an earlier round carried in requestState) or,
-// when there is none yet, [ErrInputRequired]: the handler returns that
+// sends the server-to-client request over the connection and returns the
+// answer. On 2026-07-28 it returns the answer the client sent in
+// inputResponses (or an earlier round carried in requestState) or, when
+// there is none yet, [ErrInputRequired]: the handler returns that
 // error, the client gets {resultType:"input_required", inputRequests,
 // requestState}, and its retry runs the handler again from the top, where
 // Ask now finds the answer. Questions are named by keys that stay the same
@@ -147,11 +147,10 @@
 // from its ctx, are its children. subscriptions/listen is traced from its
 // arrival to its acceptance, not for the life of the stream. The client's
 // notifications are not traced: Serve consumes notifications/initialized
-// and notifications/cancelled itself, and calls [server.Session] Notify
-// for the others on its coordinator, where nothing may block, while ending
-// a span runs the program's span processors inline. Without a
-// TracerProvider none of this runs, and a request costs what it did
-// before.
+// and notifications/cancelled itself, and hands the others to the runtime
+// on its coordinator, where nothing may block, while ending a span runs
+// the program's span processors inline. Without a TracerProvider none of
+// this runs, and a request costs what it did before.
 //
 // # Lists
 //

@@ -9,6 +9,7 @@ import (
 	"log"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
@@ -108,7 +109,7 @@ func ExampleAddTool() {
 	res, _ = c.call("tools/call", `{"name":"forecast","arguments":{"days":11,"units":"kelvin"}}`)
 	fmt.Printf("2026-07-28: isError %s, content %s\n", res["isError"], res["content"])
 
-	c.initialize(mcp.Version20250618)
+	c.initialize(stdio.Version20250618)
 	_, rpcErr := c.call("tools/call", `{"name":"forecast","arguments":{"days":11,"units":"kelvin"}}`)
 	fmt.Printf("2025-06-18: error %s %s\n", rpcErr["code"], rpcErr["message"])
 	fmt.Printf("data: %s\n", rpcErr["data"])

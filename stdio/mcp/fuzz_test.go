@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
@@ -76,7 +77,7 @@ func FuzzMetaKey(f *testing.F) {
 			return
 		}
 		params := `{"_meta":{` + v26 + `,` + noCaps + `,` + string(rawKey) + `:1}}`
-		_, err := sess.Handle(context.Background(), &server.Request{ID: json.RawMessage(`1`), Method: "tools/list", Params: json.RawMessage(params)})
+		_, err := sess.Handle(context.Background(), &seam.Request{ID: json.RawMessage(`1`), Method: "tools/list", Params: json.RawMessage(params)})
 		valid := metaKeyOracle.MatchString(decoded)
 		var rpc *jsonrpc.Error
 		switch {

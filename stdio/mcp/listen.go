@@ -7,14 +7,14 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
-	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // This file carries change notifications to clients: on 2026-07-28 over
 // subscriptions/listen streams (docs/protocol.md, "Listen"), on 2025
 // connections as unsolicited notifications through the connection's
-// server.Peer (docs/protocol.md, "Legacy subscriptions").
+// seam.Peer (docs/protocol.md, "Legacy subscriptions").
 //
 // Every receiver (a listen stream, a legacy session) has an eventQueue
 // that coalesces what it has not sent yet: at most one pending list change
@@ -249,7 +249,7 @@ func uriParam(c *call) (string, error) {
 	return uri, nil
 }
 
-// listener is the server.Source of one subscriptions/listen stream.
+// listener is the seam.Source of one subscriptions/listen stream.
 type listener struct {
 	srv                       *Server
 	tools, prompts, resources bool
@@ -262,7 +262,7 @@ type listener struct {
 // (-32601 on a legacy connection), with a notifications filter narrowed to
 // what the server advertises. A server with no tools, prompts or
 // resources has no source: -32601.
-func (ss *session) listen(sreq *server.Request) (server.Source, error) {
+func (ss *session) listen(sreq *seam.Request) (seam.Source, error) {
 	s := ss.srv
 	c, _, rerr := ss.classify(sreq)
 	if rerr != nil {
@@ -368,10 +368,10 @@ func (l *listener) wants(ev event) bool {
 	return false
 }
 
-// Accepted implements server.Source.
+// Accepted implements seam.Source.
 func (l *listener) Accepted() json.RawMessage { return l.accepted }
 
-// Next implements server.Source: it waits for the next change the stream
+// Next implements seam.Source: it waits for the next change the stream
 // asked for. Streams end when the client cancels them or the connection
 // ends; the runtime never ends one itself.
 func (l *listener) Next(ctx context.Context) (string, json.RawMessage, error) {
@@ -383,11 +383,11 @@ func (l *listener) Next(ctx context.Context) (string, json.RawMessage, error) {
 	return method, params, nil
 }
 
-// Close implements server.Source.
+// Close implements seam.Source.
 func (l *listener) Close(error) {
 	l.srv.mu.Lock()
 	delete(l.srv.listeners, l)
 	l.srv.mu.Unlock()
 }
 
-var _ server.Source = (*listener)(nil)
+var _ seam.Source = (*listener)(nil)

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
-	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 func noop(context.Context, *mcp.CallToolRequest) (*mcp.ToolResult, error) {
@@ -118,7 +118,7 @@ func TestChangesCoalesce(t *testing.T) {
 	srv := toolsAndResources(t)
 	sess := srv.NewSession(nil)
 	defer sess.Close()
-	src, err := sess.Listen(context.Background(), &server.Request{ID: json.RawMessage(`1`), Method: "subscriptions/listen",
+	src, err := sess.Listen(context.Background(), &seam.Request{ID: json.RawMessage(`1`), Method: "subscriptions/listen",
 		Params: json.RawMessage(`{` + meta26 + `,"notifications":{"toolsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["test://watched"]}}`)})
 	if err != nil {
 		t.Fatal(err)

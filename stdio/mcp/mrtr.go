@@ -28,7 +28,7 @@ import (
 //
 //   - On a 2025 connection, [Request.Ask] sends each question as a real
 //     server-to-client request (elicitation/create, sampling/createMessage,
-//     roots/list) through the connection's server.Peer, waits for the answer
+//     roots/list) through the connection's seam.Peer, waits for the answer
 //     and returns it: the handler runs once, straight through.
 //   - On 2026-07-28 there are no server-to-client requests. Ask looks the
 //     question's key up in the answers the client sent (inputResponses) or
@@ -472,10 +472,10 @@ func required(c *call, q InputRequest) (ClientCapabilities, bool) {
 	case "elicitation/create":
 		mode := stringMember(q.Params, "mode")
 		switch {
-		case mode == "url" && c.version == Version20250618:
+		case mode == "url" && c.version == protocol.Version20250618:
 			need.Elicitation = &ElicitationCapability{URL: empty}
 			return need, false
-		case c.version == Version20250618:
+		case c.version == protocol.Version20250618:
 			need.Elicitation = &ElicitationCapability{}
 		case mode == "url":
 			need.Elicitation = &ElicitationCapability{URL: empty}
@@ -526,10 +526,10 @@ func eraParams(q InputRequest, version string) json.RawMessage {
 	}
 	p := q.Params
 	switch version {
-	case Version20250618:
+	case protocol.Version20250618:
 		p = withoutMember(p, "mode")
 		p = withoutMember(p, "elicitationId")
-	case Version20251125:
+	case protocol.Version20251125:
 		if stringMember(p, "mode") == "url" && stringMember(p, "elicitationId") == "" {
 			id := make([]byte, 16)
 			rand.Read(id)

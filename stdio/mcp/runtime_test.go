@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
 
@@ -220,7 +221,7 @@ func TestNewServerInvalidConfig(t *testing.T) {
 		want string
 	}{
 		{mcp.Config{Versions: []string{"2024-11-05"}}, "Versions"},
-		{mcp.Config{Versions: []string{mcp.Version20251125, mcp.Version20251125}}, "Versions"},
+		{mcp.Config{Versions: []string{stdio.Version20251125, stdio.Version20251125}}, "Versions"},
 		{mcp.Config{PageSize: -1}, "PageSize"},
 		{mcp.Config{CacheTTL: -time.Second}, "CacheTTL"},
 		{mcp.Config{RequestStateTTL: -time.Second}, "RequestStateTTL"},

@@ -16,8 +16,8 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
-	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
 
 // Defaults of Config.
@@ -26,18 +26,16 @@ const (
 	DefaultRequestStateTTL = 10 * time.Minute
 )
 
-// DefaultVersions is Config.Versions' default: every version the
-// runtime serves, 2026-07-28 preferred.
-var DefaultVersions = slices.Clone(protocol.Versions)
-
 // Config configures a [Server]. Its zero value means the defaults,
 // filled in by [NewServer].
 type Config struct {
 	// Versions are the protocol versions served, in preference order
-	// (default DefaultVersions). 2026-07-28 enables the stateless era;
-	// 2025-11-25 and 2025-06-18 enable initialize. With only 2026-07-28,
-	// initialize is answered -32022; with only legacy versions,
-	// server/discover is.
+	// (default: all three, 2026-07-28 preferred, as
+	// [github.com/mcpbridge/mcpbridge/stdio.DefaultVersions] returns them;
+	// the version constants are that package's too). 2026-07-28 enables
+	// the stateless era; 2025-11-25 and 2025-06-18 enable initialize. With
+	// only 2026-07-28, initialize is answered -32022; with only legacy
+	// versions, server/discover is.
 	Versions []string
 	// Instructions, if not empty, tells clients how to use the server; it
 	// goes in the initialize and server/discover results.
@@ -157,7 +155,7 @@ func NewServer(info Implementation, cfg Config) (*Server, error) {
 
 func (cfg Config) normalize() (Config, error) {
 	if len(cfg.Versions) == 0 {
-		cfg.Versions = DefaultVersions
+		cfg.Versions = protocol.Versions
 	}
 	seen := map[string]bool{}
 	for _, v := range cfg.Versions {
@@ -199,11 +197,12 @@ func (s *Server) features() features {
 	return s.has
 }
 
-// NewSession implements [server.Runtime]: it starts the state of one
-// connection. A legacy session keeps what initialize declared, its log
-// level and its resource subscriptions; a 2026-07-28 client needs none of
-// it, since every request carries its own.
-func (s *Server) NewSession(peer server.Peer) server.Session {
+// NewSession implements [server.Runtime]: [server.Serve] and [server.Run]
+// call it to start the state of one connection; a program has no other use
+// for it. A legacy session keeps what initialize declared, its log level
+// and its resource subscriptions; a 2026-07-28 client needs none of it,
+// since every request carries its own.
+func (s *Server) NewSession(peer seam.Peer) seam.Session {
 	ss := &session{srv: s, peer: peer, done: make(chan struct{})}
 	ss.queue.init()
 	s.mu.Lock()
@@ -212,10 +211,10 @@ func (s *Server) NewSession(peer server.Peer) server.Session {
 	return ss
 }
 
-// session is one connection: a server.Session.
+// session is one connection: a seam.Session.
 type session struct {
 	srv  *Server
-	peer server.Peer
+	peer seam.Peer
 
 	mu         sync.Mutex
 	caps       ClientCapabilities // from the last initialize
@@ -238,10 +237,10 @@ func (ss *session) legacyClient() (ClientCapabilities, json.RawMessage) {
 	return ss.caps, ss.clientInfo
 }
 
-// Handle implements [server.Session]: it classifies the request's era,
+// Handle implements seam.Session: it classifies the request's era,
 // validates it and dispatches it, under a server span when the Server
 // traces (trace.go).
-func (ss *session) Handle(ctx context.Context, sreq *server.Request) (json.RawMessage, error) {
+func (ss *session) Handle(ctx context.Context, sreq *seam.Request) (json.RawMessage, error) {
 	if ss.srv.tracer != nil {
 		return ss.traceHandle(ctx, sreq)
 	}
@@ -251,7 +250,7 @@ func (ss *session) Handle(ctx context.Context, sreq *server.Request) (json.RawMe
 
 // handle is Handle's work. It also returns the classified call, nil when
 // the request was refused before it was classified.
-func (ss *session) handle(ctx context.Context, sreq *server.Request) (json.RawMessage, *call, error) {
+func (ss *session) handle(ctx context.Context, sreq *seam.Request) (json.RawMessage, *call, error) {
 	c, bare, rerr := ss.classify(sreq)
 	if rerr != nil {
 		return nil, nil, rerr
@@ -396,23 +395,23 @@ func marshalReply(v any) (*reply, error) {
 	return &reply{body: body}, nil
 }
 
-// Listen implements [server.Session] for subscriptions/listen (listen.go).
-func (ss *session) Listen(ctx context.Context, sreq *server.Request) (server.Source, error) {
+// Listen implements seam.Session for subscriptions/listen (listen.go).
+func (ss *session) Listen(ctx context.Context, sreq *seam.Request) (seam.Source, error) {
 	if ss.srv.tracer != nil {
 		return ss.traceListen(ctx, sreq)
 	}
 	return ss.listen(sreq)
 }
 
-// Notify implements [server.Session]. The client's notifications need no
+// Notify implements seam.Session. The client's notifications need no
 // action: cancellation is the transport's, and the runtime caches nothing
 // that notifications/roots/list_changed would invalidate.
 func (ss *session) Notify(context.Context, string, json.RawMessage) {}
 
-// ServerInfo implements [server.Session].
+// ServerInfo implements seam.Session.
 func (ss *session) ServerInfo() json.RawMessage { return ss.srv.info }
 
-// Close implements [server.Session]: it forgets the connection and stops
+// Close implements seam.Session: it forgets the connection and stops
 // its notification pump.
 func (ss *session) Close() {
 	s := ss.srv

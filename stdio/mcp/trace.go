@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
@@ -42,7 +43,7 @@ const (
 )
 
 // traceHandle is Handle under a server span.
-func (ss *session) traceHandle(ctx context.Context, sreq *server.Request) (out json.RawMessage, err error) {
+func (ss *session) traceHandle(ctx context.Context, sreq *seam.Request) (out json.RawMessage, err error) {
 	ctx, span := ss.srv.startSpan(ctx, sreq)
 	var c *call
 	done := false
@@ -62,7 +63,7 @@ func (ss *session) traceHandle(ctx context.Context, sreq *server.Request) (out j
 // traceListen is Listen under a server span, which covers the opening of
 // the stream (validation and acceptance), not its life: a stream lasts as
 // long as the client wants, and a span is exported only when it ends.
-func (ss *session) traceListen(ctx context.Context, sreq *server.Request) (server.Source, error) {
+func (ss *session) traceListen(ctx context.Context, sreq *seam.Request) (seam.Source, error) {
 	ctx, span := ss.srv.startSpan(ctx, sreq)
 	src, err := ss.listen(sreq)
 	endSpan(ctx, span, spanVersion(nil, sreq), false, err)
@@ -74,7 +75,7 @@ func (ss *session) traceListen(ctx context.Context, sreq *server.Request) (serve
 // it is a new root. A span in ctx itself (Serve's ctx) is not the parent
 // but a link, as the conventions ask ("Context propagation"). The returned
 // ctx, which the handler gets, carries the span and any baggage of _meta.
-func (s *Server) startSpan(ctx context.Context, sreq *server.Request) (context.Context, trace.Span) {
+func (s *Server) startSpan(ctx context.Context, sreq *seam.Request) (context.Context, trace.Span) {
 	method := sreq.Method
 	name := method
 	if !knownMethod(method) {
@@ -156,7 +157,7 @@ func idText(id json.RawMessage) string {
 // spanVersion is mcp.protocol.version: the version the request was served
 // under (the negotiated one for initialize); when it was refused before
 // that was known, the version its _meta asked for, else the session's.
-func spanVersion(c *call, sreq *server.Request) string {
+func spanVersion(c *call, sreq *seam.Request) string {
 	if c != nil && c.version != "" {
 		return c.version
 	}

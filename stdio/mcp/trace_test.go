@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -17,7 +18,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
@@ -93,7 +96,7 @@ func attrs(s tracetest.SpanStub) map[string]string {
 // there is nothing to put in it.
 func withMeta(era, extra string) string {
 	var members []string
-	if era == mcp.Version20260728 {
+	if era == stdio.Version20260728 {
 		members = append(members, v26, noCaps, infoMeta)
 	}
 	if extra != "" {
@@ -121,11 +124,11 @@ func params(members ...string) string {
 // caller's span from params._meta, in both eras, through the real
 // transport.
 func TestTracing(t *testing.T) {
-	for _, era := range []string{mcp.Version20260728, mcp.Version20251125} {
+	for _, era := range []string{stdio.Version20260728, stdio.Version20251125} {
 		t.Run(era, func(t *testing.T) {
 			srv, exp := tracedServer(t)
 			p := serve(t, srv)
-			if era != mcp.Version20260728 {
+			if era != stdio.Version20260728 {
 				// Asked for an unknown version, the server counter-offers:
 				// the span records the version negotiated.
 				wantResult(t, p.call(request("init", "initialize", `{"protocolVersion":"2099-01-01","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)), `"init"`)
@@ -150,7 +153,7 @@ func TestTracing(t *testing.T) {
 				return with(common("tools/call"), "gen_ai.tool.name", name, "gen_ai.operation.name", "execute_tool")
 			}
 			notFound := "-32602" // a missing resource, by era
-			if era != mcp.Version20260728 {
+			if era != stdio.Version20260728 {
 				notFound = "-32002"
 			}
 			for i, tc := range []struct {
@@ -240,7 +243,7 @@ func checkSpan(t *testing.T, s tracetest.SpanStub, name string, attributes map[s
 func handle(ctx context.Context, srv *mcp.Server, id, method, params string) (json.RawMessage, error) {
 	sess := srv.NewSession(nil)
 	defer sess.Close()
-	return sess.Handle(ctx, &server.Request{ID: json.RawMessage(id), Method: method, Params: json.RawMessage(params)})
+	return sess.Handle(ctx, &seam.Request{ID: json.RawMessage(id), Method: method, Params: json.RawMessage(params)})
 }
 
 // When the request's ctx ends before the handler does, Serve discards the
@@ -250,14 +253,14 @@ func handle(ctx context.Context, srv *mcp.Server, id, method, params string) (js
 // the -32603 Serve answers.
 func TestTracingOutcomes(t *testing.T) {
 	srv, exp := tracedServer(t)
-	call := params(`"name":"park"`, withMeta(mcp.Version20260728, traceparent))
+	call := params(`"name":"park"`, withMeta(stdio.Version20260728, traceparent))
 	// The deadline expired and the ctx wears it as Serve's workers' do.
 	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
 	cancelled, cancelCause := context.WithCancelCause(context.Background())
 	cancelCause(fmt.Errorf("%w: the user gave up", server.ErrCancelled))
 	stopped, stop := context.WithCancelCause(context.Background())
-	stop(server.ErrExecutorClosed)
+	stop(io.EOF) // Serve stops at the end of its input with this cause
 
 	for _, tc := range []struct {
 		name      string
@@ -280,7 +283,7 @@ func TestTracingOutcomes(t *testing.T) {
 				defer func() { <-fixtureEvents.started; <-fixtureEvents.cancelled }()
 			}
 			handle(tc.ctx, srv, id, "tools/call", tc.params)
-			want := map[string]string{"mcp.method.name": "tools/call", "network.transport": "pipe", "mcp.protocol.version": mcp.Version20260728,
+			want := map[string]string{"mcp.method.name": "tools/call", "network.transport": "pipe", "mcp.protocol.version": stdio.Version20260728,
 				"jsonrpc.request.id": tc.name, "gen_ai.tool.name": "park", "gen_ai.operation.name": "execute_tool"}
 			for k, v := range tc.wantAttrs {
 				want[k] = v
@@ -296,9 +299,9 @@ func TestTracingOutcomes(t *testing.T) {
 					t.Fatal("Handle of the panicking tool returned")
 				}
 			}()
-			handle(context.Background(), srv, "9", "tools/call", params(`"name":"panic"`, withMeta(mcp.Version20260728, "")))
+			handle(context.Background(), srv, "9", "tools/call", params(`"name":"panic"`, withMeta(stdio.Version20260728, "")))
 		}()
-		want := map[string]string{"mcp.method.name": "tools/call", "network.transport": "pipe", "mcp.protocol.version": mcp.Version20260728,
+		want := map[string]string{"mcp.method.name": "tools/call", "network.transport": "pipe", "mcp.protocol.version": stdio.Version20260728,
 			"jsonrpc.request.id": "9", "gen_ai.tool.name": "panic", "gen_ai.operation.name": "execute_tool",
 			"rpc.response.status_code": "-32603", "error.type": "-32603"}
 		checkSpan(t, spanByID(t, exp, "9"), "tools/call panic", want, sdktrace.Status{Code: codes.Error, Description: "Request worker failed"}, false)
@@ -325,7 +328,7 @@ func TestTracingContext(t *testing.T) {
 		{"no meta", `"baggage":"user=ada"`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := handle(ambientCtx, srv, `"`+tc.name+`"`, "tools/call", params(`"name":"whoami"`, withMeta(mcp.Version20260728, tc.meta)))
+			res, err := handle(ambientCtx, srv, `"`+tc.name+`"`, "tools/call", params(`"name":"whoami"`, withMeta(stdio.Version20260728, tc.meta)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -333,7 +336,7 @@ func TestTracingContext(t *testing.T) {
 			if got, want := field(res, "content"), `[{"type":"text","text":"`+s.SpanContext.SpanID().String()+` ada"}]`; got != want {
 				t.Errorf("whoami = %s, want %s: the server span and the baggage", got, want)
 			}
-			want := map[string]string{"mcp.method.name": "tools/call", "network.transport": "pipe", "mcp.protocol.version": mcp.Version20260728,
+			want := map[string]string{"mcp.method.name": "tools/call", "network.transport": "pipe", "mcp.protocol.version": stdio.Version20260728,
 				"jsonrpc.request.id": tc.name, "gen_ai.tool.name": "whoami", "gen_ai.operation.name": "execute_tool"}
 			checkSpan(t, s, "tools/call whoami", want, sdktrace.Status{}, tc.parented)
 			if len(s.Links) != 1 || !s.Links[0].SpanContext.Equal(ambient.SpanContext()) {
@@ -349,24 +352,24 @@ func TestTracingListen(t *testing.T) {
 	srv, exp := tracedServer(t)
 	sess := srv.NewSession(nil)
 	defer sess.Close()
-	src, err := sess.Listen(context.Background(), &server.Request{ID: json.RawMessage(`"L"`), Method: "subscriptions/listen",
-		Params: json.RawMessage(params(withMeta(mcp.Version20260728, traceparent), `"notifications":{"toolsListChanged":true}`))})
+	src, err := sess.Listen(context.Background(), &seam.Request{ID: json.RawMessage(`"L"`), Method: "subscriptions/listen",
+		Params: json.RawMessage(params(withMeta(stdio.Version20260728, traceparent), `"notifications":{"toolsListChanged":true}`))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	src.Close(nil)
 	want := map[string]string{"mcp.method.name": "subscriptions/listen", "network.transport": "pipe",
-		"mcp.protocol.version": mcp.Version20260728, "jsonrpc.request.id": "L"}
+		"mcp.protocol.version": stdio.Version20260728, "jsonrpc.request.id": "L"}
 	checkSpan(t, spanByID(t, exp, "L"), "subscriptions/listen", want, sdktrace.Status{}, true)
 
-	_, err = sess.Listen(context.Background(), &server.Request{ID: json.RawMessage(`"L2"`), Method: "subscriptions/listen",
-		Params: json.RawMessage(`{"notifications":{}}`), Version: mcp.Version20251125})
+	_, err = sess.Listen(context.Background(), &seam.Request{ID: json.RawMessage(`"L2"`), Method: "subscriptions/listen",
+		Params: json.RawMessage(`{"notifications":{}}`), Version: stdio.Version20251125})
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeMethodNotFound {
 		t.Fatalf("legacy listen = %v, want -32601", err)
 	}
 	want = map[string]string{"mcp.method.name": "subscriptions/listen", "network.transport": "pipe",
-		"mcp.protocol.version": mcp.Version20251125, "jsonrpc.request.id": "L2", "rpc.response.status_code": "-32601"}
+		"mcp.protocol.version": stdio.Version20251125, "jsonrpc.request.id": "L2", "rpc.response.status_code": "-32601"}
 	checkSpan(t, spanByID(t, exp, "L2"), "subscriptions/listen", want, sdktrace.Status{}, false)
 }
 

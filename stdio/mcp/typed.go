@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -141,7 +142,7 @@ func AddTool[In, Out any](s *Server, t Tool, h ToolFunc[In, Out]) {
 // request's protocol version requires (docs/protocol.md, "Argument
 // validation").
 func invalidArguments(req *CallToolRequest, err *ValidationError) (*ToolResult, error) {
-	if req.ProtocolVersion() == Version20250618 {
+	if req.ProtocolVersion() == protocol.Version20250618 {
 		return nil, jsonrpc.WithData(jsonrpc.CodeInvalidParams, "Invalid params: "+err.Error(), violationData(err))
 	}
 	meta, merr := rawjson.Marshal(map[string][]Violation{MetaArgumentErrors: err.Violations})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 )
@@ -71,7 +72,7 @@ type eraClient struct {
 
 func newEraClient(t *testing.T, srv *mcp.Server, version string) *eraClient {
 	p := serve(t, srv)
-	if version != mcp.Version20260728 {
+	if version != stdio.Version20260728 {
 		p.initialize(version, `{}`)
 	}
 	return &eraClient{p: p, version: version}
@@ -79,14 +80,14 @@ func newEraClient(t *testing.T, srv *mcp.Server, version string) *eraClient {
 
 func (c *eraClient) call(method, params string) (string, string) {
 	c.next++
-	if c.version == mcp.Version20260728 {
+	if c.version == stdio.Version20260728 {
 		params = strings.TrimSuffix(params, "}") + `,` + meta26 + `}`
 		params = strings.Replace(params, "{,", "{", 1)
 	}
 	return c.p.call(request(c.next, method, params)), fmt.Sprint(c.next)
 }
 
-var eras = []string{mcp.Version20250618, mcp.Version20251125, mcp.Version20260728}
+var eras = []string{stdio.Version20250618, stdio.Version20251125, stdio.Version20260728}
 
 // Arguments that break the schema are answered in every era as its
 // specification says: -32602 with data.errors on 2025-06-18; an isError
@@ -124,7 +125,7 @@ func TestTypedToolValidation(t *testing.T) {
 			for _, tc := range cases {
 				line, id := c.call("tools/call", `{"name":"check","arguments":`+tc.args+`}`)
 				text := (&mcp.ValidationError{Violations: tc.want}).Error()
-				if era == mcp.Version20250618 {
+				if era == stdio.Version20250618 {
 					m := wantError(t, line, id, -32602)
 					var data struct{ Errors []mcp.Violation }
 					if err := json.Unmarshal(m.Error.Data, &data); err != nil {
@@ -199,7 +200,7 @@ func TestTypedToolResult(t *testing.T) {
 // tools/list carries the schemas inferred from the Go types, mcp tags
 // applied, input closed.
 func TestTypedToolSchemas(t *testing.T) {
-	c := newEraClient(t, typedServer(t), mcp.Version20260728)
+	c := newEraClient(t, typedServer(t), stdio.Version20260728)
 	line, id := c.call("tools/list", `{}`)
 	var list struct{ Tools []mcp.Tool }
 	if err := json.Unmarshal(wantResult(t, line, id), &list); err != nil || len(list.Tools) != 1 {
@@ -223,7 +224,7 @@ func TestTypedToolSchemas(t *testing.T) {
 
 // At most ten violations are reported, however many there are.
 func TestTypedToolViolationsBounded(t *testing.T) {
-	c := newEraClient(t, typedServer(t), mcp.Version20250618)
+	c := newEraClient(t, typedServer(t), stdio.Version20250618)
 	var args []string
 	for i := range 25 {
 		args = append(args, fmt.Sprintf(`"x%d":%d`, i, i))
@@ -266,7 +267,7 @@ func TestTypedToolKinds(t *testing.T) {
 		}
 		return []int{in.X}, nil
 	})
-	c := newEraClient(t, srv, mcp.Version20251125)
+	c := newEraClient(t, srv, stdio.Version20251125)
 	for _, tc := range []struct{ tool, args, want string }{
 		{"ptr", `{"x":3}`, `{"content":[{"type":"text","text":"x=3"}]}`},
 		{"ptr", `{"y":3}`, `"isError":true`},
@@ -419,7 +420,7 @@ func TestTypedResourceTemplate(t *testing.T) {
 				t.Errorf("contents = %s", got)
 			}
 			code := int64(-32002)
-			if era == mcp.Version20260728 {
+			if era == stdio.Version20260728 {
 				code = -32602
 			}
 			for _, uri := range []string{"users/abc/posts/x", "users/1.5/posts/x", "users/0/posts/x", "users/99999999999999999999/posts/x"} {
@@ -529,7 +530,7 @@ func TestElicitTyped(t *testing.T) {
 // On a 2025 connection, Elicit sends the form as a real elicitation/create.
 func TestElicitTypedLegacy(t *testing.T) {
 	p := serve(t, elicitServer(t))
-	p.initialize(mcp.Version20251125, `{"elicitation":{}}`)
+	p.initialize(stdio.Version20251125, `{"elicitation":{}}`)
 	p.send(request(1, "tools/call", `{"name":"signup"}`))
 	ask := decode(t, p.next())
 	if ask.Method != "elicitation/create" || !strings.Contains(string(ask.Params), `"message":"Who are you?"`) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 )
 
 // BenchmarkServeEcho measures Serve's echo throughput over io.Pipe with 1,
@@ -15,7 +17,7 @@ func BenchmarkServeEcho(b *testing.B) {
 	for _, inflight := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) {
 			rt := newFakeRuntime()
-			rt.handle = func(_ context.Context, req *Request) (json.RawMessage, error) { return req.Params, nil }
+			rt.handle = func(_ context.Context, req *seam.Request) (json.RawMessage, error) { return req.Params, nil }
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			errc := make(chan error, 1)

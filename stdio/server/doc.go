@@ -26,18 +26,16 @@
 //     connection's state (requests and streams by id, the negotiated
 //     version), serialises every write (one frame per Write, one at a time,
 //     each within WriteTimeout) and never waits on a handler.
-//   - [Executor] is the execution policy: bounded concurrency, a bounded
-//     FIFO queue, a deadline per request counted from admission, and
-//     cancellation. It knows nothing of the transport and may be shared by
-//     several connections.
-//   - [Runtime], [Session], [Request], [Peer], [Source] and
-//     [ProgressReporter] are the seam to the MCP runtime, which owns
+//   - Its executor is the execution policy: bounded concurrency, a
+//     bounded FIFO queue, a deadline per request counted from admission,
+//     and cancellation, as [Config] sets them.
+//   - [Runtime] is the MCP runtime it serves, an *mcp.Server, which owns
 //     everything MCP: dialects, validation, result stamping, tools,
-//     resources and prompts. The seam passes raw JSON.
+//     resources and prompts. What crosses between them, raw JSON, is
+//     internal to this module.
 //
-// Bounds, all configurable in [Config] or [ExecutorConfig]: an input line
-// is at most 2,000,000 bytes; 32 requests run and 256 wait; 32 listen
-// streams are open, each with one event in flight; one frame is written at
-// a time, within 5 s. Excess is refused with -32603 and
+// Bounds, all configurable in [Config]: an input line is at most 2,000,000
+// bytes; 32 requests run and 256 wait; 32 listen streams are open, each
+// with one event in flight; one frame is written at a time, within 5 s. Excess is refused with -32603 and
 // {"retryable":true,"limit":N}; nothing queues without a bound.
 package server

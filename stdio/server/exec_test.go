@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 )
 
 // Server: concurrency and capacity (docs/stdio.md, scenarios 53-61).
@@ -113,20 +115,20 @@ func TestServeRequestTimeoutHonoured(t *testing.T) { // scenario 55, with a hand
 
 func TestServeSlotHeldUntilReturn(t *testing.T) { // scenario 56
 	synctest.Test(t, func(t *testing.T) {
-		exec, err := NewExecutor(ExecutorConfig{MaxConcurrency: 1})
+		exec, err := newExecutor(executorConfig{MaxConcurrency: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer exec.Close()
 		rt := newFakeRuntime()
-		h := startServe(t, rt, Config{Executor: exec, RequestTimeout: 20 * time.Millisecond})
+		h := startServe(t, rt, Config{executor: exec, RequestTimeout: 20 * time.Millisecond})
 		h.sendLine(reqLine(1, "ignore", `{"gate":"a"}`))
 		if got := h.next(); got != errorLine("1", -32603, "Request execution timed out", "") {
 			t.Fatalf("got %s, want the timeout error", got)
 		}
 		h.sendLine(reqLine(1, "echo", `{"reused":true}`)) // the id is free at once...
 		synctest.Wait()
-		if got, want := exec.Stats(), (ExecutorStats{Running: 1, Queued: 1}); got != want {
+		if got, want := exec.Stats(), (executorStats{Running: 1, Queued: 1}); got != want {
 			t.Errorf("Stats = %+v, want %+v: the slot stays held", got, want) // ...the slot is not
 		}
 		h.quiet()
@@ -146,23 +148,23 @@ func TestServeSlotHeldUntilReturn(t *testing.T) { // scenario 56
 
 func TestServeInjectedExecutor(t *testing.T) { // scenario 57
 	t.Run("usable after Serve", func(t *testing.T) {
-		exec, _ := NewExecutor(ExecutorConfig{})
+		exec, _ := newExecutor(executorConfig{})
 		defer exec.Close()
-		lines, err := serveString(t, newFakeRuntime(), Config{Executor: exec}, reqLine(1, "echo", `{}`)+"\n")
+		lines, err := serveString(t, newFakeRuntime(), Config{executor: exec}, reqLine(1, "echo", `{}`)+"\n")
 		if err != nil || len(lines) != 1 {
 			t.Fatalf("Serve = %v, %q", err, lines)
 		}
 		ran := make(chan struct{})
-		if _, err := exec.Submit(context.Background(), Job{Run: func(context.Context) { close(ran) }}); err != nil {
+		if _, err := exec.Submit(context.Background(), job{Run: func(context.Context) { close(ran) }}); err != nil {
 			t.Fatalf("Submit after Serve = %v", err)
 		}
 		<-ran
 	})
 	t.Run("closed mid-request after EOF", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			exec, _ := NewExecutor(ExecutorConfig{})
+			exec, _ := newExecutor(executorConfig{})
 			rt := newFakeRuntime()
-			h := startServe(t, rt, Config{Executor: exec})
+			h := startServe(t, rt, Config{executor: exec})
 			h.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 			rt.waitEvent(t, "start")
 			h.eof()
@@ -171,36 +173,36 @@ func TestServeInjectedExecutor(t *testing.T) { // scenario 57
 			if got := h.next(); got != errorLine("1", -32603, "Request executor closed", "") {
 				t.Errorf("pending request got %s", got)
 			}
-			if err := h.wait(); !errors.Is(err, ErrExecutorClosed) {
+			if err := h.wait(); !errors.Is(err, errExecutorClosed) {
 				t.Errorf("Serve = %v, want ErrExecutorClosed", err)
 			}
-			if ev := rt.waitEvent(t, "end"); !errors.Is(ev.err, ErrExecutorClosed) {
+			if ev := rt.waitEvent(t, "end"); !errors.Is(ev.err, errExecutorClosed) {
 				t.Errorf("handler ctx cause %v", ev.err)
 			}
 		})
 	})
 	t.Run("closed while idle", func(t *testing.T) {
-		exec, _ := NewExecutor(ExecutorConfig{})
-		h := startServe(t, newFakeRuntime(), Config{Executor: exec})
+		exec, _ := newExecutor(executorConfig{})
+		h := startServe(t, newFakeRuntime(), Config{executor: exec})
 		h.sendLine(reqLine(1, "echo", `{}`))
 		h.next()
 		exec.Close()
-		if err := h.wait(); !errors.Is(err, ErrExecutorClosed) {
+		if err := h.wait(); !errors.Is(err, errExecutorClosed) {
 			t.Errorf("Serve = %v, want ErrExecutorClosed without waiting for another request", err)
 		}
 	})
 	t.Run("closed before Serve", func(t *testing.T) {
-		exec, _ := NewExecutor(ExecutorConfig{})
+		exec, _ := newExecutor(executorConfig{})
 		exec.Close()
-		if err := Serve(context.Background(), newFakeRuntime(), unreadInput{t}, io.Discard, Config{Executor: exec}); !errors.Is(err, ErrExecutorClosed) {
+		if err := Serve(context.Background(), newFakeRuntime(), unreadInput{t}, io.Discard, Config{executor: exec}); !errors.Is(err, errExecutorClosed) {
 			t.Errorf("Serve = %v, want ErrExecutorClosed before reading anything", err)
 		}
 	})
 	t.Run("submit fails", func(t *testing.T) {
-		exec, _ := NewExecutor(ExecutorConfig{})
+		exec, _ := newExecutor(executorConfig{})
 		defer exec.Close()
 		exec.submitHook = func() error { return errors.New("executor unreachable") }
-		lines, err := serveString(t, newFakeRuntime(), Config{Executor: exec}, reqLine(1, "echo", `{}`)+"\n")
+		lines, err := serveString(t, newFakeRuntime(), Config{executor: exec}, reqLine(1, "echo", `{}`)+"\n")
 		if err != nil || !cmp.Equal(lines, []string{errorLine("1", -32603, "Request executor unavailable", "")}) {
 			t.Errorf("Serve = %v, %q; want -32603 and a clean exit", err, lines)
 		}
@@ -278,7 +280,7 @@ func TestServeDuplicateID(t *testing.T) { // scenario 60
 func TestServeContextCancelled(t *testing.T) { // scenario 61
 	rt := newFakeRuntime()
 	src := newFakeSource(`{"toolsListChanged":true}`)
-	rt.listen = func(context.Context, *Request) (Source, error) { return src, nil }
+	rt.listen = func(context.Context, *seam.Request) (seam.Source, error) { return src, nil }
 	h := startServe(t, rt, Config{})
 	h.sendLine(reqLine(1, "block", `{"gate":"never"}`))
 	rt.waitEvent(t, "start")

@@ -10,9 +10,11 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 )
 
-// Executor defaults (docs/stdio.md, "Server"; docs/stdio.md,
+// executor defaults (docs/stdio.md, "Server"; docs/stdio.md,
 // "Memory and timing").
 const (
 	defaultMaxConcurrency = 32
@@ -23,30 +25,25 @@ const (
 	// next job before it exits. Under load every job then starts on a
 	// worker whose stack has already grown, instead of on a new goroutine
 	// that grows its stack again (the copying was 15% of a small server's
-	// CPU at 64 requests in flight); idle, the Executor shrinks back to no
+	// CPU at 64 requests in flight); idle, the executor shrinks back to no
 	// goroutine within a second.
 	workerLinger = time.Second
 )
 
-var (
-	// ErrCapacity reports a full bounded resource: [Executor.Submit]
-	// returns it when MaxConcurrency jobs run and MaxQueue wait, and Serve
-	// closes a [Source] refused over Config.MaxSubscriptions with it.
-	ErrCapacity = errors.New("stdio: capacity exhausted")
+// errExecutorClosed is returned by [executor.Submit] after
+// [executor.Close], is the cause of the jobs Close aborts, and is what
+// [Serve] returns when an executor supplied by a test closes under it (the
+// executor Serve makes is closed only after every request has been
+// cancelled).
+var errExecutorClosed = errors.New("stdio: executor closed")
 
-	// ErrExecutorClosed is returned by [Executor.Submit] after
-	// [Executor.Close], is the cause of the jobs Close aborts, and is what
-	// [Serve] returns when its executor closes under it.
-	ErrExecutorClosed = errors.New("stdio: executor closed")
-)
-
-// errDeadline is the context cause of a job whose deadline passed; Job.OnAbort
+// errDeadline is the context cause of a job whose deadline passed; job.OnAbort
 // receives context.DeadlineExceeded instead.
 var errDeadline = fmt.Errorf("stdio: job deadline: %w", context.DeadlineExceeded)
 
-// ExecutorConfig configures an [Executor]. Its zero value means the
+// executorConfig configures an [executor]. Its zero value means the
 // defaults.
-type ExecutorConfig struct {
+type executorConfig struct {
 	// MaxConcurrency is the number of jobs that run at once (default 32). A
 	// slot frees only when a job's Run returns, whatever happened to its
 	// context, so Run goroutines never exceed it. Negative is invalid.
@@ -56,7 +53,7 @@ type ExecutorConfig struct {
 	// finds every slot taken is refused.
 	MaxQueue int
 	// RequestTimeout is a job's deadline, counted from admission so that
-	// time spent queued counts, unless [Job.Timeout] says otherwise
+	// time spent queued counts, unless [job.Timeout] says otherwise
 	// (default 30 s). Negative means none.
 	RequestTimeout time.Duration
 	// Logger receives jobs that panic, with their stack (default: slog text
@@ -64,28 +61,28 @@ type ExecutorConfig struct {
 	Logger *slog.Logger
 }
 
-// Job is one unit of work for an [Executor].
-type Job struct {
+// job is one unit of work for an [executor].
+type job struct {
 	// Run does the work, in a worker goroutine. Its ctx, derived from the
 	// ctx given to Submit, ends at the job's deadline, when the job is
 	// cancelled (context.Cause gives the cancel's cause), or when the
-	// Executor closes (cause ErrExecutorClosed).
+	// executor closes (cause errExecutorClosed).
 	Run func(ctx context.Context)
-	// Timeout overrides ExecutorConfig.RequestTimeout for this job when
+	// Timeout overrides executorConfig.RequestTimeout for this job when
 	// non-zero; negative means no deadline.
 	Timeout time.Duration
 	// OnAbort, if set, is called at most once when the job ends without Run
 	// finishing in time: with context.DeadlineExceeded when its deadline
 	// passes, queued or running (at the deadline, even if Run ignores its
-	// ctx); with ErrExecutorClosed when Close drops or interrupts it; or
+	// ctx); with errExecutorClosed when Close drops or interrupts it; or
 	// with an error describing a panic in Run. It is never called after the
 	// job's cancel function, nor once Run has returned normally with its
 	// ctx still live. It may run on any goroutine and must not block.
 	OnAbort func(cause error)
 }
 
-// ExecutorStats is a snapshot of an [Executor]'s load.
-type ExecutorStats struct {
+// executorStats is a snapshot of an [executor]'s load.
+type executorStats struct {
 	// Running counts jobs whose Run has not returned, including those whose
 	// deadline passed or that were cancelled: they still hold their slot.
 	Running int
@@ -93,24 +90,24 @@ type ExecutorStats struct {
 	Queued int
 }
 
-// Executor runs jobs with bounded concurrency, a bounded FIFO queue and a
+// executor runs jobs with bounded concurrency, a bounded FIFO queue and a
 // per-job deadline counted from admission (docs/stdio.md,
 // "Admission, ids and cancellation"). It knows nothing of JSON-RPC or
-// stdio, so one Executor can serve several connections and transports at
+// stdio, so one executor could serve several connections and transports at
 // once. It is safe for concurrent use.
 //
 // A job is admitted by Submit: it starts at once if a slot is free, waits in
-// the queue otherwise, and is refused with ErrCapacity only when every slot
+// the queue otherwise, and is refused with seam.ErrCapacity only when every slot
 // is taken and the queue is full. Go cannot stop a goroutine, so a slot is
 // freed only when its Run returns; a job whose deadline passed or that was
 // cancelled keeps its slot until then.
 //
 // Each running job has a worker goroutine. A worker whose queue ran dry
-// lingers for up to a second for the next job, so that a busy Executor
+// lingers for up to a second for the next job, so that a busy executor
 // reuses its goroutines; at most MaxConcurrency linger, and Close ends them.
 //
-// The zero Executor is not usable; make one with [NewExecutor].
-type Executor struct {
+// The zero executor is not usable; make one with [newExecutor].
+type executor struct {
 	maxConcurrency int
 	maxQueue       int
 	timeout        time.Duration
@@ -141,9 +138,9 @@ const (
 )
 
 // execTask is an admitted job. Its fields after job are guarded by the
-// Executor's mu.
+// executor's mu.
 type execTask struct {
-	job    Job
+	job    job
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	// stopTimer releases the deadline's timer; stopWatch unregisters the
@@ -156,13 +153,13 @@ type execTask struct {
 	aborted bool          // OnAbort called or cancelled: no (further) OnAbort
 }
 
-// NewExecutor returns an Executor configured by cfg. A negative
+// newExecutor returns an executor configured by cfg. A negative
 // MaxConcurrency is an error.
-func NewExecutor(cfg ExecutorConfig) (*Executor, error) {
+func newExecutor(cfg executorConfig) (*executor, error) {
 	if cfg.MaxConcurrency < 0 {
 		return nil, fmt.Errorf("stdio: invalid ExecutorConfig: MaxConcurrency is negative (%d)", cfg.MaxConcurrency)
 	}
-	e := &Executor{
+	e := &executor{
 		maxConcurrency: cfg.MaxConcurrency,
 		maxQueue:       cfg.MaxQueue,
 		timeout:        cfg.RequestTimeout,
@@ -192,19 +189,19 @@ func NewExecutor(cfg ExecutorConfig) (*Executor, error) {
 
 func stderrLogger() *slog.Logger { return slog.New(slog.NewTextHandler(os.Stderr, nil)) }
 
-// Limit returns how many jobs the Executor holds at most, running and
+// Limit returns how many jobs the executor holds at most, running and
 // queued: MaxConcurrency + MaxQueue. It is the "limit" of capacity refusals.
-func (e *Executor) Limit() int { return e.maxConcurrency + e.maxQueue }
+func (e *executor) Limit() int { return e.maxConcurrency + e.maxQueue }
 
 // Stats returns the current load.
-func (e *Executor) Stats() ExecutorStats {
+func (e *executor) Stats() executorStats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return ExecutorStats{Running: e.running, Queued: e.queue.Len()}
+	return executorStats{Running: e.running, Queued: e.queue.Len()}
 }
 
-// Submit admits job. It returns ErrCapacity when MaxConcurrency jobs are
-// running and MaxQueue are waiting, and ErrExecutorClosed after Close; the
+// Submit admits j. It returns seam.ErrCapacity when MaxConcurrency jobs
+// are running and MaxQueue are waiting, and errExecutorClosed after Close; the
 // job is then not kept.
 //
 // The returned cancel function cancels the job with cause (nil means
@@ -212,8 +209,8 @@ func (e *Executor) Stats() ExecutorStats {
 // running job's ctx ends, and its slot frees when Run returns. OnAbort is
 // not called for a cancelled job. cancel is idempotent and may be called
 // from any goroutine, also after the job has finished.
-func (e *Executor) Submit(ctx context.Context, job Job) (cancel func(cause error), err error) {
-	if job.Run == nil {
+func (e *executor) Submit(ctx context.Context, j job) (cancel func(cause error), err error) {
+	if j.Run == nil {
 		return nil, errors.New("stdio: Job.Run is nil")
 	}
 	if e.submitHook != nil {
@@ -224,15 +221,15 @@ func (e *Executor) Submit(ctx context.Context, job Job) (cancel func(cause error
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
-		return nil, ErrExecutorClosed
+		return nil, errExecutorClosed
 	}
 	if e.running >= e.maxConcurrency && e.queue.Len() >= e.maxQueue {
 		e.mu.Unlock()
-		return nil, ErrCapacity
+		return nil, seam.ErrCapacity
 	}
-	t := &execTask{job: job, stopTimer: func() {}}
+	t := &execTask{job: j, stopTimer: func() {}}
 	t.ctx, t.cancel = context.WithCancelCause(ctx)
-	timeout := job.Timeout
+	timeout := j.Timeout
 	if timeout == 0 {
 		timeout = e.timeout
 	}
@@ -262,11 +259,11 @@ func (e *Executor) Submit(ctx context.Context, job Job) (cancel func(cause error
 	return func(cause error) { e.cancelTask(t, cause) }, nil
 }
 
-// Close stops the Executor. It refuses new jobs with ErrExecutorClosed,
+// Close stops the executor. It refuses new jobs with errExecutorClosed,
 // drops every queued job and cancels every running one, calling their
-// OnAbort with ErrExecutorClosed, and returns without waiting; [Executor.Done]
+// OnAbort with errExecutorClosed, and returns without waiting; [executor.Done]
 // tells when the last Run has returned. Close is idempotent and returns nil.
-func (e *Executor) Close() error {
+func (e *executor) Close() error {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -289,9 +286,9 @@ func (e *Executor) Close() error {
 	}
 	e.mu.Unlock()
 	for _, t := range notify {
-		t.cancel(ErrExecutorClosed)
+		t.cancel(errExecutorClosed)
 		if t.job.OnAbort != nil {
-			t.job.OnAbort(ErrExecutorClosed)
+			t.job.OnAbort(errExecutorClosed)
 		}
 	}
 	return nil
@@ -299,10 +296,10 @@ func (e *Executor) Close() error {
 
 // Done returns a channel that is closed once Close has been called, every
 // running job's Run has returned and every worker goroutine has exited.
-func (e *Executor) Done() <-chan struct{} { return e.done }
+func (e *executor) Done() <-chan struct{} { return e.done }
 
 // cancelTask is the cancel function Submit returns.
-func (e *Executor) cancelTask(t *execTask, cause error) {
+func (e *executor) cancelTask(t *execTask, cause error) {
 	if cause == nil {
 		cause = context.Canceled
 	}
@@ -316,7 +313,7 @@ func (e *Executor) cancelTask(t *execTask, cause error) {
 }
 
 // dropQueued removes a queued task for good. e.mu is held.
-func (e *Executor) dropQueued(t *execTask) {
+func (e *executor) dropQueued(t *execTask) {
 	e.queue.Remove(t.elem)
 	t.elem = nil
 	t.state = taskFinished
@@ -327,7 +324,7 @@ func (e *Executor) dropQueued(t *execTask) {
 
 // ctxDone runs (through context.AfterFunc) when a task's ctx ends before it
 // finished: it drops a queued task, and reports a deadline.
-func (e *Executor) ctxDone(t *execTask) {
+func (e *executor) ctxDone(t *execTask) {
 	e.mu.Lock()
 	if t.state == taskFinished || t.aborted {
 		e.mu.Unlock()
@@ -349,7 +346,7 @@ func (e *Executor) ctxDone(t *execTask) {
 // work runs t, then queued tasks, until the queue is empty; then it
 // lingers for a job from Submit (see workerLinger). It is the worker
 // goroutine, started by Submit; Close ends it, and Done waits for it.
-func (e *Executor) work(t *execTask) {
+func (e *executor) work(t *execTask) {
 	var linger *time.Timer
 	defer func() {
 		if linger != nil {
@@ -372,8 +369,8 @@ func (e *Executor) work(t *execTask) {
 				notify = append(notify, abortNotice{t, panicErr})
 			case errors.Is(cause, errDeadline):
 				notify = append(notify, abortNotice{t, context.DeadlineExceeded})
-			case errors.Is(cause, ErrExecutorClosed):
-				notify = append(notify, abortNotice{t, ErrExecutorClosed})
+			case errors.Is(cause, errExecutorClosed):
+				notify = append(notify, abortNotice{t, errExecutorClosed})
 			}
 			t.aborted = true
 		}
@@ -413,8 +410,8 @@ func (e *Executor) work(t *execTask) {
 }
 
 // linger waits, as one of e.idle, for a job that Submit hands over, until
-// expire fires or the Executor closes. Submit counted the job as running.
-func (e *Executor) linger(expire <-chan time.Time) *execTask {
+// expire fires or the executor closes. Submit counted the job as running.
+func (e *executor) linger(expire <-chan time.Time) *execTask {
 	var t *execTask
 	select {
 	case t = <-e.handoff:
@@ -438,7 +435,7 @@ type abortNotice struct {
 // dequeue takes the oldest queued task whose ctx is still live and marks it
 // running; tasks that expired in the queue are finished on the way, their
 // deadlines added to notify. It returns nil after Close. e.mu is held.
-func (e *Executor) dequeue(notify *[]abortNotice) *execTask {
+func (e *executor) dequeue(notify *[]abortNotice) *execTask {
 	for !e.closed && e.queue.Len() > 0 {
 		t := e.queue.Front().Value.(*execTask)
 		if t.ctx.Err() == nil {
@@ -457,7 +454,7 @@ func (e *Executor) dequeue(notify *[]abortNotice) *execTask {
 }
 
 // run calls t's Run, turning a panic into an error.
-func (e *Executor) run(t *execTask) (panicErr error) {
+func (e *executor) run(t *execTask) (panicErr error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.log.Error("stdio: executor job panicked", "panic", r, "stack", string(debug.Stack()))

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 )
 
 // jobRecorder collects what jobs did, in order.
@@ -34,12 +36,12 @@ func (r *jobRecorder) get() []string {
 	return append([]string(nil), r.events...)
 }
 
-func newTestExecutor(tb testing.TB, cfg ExecutorConfig) *Executor {
+func newTestExecutor(tb testing.TB, cfg executorConfig) *executor {
 	tb.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = quietLogger
 	}
-	e, err := NewExecutor(cfg)
+	e, err := newExecutor(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -47,10 +49,10 @@ func newTestExecutor(tb testing.TB, cfg ExecutorConfig) *Executor {
 	return e
 }
 
-// testJob returns a Job that records its start, waits for gate (or its ctx
+// testJob returns a job that records its start, waits for gate (or its ctx
 // when honour is set), and records how it ended; aborts are recorded too.
-func testJob(r *jobRecorder, name string, gate <-chan struct{}, honour bool) Job {
-	return Job{
+func testJob(r *jobRecorder, name string, gate <-chan struct{}, honour bool) job {
+	return job{
 		Run: func(ctx context.Context) {
 			r.add(name + " start")
 			if honour {
@@ -71,7 +73,7 @@ func testJob(r *jobRecorder, name string, gate <-chan struct{}, honour bool) Job
 
 func TestExecutorFIFOAndCapacity(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1, MaxQueue: 2})
+		e := newTestExecutor(t, executorConfig{MaxConcurrency: 1, MaxQueue: 2})
 		if e.Limit() != 3 {
 			t.Errorf("Limit = %d, want 3", e.Limit())
 		}
@@ -83,11 +85,11 @@ func TestExecutorFIFOAndCapacity(t *testing.T) {
 				t.Fatalf("Submit(%s) = %v", name, err)
 			}
 		}
-		if _, err := e.Submit(ctx, testJob(&r, "d", gate, false)); !errors.Is(err, ErrCapacity) {
+		if _, err := e.Submit(ctx, testJob(&r, "d", gate, false)); !errors.Is(err, seam.ErrCapacity) {
 			t.Errorf("Submit over capacity = %v, want ErrCapacity", err)
 		}
 		synctest.Wait()
-		if got, want := e.Stats(), (ExecutorStats{Running: 1, Queued: 2}); got != want {
+		if got, want := e.Stats(), (executorStats{Running: 1, Queued: 2}); got != want {
 			t.Errorf("Stats = %+v, want %+v", got, want)
 		}
 		close(gate)
@@ -96,14 +98,14 @@ func TestExecutorFIFOAndCapacity(t *testing.T) {
 		if diff := cmp.Diff(want, r.get()); diff != "" {
 			t.Errorf("order (-want +got):\n%s", diff)
 		}
-		if got := e.Stats(); got != (ExecutorStats{}) {
+		if got := e.Stats(); got != (executorStats{}) {
 			t.Errorf("Stats = %+v after all jobs", got)
 		}
 	})
 }
 
 func TestExecutorNoQueue(t *testing.T) {
-	e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 2, MaxQueue: -1})
+	e := newTestExecutor(t, executorConfig{MaxConcurrency: 2, MaxQueue: -1})
 	if e.Limit() != 2 {
 		t.Errorf("Limit = %d, want 2", e.Limit())
 	}
@@ -115,27 +117,27 @@ func TestExecutorNoQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.Submit(context.Background(), testJob(&r, "y", gate, false)); !errors.Is(err, ErrCapacity) {
+	if _, err := e.Submit(context.Background(), testJob(&r, "y", gate, false)); !errors.Is(err, seam.ErrCapacity) {
 		t.Errorf("third Submit = %v, want ErrCapacity", err)
 	}
 }
 
 func TestExecutorDefaultsAndConfig(t *testing.T) {
-	e := newTestExecutor(t, ExecutorConfig{})
+	e := newTestExecutor(t, executorConfig{})
 	if e.maxConcurrency != 32 || e.maxQueue != 256 || e.timeout != 30*time.Second || e.Limit() != 288 {
 		t.Errorf("defaults: %d running, %d queued, %v, limit %d", e.maxConcurrency, e.maxQueue, e.timeout, e.Limit())
 	}
-	if _, err := NewExecutor(ExecutorConfig{MaxConcurrency: -1}); err == nil {
-		t.Error("NewExecutor(MaxConcurrency -1) = nil error")
+	if _, err := newExecutor(executorConfig{MaxConcurrency: -1}); err == nil {
+		t.Error("newExecutor(MaxConcurrency -1) = nil error")
 	}
-	if _, err := e.Submit(context.Background(), Job{}); err == nil {
+	if _, err := e.Submit(context.Background(), job{}); err == nil {
 		t.Error("Submit(Job without Run) = nil error")
 	}
 }
 
 func TestExecutorDeadlineQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1, RequestTimeout: time.Second})
+		e := newTestExecutor(t, executorConfig{MaxConcurrency: 1, RequestTimeout: time.Second})
 		var r jobRecorder
 		gate := make(chan struct{})
 		e.Submit(context.Background(), testJob(&r, "a", gate, false))
@@ -151,7 +153,7 @@ func TestExecutorDeadlineQueued(t *testing.T) {
 		if abortedAt != 10*time.Millisecond {
 			t.Errorf("queued job aborted after %v, want 10ms", abortedAt)
 		}
-		if got := e.Stats(); got != (ExecutorStats{Running: 1}) {
+		if got := e.Stats(); got != (executorStats{Running: 1}) {
 			t.Errorf("Stats = %+v, want the expired job out of the queue", got)
 		}
 		close(gate)
@@ -165,13 +167,13 @@ func TestExecutorDeadlineQueued(t *testing.T) {
 
 func TestExecutorDeadlineRunning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1, RequestTimeout: 10 * time.Millisecond})
+		e := newTestExecutor(t, executorConfig{MaxConcurrency: 1, RequestTimeout: 10 * time.Millisecond})
 		var r jobRecorder
 		gate := make(chan struct{})
 		e.Submit(context.Background(), testJob(&r, "stubborn", gate, false))
 		time.Sleep(time.Second)
 		synctest.Wait()
-		if got := e.Stats(); got != (ExecutorStats{Running: 1}) {
+		if got := e.Stats(); got != (executorStats{Running: 1}) {
 			t.Errorf("Stats = %+v: the slot stays held until Run returns", got)
 		}
 		close(gate)
@@ -185,7 +187,7 @@ func TestExecutorDeadlineRunning(t *testing.T) {
 		// still called exactly once.
 		var aborts atomic.Int32
 		done := make(chan struct{})
-		e.Submit(context.Background(), Job{
+		e.Submit(context.Background(), job{
 			Run:     func(ctx context.Context) { <-ctx.Done(); close(done) },
 			OnAbort: func(error) { aborts.Add(1) },
 		})
@@ -197,7 +199,7 @@ func TestExecutorDeadlineRunning(t *testing.T) {
 
 		// No deadline at all.
 		never := make(chan struct{})
-		e.Submit(context.Background(), Job{Timeout: -1, Run: func(ctx context.Context) {
+		e.Submit(context.Background(), job{Timeout: -1, Run: func(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				t.Error("a job without deadline was cancelled")
@@ -213,14 +215,14 @@ func TestExecutorDeadlineRunning(t *testing.T) {
 
 func TestExecutorCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1})
+		e := newTestExecutor(t, executorConfig{MaxConcurrency: 1})
 		var r jobRecorder
 		gate := make(chan struct{})
 		cancelA, _ := e.Submit(context.Background(), testJob(&r, "a", gate, true))
 		cancelB, _ := e.Submit(context.Background(), testJob(&r, "b", gate, true))
 		synctest.Wait()
 		cancelB(errors.New("b cancelled"))
-		if got := e.Stats(); got != (ExecutorStats{Running: 1}) {
+		if got := e.Stats(); got != (executorStats{Running: 1}) {
 			t.Errorf("Stats = %+v right after cancelling the queued job", got)
 		}
 		cancelA(nil)
@@ -236,17 +238,17 @@ func TestExecutorCancel(t *testing.T) {
 
 func TestExecutorClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e, _ := NewExecutor(ExecutorConfig{MaxConcurrency: 1, Logger: quietLogger})
+		e, _ := newExecutor(executorConfig{MaxConcurrency: 1, Logger: quietLogger})
 		var r jobRecorder
 		gate := make(chan struct{})
 		e.Submit(context.Background(), testJob(&r, "running", gate, false))
 		e.Submit(context.Background(), testJob(&r, "queued", gate, false))
 		synctest.Wait()
 		e.Close()
-		if got := e.Stats(); got != (ExecutorStats{Running: 1}) {
+		if got := e.Stats(); got != (executorStats{Running: 1}) {
 			t.Errorf("Stats = %+v after Close", got)
 		}
-		if _, err := e.Submit(context.Background(), testJob(&r, "late", gate, false)); !errors.Is(err, ErrExecutorClosed) {
+		if _, err := e.Submit(context.Background(), testJob(&r, "late", gate, false)); !errors.Is(err, errExecutorClosed) {
 			t.Errorf("Submit after Close = %v", err)
 		}
 		select {
@@ -260,7 +262,7 @@ func TestExecutorClose(t *testing.T) {
 			t.Errorf("second Close = %v", err)
 		}
 		got := r.get()
-		want := []string{"running start", "queued abort " + ErrExecutorClosed.Error(), "running abort " + ErrExecutorClosed.Error(), "running end"}
+		want := []string{"running start", "queued abort " + errExecutorClosed.Error(), "running abort " + errExecutorClosed.Error(), "running end"}
 		if diff := cmp.Diff(sortedStrings(want), sortedStrings(got)); diff != "" || got[len(got)-1] != "running end" {
 			t.Errorf("events %q (-want +got):\n%s", got, diff)
 		}
@@ -269,14 +271,14 @@ func TestExecutorClose(t *testing.T) {
 
 func TestExecutorPanic(t *testing.T) {
 	var logs logBuffer
-	e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	e := newTestExecutor(t, executorConfig{MaxConcurrency: 1, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	aborted := make(chan error, 1)
-	e.Submit(context.Background(), Job{Run: func(context.Context) { panic("job exploded") }, OnAbort: func(err error) { aborted <- err }})
+	e.Submit(context.Background(), job{Run: func(context.Context) { panic("job exploded") }, OnAbort: func(err error) { aborted <- err }})
 	if err := <-aborted; !strings.Contains(err.Error(), "job exploded") {
 		t.Errorf("OnAbort(%v)", err)
 	}
 	ran := make(chan struct{})
-	if _, err := e.Submit(context.Background(), Job{Run: func(context.Context) { close(ran) }}); err != nil {
+	if _, err := e.Submit(context.Background(), job{Run: func(context.Context) { close(ran) }}); err != nil {
 		t.Fatal(err)
 	}
 	<-ran
@@ -286,12 +288,12 @@ func TestExecutorPanic(t *testing.T) {
 }
 
 func TestExecutorSharedByConnections(t *testing.T) {
-	// One Executor serving two connections at once: its bounds are global,
+	// One executor serving two connections at once: its bounds are global,
 	// and the same id on two connections is two requests.
-	e := newTestExecutor(t, ExecutorConfig{MaxConcurrency: 1, MaxQueue: 1})
+	e := newTestExecutor(t, executorConfig{MaxConcurrency: 1, MaxQueue: 1})
 	rt1, rt2 := newFakeRuntime(), newFakeRuntime()
-	h1 := startServe(t, rt1, Config{Executor: e})
-	h2 := startServe(t, rt2, Config{Executor: e})
+	h1 := startServe(t, rt1, Config{executor: e})
+	h2 := startServe(t, rt2, Config{executor: e})
 	h1.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 	rt1.waitEvent(t, "start")
 	h2.sendLine(reqLine(1, "echo", `{"queued":true}`))
@@ -313,7 +315,7 @@ func TestExecutorSharedByConnections(t *testing.T) {
 // and Done waits for it.
 func TestExecutorWorkersLinger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e, _ := NewExecutor(ExecutorConfig{MaxConcurrency: 2, Logger: quietLogger})
+		e, _ := newExecutor(executorConfig{MaxConcurrency: 2, Logger: quietLogger})
 		idle := func() int {
 			e.mu.Lock()
 			defer e.mu.Unlock()
@@ -322,7 +324,7 @@ func TestExecutorWorkersLinger(t *testing.T) {
 		var workers sync.Map // goroutine stacks' first lines, one per goroutine
 		run := func() {
 			ran := make(chan struct{})
-			e.Submit(context.Background(), Job{Run: func(context.Context) {
+			e.Submit(context.Background(), job{Run: func(context.Context) {
 				buf := make([]byte, 64)
 				id, _, _ := strings.Cut(string(buf[:runtime.Stack(buf, false)]), " [")
 				workers.Store(id, true)

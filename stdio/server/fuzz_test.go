@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -16,7 +17,7 @@ import (
 // progress report and a request-scoped notification.
 func fuzzRuntime() *fakeRuntime {
 	rt := newFakeRuntime()
-	rt.handle = func(ctx context.Context, req *Request) (json.RawMessage, error) {
+	rt.handle = func(ctx context.Context, req *seam.Request) (json.RawMessage, error) {
 		switch req.Method {
 		case "panic":
 			panic("fuzz")
@@ -27,7 +28,7 @@ func fuzzRuntime() *fakeRuntime {
 		_ = req.Notify(ctx, "notifications/message", req.Params)
 		return req.Params, nil // not always an object: Serve must refuse those
 	}
-	rt.listen = func(_ context.Context, req *Request) (Source, error) {
+	rt.listen = func(_ context.Context, req *seam.Request) (seam.Source, error) {
 		return &oneEventSource{params: req.Params}, nil
 	}
 	return rt

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -28,8 +29,8 @@ const serveWait = 30 * time.Second
 // dispatched by method name to small fixtures; tests override handle,
 // listen or notify where they need to.
 type fakeRuntime struct {
-	handle func(ctx context.Context, req *Request) (json.RawMessage, error)
-	listen func(ctx context.Context, req *Request) (Source, error)
+	handle func(ctx context.Context, req *seam.Request) (json.RawMessage, error)
+	listen func(ctx context.Context, req *seam.Request) (seam.Source, error)
 	notify func(ctx context.Context, method string, params json.RawMessage)
 	info   json.RawMessage
 
@@ -37,7 +38,7 @@ type fakeRuntime struct {
 
 	mu       sync.Mutex
 	gates    map[string]chan struct{}
-	peer     Peer
+	peer     seam.Peer
 	sessions int
 	closed   int
 
@@ -59,7 +60,7 @@ func newFakeRuntime() *fakeRuntime {
 	}
 }
 
-func (rt *fakeRuntime) NewSession(p Peer) Session {
+func (rt *fakeRuntime) NewSession(p seam.Peer) seam.Session {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	rt.peer = p
@@ -81,7 +82,7 @@ func (rt *fakeRuntime) Notify(ctx context.Context, method string, params json.Ra
 	}
 }
 
-func (rt *fakeRuntime) Listen(ctx context.Context, req *Request) (Source, error) {
+func (rt *fakeRuntime) Listen(ctx context.Context, req *seam.Request) (seam.Source, error) {
 	if rt.listen != nil {
 		return rt.listen(ctx, req)
 	}
@@ -160,7 +161,7 @@ type fixtureParams struct {
 	Text    string    `json:"text"`
 }
 
-func (rt *fakeRuntime) Handle(ctx context.Context, req *Request) (json.RawMessage, error) {
+func (rt *fakeRuntime) Handle(ctx context.Context, req *seam.Request) (json.RawMessage, error) {
 	n := rt.running.Add(1)
 	defer rt.running.Add(-1)
 	for {
@@ -178,7 +179,7 @@ func (rt *fakeRuntime) Handle(ctx context.Context, req *Request) (json.RawMessag
 }
 
 // fixture dispatches a request to the fixture its method names.
-func (rt *fakeRuntime) fixture(ctx context.Context, req *Request) (json.RawMessage, error) {
+func (rt *fakeRuntime) fixture(ctx context.Context, req *seam.Request) (json.RawMessage, error) {
 	var p fixtureParams
 	if req.Params != nil {
 		_ = json.Unmarshal(req.Params, &p)

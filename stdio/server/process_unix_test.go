@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
@@ -46,7 +47,7 @@ func serveFixture() int {
 		cfg.MaxLineBytes = n
 	}
 	rt := newFakeRuntime()
-	rt.handle = func(ctx context.Context, req *Request) (json.RawMessage, error) {
+	rt.handle = func(ctx context.Context, req *seam.Request) (json.RawMessage, error) {
 		if req.Method != "noisy" {
 			return rt.fixture(ctx, req)
 		}

@@ -3,13 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 )
 
 // Server: progress ordering (docs/stdio.md, scenarios 90-92).
@@ -85,7 +85,7 @@ func TestServeProgressConcurrent(t *testing.T) { // scenario 91
 func TestServeProgressAfterCancel(t *testing.T) { // scenario 92
 	rt := newFakeRuntime()
 	reportErr := make(chan error, 1)
-	rt.handle = func(ctx context.Context, req *Request) (json.RawMessage, error) {
+	rt.handle = func(ctx context.Context, req *seam.Request) (json.RawMessage, error) {
 		if err := req.Progress.Report(ctx, 0, nil, "started"); err != nil {
 			return nil, err
 		}
@@ -114,62 +114,3 @@ func TestServeProgressAfterCancel(t *testing.T) { // scenario 92
 		t.Errorf("Serve = %v, then %q: nothing more for the cancelled id", h.err, rest)
 	}
 }
-
-func TestProgressReporterLimits(t *testing.T) {
-	var frames []string
-	p := &ProgressReporter{token: json.RawMessage(`"t"`), send: func(_ context.Context, frame []byte) error {
-		frames = append(frames, string(frame))
-		return nil
-	}}
-	ctx := context.Background()
-	total := 10.0
-	if err := p.Report(ctx, 1e-7, &total, "é ok"); err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1e-7,"total":10,"message":"é ok"}}` + "\n"; frames[0] != want {
-		t.Errorf("frame %s, want %s", frames[0], want)
-	}
-	for _, tt := range []struct {
-		name     string
-		progress float64
-		total    *float64
-		message  string
-	}{
-		{"equal", 1e-7, nil, ""},
-		{"smaller", 0, nil, ""},
-		{"NaN", math.NaN(), nil, ""},
-		{"infinite", math.Inf(1), nil, ""},
-		{"infinite total", 5, ptrTo(math.Inf(1)), ""},
-		{"long message", 5, nil, strings.Repeat("m", 4097)},
-		{"invalid UTF-8", 5, nil, "\xff"},
-	} {
-		if err := p.Report(ctx, tt.progress, tt.total, tt.message); err == nil {
-			t.Errorf("Report(%s) = nil, want an error", tt.name)
-		}
-	}
-	if err := p.Report(ctx, 2, nil, strings.Repeat("m", 4096)); err != nil {
-		t.Errorf("Report(4096-byte message) = %v", err)
-	}
-	for i := 3; i <= 1000; i++ {
-		if err := p.Report(ctx, float64(i), nil, ""); err != nil {
-			t.Fatalf("report %d: %v", i, err)
-		}
-	}
-	if err := p.Report(ctx, 2000, nil, ""); err == nil {
-		t.Error("the 1001st report succeeded")
-	}
-	if len(frames) != 1000 {
-		t.Errorf("%d frames, want 1000", len(frames))
-	}
-	p.close()
-	p.n = 0
-	if err := p.Report(ctx, 5000, nil, ""); !errors.Is(err, errReporterClosed) {
-		t.Errorf("Report after close = %v", err)
-	}
-	var nilReporter *ProgressReporter
-	if err := nilReporter.Report(ctx, 1, nil, ""); err != nil {
-		t.Errorf("nil reporter: %v", err)
-	}
-}
-
-func ptrTo[T any](v T) *T { return &v }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 )
 
 // The graceful stop behind Run, in-process; the signals themselves, on a
@@ -16,7 +18,7 @@ func TestServeStopLetsRequestsFinish(t *testing.T) { // scenario 99
 	synctest.Test(t, func(t *testing.T) {
 		rt := newFakeRuntime()
 		src := newFakeSource(`{}`)
-		rt.listen = func(_ context.Context, _ *Request) (Source, error) { return src, nil }
+		rt.listen = func(_ context.Context, _ *seam.Request) (seam.Source, error) { return src, nil }
 		stop := make(chan struct{})
 		h := startServeStop(t, rt, Config{}, stop)
 		h.sendLine(reqLine(1, "subscriptions/listen", `{}`))

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -28,6 +29,11 @@ const (
 	defaultMaxSubscriptions = 32
 	defaultShutdownGrace    = 3 * time.Second
 )
+
+// progressWriteWait bounds how long a progress report or a request's
+// notification waits for its turn to be written (docs/stdio.md,
+// "Progress").
+const progressWriteWait = 5 * time.Second
 
 // Methods and keys that Serve itself understands.
 const (
@@ -73,23 +79,15 @@ type Config struct {
 	// MaxSubscriptions limits the subscriptions/listen streams open at once
 	// on the connection (default 32).
 	MaxSubscriptions int
-	// Executor runs the requests. nil makes Serve create one, from
-	// MaxConcurrency, MaxQueue and Logger, and close it on return. A
-	// supplied Executor belongs to the application: it may be shared by
-	// several connections and transports, and Serve never closes it; then
-	// MaxConcurrency and MaxQueue are not used. If it closes while Serve
-	// runs, every pending request gets -32603 and Serve returns
-	// ErrExecutorClosed.
-	Executor *Executor
 	// MaxConcurrency is the number of requests that run at once (default
-	// 32), for the Executor Serve creates.
+	// 32). A slot frees only when a handler returns, whatever happened to
+	// its context.
 	MaxConcurrency int
-	// MaxQueue is the number of admitted requests that wait for a slot
-	// (default 256; negative: no queue), for the Executor Serve creates.
+	// MaxQueue is the number of admitted requests that wait, first in
+	// first out, for a slot (default 256; negative: no queue).
 	MaxQueue int
-	// RequestTimeout is each request's deadline, counted from admission
-	// (default 30 s; negative: none). It applies with a supplied Executor
-	// too.
+	// RequestTimeout is each request's deadline, counted from admission,
+	// so that time spent queued counts (default 30 s; negative: none).
 	RequestTimeout time.Duration
 	// Logger receives what Serve cannot send: handler panics with their
 	// stacks, handler errors, source failures (default: slog text on
@@ -101,6 +99,13 @@ type Config struct {
 	// after SIGTERM before SIGKILL); those still running then are
 	// cancelled. Serve itself does not use it.
 	ShutdownGrace time.Duration
+
+	// executor, set by tests only, runs the requests instead of the one
+	// Serve makes from MaxConcurrency, MaxQueue and Logger and closes on
+	// return. Serve never closes it; then MaxConcurrency and MaxQueue are
+	// not used. If it closes while Serve runs, every pending request gets
+	// -32603 and Serve returns errExecutorClosed.
+	executor *executor
 }
 
 // normalize validates cfg and fills in the defaults, the one place where
@@ -152,8 +157,9 @@ func (cfg Config) normalize() (Config, error) {
 // connection state; it never waits on a handler. A reader goroutine hands
 // it one decoded line at a time; a writer goroutine performs each write,
 // exactly one frame per Write call, one at a time, each bounded by
-// WriteTimeout. Requests run on the Executor; subscription streams each get
-// a pump goroutine.
+// WriteTimeout. Requests run on workers, at most Config.MaxConcurrency at
+// once, with Config.MaxQueue more waiting; subscription streams each get a
+// pump goroutine.
 //
 // Serve returns:
 //   - nil at input EOF, once every admitted request has been answered
@@ -163,9 +169,6 @@ func (cfg Config) normalize() (Config, error) {
 //     out or failed; all work is cancelled and nothing more is written;
 //   - ctx.Err() when ctx ends; all work is cancelled and nothing more is
 //     written;
-//   - [ErrExecutorClosed] as soon as a supplied Executor closes, after
-//     answering every pending request with -32603, or at once if it was
-//     closed already;
 //   - an error before reading anything when cfg is invalid.
 //
 // Serve never closes in or out. When they accept deadlines
@@ -198,7 +201,7 @@ func serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Con
 		cfg:        cfg,
 		stop:       stop,
 		log:        cfg.Logger,
-		exec:       cfg.Executor,
+		exec:       cfg.executor,
 		in:         in,
 		out:        out,
 		lines:      make(chan inputEvent),
@@ -216,11 +219,11 @@ func serve(ctx context.Context, rt Runtime, in io.Reader, out io.Writer, cfg Con
 	if c.exec != nil {
 		select {
 		case <-c.exec.closing:
-			return ErrExecutorClosed
+			return errExecutorClosed
 		default:
 		}
 	} else {
-		c.exec, err = NewExecutor(ExecutorConfig{
+		c.exec, err = newExecutor(executorConfig{
 			MaxConcurrency: cfg.MaxConcurrency,
 			MaxQueue:       cfg.MaxQueue,
 			RequestTimeout: cfg.RequestTimeout,
@@ -259,9 +262,9 @@ type serveConn struct {
 	cfg      Config
 	stop     <-chan struct{} // closed to stop gracefully; nil under Serve
 	log      *slog.Logger
-	exec     *Executor
+	exec     *executor
 	ownsExec bool
-	sess     Session
+	sess     seam.Session
 	in       io.Reader
 	out      io.Writer
 	rdl      readDeadliner  // nil unless in supports deadlines
@@ -311,9 +314,9 @@ type execution struct {
 	method   string
 	seq      uint64
 	listen   bool
-	req      *Request
-	progress *ProgressReporter
-	cancel   func(cause error) // from Executor.Submit
+	req      *seam.Request
+	progress *seam.ProgressReporter
+	cancel   func(cause error) // from executor.Submit
 
 	// Owned by the coordinator.
 	live  bool  // admitted and without an outcome yet
@@ -347,7 +350,7 @@ type frameReq struct {
 	frame   []byte
 	exec    *execution
 	sub     *serveStream
-	src     Source
+	src     seam.Source
 	version string
 	callID  int64
 	callRes chan callResult
@@ -462,7 +465,7 @@ func (c *serveConn) run(ctx context.Context) error {
 			err = c.handleFrame(ctx, fr)
 		case <-c.wake:
 			err = c.handleInbox(ctx)
-		case <-c.exec.closing: // only a supplied Executor closes under Serve
+		case <-c.exec.closing: // only an executor a test supplied closes under Serve
 			err = c.executorClosed(ctx)
 		case <-stop:
 			stop = nil
@@ -609,7 +612,7 @@ func requestKey(id json.RawMessage) string {
 	return "r" + string(id)
 }
 
-// admit hands a request to the Executor (docs/stdio.md,
+// admit hands a request to the executor (docs/stdio.md,
 // "Admission, ids and cancellation").
 func (c *serveConn) admit(ctx context.Context, m *wire.Message) error {
 	key := requestKey(m.ID)
@@ -622,11 +625,11 @@ func (c *serveConn) admit(ctx context.Context, m *wire.Message) error {
 	}
 	c.admitted++
 	e := &execution{key: key, id: m.ID, method: m.Method, seq: c.admitted, listen: m.Method == listenMethod}
-	e.req = &Request{ID: m.ID, Method: m.Method, Params: m.Params, Version: c.version}
+	e.req = &seam.Request{ID: m.ID, Method: m.Method, Params: m.Params, Version: c.version}
 	if token != nil && !e.listen {
-		e.progress = &ProgressReporter{token: token, send: func(ctx context.Context, frame []byte) error {
+		e.progress = seam.NewProgressReporter(token, func(ctx context.Context, frame []byte) error {
 			return c.sendWithin(ctx, &frameReq{kind: frameProgress, exec: e, frame: frame}, progressWriteWait)
-		}}
+		})
 		e.req.Progress = e.progress
 	}
 	e.req.Notify = func(ctx context.Context, method string, params json.RawMessage) error {
@@ -636,7 +639,7 @@ func (c *serveConn) admit(ctx context.Context, m *wire.Message) error {
 		}
 		return c.sendWithin(ctx, &frameReq{kind: frameProgress, exec: e, frame: frame}, progressWriteWait)
 	}
-	cancel, err := c.exec.Submit(ctx, Job{
+	cancel, err := c.exec.Submit(ctx, job{
 		Run:     func(ctx context.Context) { c.runExec(ctx, e) },
 		Timeout: c.cfg.RequestTimeout,
 		OnAbort: func(cause error) { c.post(e, cause) },
@@ -647,9 +650,9 @@ func (c *serveConn) admit(ctx context.Context, m *wire.Message) error {
 		e.live = true
 		c.execs[key] = e
 		return nil
-	case errors.Is(err, ErrCapacity):
+	case errors.Is(err, seam.ErrCapacity):
 		return c.writeError(ctx, m.ID, capacityRefusal("Execution capacity exhausted", c.exec.Limit()))
-	case errors.Is(err, ErrExecutorClosed):
+	case errors.Is(err, errExecutorClosed):
 		if werr := c.writeError(ctx, m.ID, serveInternal("Request executor closed")); werr != nil {
 			return werr
 		}
@@ -696,7 +699,7 @@ func (c *serveConn) finish(e *execution, cause error) {
 	if c.execs[e.key] == e {
 		delete(c.execs, e.key)
 	}
-	e.progress.close()
+	e.progress.Close()
 }
 
 // notification handles a client notification inline.
@@ -809,7 +812,7 @@ func (c *serveConn) handleFrame(ctx context.Context, fr *frameReq) error {
 	return err
 }
 
-// handleInbox acts on what the Executor reported: deadlines, panics that
+// handleInbox acts on what the executor reported: deadlines, panics that
 // escaped Serve's own recovery, and its closing.
 func (c *serveConn) handleInbox(ctx context.Context) error {
 	c.inboxMu.Lock()
@@ -822,7 +825,7 @@ func (c *serveConn) handleInbox(ctx context.Context) error {
 			continue
 		}
 		switch {
-		case errors.Is(ev.cause, ErrExecutorClosed):
+		case errors.Is(ev.cause, errExecutorClosed):
 			return c.executorClosed(ctx)
 		case errors.Is(ev.cause, context.DeadlineExceeded):
 			c.finish(e, ev.cause)
@@ -839,7 +842,7 @@ func (c *serveConn) handleInbox(ctx context.Context) error {
 	return nil
 }
 
-// post queues an Executor report for the coordinator without blocking:
+// post queues an executor report for the coordinator without blocking:
 // OnAbort must not block, and the inbox holds at most one report per
 // execution.
 func (c *serveConn) post(e *execution, cause error) {
@@ -853,7 +856,7 @@ func (c *serveConn) post(e *execution, cause error) {
 }
 
 // executorClosed answers every pending request with -32603, in admission
-// order, and ends Serve with ErrExecutorClosed (docs/stdio.md,
+// order, and ends Serve with errExecutorClosed (docs/stdio.md,
 // "Admission, ids and cancellation").
 func (c *serveConn) executorClosed(ctx context.Context) error {
 	pending := make([]*execution, 0, len(c.execs))
@@ -862,13 +865,13 @@ func (c *serveConn) executorClosed(ctx context.Context) error {
 	}
 	slices.SortFunc(pending, func(a, b *execution) int { return int(a.seq - b.seq) })
 	for _, e := range pending {
-		c.finish(e, ErrExecutorClosed)
+		c.finish(e, errExecutorClosed)
 		if err := c.writeError(ctx, e.id, serveInternal("Request executor closed")); err != nil {
 			c.log.Error("stdio: answering requests after the executor closed", "error", err)
 			break
 		}
 	}
-	return ErrExecutorClosed
+	return errExecutorClosed
 }
 
 // shutdown stops everything after the coordinator loop ended with cause
@@ -1048,7 +1051,7 @@ func (c *serveConn) runExec(ctx context.Context, e *execution) {
 	_ = c.send(fr)
 }
 
-func (c *serveConn) callHandle(ctx context.Context, req *Request) (result json.RawMessage, panicked bool, err error) {
+func (c *serveConn) callHandle(ctx context.Context, req *seam.Request) (result json.RawMessage, panicked bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: request handler panicked", "method", req.Method, "id", string(req.ID),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -253,7 +254,7 @@ func TestServeInputUTF8(t *testing.T) { // scenario 86 (in-process; see also Tes
 
 func TestServeResultNewlines(t *testing.T) { // scenario 87
 	rt := newFakeRuntime()
-	rt.handle = func(_ context.Context, req *Request) (json.RawMessage, error) {
+	rt.handle = func(_ context.Context, req *seam.Request) (json.RawMessage, error) {
 		if req.Method == "pretty" { // pretty-printed text from the runtime
 			return json.RawMessage("{\r\n  \"a\": [\n    1,\n    2\n  ]\n}\n"), nil
 		}
@@ -397,7 +398,7 @@ func TestServeVersionFromInitialize(t *testing.T) {
 
 func TestServePeer(t *testing.T) {
 	rt := newFakeRuntime()
-	rt.handle = func(ctx context.Context, req *Request) (json.RawMessage, error) {
+	rt.handle = func(ctx context.Context, req *seam.Request) (json.RawMessage, error) {
 		rt.mu.Lock()
 		p := rt.peer
 		rt.mu.Unlock()

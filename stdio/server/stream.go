@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 )
 
@@ -22,7 +23,7 @@ import (
 type serveStream struct {
 	key    string
 	id     json.RawMessage
-	src    Source
+	src    seam.Source
 	cancel context.CancelCauseFunc // ends the pump; nil before it starts
 	done   chan struct{}           // closed when the pump returns
 
@@ -66,7 +67,7 @@ func (c *serveConn) runListen(ctx context.Context, e *execution) {
 	}
 }
 
-func (c *serveConn) callListen(ctx context.Context, req *Request) (src Source, panicked bool, err error) {
+func (c *serveConn) callListen(ctx context.Context, req *seam.Request) (src seam.Source, panicked bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: Session.Listen panicked", "id", string(req.ID), "panic", r, "stack", string(debug.Stack()))
@@ -78,7 +79,7 @@ func (c *serveConn) callListen(ctx context.Context, req *Request) (src Source, p
 }
 
 // ackFrame builds notifications/subscriptions/acknowledged for listen id.
-func (c *serveConn) ackFrame(id json.RawMessage, src Source) (frame []byte, err error) {
+func (c *serveConn) ackFrame(id json.RawMessage, src seam.Source) (frame []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: Source.Accepted panicked", "panic", r, "stack", string(debug.Stack()))
@@ -115,7 +116,7 @@ func (c *serveConn) open(ctx context.Context, fr *frameReq) (err, reply error) {
 		return nil, errServeGone
 	}
 	if len(c.subs) >= c.cfg.MaxSubscriptions {
-		c.closeSource(src, ErrCapacity)
+		c.closeSource(src, seam.ErrCapacity)
 		err = c.writeError(ctx, e.id, capacityRefusal("Subscription capacity exhausted", c.cfg.MaxSubscriptions))
 		return err, err
 	}
@@ -195,7 +196,7 @@ func (c *serveConn) pump(ctx context.Context, s *serveStream) {
 	}
 }
 
-func (c *serveConn) next(ctx context.Context, src Source) (method string, params json.RawMessage, err error) {
+func (c *serveConn) next(ctx context.Context, src seam.Source) (method string, params json.RawMessage, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: Source.Next panicked", "panic", r, "stack", string(debug.Stack()))
@@ -270,7 +271,7 @@ func (c *serveConn) serverInfo() (info json.RawMessage) {
 }
 
 // closeSource calls src.Close, which is runtime code, safely.
-func (c *serveConn) closeSource(src Source, reason error) {
+func (c *serveConn) closeSource(src seam.Source, reason error) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("stdio: Source.Close panicked", "panic", r, "stack", string(debug.Stack()))

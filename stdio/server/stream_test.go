@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -21,8 +22,8 @@ func TestServeListen(t *testing.T) { // scenario 64
 	synctest.Test(t, func(t *testing.T) {
 		rt := newFakeRuntime()
 		src := newFakeSource(`{ "toolsListChanged" : true }`)
-		var listenReq *Request
-		rt.listen = func(_ context.Context, req *Request) (Source, error) {
+		var listenReq *seam.Request
+		rt.listen = func(_ context.Context, req *seam.Request) (seam.Source, error) {
 			listenReq = req
 			return src, nil
 		}
@@ -85,7 +86,7 @@ func TestServeListen(t *testing.T) { // scenario 64
 func TestServeListenDuplicateID(t *testing.T) { // scenario 60, for an open stream
 	rt := newFakeRuntime()
 	src := newFakeSource(`{}`)
-	rt.listen = func(context.Context, *Request) (Source, error) { return src, nil }
+	rt.listen = func(context.Context, *seam.Request) (seam.Source, error) { return src, nil }
 	h := startServe(t, rt, Config{})
 	h.sendLine(reqLine(1, "subscriptions/listen", `{}`))
 	h.next()
@@ -98,7 +99,7 @@ func TestServeListenDuplicateID(t *testing.T) { // scenario 60, for an open stre
 func TestServeSubscriptionCapacity(t *testing.T) { // scenario 65
 	rt := newFakeRuntime()
 	sources := make(chan *fakeSource, 64)
-	rt.listen = func(context.Context, *Request) (Source, error) {
+	rt.listen = func(context.Context, *seam.Request) (seam.Source, error) {
 		s := newFakeSource(`{}`)
 		sources <- s
 		return s, nil
@@ -120,7 +121,7 @@ func TestServeSubscriptionCapacity(t *testing.T) { // scenario 65
 	if got, want := h.next(), errorLine("33", -32603, "Subscription capacity exhausted", `{"retryable":true,"limit":32}`); got != want {
 		t.Errorf("33rd listen got %s, want %s", got, want)
 	}
-	if reason := (<-sources).waitClosed(t); !errors.Is(reason, ErrCapacity) {
+	if reason := (<-sources).waitClosed(t); !errors.Is(reason, seam.ErrCapacity) {
 		t.Errorf("refused source closed with %v, want ErrCapacity", reason)
 	}
 	h.eof()
@@ -137,7 +138,7 @@ func TestServeSubscriptionCapacity(t *testing.T) { // scenario 65
 func TestServeSourceEnds(t *testing.T) { // scenario 66
 	rt := newFakeRuntime()
 	sources := map[string]*fakeSource{"5": newFakeSource(`{}`), "6": newFakeSource(`{}`), "7": newFakeSource(`{}`)}
-	rt.listen = func(_ context.Context, req *Request) (Source, error) {
+	rt.listen = func(_ context.Context, req *seam.Request) (seam.Source, error) {
 		if string(req.ID) == "8" {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid filter")
 		}
@@ -190,7 +191,7 @@ func TestServeEOFWithStreams(t *testing.T) { // scenario 67
 	synctest.Test(t, func(t *testing.T) {
 		rt := newFakeRuntime()
 		open, late := newFakeSource(`{}`), newFakeSource(`{}`)
-		rt.listen = func(_ context.Context, req *Request) (Source, error) {
+		rt.listen = func(_ context.Context, req *seam.Request) (seam.Source, error) {
 			if string(req.ID) == `"late"` {
 				<-rt.gate("late")
 				return late, nil
@@ -228,7 +229,7 @@ func TestServeListenCancelledWhileOpening(t *testing.T) { // scenarios 62 and 64
 	rt := newFakeRuntime()
 	src := newFakeSource(`{}`)
 	opening := make(chan struct{})
-	rt.listen = func(ctx context.Context, _ *Request) (Source, error) {
+	rt.listen = func(ctx context.Context, _ *seam.Request) (seam.Source, error) {
 		close(opening)
 		<-ctx.Done() // the Source outlives the ctx; it is returned anyway
 		return src, nil
@@ -254,7 +255,7 @@ func TestServeManyStreamsInterleave(t *testing.T) {
 	for i := range streams {
 		srcs[fmt.Sprint(i)] = newFakeSource(`{}`)
 	}
-	rt.listen = func(_ context.Context, req *Request) (Source, error) { return srcs[string(req.ID)], nil }
+	rt.listen = func(_ context.Context, req *seam.Request) (seam.Source, error) { return srcs[string(req.ID)], nil }
 	h := startServe(t, rt, Config{})
 	for i := range streams {
 		h.sendLine(reqLine(i, "subscriptions/listen", `{}`))

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/seam"
 )
 
 // writeFunc adapts a function to io.Writer.
@@ -90,16 +92,16 @@ func TestServeWriteErrors(t *testing.T) { // scenario 77
 
 func TestServeWriteTimeoutCancelsExecutorJobs(t *testing.T) { // scenario 78
 	synctest.Test(t, func(t *testing.T) {
-		exec, _ := NewExecutor(ExecutorConfig{MaxConcurrency: 1, MaxQueue: 1})
+		exec, _ := newExecutor(executorConfig{MaxConcurrency: 1, MaxQueue: 1})
 		rt := newFakeRuntime()
-		h := startServe(t, rt, Config{Executor: exec, WriteTimeout: 30 * time.Millisecond})
+		h := startServe(t, rt, Config{executor: exec, WriteTimeout: 30 * time.Millisecond})
 		stuck := make(chan struct{})
 		t.Cleanup(func() { close(stuck) }) // runs before the harness's cleanup
 		h.sendLine(reqLine(1, "block", `{"gate":"a"}`))
 		rt.waitEvent(t, "start")
 		h.sendLine(reqLine(2, "echo", `{}`))
 		synctest.Wait()
-		if got, want := exec.Stats(), (ExecutorStats{Running: 1, Queued: 1}); got != want {
+		if got, want := exec.Stats(), (executorStats{Running: 1, Queued: 1}); got != want {
 			t.Fatalf("Stats = %+v, want %+v", got, want)
 		}
 		h.out.setHook(func([]byte) error { <-stuck; return nil })
@@ -111,11 +113,11 @@ func TestServeWriteTimeoutCancelsExecutorJobs(t *testing.T) { // scenario 78
 			t.Errorf("running handler ended with %v, want its ctx cancelled by the output failure", ev.err)
 		}
 		synctest.Wait()
-		if got, want := exec.Stats(), (ExecutorStats{}); got != want {
+		if got, want := exec.Stats(), (executorStats{}); got != want {
 			t.Errorf("Stats = %+v, want %+v: both jobs cancelled", got, want)
 		}
 		ran := make(chan struct{})
-		if _, err := exec.Submit(context.Background(), Job{Run: func(context.Context) { close(ran) }}); err != nil {
+		if _, err := exec.Submit(context.Background(), job{Run: func(context.Context) { close(ran) }}); err != nil {
 			t.Fatalf("Submit after the failure = %v, want the Executor still usable", err)
 		}
 		<-ran
@@ -133,7 +135,7 @@ func TestServeAcknowledgementWriteFails(t *testing.T) { // scenario 79
 		synctest.Test(t, func(t *testing.T) {
 			rt := newFakeRuntime()
 			first, opening := newFakeSource(`{}`), newFakeSource(`{}`)
-			rt.listen = func(_ context.Context, req *Request) (Source, error) {
+			rt.listen = func(_ context.Context, req *seam.Request) (seam.Source, error) {
 				if string(req.ID) == "2" {
 					<-rt.gate("opening")
 					return opening, nil
@@ -165,7 +167,7 @@ func TestServeAcknowledgementWriteFails(t *testing.T) { // scenario 79
 	t.Run("with a stream open", func(t *testing.T) {
 		rt := newFakeRuntime()
 		a, b := newFakeSource(`{}`), newFakeSource(`{}`)
-		rt.listen = func(_ context.Context, req *Request) (Source, error) {
+		rt.listen = func(_ context.Context, req *seam.Request) (seam.Source, error) {
 			if string(req.ID) == `"a"` {
 				return a, nil
 			}

@@ -86,7 +86,7 @@ type ServerConfig struct {
 	DefaultDeadline, MaxDeadline time.Duration
 	Tools                        map[string]Deadlines
 	// Versions are the allowed protocol versions in preference order
-	// (default: auto, every version in stdio.DefaultVersions). One version
+	// (default: auto, every version in stdio.DefaultVersions()). One version
 	// pins it. New refuses versions stdio does not speak.
 	Versions []string
 	// HandshakeTimeout bounds the version negotiation of each child it
@@ -295,7 +295,7 @@ func Command(s *ServerConfig, stderr io.Writer, extra []EnvVar) *exec.Cmd {
 	if !s.InheritEnv {
 		base = slices.DeleteFunc(base, func(kv string) bool {
 			name, _, _ := strings.Cut(kv, "=")
-			return !slices.Contains(BaseEnv, name)
+			return !slices.Contains(BaseEnv[:], name)
 		})
 	}
 	cmd.Env = childEnv(base, append(slices.Clip(s.Env), extra...))
@@ -307,7 +307,8 @@ func Command(s *ServerConfig, stderr io.Writer, extra []EnvVar) *exec.Cmd {
 // gets (when the bridge has them) unless its server inherits the whole
 // environment: what programs need to find their tools, home, locale, time
 // zone and temporary directory, and nothing that usually holds a secret.
-var BaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
+// It is an array, so that no caller can append to it or share its storage.
+var BaseEnv = [...]string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"}
 
 // client is the stdio configuration of one child.
 func (s *ServerConfig) client(log *slog.Logger) stdio.ClientConfig {

@@ -1,4 +1,4 @@
-package server
+package seam
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -20,16 +19,16 @@ import (
 const (
 	maxProgressReports = 1000
 	maxProgressMessage = 4096
-	progressWriteWait  = 5 * time.Second
 )
 
 var errReporterClosed = errors.New("stdio: progress reporter closed: the request has ended")
 
 // ProgressReporter sends notifications/progress for one request that
 // carried a _meta.progressToken (docs/protocol.md,
-// "Progress and cancellation"). Serve makes one per such request and passes
-// it as [Request.Progress]; it is safe for concurrent use, and concurrent
-// reports are written one after another.
+// "Progress and cancellation"). The transport makes one per such request
+// with [NewProgressReporter] and passes it as [Request.Progress]; it is
+// safe for concurrent use, and concurrent reports are written one after
+// another.
 //
 // A nil *ProgressReporter is valid: its Report does nothing and returns nil.
 type ProgressReporter struct {
@@ -46,6 +45,14 @@ type ProgressReporter struct {
 	mu   sync.Mutex
 	n    int
 	last float64
+}
+
+// NewProgressReporter returns the reporter of the request whose
+// _meta.progressToken is token (valid, compact JSON). send hands a complete
+// frame to the transport and returns once it is written, or fails without
+// writing it.
+func NewProgressReporter(token json.RawMessage, send func(ctx context.Context, frame []byte) error) *ProgressReporter {
+	return &ProgressReporter{token: token, send: send}
 }
 
 // Report writes one notifications/progress frame,
@@ -106,9 +113,10 @@ func (p *ProgressReporter) Report(ctx context.Context, progress float64, total *
 	return nil
 }
 
-// close stops the reporter: later reports fail without reaching the
-// coordinator (which refuses them anyway once the request has ended).
-func (p *ProgressReporter) close() {
+// Close stops the reporter, when the request's outcome is decided: later
+// reports fail without reaching the transport (which refuses them anyway
+// once the request has ended).
+func (p *ProgressReporter) Close() {
 	if p == nil {
 		return
 	}
