@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -48,24 +47,26 @@ type originsFlag []string
 func (o *originsFlag) String() string { return strings.Join(*o, ",") }
 
 func (o *originsFlag) Set(s string) error {
-	if err := checkOrigin(s); err != nil {
+	c, err := canonicalOrigin(s)
+	if err != nil {
 		return err
 	}
-	*o = append(*o, s)
+	*o = append(*o, c)
 	return nil
 }
 
-// checkOrigin accepts "*" or an origin as a browser sends it:
-// scheme://host[:port], without a path.
-func checkOrigin(s string) error {
+// canonicalOrigin accepts "*" or an origin, scheme://host[:port] without
+// a path, and returns it as browsers send it (mcphttp.CanonicalOrigin), so
+// that https://App.example/ matches what a page on it sends.
+func canonicalOrigin(s string) (string, error) {
 	if s == "*" {
-		return nil
+		return s, nil
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-		return errors.New("want * or an origin such as https://app.example.com")
+	c, ok := mcphttp.CanonicalOrigin(s)
+	if !ok {
+		return "", errors.New("want * or an origin such as https://app.example.com")
 	}
-	return nil
+	return c, nil
 }
 
 // httpMaxMCPConnections bounds the MCP connections the HTTP front door
@@ -87,12 +88,6 @@ type httpOptions struct {
 // origins are refused by their own rules). The adapter it returns must be
 // closed before gs stops.
 func newHTTPHandler(gs *grpc.Server, o httpOptions) (http.Handler, *mcphttp.Adapter, error) {
-	// As browsers send them, so that https://App.example/ matches too.
-	for i, origin := range o.origins {
-		if c, ok := mcphttp.CanonicalOrigin(origin); ok {
-			o.origins[i] = c
-		}
-	}
 	mcp, err := mcphttp.New(mcphttp.Config{
 		Start:       mcphttp.Tunnel(gs, o.maxMessageBytes),
 		Caller:      callerOf,

@@ -46,11 +46,7 @@ func postMCP(t *testing.T, url, body string, header ...string) mcpPost {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	req := newJSONPost(t, ctx, url, body)
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	var m struct {
 		Method string `json:"method"`
@@ -251,15 +247,8 @@ servers:
 	defer tr.CloseIdleConnections()
 	url := "https://" + httpAddr(t, b) + "/mcp"
 	post := func(tr *http.Transport, tool, body string) (*http.Response, string, error) {
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", tool)
+		req := newJSONPost(t, t.Context(), url, body, "Accept", "application/json, text/event-stream",
+			"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", tool)
 		resp, err := (&http.Client{Transport: tr, Timeout: testTimeout}).Do(req)
 		if err != nil {
 			return nil, "", err

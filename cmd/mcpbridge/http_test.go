@@ -38,15 +38,7 @@ func postJSON(t *testing.T, client *http.Client, url, body string, header ...str
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := client.Do(req)
+	res, err := client.Do(newJSONPost(t, ctx, url, body, header...))
 	if err != nil {
 		t.Fatalf("POST %s: %v", url, err)
 	}
@@ -60,6 +52,21 @@ func postJSON(t *testing.T, client *http.Client, url, body string, header ...str
 		t.Fatalf("POST %s: %d, not JSON: %q", url, res.StatusCode, raw)
 	}
 	return res.StatusCode, out, res.Header
+}
+
+// newJSONPost is a POST of the JSON body to url under ctx, with header
+// ("Name", "value" pairs) set after Content-Type.
+func newJSONPost(t *testing.T, ctx context.Context, url, body string, header ...string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return req
 }
 
 // preflight sends the CORS preflight of a POST with Authorization from

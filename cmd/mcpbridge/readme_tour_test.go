@@ -71,12 +71,15 @@ const tourWait = 15 * time.Second
 // print.
 type tourStep struct{ command, output string }
 
+// shBlock is a fenced shell block of the README.
+var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
+
 // tourSteps reads the commands of the tour's sh blocks: a line starting
 // "$ " (with its "\" continuations) and the lines up to the next command
 // or the block's end.
 func tourSteps(tour string) []tourStep {
 	var steps []tourStep
-	for _, block := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(tour, -1) {
+	for _, block := range shBlock.FindAllStringSubmatch(tour, -1) {
 		lines := strings.Split(strings.TrimSuffix(block[1], "\n"), "\n")
 		for i := 0; i < len(lines); i++ {
 			cmd, ok := strings.CutPrefix(lines[i], "$ ")
@@ -100,10 +103,13 @@ func tourSteps(tour string) []tourStep {
 
 // volatile are the values that differ from run to run: timestamps, pids
 // and durations, and what each matches.
-var volatile = []struct{ re, pattern string }{
-	{`"\d{4}-\d\d-\d\dT[^"]*"`, `"[^"]*"`},
-	{`"pid":\d+`, `"pid":\d+`},
-	{`\d+(\.\d+)?[µnm]?s\b`, `\d+(\.\d+)?[µnm]?s`},
+var volatile = []struct {
+	re      *regexp.Regexp
+	pattern string
+}{
+	{regexp.MustCompile(`"\d{4}-\d\d-\d\dT[^"]*"`), `"[^"]*"`},
+	{regexp.MustCompile(`"pid":\d+`), `"pid":\d+`},
+	{regexp.MustCompile(`\d+(\.\d+)?[µnm]?s\b`), `\d+(\.\d+)?[µnm]?s`},
 }
 
 // squeeze drops all whitespace, so that the README's compact JSON and
@@ -124,7 +130,7 @@ func tourPattern(shown string) *regexp.Regexp {
 		for part != "" {
 			first, firstAt := -1, []int(nil)
 			for j, v := range volatile {
-				if at := regexp.MustCompile(v.re).FindStringIndex(part); at != nil && (firstAt == nil || at[0] < firstAt[0]) {
+				if at := v.re.FindStringIndex(part); at != nil && (firstAt == nil || at[0] < firstAt[0]) {
 					first, firstAt = j, at
 				}
 			}

@@ -501,12 +501,14 @@ func httpSettings(f *serveFlags, file *configfile.File) (addr string, origins []
 	}
 	origins = f.corsOrigins
 	if file != nil && !f.set["http-cors-origin"] {
+		origins = nil
 		for _, o := range file.HTTPCORSOrigins {
-			if err := checkOrigin(o); err != nil {
+			c, err := canonicalOrigin(o)
+			if err != nil {
 				return "", nil, usageError{err: fmt.Errorf("%s: http_cors_origins: %q: %v", f.config, o, err)}
 			}
+			origins = append(origins, c)
 		}
-		origins = file.HTTPCORSOrigins
 	}
 	if len(origins) > 0 && addr == "" {
 		return "", nil, usageError{err: errors.New("--http-cors-origin needs --http-listen: CORS is for the HTTP listener")}
