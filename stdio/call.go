@@ -261,7 +261,11 @@ func (c *Client) send(ctx context.Context, cl *call, f *frame, sent time.Time, t
 			return false, nil, nil
 		case errors.Is(werr, os.ErrDeadlineExceeded):
 			e := timeoutError(timeout)
-			if ctx.Err() != nil {
+			if d, ok := ctx.Deadline(); ctx.Err() != nil || ok && (timeout <= 0 || !d.After(sent.Add(timeout))) {
+				// ctx's deadline was the write's: it has passed, so
+				// ctx ends at once if it has not yet, and the error is
+				// ctx's rather than a timeout that never ran out.
+				<-ctx.Done()
 				e = ctxError(ctx)
 			}
 			res, err = c.abandon(cl, false, e, o)

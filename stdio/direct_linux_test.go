@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // pipeNearlyFull returns a pipe of one 64 KiB buffer holding all but free
@@ -65,5 +67,39 @@ func TestDirectWriteIsAllOrNothing(t *testing.T) {
 	ok, _ = c.writeDirect(context.Background(), bytes.Repeat([]byte("y"), pipeAtomic+1), time.Now(), time.Second)
 	if ok {
 		t.Error("writeDirect took a frame over pipeAtomic bytes")
+	}
+}
+
+// lateCtx reports a deadline earlier than the one its Done honours, as a
+// context does for the moment between its deadline passing and its timer
+// firing.
+type lateCtx struct {
+	context.Context
+	early time.Time
+}
+
+func (c lateCtx) Deadline() (time.Time, bool) { return c.early, true }
+
+// A direct write cut by the call's ctx deadline fails the call with ctx's
+// error, even when the write's deadline fires before ctx's own timer does:
+// not with the call timeout's "timeoutMs", which never ran out.
+func TestDirectWriteDeadlineIsContexts(t *testing.T) {
+	_, w := pipeNearlyFull(t, 0)
+	r, out, err := os.Pipe() // the child's stdout, silent
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(w, r, ClientConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Close(); out.Close() }()
+	base, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	ctx := lateCtx{base, time.Now().Add(50 * time.Millisecond)}
+	_, err = c.Call(ctx, "tools/call", map[string]any{"name": "echo"}, &CallOptions{Timeout: 10 * time.Minute})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeRequestTimeout || !errors.Is(je.Cause, context.DeadlineExceeded) || je.Data != nil {
+		t.Fatalf("Call into a full pipe past ctx's deadline = %#v; want -32001 caused by context.DeadlineExceeded, without timeoutMs", err)
 	}
 }
