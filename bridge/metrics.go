@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"sync"
+
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
@@ -19,6 +21,9 @@ import (
 type grpcMetrics struct {
 	server  *grpcprom.ServerMetrics
 	refusal *prometheus.CounterVec // requests the door refused (package internal/door)
+
+	rec  sync.RWMutex    // shared while counting a refusal, exclusive in forget
+	gone map[string]bool // servers a reload removed, not added again
 }
 
 // newGRPCMetrics registers the Service's metrics; nil without
@@ -32,7 +37,7 @@ func newGRPCMetrics(s *Service) (*grpcMetrics, error) {
 	), refusal: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mcpbridge_requests_refused_total",
 		Help: "Requests to a child that the bridge refused before they reached it, by reason: unauthenticated (credentials revoked or expired on an open stream), permission_denied (the rules), limited (a rate or concurrency limit).",
-	}, []string{"server", "method", "via", "reason"})}
+	}, []string{"server", "method", "via", "reason"}), gone: map[string]bool{}}
 	for _, c := range []prometheus.Collector{m.server, m.refusal, pool.NewCollector(s.serverSet)} {
 		if err := s.cfg.Metrics.Register(c); err != nil {
 			return nil, err
@@ -75,16 +80,34 @@ var refusedMethods = map[string]bool{
 	"Connect": true, "Subscribe": true, "GetServer": true,
 }
 
-// refused counts a request the door refused.
-// forget drops a removed server's refusal series.
+// forget drops a removed server's refusal series, and keeps a stream still
+// open on it from counting them again, until remember.
 func (m *grpcMetrics) forget(server string) {
 	if m != nil {
+		m.rec.Lock()
+		defer m.rec.Unlock()
+		m.gone[server] = true
 		m.refusal.DeletePartialMatch(prometheus.Labels{"server": server})
 	}
 }
 
+// remember undoes forget for a server added again.
+func (m *grpcMetrics) remember(server string) {
+	if m != nil {
+		m.rec.Lock()
+		defer m.rec.Unlock()
+		delete(m.gone, server)
+	}
+}
+
+// refused counts a request the door refused.
 func (m *grpcMetrics) refused(req *door.Request, why string) {
 	if m == nil {
+		return
+	}
+	m.rec.RLock()
+	defer m.rec.RUnlock()
+	if m.gone[req.Server.Name] {
 		return
 	}
 	method := req.Method

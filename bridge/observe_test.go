@@ -14,7 +14,9 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -212,5 +214,84 @@ func TestReloadForgetsSeries(t *testing.T) {
 	}
 	if !got[series+"{server=a}"] {
 		t.Errorf("after the reload: %v; want a's %s kept", got, series)
+	}
+}
+
+// A call still draining on a server that a reload removed does not bring
+// the server's series back when it ends; once the server is added again,
+// its calls record anew.
+func TestReloadForgetsDrainingSeries(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	reg := prometheus.NewRegistry()
+	a, b := typedChildServer(t, "a", "modern"), typedChildServer(t, "b", "modern")
+	svc, err := New(Config{Servers: []ServerConfig{a, b}, Logger: slog.New(slog.DiscardHandler), Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	bc := mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc.NewGRPCServer()))
+	const series = "mcp_client_operation_duration_seconds"
+	hasB := func() bool {
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range families {
+			if f.GetName() != series {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "server" && l.GetValue() == "b" {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	if _, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "b", Name: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	// A call in flight on b, the child working on it.
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	s, err := bc.CallToolStream(sctx, &mcpbridgev1.CallToolStreamRequest{Server: "b", Name: "slow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Recv(); err != nil { // its "started" progress
+		t.Fatal(err)
+	}
+	if err := svc.Reload(Config{Servers: []ServerConfig{a}, Logger: svc.cfg.Logger, Metrics: reg}); err != nil {
+		t.Fatal(err)
+	}
+	if hasB() {
+		t.Fatalf("after b was removed: its %s series are still there", series)
+	}
+	stop() // the draining call ends, and would record
+	if _, err := recvAll(s); status.Code(err) != codes.Canceled {
+		t.Fatalf("the draining call ended with %v, want CANCELLED", err)
+	}
+	// Its end is recorded by the bridge after the client has seen it: watch
+	// for a while that the series stay gone.
+	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if hasB() {
+			t.Fatalf("the call that drained on removed server b brought its %s series back", series)
+		}
+	}
+	// b added again records again.
+	if err := svc.Reload(Config{Servers: []ServerConfig{a, b}, Logger: svc.cfg.Logger, Metrics: reg}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{Server: "b", WaitForReady: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "b", Name: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	if !hasB() {
+		t.Errorf("b added again: no %s series for its call", series)
 	}
 }

@@ -77,6 +77,8 @@ func (s *Service) Reload(cfg Config) error {
 	for i := range cfg.Servers {
 		sc := &cfg.Servers[i]
 		if next[sc.Name] == nil {
+			s.door.Obs.Remember(sc.Name) // removed by an earlier reload, perhaps
+			s.metrics.remember(sc.Name)
 			next[sc.Name] = s.newServer(sc)
 		}
 	}

@@ -50,6 +50,12 @@ type Observer struct {
 
 	mu    sync.Mutex
 	names map[nameKey]map[string]struct{} // admitted label values
+
+	// rec is held shared while a series is recorded and exclusively by
+	// Forget, so that a call still draining on a removed server cannot
+	// bring its series back once they are gone.
+	rec  sync.RWMutex
+	gone map[string]bool // servers forgotten and not added again
 }
 
 type nameKey struct {
@@ -63,7 +69,7 @@ func NewObserver(reg prometheus.Registerer, tp trace.TracerProvider) (*Observer,
 	if reg == nil && tp == nil {
 		return nil, nil
 	}
-	o := &Observer{names: map[nameKey]map[string]struct{}{}}
+	o := &Observer{names: map[nameKey]map[string]struct{}{}, gone: map[string]bool{}}
 	if tp != nil {
 		o.tracer = tp.Tracer(instrumentation)
 	}
@@ -193,6 +199,11 @@ func (op *operation) end(res json.RawMessage, err error) {
 	if op.o.duration == nil {
 		return
 	}
+	op.o.rec.RLock()
+	defer op.o.rec.RUnlock()
+	if op.o.gone[op.server] {
+		return // removed by a reload while this call drained
+	}
 	var tool, prompt, uri string
 	if op.kind != access.Server && op.name != "" {
 		label := op.o.label(op.server, op.kind, op.name, err == nil)
@@ -230,11 +241,15 @@ func (o *Observer) label(server string, kind access.Kind, name string, ok bool) 
 }
 
 // Forget drops a removed server's label sets and its series, so that
-// /metrics no longer shows a server the bridge no longer fronts.
+// /metrics no longer shows a server the bridge no longer fronts, and keeps
+// calls still draining on it from recording them again, until Remember.
 func (o *Observer) Forget(server string) {
 	if o == nil {
 		return
 	}
+	o.rec.Lock()
+	defer o.rec.Unlock()
+	o.gone[server] = true
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for k := range o.names {
@@ -245,6 +260,16 @@ func (o *Observer) Forget(server string) {
 	if o.duration != nil {
 		o.duration.DeletePartialMatch(prometheus.Labels{"server": server})
 	}
+}
+
+// Remember undoes Forget for a server added again: its calls record anew.
+func (o *Observer) Remember(server string) {
+	if o == nil {
+		return
+	}
+	o.rec.Lock()
+	defer o.rec.Unlock()
+	delete(o.gone, server)
 }
 
 // errorType is the conventions' error.type of an outcome and its JSON-RPC
