@@ -16,6 +16,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/tunnel"
+	"github.com/mcpbridge/mcpbridge/internal/mcphttp"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -58,7 +59,7 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	}
 	// The tunnel's opening passes the door (the server, and the rate),
 	// and so does each request in it (tunnel.request).
-	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaConnect, Server: srv.Door(), Method: method, Long: true}); err != nil {
+	if err := s.admitOpening(ctx, &door.Request{Via: tunnelVia(ctx), Server: srv.Door(), Method: method, Long: true}); err != nil {
 		return err
 	}
 	if first, err = legacyProbes(ctx, srv, stream, first); err != nil || first == nil {
@@ -194,7 +195,7 @@ type tunnelServer struct {
 // _meta) and takes it through the door; its deadline is the server's or
 // the tool's longest.
 func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (*tunnel.Admission, *jsonrpc.Error) {
-	req := door.ParseRequest(door.ViaConnect, h.srv.Door(), method, params)
+	req := door.ParseRequest(tunnelVia(ctx), h.srv.Door(), method, params)
 	req.Long = long
 	ps, refused := h.s.door.Admit(ctx, req)
 	if refused != nil {
@@ -210,3 +211,12 @@ func (h *tunnelServer) FilterList(ctx context.Context, method string, res json.R
 func (h *tunnelServer) DefaultDeadline() time.Duration { return h.s.cfg.DefaultDeadline }
 
 func (h *tunnelServer) Logger() *slog.Logger { return h.s.cfg.Logger }
+
+// tunnelVia is how a tunnel's requests reached the bridge: over HTTP when
+// the MCP endpoint opened the tunnel in process, else through Connect.
+func tunnelVia(ctx context.Context) string {
+	if mcphttp.InProcess(ctx) {
+		return door.ViaHTTP
+	}
+	return door.ViaConnect
+}

@@ -175,16 +175,17 @@ func TestServeHTTPMCPDoor(t *testing.T) {
 		t.Errorf("bob's tools/call in his session: %s", p)
 	}
 
-	// The audit has the calls over HTTP, under their principals.
+	// The audit has the calls over HTTP, under their principals, and says
+	// they came over HTTP.
 	data, err := os.ReadFile(audit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range [][]string{
-		{`"principal":"alice"`, `"method":"tools/call"`, `"outcome":"ok"`},
-		{`"principal":"alice"`, `"method":"tools/call"`, `"refused":"limited"`},
-		{`"principal":"bob"`, `"method":"tools/call"`, `"outcome":"ok"`},
-		{`"principal":"carol"`, `"refused":"permission_denied"`},
+		{`"principal":"alice"`, `"method":"tools/call"`, `"outcome":"ok"`, `"via":"http"`},
+		{`"principal":"alice"`, `"method":"tools/call"`, `"refused":"limited"`, `"via":"http"`},
+		{`"principal":"bob"`, `"method":"tools/call"`, `"outcome":"ok"`, `"via":"http"`},
+		{`"principal":"carol"`, `"refused":"permission_denied"`, `"via":"http"`},
 	} {
 		found := false
 		for line := range strings.SplitSeq(string(data), "\n") {

@@ -158,10 +158,22 @@ type loop struct {
 	done   chan struct{} // closed when ServeHTTP has returned
 }
 
+// inProcessKey marks the context of a call that Tunnel made in process.
+type inProcessKey struct{}
+
+// InProcess reports whether ctx is that of a gRPC call that a Tunnel made
+// in process, for a request to the MCP endpoint: the bridge's audit and
+// metrics then name the call's way in as "http" rather than "connect". A
+// remote caller cannot set it: it is a value of the Go context, which
+// grpc.Server.ServeHTTP hands on from the request, not a header.
+func InProcess(ctx context.Context) bool {
+	return ctx.Value(inProcessKey{}) != nil
+}
+
 // openLoop starts the call method on h with r's credentials. Its context
 // is ctx, not r's: a tunnel outlives the request that opened it.
 func openLoop(ctx context.Context, h http.Handler, r *http.Request, method string, maxBytes int) *loop {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(context.WithValue(ctx, inProcessKey{}, true))
 	if la := r.Context().Value(http.LocalAddrContextKey); la != nil {
 		ctx = context.WithValue(ctx, http.LocalAddrContextKey, la)
 	}

@@ -43,7 +43,8 @@ import (
 // Values of Request.Via: how a request reached the bridge.
 const (
 	ViaGRPC    = "grpc"
-	ViaConnect = "connect"
+	ViaConnect = "connect" // a Connect tunnel opened by a gRPC client
+	ViaHTTP    = "http"    // a tunnel the MCP endpoint opened in process for an HTTP client
 )
 
 // Door is the pipeline of one bridge: the access settings and the
