@@ -94,18 +94,21 @@ var bridgeMemProfile = flag.String("bridge.memprofile", "", "process benchmarks:
 
 // runLoad makes b.N calls from callers goroutines and reports req/s, the
 // p50 and p99 latency, this process's CPU per call (cli-cpu-µs/op) and
-// that of each named process (<name>-cpu-µs/op).
+// that of each named process (<name>-cpu-µs/op), and how often per call
+// each one's threads went to sleep (cli-sleeps/op, <name>-sleeps/op).
 func runLoad(b *testing.B, callers int, procs map[string]int, call func() error) {
 	for range 100 { // warm: connections, buffers, stacks
 		if err := call(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu0 := map[string]time.Duration{}
+	cpu0, sleeps0 := map[string]time.Duration{}, map[string]int64{}
 	for name, pid := range procs {
 		cpu0[name], _ = processCPU(pid)
+		sleeps0[name], _ = processSleeps(pid)
 	}
 	self0 := selfCPU()
+	selfSleeps0, _ := processSleeps(os.Getpid())
 	var next atomic.Int64
 	lats := make([][]time.Duration, callers)
 	errs := make(chan error, callers)
@@ -129,6 +132,7 @@ func runLoad(b *testing.B, callers int, procs map[string]int, call func() error)
 	wg.Wait()
 	b.StopTimer()
 	self1 := selfCPU()
+	selfSleeps1, _ := processSleeps(os.Getpid())
 	close(errs)
 	for err := range errs {
 		b.Fatal(err)
@@ -137,8 +141,12 @@ func runLoad(b *testing.B, callers int, procs map[string]int, call func() error)
 		if cpu1, ok := processCPU(pid); ok {
 			b.ReportMetric(float64(cpu1-cpu0[name])/1e3/float64(b.N), name+"-cpu-µs/op")
 		}
+		if n, ok := processSleeps(pid); ok {
+			b.ReportMetric(float64(n-sleeps0[name])/float64(b.N), name+"-sleeps/op")
+		}
 	}
 	b.ReportMetric(float64(self1-self0)/1e3/float64(b.N), "cli-cpu-µs/op")
+	b.ReportMetric(float64(selfSleeps1-selfSleeps0)/float64(b.N), "cli-sleeps/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
 	all := slices.Concat(lats...)
 	slices.Sort(all)

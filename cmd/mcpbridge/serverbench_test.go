@@ -235,3 +235,32 @@ func processCPU(pid int) (time.Duration, bool) {
 	// supports.
 	return time.Duration(utime+stime) * (time.Second / 100), true
 }
+
+// processSleeps returns how many times the threads of process pid have
+// blocked (voluntary context switches, summed over /proc/pid/task): each
+// is a thread going to sleep for want of work, and being woken again is
+// most of what a call costs a process at low load. Threads that have
+// exited are not counted; a Go process keeps its threads.
+func processSleeps(pid int) (int64, bool) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return 0, false
+	}
+	var n int64
+	for _, t := range tasks {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+		if err != nil {
+			continue // the thread exited meanwhile
+		}
+		for line := range strings.Lines(string(raw)) {
+			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+				k, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				if err != nil {
+					return 0, false
+				}
+				n += k
+			}
+		}
+	}
+	return n, true
+}
