@@ -84,14 +84,15 @@ func (s *Service) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsR
 
 // CallTool is tools/call. A tool that ran and failed is an OK response with
 // is_error set; a 2026-07-28 child may answer input_required. Served over
-// gRPC, the response carries the result's _meta already encoded, in its
-// unknown fields, which a client reads as the meta field: a server
-// interceptor of your own sees Meta nil there.
+// gRPC, the response carries the result's _meta and structuredContent
+// already encoded, in its unknown fields, which a client reads as the meta
+// and structured_content fields: a server interceptor of your own sees
+// Meta and StructuredContent nil there.
 func (s *Service) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
 	decode := convert.DecodeCallToolResult
 	if grpc.ServerTransportStreamFromContext(ctx) != nil {
 		// Served over gRPC: the response is only marshalled, so its _meta
-		// may stay encoded (convert/wire.go).
+		// and structuredContent may stay encoded (convert/wire.go).
 		decode = convert.DecodeCallToolResultForWire
 	}
 	return typedCall(ctx, s, req.GetServer(), "tools/call", access.Tool, []string{req.GetName()},

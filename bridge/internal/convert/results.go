@@ -307,6 +307,15 @@ func decodeCallToolResult(raw json.RawMessage, r Era, forWire bool) (*mcpbridgev
 		case "content":
 			out.Content, err = decodeContents(v, r)
 		case "structuredContent":
+			if forWire {
+				// Written straight as the field's wire bytes (valuewire.go);
+				// what that refuses takes the Value path, as before.
+				m := out.ProtoReflect()
+				if b, werr := appendValueField(m.GetUnknown(), structuredContentField, v); werr == nil {
+					m.SetUnknown(b)
+					break
+				}
+			}
 			out.StructuredContent, err = Value(v)
 		case "isError":
 			out.IsError, err = jsonBool(v)

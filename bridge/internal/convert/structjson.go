@@ -203,15 +203,24 @@ func parseValue(b []byte, i, depth int) (*structpb.Value, int, error) {
 		}
 		return nil, i, errBadJSON
 	}
+	f, j, err := parseNumber(b, i)
+	if err != nil {
+		return nil, j, err
+	}
+	return structpb.NewNumberValue(f), j, nil
+}
+
+// parseNumber decodes the JSON number that starts at b[i] as a double.
+func parseNumber(b []byte, i int) (float64, int, error) {
 	j := rawjson.SkipValue(b, i) // a number runs to the next delimiter
 	if !isJSONNumber(b[i:j]) {
-		return nil, j, errBadJSON
+		return 0, j, errBadJSON
 	}
 	f, err := strconv.ParseFloat(string(b[i:j]), 64)
 	if err != nil {
-		return nil, j, fmt.Errorf("the number %s does not fit a double", b[i:j])
+		return 0, j, fmt.Errorf("the number %s does not fit a double", b[i:j])
 	}
-	return structpb.NewNumberValue(f), j, nil
+	return f, j, nil
 }
 
 // isJSONNumber reports whether tok is a JSON number (RFC 8259 §6), which

@@ -80,9 +80,14 @@ func (c *wireCache) field(v json.RawMessage) ([]byte, error) {
 
 var callToolMeta = newWireCache((&mcpbridgev1.CallToolResponse{}).ProtoReflect().Descriptor(), "meta")
 
+// structuredContentField is the number of CallToolResponse's
+// structured_content, which the gRPC path writes as wire bytes too.
+var structuredContentField = (&mcpbridgev1.CallToolResponse{}).ProtoReflect().Descriptor().Fields().ByName("structured_content").Number()
+
 // DecodeCallToolResultForWire is DecodeCallToolResult for a response that
-// is only marshalled, as on the gRPC path: its `_meta` is in the unknown
-// fields, as the encoded meta field, instead of in Meta.
+// is only marshalled, as on the gRPC path: its `_meta` and its
+// structuredContent are in the unknown fields, as the encoded meta and
+// structured_content fields, instead of in Meta and StructuredContent.
 func DecodeCallToolResultForWire(raw json.RawMessage, r Era) (*mcpbridgev1.CallToolResponse, error) {
 	return decodeCallToolResult(raw, r, true)
 }

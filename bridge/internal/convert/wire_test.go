@@ -25,6 +25,9 @@ func TestCallToolResultForWire(t *testing.T) {
 		`{"content":[{"type":"text","text":"no meta"}]}`,
 		`{"_meta":{},"content":[]}`,
 		` { "_meta" : { "sp" : [ 1 , 2 ] } , "content" : [ ] } `,
+		`{"content":[],"structuredContent":{"message":"hello","n":-0.5e3,"deep":{"a":{"b":[[],{},""]}},"dup":1,"dup":2}}`,
+		`{"content":[],"structuredContent":"just a string \u00e9\ud83d\ude00"}`,
+		`{"content":[],"structuredContent":[null,false,true,0,1e308,"` + strings.Repeat("long ", 60) + `"]}`,
 	}
 	for round := range 2 { // the second round reads the cache
 		for _, raw := range results {
@@ -36,8 +39,8 @@ func TestCallToolResultForWire(t *testing.T) {
 			if err != nil {
 				t.Fatalf("DecodeCallToolResultForWire(%s): %v", raw, err)
 			}
-			if wire.GetMeta() != nil {
-				t.Errorf("round %d, %s: Meta is set; want it in the unknown fields", round, raw)
+			if wire.GetMeta() != nil || wire.GetStructuredContent() != nil {
+				t.Errorf("round %d, %s: Meta or StructuredContent is set; want them in the unknown fields", round, raw)
 			}
 			b, err := proto.Marshal(wire)
 			if err != nil {
