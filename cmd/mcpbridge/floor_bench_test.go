@@ -45,10 +45,54 @@ import (
 // of direct at the same callers; docs/performance.md compares them, with
 // p50 and p99 against the sum of the hops, from
 //
-//	go test -run '^$' -bench Floor -benchtime 3s -count 3 ./cmd/mcpbridge/
+//	go test -run '^$' -bench 'Floor$' -benchtime 3s -count 3 ./cmd/mcpbridge/
 //
 // Nothing asserts on timing.
 func BenchmarkFloor(b *testing.B) {
+	paths := startFloorPaths(b)
+	for _, callers := range []int{1, 8, 64} {
+		for _, p := range paths {
+			b.Run(fmt.Sprintf("callers=%d/path=%s", callers, p.name), func(b *testing.B) {
+				runLoad(b, callers, p.procs, p.call)
+			})
+		}
+	}
+}
+
+// BenchmarkFloorAtRate is BenchmarkFloor at a fixed rate of calls instead
+// of a fixed number of callers: up to 64 callers start calls on a
+// schedule of rate calls a second, so that every path does the same
+// number of calls a second and its CPU per call is not lowered by the
+// batching a faster path enjoys at the same number of callers. (At 8
+// callers the bare gRPC server answers several times the bridge's calls
+// a second, and each of its wake-ups serves more of them.) A path that
+// cannot keep up falls behind its schedule; req/s shows it. Keeping the
+// schedule costs this process CPU of its own (timers, sleeps), which
+// path=none measures alone: a call that does nothing. The stdio client's
+// share is direct's cli-cpu-µs/op less none's.
+//
+//	go test -run '^$' -bench FloorAtRate -benchtime 4s -count 3 ./cmd/mcpbridge/
+func BenchmarkFloorAtRate(b *testing.B) {
+	paths := append(startFloorPaths(b), floorPath{"none", nil, func() error { return nil }})
+	for _, rate := range []int{500, 2000, 5000} {
+		for _, p := range paths {
+			b.Run(fmt.Sprintf("rate=%d/path=%s", rate, p.name), func(b *testing.B) {
+				runLoadPaced(b, 64, rate, p.procs, p.call)
+			})
+		}
+	}
+}
+
+// floorPath is one path of the floor benchmarks: a call, and the
+// processes whose CPU it reports.
+type floorPath struct {
+	name  string
+	procs map[string]int
+	call  func() error
+}
+
+// startFloorPaths starts the processes of BenchmarkFloor's three paths.
+func startFloorPaths(b *testing.B) []floorPath {
 	ctx := b.Context()
 	echo := startGRPCEchoProcess(b)
 	direct := startBenchServer(b, benchServers[0], "2026-07-28") // the demo
@@ -61,22 +105,10 @@ func BenchmarkFloor(b *testing.B) {
 	req := &mcpbridgev1.CallToolRequest{Name: "echo", Arguments: args}
 	params := json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`)
 	checkEcho, checkDirect := textIs("hello"), rawHas(`"text":"hello"`)
-	for _, callers := range []int{1, 8, 64} {
-		b.Run(fmt.Sprintf("callers=%d/path=grpc-echo", callers), func(b *testing.B) {
-			runLoad(b, callers, map[string]int{"srv": echo.pid}, func() error {
-				return checkEcho(echo.bc.CallTool(ctx, req))
-			})
-		})
-		b.Run(fmt.Sprintf("callers=%d/path=direct", callers), func(b *testing.B) {
-			runLoad(b, callers, map[string]int{"child": direct.Pid()}, func() error {
-				return checkDirect(direct.Call(ctx, "tools/call", params, nil))
-			})
-		})
-		b.Run(fmt.Sprintf("callers=%d/path=bridge", callers), func(b *testing.B) {
-			runLoad(b, callers, map[string]int{"bridge": br.Process.Pid, "child": bridgeChild}, func() error {
-				return checkEcho(bc.CallTool(ctx, req))
-			})
-		})
+	return []floorPath{
+		{"grpc-echo", map[string]int{"srv": echo.pid}, func() error { return checkEcho(echo.bc.CallTool(ctx, req)) }},
+		{"direct", map[string]int{"child": direct.Pid()}, func() error { return checkDirect(direct.Call(ctx, "tools/call", params, nil)) }},
+		{"bridge", map[string]int{"bridge": br.Process.Pid, "child": bridgeChild}, func() error { return checkEcho(bc.CallTool(ctx, req)) }},
 	}
 }
 
@@ -97,6 +129,14 @@ var bridgeMemProfile = flag.String("bridge.memprofile", "", "process benchmarks:
 // that of each named process (<name>-cpu-µs/op), and how often per call
 // each one's threads went to sleep (cli-sleeps/op, <name>-sleeps/op).
 func runLoad(b *testing.B, callers int, procs map[string]int, call func() error) {
+	runLoadPaced(b, callers, 0, procs, call)
+}
+
+// runLoadPaced is runLoad with the calls started on a schedule of rate a
+// second (none when rate is 0): call n starts no earlier than n/rate
+// seconds after the first, on whichever of the callers is free. Latency
+// is measured from the call's start.
+func runLoadPaced(b *testing.B, callers, rate int, procs map[string]int, call func() error) {
 	for range 100 { // warm: connections, buffers, stacks
 		if err := call(); err != nil {
 			b.Fatal(err)
@@ -114,11 +154,15 @@ func runLoad(b *testing.B, callers int, procs map[string]int, call func() error)
 	errs := make(chan error, callers)
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	begin := time.Now()
 	for g := range callers {
 		wg.Go(func() {
 			lat := make([]time.Duration, 0, b.N/callers+1)
 			defer func() { lats[g] = lat }()
-			for next.Add(1) <= int64(b.N) {
+			for n := next.Add(1); n <= int64(b.N); n = next.Add(1) {
+				if rate > 0 {
+					time.Sleep(time.Until(begin.Add(time.Duration(n-1) * time.Second / time.Duration(rate))))
+				}
 				start := time.Now()
 				err := call()
 				lat = append(lat, time.Since(start))
