@@ -322,20 +322,23 @@ func BenchmarkSlowChild(b *testing.B) {
 	direct := startBenchServer(b, benchServers[1], "2026-07-28") // gosdk
 	server := testkit.GoSDKServer(b)
 	type bridged struct {
-		name string
-		pid  int
-		bc   mcpbridgev1.BridgeServiceClient
+		name  string
+		procs map[string]int
+		bc    mcpbridgev1.BridgeServiceClient
 	}
 	var bridges []bridged
 	for _, shape := range []struct{ name, policy, size string }{{"bridge", "shared", "1"}, {"pool=2", "pool", "2"}, {"pool=4", "pool", "4"}} {
 		br, bc := startQuietBridge(b, append([]string{"--policy", shape.policy, "--pool-size", shape.size, "--"}, server...)...)
-		readyChild(b, bc, "")
-		bridges = append(bridges, bridged{shape.name, br.Process.Pid, bc})
+		procs := map[string]int{"bridge": br.Process.Pid}
+		if child := readyChild(b, bc, ""); shape.size == "1" {
+			procs["child"] = child // a pool's other children are not counted
+		}
+		bridges = append(bridges, bridged{shape.name, procs, bc})
 	}
 	req := &mcpbridgev1.CallToolRequest{Name: "test_simple_text"}
 	const want = "This is a simple text response for testing."
 	checkBridged, checkDirect := textIs(want), rawHas(want)
-	for _, callers := range []int{1, 8, 64} {
+	for _, callers := range []int{1, 8, 64, 256} {
 		b.Run(fmt.Sprintf("callers=%d/path=direct", callers), func(b *testing.B) {
 			runLoad(b, callers, map[string]int{"child": direct.Pid()}, func() error {
 				return checkDirect(direct.Call(ctx, "tools/call", benchServers[1].params, nil))
@@ -343,7 +346,7 @@ func BenchmarkSlowChild(b *testing.B) {
 		})
 		for _, br := range bridges {
 			b.Run(fmt.Sprintf("callers=%d/path=%s", callers, br.name), func(b *testing.B) {
-				runLoad(b, callers, map[string]int{"bridge": br.pid}, func() error {
+				runLoad(b, callers, br.procs, func() error {
 					return checkBridged(br.bc.CallTool(ctx, req))
 				})
 			})
