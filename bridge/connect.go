@@ -37,6 +37,9 @@ import (
 func (s *Service) Connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) error {
 	ctx, end := s.longLived(stream.Context())
 	defer end()
+	if refusedDraining(ctx) { // opened after Shutdown
+		return drained(ctx, "", "Connect", ctx.Err())
+	}
 	return drained(ctx, "", "Connect", s.connect(connectStream{stream, ctx}))
 }
 

@@ -31,9 +31,18 @@ var errDraining = errors.New("bridge: shutting down")
 const drainRetry = time.Second
 
 // longLived returns the context of a long-lived stream: parent's, also
-// cancelled (with errDraining) when the service drains. end releases it.
+// cancelled (with errDraining) when the service drains, and already so
+// when it has (the caller then refuses the stream: refusedDraining). end
+// releases it.
 func (s *Service) longLived(parent context.Context) (ctx context.Context, end func()) {
 	ctx, cancel := context.WithCancelCause(parent)
+	if s.draining.Err() != nil {
+		// Now, not when AfterFunc's goroutine gets to it: a stream opened
+		// after Shutdown could otherwise send its first message before it
+		// learned that it is refused.
+		cancel(errDraining)
+		return ctx, func() {}
+	}
 	stop := context.AfterFunc(s.draining, func() { cancel(errDraining) })
 	return ctx, func() {
 		stop()
@@ -41,10 +50,16 @@ func (s *Service) longLived(parent context.Context) (ctx context.Context, end fu
 	}
 }
 
+// refusedDraining reports that Shutdown (or Abort) cancelled ctx: a
+// long-lived stream's from longLived, or a call's from abortable.
+func refusedDraining(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), errDraining)
+}
+
 // drained replaces the outcome of a long-lived stream that Shutdown ended
 // with UNAVAILABLE and RetryInfo.
 func drained(ctx context.Context, server, method string, err error) error {
-	if !errors.Is(context.Cause(ctx), errDraining) {
+	if !refusedDraining(ctx) {
 		return err
 	}
 	return rpcerr.ToStatus(server, method, &rpcerr.CallError{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"testing"
 	"time"
@@ -145,11 +146,15 @@ func TestAbortEndsCallsWithRetryInfo(t *testing.T) {
 			t.Errorf("%s = %v (retry %v), want UNAVAILABLE \"The bridge is shutting down\" with RetryInfo", what, err, retry)
 		}
 	}
-	sub, err := bc.Subscribe(ctx, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
-	if err == nil {
-		_, err = sub.Recv()
+	// Each is refused before it sends anything, its acknowledgement
+	// included (once, under load, one was acknowledged first).
+	for range 20 {
+		sub, err := bc.Subscribe(ctx, &mcpbridgev1.SubscribeRequest{ToolsListChanged: true})
+		if err == nil {
+			_, err = sub.Recv()
+		}
+		isDrained("a Subscribe after Shutdown", err)
 	}
-	isDrained("a Subscribe after Shutdown", err)
 	if _, err := bc.Ping(ctx, &mcpbridgev1.PingRequest{}); err != nil {
 		t.Errorf("a call after Shutdown = %v, want it served", err)
 	}
@@ -161,7 +166,24 @@ func TestAbortEndsCallsWithRetryInfo(t *testing.T) {
 
 	svc.Abort()
 	isDrained("the call in flight at Abort", <-slow)
-	_, err = bc.Ping(ctx, &mcpbridgev1.PingRequest{})
+	_, err := bc.Ping(ctx, &mcpbridgev1.PingRequest{})
 	isDrained("a call after Abort", err)
 	logs.WaitFor(ctx, t, "fixture: cancelled") // on the child too
+}
+
+// A long-lived stream opened after Shutdown is refused before it begins:
+// its context is already cancelled when the handler gets it, not a moment
+// later by AfterFunc's goroutine, when it might have sent its first
+// message (a Subscribe's acknowledgement once did, under load).
+func TestLongLivedAfterShutdownIsRefusedAtOnce(t *testing.T) {
+	svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "", time.Second)}, Logger: slog.New(slog.DiscardHandler)})
+	svc.Shutdown()
+	for range 100 {
+		ctx, end := svc.longLived(context.Background())
+		refused := refusedDraining(ctx)
+		end()
+		if !refused {
+			t.Fatal("a stream's context after Shutdown is not yet cancelled with errDraining")
+		}
+	}
 }

@@ -37,6 +37,9 @@ const subscribeBuffer = fanout.StreamBuffer
 func (s *Service) Subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	ctx, end := s.longLived(stream.Context())
 	defer end()
+	if refusedDraining(ctx) { // opened after Shutdown
+		return drained(ctx, req.GetServer(), "Subscribe", ctx.Err())
+	}
 	return drained(ctx, req.GetServer(), "Subscribe", s.subscribe(req, subscribeStream{stream, ctx}))
 }
 
