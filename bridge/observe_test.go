@@ -169,36 +169,13 @@ func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
 func TestReloadForgetsSeries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	reg := prometheus.NewRegistry()
-	a, b := typedChildServer(t, "a", "modern"), typedChildServer(t, "b", "modern")
-	svc, err := New(Config{Servers: []ServerConfig{a, b}, Logger: slog.New(slog.DiscardHandler), Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
-	bc := mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc.NewGRPCServer()))
+	reg, svc, bc, a, _ := reloadMetricsBridge(t)
 	for _, server := range []string{"a", "b"} {
 		if _, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: server, Name: "echo"}); err != nil {
 			t.Fatalf("CallTool on %s: %v", server, err)
 		}
 	}
-	servers := func() map[string]bool {
-		got := map[string]bool{}
-		families, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range families {
-			for _, m := range f.GetMetric() {
-				for _, l := range m.GetLabel() {
-					if l.GetName() == "server" {
-						got[f.GetName()+"{server="+l.GetValue()+"}"] = true
-					}
-				}
-			}
-		}
-		return got
-	}
+	servers := func() map[string]bool { return seriesServers(t, reg) }
 	const series = "mcp_client_operation_duration_seconds"
 	if got := servers(); !got[series+"{server=a}"] || !got[series+"{server=b}"] {
 		t.Fatalf("before the reload: %v; want %s for a and b", got, series)
@@ -223,34 +200,9 @@ func TestReloadForgetsSeries(t *testing.T) {
 func TestReloadForgetsDrainingSeries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	reg := prometheus.NewRegistry()
-	a, b := typedChildServer(t, "a", "modern"), typedChildServer(t, "b", "modern")
-	svc, err := New(Config{Servers: []ServerConfig{a, b}, Logger: slog.New(slog.DiscardHandler), Metrics: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
-	bc := mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc.NewGRPCServer()))
+	reg, svc, bc, a, b := reloadMetricsBridge(t)
 	const series = "mcp_client_operation_duration_seconds"
-	hasB := func() bool {
-		families, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range families {
-			if f.GetName() != series {
-				continue
-			}
-			for _, m := range f.GetMetric() {
-				for _, l := range m.GetLabel() {
-					if l.GetName() == "server" && l.GetValue() == "b" {
-						return true
-					}
-				}
-			}
-		}
-		return false
-	}
+	hasB := func() bool { return seriesServers(t, reg)[series+"{server=b}"] }
 	if _, err := bc.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "b", Name: "echo"}); err != nil {
 		t.Fatal(err)
 	}
@@ -294,4 +246,40 @@ func TestReloadForgetsDrainingSeries(t *testing.T) {
 	if !hasB() {
 		t.Errorf("b added again: no %s series for its call", series)
 	}
+}
+
+// reloadMetricsBridge serves a bridge with metrics in front of two typed
+// children, a and b, and returns its registry, its service, a client and
+// the two servers' configs, for reloads.
+func reloadMetricsBridge(t *testing.T) (*prometheus.Registry, *Service, mcpbridgev1.BridgeServiceClient, ServerConfig, ServerConfig) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	a, b := typedChildServer(t, "a", "modern"), typedChildServer(t, "b", "modern")
+	svc, err := New(Config{Servers: []ServerConfig{a, b}, Logger: slog.New(slog.DiscardHandler), Metrics: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	return reg, svc, mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc.NewGRPCServer())), a, b
+}
+
+// seriesServers lists reg's series by family and server label, as
+// "family{server=name}".
+func seriesServers(t *testing.T, reg *prometheus.Registry) map[string]bool {
+	t.Helper()
+	got := map[string]bool{}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "server" {
+					got[f.GetName()+"{server="+l.GetValue()+"}"] = true
+				}
+			}
+		}
+	}
+	return got
 }
