@@ -62,7 +62,7 @@ func (s *Service) connect(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectReq
 	}
 	// The tunnel's opening passes the door (the server, and the rate),
 	// and so does each request in it (tunnel.request).
-	if err := s.admitOpening(ctx, &door.Request{Via: tunnelVia(ctx), Server: srv.Door(), Method: method, Long: true}); err != nil {
+	if err := s.admitOpening(ctx, &door.Request{Via: viaOf(ctx, door.ViaConnect), Server: srv.Door(), Method: method, Long: true}); err != nil {
 		return err
 	}
 	if first, err = legacyProbes(ctx, srv, stream, first); err != nil || first == nil {
@@ -198,7 +198,7 @@ type tunnelServer struct {
 // _meta) and takes it through the door; its deadline is the server's or
 // the tool's longest.
 func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (*tunnel.Admission, *jsonrpc.Error) {
-	req := door.ParseRequest(tunnelVia(ctx), h.srv.Door(), method, params)
+	req := door.ParseRequest(viaOf(ctx, door.ViaConnect), h.srv.Door(), method, params)
 	req.Long = long
 	ps, refused := h.s.door.Admit(ctx, req)
 	if refused != nil {
@@ -215,11 +215,12 @@ func (h *tunnelServer) DefaultDeadline() time.Duration { return h.s.cfg.DefaultD
 
 func (h *tunnelServer) Logger() *slog.Logger { return h.s.cfg.Logger }
 
-// tunnelVia is how a tunnel's requests reached the bridge: over HTTP when
-// the MCP endpoint opened the tunnel in process, else through Connect.
-func tunnelVia(ctx context.Context) string {
+// viaOf is how a request reached the bridge: over HTTP when the MCP
+// endpoint made its call in process (a tunnel, or the GetServer check
+// before it), else direct (ViaGRPC or ViaConnect).
+func viaOf(ctx context.Context, direct string) string {
 	if mcphttp.InProcess(ctx) {
 		return door.ViaHTTP
 	}
-	return door.ViaConnect
+	return direct
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
-	"github.com/mcpbridge/mcpbridge/internal/mcphttp"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -74,11 +73,7 @@ func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerReque
 	if err != nil {
 		return nil, err
 	}
-	via := door.ViaGRPC
-	if mcphttp.InProcess(ctx) { // the MCP endpoint's check before its tunnel
-		via = door.ViaHTTP
-	}
-	dr := &door.Request{Via: via, Server: srv.Door(), Method: method}
+	dr := &door.Request{Via: viaOf(ctx, door.ViaGRPC), Server: srv.Door(), Method: method}
 	ps, refused := s.door.Admit(ctx, dr)
 	if refused != nil {
 		return nil, refused.Status(dr)

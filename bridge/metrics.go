@@ -1,8 +1,6 @@
 package bridge
 
 import (
-	"sync"
-
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
@@ -22,8 +20,7 @@ type grpcMetrics struct {
 	server  *grpcprom.ServerMetrics
 	refusal *prometheus.CounterVec // requests the door refused (package internal/door)
 
-	rec  sync.RWMutex    // shared while counting a refusal, exclusive in forget
-	gone map[string]bool // servers a reload removed, not added again
+	forgotten door.Forgotten // servers a reload removed: no refusals counted for them
 }
 
 // newGRPCMetrics registers the Service's metrics; nil without
@@ -37,7 +34,7 @@ func newGRPCMetrics(s *Service) (*grpcMetrics, error) {
 	), refusal: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mcpbridge_requests_refused_total",
 		Help: "Requests to a child that the bridge refused before they reached it, by reason: unauthenticated (credentials revoked or expired on an open stream), permission_denied (the rules), limited (a rate or concurrency limit).",
-	}, []string{"server", "method", "via", "reason"}), gone: map[string]bool{}}
+	}, []string{"server", "method", "via", "reason"})}
 	for _, c := range []prometheus.Collector{m.server, m.refusal, pool.NewCollector(s.serverSet)} {
 		if err := s.cfg.Metrics.Register(c); err != nil {
 			return nil, err
@@ -84,19 +81,14 @@ var refusedMethods = map[string]bool{
 // open on it from counting them again, until remember.
 func (m *grpcMetrics) forget(server string) {
 	if m != nil {
-		m.rec.Lock()
-		defer m.rec.Unlock()
-		m.gone[server] = true
-		m.refusal.DeletePartialMatch(prometheus.Labels{"server": server})
+		m.forgotten.Forget(server, func() { m.refusal.DeletePartialMatch(prometheus.Labels{"server": server}) })
 	}
 }
 
 // remember undoes forget for a server added again.
 func (m *grpcMetrics) remember(server string) {
 	if m != nil {
-		m.rec.Lock()
-		defer m.rec.Unlock()
-		delete(m.gone, server)
+		m.forgotten.Remember(server)
 	}
 }
 
@@ -105,9 +97,9 @@ func (m *grpcMetrics) refused(req *door.Request, why string) {
 	if m == nil {
 		return
 	}
-	m.rec.RLock()
-	defer m.rec.RUnlock()
-	if m.gone[req.Server.Name] {
+	ok := m.forgotten.Begin(req.Server.Name)
+	defer m.forgotten.End()
+	if !ok {
 		return
 	}
 	method := req.Method

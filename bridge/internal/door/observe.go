@@ -51,11 +51,7 @@ type Observer struct {
 	mu    sync.Mutex
 	names map[nameKey]map[string]struct{} // admitted label values
 
-	// rec is held shared while a series is recorded and exclusively by
-	// Forget, so that a call still draining on a removed server cannot
-	// bring its series back once they are gone.
-	rec  sync.RWMutex
-	gone map[string]bool // servers forgotten and not added again
+	forgotten Forgotten // servers a reload removed: no series recorded for them
 }
 
 type nameKey struct {
@@ -69,7 +65,7 @@ func NewObserver(reg prometheus.Registerer, tp trace.TracerProvider) (*Observer,
 	if reg == nil && tp == nil {
 		return nil, nil
 	}
-	o := &Observer{names: map[nameKey]map[string]struct{}{}, gone: map[string]bool{}}
+	o := &Observer{names: map[nameKey]map[string]struct{}{}}
 	if tp != nil {
 		o.tracer = tp.Tracer(instrumentation)
 	}
@@ -199,9 +195,9 @@ func (op *operation) end(res json.RawMessage, err error) {
 	if op.o.duration == nil {
 		return
 	}
-	op.o.rec.RLock()
-	defer op.o.rec.RUnlock()
-	if op.o.gone[op.server] {
+	ok := op.o.forgotten.Begin(op.server)
+	defer op.o.forgotten.End()
+	if !ok {
 		return // removed by a reload while this call drained
 	}
 	var tool, prompt, uri string
@@ -247,29 +243,25 @@ func (o *Observer) Forget(server string) {
 	if o == nil {
 		return
 	}
-	o.rec.Lock()
-	defer o.rec.Unlock()
-	o.gone[server] = true
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for k := range o.names {
-		if k.server == server {
-			delete(o.names, k)
+	o.forgotten.Forget(server, func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		for k := range o.names {
+			if k.server == server {
+				delete(o.names, k)
+			}
 		}
-	}
-	if o.duration != nil {
-		o.duration.DeletePartialMatch(prometheus.Labels{"server": server})
-	}
+		if o.duration != nil {
+			o.duration.DeletePartialMatch(prometheus.Labels{"server": server})
+		}
+	})
 }
 
 // Remember undoes Forget for a server added again: its calls record anew.
 func (o *Observer) Remember(server string) {
-	if o == nil {
-		return
+	if o != nil {
+		o.forgotten.Remember(server)
 	}
-	o.rec.Lock()
-	defer o.rec.Unlock()
-	delete(o.gone, server)
 }
 
 // errorType is the conventions' error.type of an outcome and its JSON-RPC
