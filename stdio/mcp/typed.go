@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpbridge/mcpbridge/stdio/mcp/internal/argschema"
+
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -21,8 +23,19 @@ import (
 
 // This file holds the typed registrations: a tool, prompt or resource
 // template whose handler takes a Go value the runtime has validated and
-// decoded, and whose schema is inferred from the value's type (schema.go,
-// validate.go), and the typed form of elicitation.
+// decoded, and whose schema is inferred from the value's type (package
+// internal/argschema), and the typed form of elicitation.
+
+// ValidationError reports JSON that does not satisfy its schema: a typed
+// tool's or prompt's arguments, or the content of an elicitation answer
+// ([Elicit]). It holds at most 10 violations, in the order they were found.
+type ValidationError = argschema.ValidationError
+
+// Violation is one way a value breaks its schema. Path names the value:
+// "" for the whole, then member names joined by dots and array indexes in
+// brackets ("address.zip", "tags[2]"); a member name that is not a plain
+// identifier is quoted (`labels["a b"]`).
+type Violation = argschema.Violation
 
 // MetaArgumentErrors is the _meta key under which an isError result for
 // invalid tool arguments lists the violations, as [Violation] objects
@@ -162,7 +175,7 @@ func violationData(err *ValidationError) any {
 // toolInput validates and decodes a typed tool's arguments.
 type toolInput struct {
 	schema   json.RawMessage      // inferred; nil when given
-	plan     *plan                // nil for json.RawMessage
+	plan     *argschema.Plan      // nil for json.RawMessage
 	fallback *jsonschema.Resolved // the given InputSchema
 }
 
@@ -188,21 +201,21 @@ func newToolInput[In any](given json.RawMessage) (*toolInput, error) {
 		}
 		return in, nil
 	}
-	if deref(t).Kind() != reflect.Struct || (t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Pointer) {
+	if argschema.Deref(t).Kind() != reflect.Struct || (t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Pointer) {
 		return nil, fmt.Errorf("the arguments type In must be a struct, a pointer to one or json.RawMessage, not %s", t)
 	}
-	ts, err := inferSchema(t)
+	ts, err := argschema.Infer(t)
 	if err != nil {
 		return nil, err
 	}
 	if t.Kind() == reflect.Pointer {
 		// The arguments are an object, never null: advertise the struct's
 		// schema.
-		if ts.raw, err = marshalSchema(ts.schema, func(c *jsonschema.Schema) { c.Types, c.Type = nil, "object" }); err != nil {
+		if ts.Raw, err = marshalSchema(ts.JSON, func(c *jsonschema.Schema) { c.Types, c.Type = nil, "object" }); err != nil {
 			return nil, err
 		}
 	}
-	in.schema, in.plan = ts.raw, ts.plan
+	in.schema, in.plan = ts.Raw, ts.Plan
 	return in, nil
 }
 
@@ -221,7 +234,7 @@ func (in *toolInput) decode(args json.RawMessage, dest any) error {
 		*dest.(*json.RawMessage) = args
 		return nil
 	}
-	return in.plan.decode(args, reflect.ValueOf(dest).Elem())
+	return in.plan.Decode(args, reflect.ValueOf(dest).Elem())
 }
 
 // toolOutput turns a typed tool's Out into its result.
@@ -248,15 +261,15 @@ func newToolOutput[Out any]() (*toolOutput, error) {
 	case t.Kind() == reflect.String:
 		return &toolOutput{mode: outputText}, nil
 	}
-	base := deref(t)
-	s, err := jsonschema.ForType(base, forOptions())
+	base := argschema.Deref(t)
+	s, err := jsonschema.ForType(base, argschema.ForOptions())
 	if err != nil {
 		return nil, fmt.Errorf("the result type Out: %v", err)
 	}
 	if s.Type != "object" {
 		return &toolOutput{mode: outputJSON}, nil
 	}
-	if err := applyTags(s, base); err != nil {
+	if err := argschema.ApplyTags(s, base); err != nil {
 		return nil, fmt.Errorf("the result type Out: %v", err)
 	}
 	raw, err := marshalSchema(s, nil)
@@ -331,14 +344,14 @@ func AddPrompt[Args any](s *Server, p Prompt, h PromptFunc[Args]) {
 	if p.Name == "" || h == nil {
 		panic("mcp: AddPrompt needs a name and a handler")
 	}
-	ts, err := inferFlat(reflect.TypeFor[Args](), func(pr *prop) bool { return pr.plan.kind == kString })
+	ts, err := argschema.InferFlat(reflect.TypeFor[Args](), func(pr *argschema.Prop) bool { return pr.Plan.Kind == argschema.KString })
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddPrompt %q: %v (prompt arguments are string fields)", p.Name, err))
 	}
 	var inferred []PromptArgument
-	for _, pr := range ts.plan.props {
-		ps := ts.schema.Properties[pr.name]
-		inferred = append(inferred, PromptArgument{Name: pr.name, Title: ps.Title, Description: ps.Description, Required: pr.required})
+	for _, pr := range ts.Plan.Props {
+		ps := ts.JSON.Properties[pr.Name]
+		inferred = append(inferred, PromptArgument{Name: pr.Name, Title: ps.Title, Description: ps.Description, Required: pr.Required})
 	}
 	if p.Arguments == nil {
 		p.Arguments = inferred
@@ -358,7 +371,7 @@ func AddPrompt[Args any](s *Server, p Prompt, h PromptFunc[Args]) {
 		obj = append(obj, '}')
 		var args Args
 		var verr *ValidationError
-		if errors.As(ts.plan.decode(obj, reflect.ValueOf(&args).Elem()), &verr) {
+		if errors.As(ts.Plan.Decode(obj, reflect.ValueOf(&args).Elem()), &verr) {
 			return nil, jsonrpc.WithData(jsonrpc.CodeInvalidParams, "Invalid params: "+verr.Error(), violationData(verr))
 		}
 		return h(ctx, req, args)
@@ -376,25 +389,6 @@ func sameArguments(given, inferred []PromptArgument) bool {
 		}
 	}
 	return true
-}
-
-// inferFlat infers the schema of a struct (or pointer to one) whose
-// properties all pass ok: a flat object of the fields of t.
-func inferFlat(t reflect.Type, ok func(*prop) bool) (*typeSchema, error) {
-	if deref(t).Kind() != reflect.Struct {
-		return nil, fmt.Errorf("%s is not a struct", t)
-	}
-	ts, err := inferSchema(t)
-	if err != nil {
-		return nil, err
-	}
-	for i := range ts.plan.props {
-		pr := &ts.plan.props[i]
-		if pr.plan.ptrs > 0 || !ok(pr) {
-			return nil, fmt.Errorf("field %s of %s has an unsupported type", pr.name, t)
-		}
-	}
-	return ts, nil
 }
 
 // TemplateFunc is a typed resource template handler: vars holds the
@@ -426,15 +420,15 @@ func AddResourceTemplate[Vars any](s *Server, t ResourceTemplate, h TemplateFunc
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddResourceTemplate: %v", err))
 	}
-	ts, err := inferFlat(reflect.TypeFor[Vars](), func(pr *prop) bool {
-		return pr.plan.kind == kString || pr.plan.kind == kInt || pr.plan.kind == kUint
+	ts, err := argschema.InferFlat(reflect.TypeFor[Vars](), func(pr *argschema.Prop) bool {
+		return pr.Plan.Kind == argschema.KString || pr.Plan.Kind == argschema.KInt || pr.Plan.Kind == argschema.KUint
 	})
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddResourceTemplate %q: %v (variables are string or integer fields)", t.URITemplate, err))
 	}
 	var fields []string
-	for _, pr := range ts.plan.props {
-		fields = append(fields, pr.name)
+	for _, pr := range ts.Plan.Props {
+		fields = append(fields, pr.Name)
 	}
 	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(fields))) {
 		panic(fmt.Sprintf("mcp: AddResourceTemplate %q: the variables %q and the fields %q of %s differ",
@@ -442,17 +436,17 @@ func AddResourceTemplate[Vars any](s *Server, t ResourceTemplate, h TemplateFunc
 	}
 	s.AddResourceTemplate(t, func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
 		obj := []byte{'{'}
-		for i, pr := range ts.plan.props {
+		for i, pr := range ts.Plan.Props {
 			if i > 0 {
 				obj = append(obj, ',')
 			}
-			obj = rawjson.AppendString(obj, pr.name)
+			obj = rawjson.AppendString(obj, pr.Name)
 			obj = append(obj, ':')
-			v := req.Vars[pr.name]
-			switch pr.plan.kind {
-			case kString:
+			v := req.Vars[pr.Name]
+			switch pr.Plan.Kind {
+			case argschema.KString:
 				obj = rawjson.AppendString(obj, v)
-			case kInt:
+			case argschema.KInt:
 				n, err := strconv.ParseInt(v, 10, 64)
 				if err != nil {
 					return nil, ErrResourceNotFound
@@ -468,7 +462,7 @@ func AddResourceTemplate[Vars any](s *Server, t ResourceTemplate, h TemplateFunc
 		}
 		obj = append(obj, '}')
 		var vars Vars
-		if ts.plan.decode(obj, reflect.ValueOf(&vars).Elem()) != nil {
+		if ts.Plan.Decode(obj, reflect.ValueOf(&vars).Elem()) != nil {
 			return nil, ErrResourceNotFound
 		}
 		return h(ctx, req, vars)
@@ -494,7 +488,7 @@ var elicitForms sync.Map
 
 type elicitForm struct {
 	schema json.RawMessage // requestedSchema
-	plan   *plan
+	plan   *argschema.Plan
 	err    error
 }
 
@@ -531,7 +525,7 @@ func Elicit[T any](ctx context.Context, req *Request, key, message string) (T, E
 		content = json.RawMessage(`{}`)
 	}
 	var v T
-	if err := form.plan.decode(content, reflect.ValueOf(&v).Elem()); err != nil {
+	if err := form.plan.Decode(content, reflect.ValueOf(&v).Elem()); err != nil {
 		return zero, action, fmt.Errorf("mcp: Elicit %q: the answer does not fit the form: %w", key, err)
 	}
 	return v, action, nil
@@ -550,11 +544,13 @@ func elicitFormOf(t reflect.Type) *elicitForm {
 }
 
 func newElicitForm(t reflect.Type) *elicitForm {
-	ts, err := inferFlat(t, func(pr *prop) bool { return pr.plan.kind >= kBool && pr.plan.kind <= kFloat })
+	ts, err := argschema.InferFlat(t, func(pr *argschema.Prop) bool {
+		return pr.Plan.Kind >= argschema.KBool && pr.Plan.Kind <= argschema.KFloat
+	})
 	if err != nil {
 		return &elicitForm{err: fmt.Errorf("%v (a form's fields are strings, numbers, integers and booleans)", err)}
 	}
-	for name, ps := range ts.schema.Properties {
+	for name, ps := range ts.JSON.Properties {
 		c := *ps
 		c.Type, c.Title, c.Description, c.Default = "", "", "", nil
 		c.MinLength, c.MaxLength, c.Minimum, c.Maximum = nil, nil, nil, nil
@@ -572,13 +568,13 @@ func newElicitForm(t reflect.Type) *elicitForm {
 	// A form says nothing of other members: drop additionalProperties,
 	// and let the plan ignore them.
 	open := func(c *jsonschema.Schema) { c.AdditionalProperties, c.Types, c.Type = nil, nil, "object" }
-	raw, err := marshalSchema(ts.schema, open)
+	raw, err := marshalSchema(ts.JSON, open)
 	if err != nil {
 		return &elicitForm{err: err}
 	}
-	c := *ts.schema
+	c := *ts.JSON
 	open(&c)
-	p, err := compile(&c, t)
+	p, err := argschema.Compile(&c, t)
 	if err != nil {
 		return &elicitForm{err: err}
 	}

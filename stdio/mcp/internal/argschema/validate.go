@@ -1,4 +1,4 @@
-package mcp
+package argschema
 
 import (
 	"bytes"
@@ -30,14 +30,14 @@ import (
 // maxViolations bounds what one validation reports.
 const maxViolations = 10
 
-// ValidationError reports JSON that does not satisfy its schema: a typed
-// tool's or prompt's arguments, or the content of an elicitation answer
-// ([Elicit]). It holds at most 10 violations, in the order they were found.
+// ValidationError reports JSON that does not satisfy its schema. It holds
+// at most 10 violations, in the order they were found. Package mcp
+// exports it as mcp.ValidationError.
 type ValidationError struct {
 	Violations []Violation
 }
 
-// Violation is one way a value breaks its schema. Path names the value:
+// Violation is one way a value breaks its schema (mcp.Violation). Path names the value:
 // "" for the whole, then member names joined by dots and array indexes in
 // brackets ("address.zip", "tags[2]"); a member name that is not a plain
 // identifier is quoted (`labels["a b"]`).
@@ -99,16 +99,16 @@ func (ts typeSet) describe() string {
 	return strings.Join(parts, " or ")
 }
 
-// goKind is how a plan decodes into its Go type.
-type goKind uint8
+// GoKind is how a plan decodes into its Go type.
+type GoKind uint8
 
 const (
-	kNone      goKind = iota // validate only
-	kBool                    // bool kinds
-	kString                  // string kinds
-	kInt                     // signed integers
-	kUint                    // unsigned integers
-	kFloat                   // float32 and float64
+	kNone      GoKind = iota // validate only
+	KBool                    // bool kinds
+	KString                  // string kinds
+	KInt                     // signed integers
+	KUint                    // unsigned integers
+	KFloat                   // float32 and float64
 	kStruct                  // a struct: one field per property
 	kSlice                   // a slice
 	kArray                   // a Go array
@@ -125,10 +125,10 @@ const (
 	hasExclusiveMaximum
 )
 
-// plan validates one JSON value against one schema of the subset and, when
-// it has a Go type, decodes the value into it in the same pass. A plan is
+// Plan validates one JSON value against one schema of the subset and, when
+// it has a Go type, decodes the value into it in the same pass. A Plan is
 // immutable once compiled, and safe for concurrent use.
-type plan struct {
+type Plan struct {
 	types typeSet
 
 	enum     []any  // string, float64, bool or nil; nil slice: no enum
@@ -141,28 +141,33 @@ type plan struct {
 	minLength, maxLength int // -1 when absent
 	pattern              *regexp.Regexp
 
-	items              *plan
+	items              *Plan
 	minItems, maxItems int // -1 when absent
 
-	props  []prop
+	Props  []Prop
 	index  map[string]int // name → props index, for larger objects
 	closed bool           // additionalProperties: false
-	values *plan          // additionalProperties' schema, when it is one
+	values *Plan          // additionalProperties' schema, when it is one
 
-	// Decoding: kind, the Go type under ptrs levels of pointers.
-	kind   goKind
-	ptrs   int
+	// Decoding: Kind, the Go type under ptrs levels of pointers.
+	Kind   GoKind
+	Ptrs   int
 	goType reflect.Type
 	bits   int // integer and float sizes
 }
 
-// prop is one property of an object plan.
-type prop struct {
-	name     string
-	plan     *plan
-	required bool
+// Prop is one property of an object plan.
+type Prop struct {
+	Name     string
+	Plan     *Plan
+	Required bool
 	field    []int           // the struct field's index path (kStruct)
 	def      json.RawMessage // default, decoded when the property is absent
+}
+
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // identifier reports whether a member name can be written bare in a path.
@@ -286,15 +291,15 @@ func appendStep(b []byte, name string, index int) []byte {
 
 // validate checks the JSON text data, which must be valid JSON (as every
 // message the wire package decodes is), without decoding it.
-func (p *plan) validate(data []byte) error {
+func (p *Plan) validate(data []byte) error {
 	st := state{root: trimSpace(data)}
 	p.run(&st, st.root, reflect.Value{})
 	return st.err()
 }
 
-// decode validates data, which must be valid JSON, and decodes it into
+// Decode validates data, which must be valid JSON, and decodes it into
 // dest, an addressable value of the plan's Go type.
-func (p *plan) decode(data []byte, dest reflect.Value) error {
+func (p *Plan) Decode(data []byte, dest reflect.Value) error {
 	st := state{root: trimSpace(data)}
 	p.run(&st, st.root, dest)
 	return st.err()
@@ -312,12 +317,12 @@ func trimSpace(data []byte) []byte {
 
 // run validates the value text, exactly one JSON value without
 // surrounding space, and decodes it into dest when dest is valid.
-func (p *plan) run(st *state, text []byte, dest reflect.Value) {
+func (p *Plan) run(st *state, text []byte, dest reflect.Value) {
 	if st.full() {
 		return
 	}
-	if p.kind == kNone || p.kind >= kInterface {
-		if p.kind >= kInterface && dest.IsValid() {
+	if p.Kind == kNone || p.Kind >= kInterface {
+		if p.Kind >= kInterface && dest.IsValid() {
 			p.runThenUnmarshal(st, text, dest)
 			return
 		}
@@ -380,14 +385,14 @@ func (p *plan) run(st *state, text []byte, dest reflect.Value) {
 // leaves the decoding to encoding/json: for types with their own
 // UnmarshalJSON or UnmarshalText, and for interfaces, which get
 // json.Number rather than float64 so that integers stay exact.
-func (p *plan) runThenUnmarshal(st *state, text []byte, dest reflect.Value) {
+func (p *Plan) runThenUnmarshal(st *state, text []byte, dest reflect.Value) {
 	before := len(st.violations)
 	p.run(st, text, reflect.Value{})
 	if len(st.violations) > before {
 		return
 	}
 	dec := json.NewDecoder(bytes.NewReader(text))
-	if p.kind == kInterface {
+	if p.Kind == kInterface {
 		dec.UseNumber()
 	}
 	if err := dec.Decode(dest.Addr().Interface()); err != nil {
@@ -396,8 +401,8 @@ func (p *plan) runThenUnmarshal(st *state, text []byte, dest reflect.Value) {
 }
 
 // alloc follows dest through the plan's pointers, allocating them.
-func (p *plan) alloc(dest reflect.Value) reflect.Value {
-	for range p.ptrs {
+func (p *Plan) alloc(dest reflect.Value) reflect.Value {
+	for range p.Ptrs {
 		if dest.IsNil() {
 			dest.Set(reflect.New(dest.Type().Elem()))
 		}
@@ -406,7 +411,7 @@ func (p *plan) alloc(dest reflect.Value) reflect.Value {
 	return dest
 }
 
-func (p *plan) inEnum(match func(any) bool) bool {
+func (p *Plan) inEnum(match func(any) bool) bool {
 	for _, e := range p.enum {
 		if match(e) {
 			return true
@@ -581,7 +586,7 @@ func parseNumber(text []byte) number {
 // number validates a number and decodes it into an integer or float
 // field. An integer field takes only integers in its type's range, with
 // their exact value; a float field's constraints see the float it gets.
-func (p *plan) number(st *state, text []byte, dest reflect.Value) {
+func (p *Plan) number(st *state, text []byte, dest reflect.Value) {
 	if p.types != 0 && p.types&(tNumber|tInteger) == 0 {
 		st.add(text, "", "want %s, got %s", p.types.describe(), shown(text))
 		return
@@ -592,14 +597,14 @@ func (p *plan) number(st *state, text []byte, dest reflect.Value) {
 		return
 	}
 	switch {
-	case p.kind == kInt || p.kind == kUint:
+	case p.Kind == KInt || p.Kind == KUint:
 		if !p.fits(n) {
 			st.add(text, "", "%s is outside the integer range %s", shown(text), p.intRange())
 			return
 		}
-	case p.kind == kFloat || !n.exact:
+	case p.Kind == KFloat || !n.exact:
 		size := 64
-		if p.kind == kFloat {
+		if p.Kind == KFloat {
 			size = p.bits
 		}
 		f, err := strconv.ParseFloat(string(text), size)
@@ -633,26 +638,26 @@ func (p *plan) number(st *state, text []byte, dest reflect.Value) {
 		return
 	}
 	dest = p.alloc(dest)
-	switch p.kind {
-	case kInt:
+	switch p.Kind {
+	case KInt:
 		v := int64(n.mag)
 		if n.neg {
 			v = -v // n.mag is at most 2^63 here, and -(2^63) wraps to itself
 		}
 		dest.SetInt(v)
-	case kUint:
+	case KUint:
 		dest.SetUint(n.mag)
-	case kFloat:
+	case KFloat:
 		dest.SetFloat(n.f)
 	}
 }
 
 // fits reports whether n is a value of the plan's integer type.
-func (p *plan) fits(n number) bool {
+func (p *Plan) fits(n number) bool {
 	switch {
 	case !n.exact:
 		return false
-	case p.kind == kUint:
+	case p.Kind == KUint:
 		return !n.neg && (p.bits == 64 || n.mag < 1<<p.bits)
 	case n.neg:
 		return n.mag <= 1<<(p.bits-1)
@@ -661,8 +666,8 @@ func (p *plan) fits(n number) bool {
 }
 
 // intRange spells the range of the plan's integer type.
-func (p *plan) intRange() string {
-	if p.kind == kUint {
+func (p *Plan) intRange() string {
+	if p.Kind == KUint {
 		return "0 to " + strconv.FormatUint(math.MaxUint64>>(64-p.bits), 10)
 	}
 	return strconv.FormatInt(math.MinInt64>>(64-p.bits), 10) + " to " + strconv.FormatInt(math.MaxInt64>>(64-p.bits), 10)
@@ -678,7 +683,7 @@ func formatFloat(f float64) string {
 
 // str validates a string and decodes it into a string field. A string
 // without escapes is checked in place, without a copy.
-func (p *plan) str(st *state, text []byte, dest reflect.Value) {
+func (p *Plan) str(st *state, text []byte, dest reflect.Value) {
 	if p.enum == nil && p.minLength < 0 && p.maxLength < 0 && p.pattern == nil && !dest.IsValid() {
 		return
 	}
@@ -713,8 +718,8 @@ func (p *plan) str(st *state, text []byte, dest reflect.Value) {
 
 // array validates an array item by item and decodes it into a slice or a
 // Go array.
-func (p *plan) array(st *state, text []byte, dest reflect.Value) {
-	slice := dest.IsValid() && p.kind == kSlice
+func (p *Plan) array(st *state, text []byte, dest reflect.Value) {
+	slice := dest.IsValid() && p.Kind == kSlice
 	if slice {
 		dest.Set(reflect.MakeSlice(p.goType, 0, 4))
 	}
@@ -736,7 +741,7 @@ func (p *plan) array(st *state, text []byte, dest reflect.Value) {
 			}
 			dest.SetLen(i + 1)
 			into = dest.Index(i)
-		case dest.IsValid() && p.kind == kArray && i < dest.Len():
+		case dest.IsValid() && p.Kind == kArray && i < dest.Len():
 			into = dest.Index(i)
 		}
 		p.items.run(st, item, into)
@@ -758,15 +763,15 @@ func plural(n int, word string) string {
 }
 
 // lookup returns the index of the property named key, or -1.
-func (p *plan) lookup(key []byte) int {
+func (p *Plan) lookup(key []byte) int {
 	if p.index != nil {
 		if i, ok := p.index[string(key)]; ok {
 			return i
 		}
 		return -1
 	}
-	for i := range p.props {
-		if p.props[i].name == string(key) {
+	for i := range p.Props {
+		if p.Props[i].Name == string(key) {
 			return i
 		}
 	}
@@ -777,14 +782,14 @@ func (p *plan) lookup(key []byte) int {
 // it into a struct or a map. Unknown members of a closed object and
 // repeated names are violations; a missing required property is one too,
 // and a missing optional one with a default gets the default.
-func (p *plan) object(st *state, text []byte, dest reflect.Value) {
+func (p *Plan) object(st *state, text []byte, dest reflect.Value) {
 	var seenSmall uint64
 	var seenBig []bool
-	if len(p.props) > 64 {
-		seenBig = make([]bool, len(p.props))
+	if len(p.Props) > 64 {
+		seenBig = make([]bool, len(p.Props))
 	}
 	var m reflect.Value
-	if dest.IsValid() && p.kind == kMap {
+	if dest.IsValid() && p.Kind == kMap {
 		m = reflect.MakeMap(p.goType)
 	}
 	i := rawjson.SkipSpace(text, 1)
@@ -841,19 +846,19 @@ func (p *plan) object(st *state, text []byte, dest reflect.Value) {
 			}
 			seenSmall |= 1 << k
 		}
-		pr := &p.props[k]
-		pr.plan.run(st, value, p.field(dest, pr))
+		pr := &p.Props[k]
+		pr.Plan.run(st, value, p.field(dest, pr))
 	}
-	for k := range p.props {
+	for k := range p.Props {
 		if (seenBig != nil && seenBig[k]) || (seenBig == nil && seenSmall&(1<<k) != 0) {
 			continue
 		}
-		pr := &p.props[k]
+		pr := &p.Props[k]
 		switch {
-		case pr.required:
-			st.add(text, pr.name, "required")
+		case pr.Required:
+			st.add(text, pr.Name, "required")
 		case pr.def != nil && dest.IsValid():
-			pr.plan.run(st, pr.def, p.field(dest, pr))
+			pr.Plan.run(st, pr.def, p.field(dest, pr))
 		}
 	}
 	if m.IsValid() {
@@ -863,8 +868,8 @@ func (p *plan) object(st *state, text []byte, dest reflect.Value) {
 
 // field returns the struct field of a property, allocating the embedded
 // structs it is promoted through; the zero Value when not decoding.
-func (p *plan) field(dest reflect.Value, pr *prop) reflect.Value {
-	if !dest.IsValid() || p.kind != kStruct {
+func (p *Plan) field(dest reflect.Value, pr *Prop) reflect.Value {
+	if !dest.IsValid() || p.Kind != kStruct {
 		return reflect.Value{}
 	}
 	v := dest

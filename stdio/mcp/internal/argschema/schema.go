@@ -1,4 +1,4 @@
-package mcp
+package argschema
 
 import (
 	"encoding"
@@ -24,25 +24,25 @@ import (
 // a struct is closed (additionalProperties: false). The mcp tag adds what
 // those tags cannot say; see [AddTool].
 
-// typeSchema is a Go type's inferred schema, with its mcp tags applied,
+// Schema is a Go type's inferred schema, with its mcp tags applied,
 // and its plan.
-type typeSchema struct {
-	schema *jsonschema.Schema
-	raw    json.RawMessage // the schema, marshalled
-	plan   *plan
+type Schema struct {
+	JSON *jsonschema.Schema
+	Raw  json.RawMessage // the schema, marshalled
+	Plan *Plan
 }
 
-// inferSchema infers the schema of t, applies its mcp tags and compiles
+// Infer infers the schema of t, applies its mcp tags and compiles
 // its plan.
-func inferSchema(t reflect.Type) (*typeSchema, error) {
-	s, err := jsonschema.ForType(t, forOptions())
+func Infer(t reflect.Type) (*Schema, error) {
+	s, err := jsonschema.ForType(t, ForOptions())
 	if err != nil {
 		return nil, err
 	}
-	if err := applyTags(s, t); err != nil {
+	if err := ApplyTags(s, t); err != nil {
 		return nil, err
 	}
-	p, err := compile(s, t)
+	p, err := Compile(s, t)
 	if err != nil {
 		return nil, err
 	}
@@ -53,21 +53,21 @@ func inferSchema(t reflect.Type) (*typeSchema, error) {
 	if raw, err = rawjson.Compact(raw); err != nil {
 		return nil, err
 	}
-	return &typeSchema{schema: s, raw: raw, plan: p}, nil
+	return &Schema{JSON: s, Raw: raw, Plan: p}, nil
 }
 
-// forOptions are jsonschema-go's options: json.RawMessage is any JSON
+// ForOptions are jsonschema-go's options: json.RawMessage is any JSON
 // value, and json.Number a number, where jsonschema-go would infer an
 // array of bytes and a string from their Go types.
-func forOptions() *jsonschema.ForOptions {
+func ForOptions() *jsonschema.ForOptions {
 	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): {},
 		reflect.TypeFor[json.Number]():     {Type: "number"},
 	}}
 }
 
-// deref returns t without its pointers.
-func deref(t reflect.Type) reflect.Type {
+// Deref returns t without its pointers.
+func Deref(t reflect.Type) reflect.Type {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -129,18 +129,18 @@ var (
 		"minLength", "maxLength", "pattern", "format"}
 )
 
-// applyTags applies the mcp tags of t's struct fields, at any depth, to
+// ApplyTags applies the mcp tags of t's struct fields, at any depth, to
 // the schema inferred for t.
-func applyTags(s *jsonschema.Schema, t reflect.Type) error {
-	t = deref(t)
+func ApplyTags(s *jsonschema.Schema, t reflect.Type) error {
+	t = Deref(t)
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		if s.Items != nil {
-			return applyTags(s.Items, t.Elem())
+			return ApplyTags(s.Items, t.Elem())
 		}
 	case reflect.Map:
 		if s.AdditionalProperties != nil && !isFalse(s.AdditionalProperties) {
-			return applyTags(s.AdditionalProperties, t.Elem())
+			return ApplyTags(s.AdditionalProperties, t.Elem())
 		}
 	case reflect.Struct:
 		if s.Properties == nil && len(s.Required) == 0 {
@@ -160,7 +160,7 @@ func applyTags(s *jsonschema.Schema, t reflect.Type) error {
 					return fmt.Errorf("mcp tag of %s.%s: %w", t, f.Name, err)
 				}
 			}
-			if err := applyTags(ps, f.Type); err != nil {
+			if err := ApplyTags(ps, f.Type); err != nil {
 				return err
 			}
 		}
@@ -188,7 +188,7 @@ func splitTag(tag string) [][2]string {
 func applyTag(s *jsonschema.Schema, t reflect.Type, tag string) error {
 	for _, kv := range splitTag(tag) {
 		key, value := kv[0], kv[1]
-		target, tt := s, deref(t)
+		target, tt := s, Deref(t)
 		if slices.Contains(valueKeys, key) {
 			for target != nil && (tt.Kind() == reflect.Slice || tt.Kind() == reflect.Array || tt.Kind() == reflect.Map) {
 				if tt.Kind() == reflect.Map {
@@ -196,7 +196,7 @@ func applyTag(s *jsonschema.Schema, t reflect.Type, tag string) error {
 				} else {
 					target = target.Items
 				}
-				tt = deref(tt.Elem())
+				tt = Deref(tt.Elem())
 			}
 		} else if !slices.Contains(arrayKeys, key) {
 			return fmt.Errorf("unknown key %q (known: %s, %s)", key, strings.Join(valueKeys, ", "), strings.Join(arrayKeys, ", "))
@@ -347,14 +347,14 @@ var (
 	schemaFields    = reflect.VisibleFields(reflect.TypeFor[jsonschema.Schema]())
 )
 
-// compile makes the plan of schema s for Go type t; t nil makes a plan
+// Compile makes the plan of schema s for Go type t; t nil makes a plan
 // that validates only. It refuses keywords outside the subset of
 // validate.go.
-func compile(s *jsonschema.Schema, t reflect.Type) (*plan, error) {
+func Compile(s *jsonschema.Schema, t reflect.Type) (*Plan, error) {
 	if err := checkSubset(s); err != nil {
 		return nil, err
 	}
-	p := &plan{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1}
+	p := &Plan{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1}
 	types := s.Types
 	if s.Type != "" {
 		types = []string{s.Type}
@@ -421,10 +421,10 @@ func compile(s *jsonschema.Schema, t reflect.Type) (*plan, error) {
 
 	var elem reflect.Type // of items and map values
 	if t != nil {
-		p.kind, p.goType, p.ptrs = kindOf(t)
+		p.Kind, p.goType, p.Ptrs = kindOf(t)
 		p.bits = 64
-		switch p.kind {
-		case kInt, kUint, kFloat:
+		switch p.Kind {
+		case KInt, KUint, KFloat:
 			p.bits = p.goType.Bits()
 		case kSlice, kArray, kMap:
 			elem = p.goType.Elem()
@@ -434,7 +434,7 @@ func compile(s *jsonschema.Schema, t reflect.Type) (*plan, error) {
 	}
 
 	if s.Items != nil {
-		items, err := compile(s.Items, elem)
+		items, err := Compile(s.Items, elem)
 		if err != nil {
 			return nil, fmt.Errorf("items: %w", err)
 		}
@@ -444,7 +444,7 @@ func compile(s *jsonschema.Schema, t reflect.Type) (*plan, error) {
 	case isFalse(s.AdditionalProperties):
 		p.closed = true
 	case s.AdditionalProperties != nil:
-		values, err := compile(s.AdditionalProperties, elem)
+		values, err := Compile(s.AdditionalProperties, elem)
 		if err != nil {
 			return nil, fmt.Errorf("additionalProperties: %w", err)
 		}
@@ -458,9 +458,9 @@ func compile(s *jsonschema.Schema, t reflect.Type) (*plan, error) {
 
 // compileProps makes the properties of an object plan, in the schema's
 // property order, and checks their defaults.
-func (p *plan) compileProps(s *jsonschema.Schema, t reflect.Type) error {
+func (p *Plan) compileProps(s *jsonschema.Schema, t reflect.Type) error {
 	var fields map[string]structField
-	if p.kind == kStruct && t != nil {
+	if p.Kind == kStruct && t != nil {
 		list, err := jsonFields(p.goType)
 		if err != nil {
 			return err
@@ -485,7 +485,7 @@ func (p *plan) compileProps(s *jsonschema.Schema, t reflect.Type) error {
 			continue
 		}
 		var ft reflect.Type
-		pr := prop{name: name, required: slices.Contains(s.Required, name), def: ps.Default}
+		pr := Prop{Name: name, Required: slices.Contains(s.Required, name), def: ps.Default}
 		if fields != nil {
 			f, ok := fields[name]
 			if !ok {
@@ -496,11 +496,11 @@ func (p *plan) compileProps(s *jsonschema.Schema, t reflect.Type) error {
 				return err
 			}
 		}
-		sub, err := compile(ps, ft)
+		sub, err := Compile(ps, ft)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		pr.plan = sub
+		pr.Plan = sub
 		if pr.def != nil {
 			var scratch reflect.Value
 			if ft != nil {
@@ -512,17 +512,17 @@ func (p *plan) compileProps(s *jsonschema.Schema, t reflect.Type) error {
 				return fmt.Errorf("%s: the default %s is invalid: %w", name, pr.def, err)
 			}
 		}
-		p.props = append(p.props, pr)
+		p.Props = append(p.Props, pr)
 	}
 	for _, r := range s.Required {
 		if s.Properties[r] == nil {
 			return fmt.Errorf("required property %q is not among the properties", r)
 		}
 	}
-	if len(p.props) > 8 {
-		p.index = make(map[string]int, len(p.props))
-		for i, pr := range p.props {
-			p.index[pr.name] = i
+	if len(p.Props) > 8 {
+		p.index = make(map[string]int, len(p.Props))
+		for i, pr := range p.Props {
+			p.index[pr.Name] = i
 		}
 	}
 	return nil
@@ -537,13 +537,13 @@ func settable(t reflect.Type, index []int) error {
 		if f.Type.Kind() == reflect.Pointer && !f.IsExported() {
 			return fmt.Errorf("%s embeds *%s, an unexported pointer that decoding cannot allocate", t, f.Type.Elem())
 		}
-		t = deref(f.Type)
+		t = Deref(f.Type)
 	}
 	return nil
 }
 
 // kindOf says how a plan decodes into Go type t.
-func kindOf(t reflect.Type) (goKind, reflect.Type, int) {
+func kindOf(t reflect.Type) (GoKind, reflect.Type, int) {
 	ptrs := 0
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -555,15 +555,15 @@ func kindOf(t reflect.Type) (goKind, reflect.Type, int) {
 	}
 	switch t.Kind() {
 	case reflect.Bool:
-		return kBool, t, ptrs
+		return KBool, t, ptrs
 	case reflect.String:
-		return kString, t, ptrs
+		return KString, t, ptrs
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return kInt, t, ptrs
+		return KInt, t, ptrs
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return kUint, t, ptrs
+		return KUint, t, ptrs
 	case reflect.Float32, reflect.Float64:
-		return kFloat, t, ptrs
+		return KFloat, t, ptrs
 	case reflect.Struct:
 		return kStruct, t, ptrs
 	case reflect.Slice:
@@ -598,4 +598,23 @@ func checkSubset(s *jsonschema.Schema) error {
 		}
 	}
 	return nil
+}
+
+// InferFlat infers the schema of a struct (or pointer to one) whose
+// properties all pass ok: a flat object of the fields of t.
+func InferFlat(t reflect.Type, ok func(*Prop) bool) (*Schema, error) {
+	if Deref(t).Kind() != reflect.Struct {
+		return nil, fmt.Errorf("%s is not a struct", t)
+	}
+	ts, err := Infer(t)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ts.Plan.Props {
+		pr := &ts.Plan.Props[i]
+		if pr.Plan.Ptrs > 0 || !ok(pr) {
+			return nil, fmt.Errorf("field %s of %s has an unsupported type", pr.Name, t)
+		}
+	}
+	return ts, nil
 }

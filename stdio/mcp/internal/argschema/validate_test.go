@@ -1,4 +1,4 @@
-package mcp
+package argschema
 
 import (
 	"bytes"
@@ -80,16 +80,16 @@ func TestNumberCmp(t *testing.T) {
 
 // The bound given in a tag is compared with the exact integer sent.
 func TestIntegerBoundsExact(t *testing.T) {
-	ts, err := inferSchema(reflect.TypeFor[struct {
+	ts, err := Infer(reflect.TypeFor[struct {
 		N int64 `json:"n" mcp:"maximum=9007199254740992"`
 	}]())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.plan.validate([]byte(`{"n":9007199254740992}`)); err != nil {
+	if err := ts.Plan.validate([]byte(`{"n":9007199254740992}`)); err != nil {
 		t.Errorf("2^53 against maximum 2^53: %v", err)
 	}
-	if err := ts.plan.validate([]byte(`{"n":9007199254740993}`)); err == nil {
+	if err := ts.Plan.validate([]byte(`{"n":9007199254740993}`)); err == nil {
 		t.Error("2^53+1 against maximum 2^53 passed; as a float64 it would")
 	}
 }
@@ -140,11 +140,11 @@ func FuzzTypedArguments(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
-	ts, err := inferSchema(reflect.TypeFor[fuzzArgs]())
+	ts, err := Infer(reflect.TypeFor[fuzzArgs]())
 	if err != nil {
 		f.Fatal(err)
 	}
-	oracle, err := ts.schema.Resolve(nil)
+	oracle, err := ts.JSON.Resolve(nil)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func FuzzTypedArguments(f *testing.F) {
 			return // the runtime refuses these before any tool runs
 		}
 		var v fuzzArgs
-		err := ts.plan.decode(input, reflect.ValueOf(&v).Elem())
+		err := ts.Plan.Decode(input, reflect.ValueOf(&v).Elem())
 		var verr *ValidationError
 		if err != nil && (!errors.As(err, &verr) || len(verr.Violations) == 0 || len(verr.Violations) > maxViolations) {
 			t.Fatalf("decode(%s) = %v, want a ValidationError of 1 to 10 violations", input, err)
@@ -163,12 +163,12 @@ func FuzzTypedArguments(f *testing.F) {
 			if merr != nil {
 				t.Fatalf("json.Marshal(%+v) = %v", v, merr)
 			}
-			if err := ts.plan.validate(out); err != nil {
+			if err := ts.Plan.validate(out); err != nil {
 				t.Fatalf("decode(%s) accepted %+v, but its JSON %s fails: %v", input, v, out, err)
 			}
 			var again fuzzArgs
 			// An empty slice or map is left out by omitempty and comes back nil.
-			if err := ts.plan.decode(out, reflect.ValueOf(&again).Elem()); err != nil || !cmp.Equal(v, again, cmpopts.EquateEmpty()) {
+			if err := ts.Plan.Decode(out, reflect.ValueOf(&again).Elem()); err != nil || !cmp.Equal(v, again, cmpopts.EquateEmpty()) {
 				t.Fatalf("%s decodes to %+v, %v; want %+v", out, again, err, v)
 			}
 			checkExactIntegers(t, input, v)
@@ -258,7 +258,7 @@ func floatExact(text string) bool {
 // The seeds, run as a test, hold the decoder to the oracle on the cases
 // they were chosen for.
 func TestTypedArgumentsSeeds(t *testing.T) {
-	ts, err := inferSchema(reflect.TypeFor[fuzzArgs]())
+	ts, err := Infer(reflect.TypeFor[fuzzArgs]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,12 +270,12 @@ func TestTypedArgumentsSeeds(t *testing.T) {
 		{fuzzSeeds[5], false}, {fuzzSeeds[6], false}, {fuzzSeeds[7], false}, {fuzzSeeds[8], true}, {fuzzSeeds[9], false},
 	} {
 		var v fuzzArgs
-		if err := ts.plan.decode([]byte(tc.input), reflect.ValueOf(&v).Elem()); (err == nil) != tc.ok {
+		if err := ts.Plan.Decode([]byte(tc.input), reflect.ValueOf(&v).Elem()); (err == nil) != tc.ok {
 			t.Errorf("decode(%s) = %v, want ok %v", tc.input, err, tc.ok)
 		}
 	}
 	var v fuzzArgs
-	if err := ts.plan.decode([]byte(fuzzSeeds[1]), reflect.ValueOf(&v).Elem()); err != nil || v.Big != 1<<53+1 || *v.Count != 2 || v.Address.Zip != "12345" {
+	if err := ts.Plan.Decode([]byte(fuzzSeeds[1]), reflect.ValueOf(&v).Elem()); err != nil || v.Big != 1<<53+1 || *v.Count != 2 || v.Address.Zip != "12345" {
 		t.Errorf("decode(%s) = %+v, %v", fuzzSeeds[1], v, err)
 	}
 }
@@ -299,11 +299,11 @@ func BenchmarkValidate(b *testing.B) {
 }
 
 func benchValidate[T any](b *testing.B, text string) {
-	ts, err := inferSchema(reflect.TypeFor[T]())
+	ts, err := Infer(reflect.TypeFor[T]())
 	if err != nil {
 		b.Fatal(err)
 	}
-	rs, err := ts.schema.Resolve(nil)
+	rs, err := ts.JSON.Resolve(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func benchValidate[T any](b *testing.B, text string) {
 	b.Run("validator=plan", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := ts.plan.validate(input); err != nil {
+			if err := ts.Plan.validate(input); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -324,7 +324,7 @@ func benchValidate[T any](b *testing.B, text string) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var v T
-			if err := ts.plan.decode(input, reflect.ValueOf(&v).Elem()); err != nil {
+			if err := ts.Plan.Decode(input, reflect.ValueOf(&v).Elem()); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -376,7 +376,7 @@ func TestDecodeEmbedded(t *testing.T) {
 		*Extra
 		Name string `json:"name"`
 	}
-	ts, err := inferSchema(reflect.TypeFor[args]())
+	ts, err := Infer(reflect.TypeFor[args]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,11 +388,11 @@ func TestDecodeEmbedded(t *testing.T) {
 		{`{"id":1,"name":"a","note":"n"}`, args{Base: Base{ID: 1}, Extra: &Extra{Note: "n"}, Name: "a"}},
 	} {
 		var got args
-		if err := ts.plan.decode([]byte(tc.input), reflect.ValueOf(&got).Elem()); err != nil || !cmp.Equal(tc.want, got) {
+		if err := ts.Plan.Decode([]byte(tc.input), reflect.ValueOf(&got).Elem()); err != nil || !cmp.Equal(tc.want, got) {
 			t.Errorf("decode(%s) = %+v, %v; want %+v", tc.input, got, err, tc.want)
 		}
 	}
-	if err := ts.plan.validate([]byte(`{"name":"a"}`)); err == nil || err.Error() != "id: required" {
+	if err := ts.Plan.validate([]byte(`{"name":"a"}`)); err == nil || err.Error() != "id: required" {
 		t.Errorf("validate without id = %v, want id: required", err)
 	}
 }
@@ -407,13 +407,13 @@ func TestDecodeSelfDecoding(t *testing.T) {
 		Any   any             `json:"any,omitempty"`
 		Count json.Number     `json:"count,omitempty"`
 	}
-	ts, err := inferSchema(reflect.TypeFor[args]())
+	ts, err := Infer(reflect.TypeFor[args]())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got args
 	in := `{"at":"2026-01-02T03:04:05Z","raw":{"k":[1, 2]},"any":{"n":12345678901234567890},"count":9007199254740993}`
-	if err := ts.plan.decode([]byte(in), reflect.ValueOf(&got).Elem()); err != nil {
+	if err := ts.Plan.Decode([]byte(in), reflect.ValueOf(&got).Elem()); err != nil {
 		t.Fatalf("decode(%s) = %v", in, err)
 	}
 	out, _ := json.Marshal(got)
@@ -426,7 +426,7 @@ func TestDecodeSelfDecoding(t *testing.T) {
 		{`{"at":"2026-01-02T03:04:05Z","count":"7"}`, `count: want a number, got "7"`},
 	} {
 		var v args
-		if err := ts.plan.decode([]byte(tc.input), reflect.ValueOf(&v).Elem()); err == nil || err.Error() != tc.want {
+		if err := ts.Plan.Decode([]byte(tc.input), reflect.ValueOf(&v).Elem()); err == nil || err.Error() != tc.want {
 			t.Errorf("decode(%s) = %v, want %s", tc.input, err, tc.want)
 		}
 	}
@@ -443,11 +443,11 @@ func TestViolationPaths(t *testing.T) {
 		Matrix [][]int         `json:"matrix,omitempty" mcp:"maximum=9"`
 		Labels map[string]int8 `json:"labels,omitempty"`
 	}
-	ts, err := inferSchema(reflect.TypeFor[args]())
+	ts, err := Infer(reflect.TypeFor[args]())
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = ts.plan.validate([]byte(`{"items":[{"zip":"1"},{"zip":"x"},{}],"matrix":[[1],[2,10]],"labels":{"a b":300,"ok":1}}`))
+	err = ts.Plan.validate([]byte(`{"items":[{"zip":"1"},{"zip":"x"},{}],"matrix":[[1],[2,10]],"labels":{"a b":300,"ok":1}}`))
 	want := `items[1].zip: "x" does not match the pattern ^[0-9]+$; items[2].zip: required; ` +
 		`matrix[1][1]: 10 is above the maximum 9; labels["a b"]: 300 is outside the integer range -128 to 127`
 	if err == nil || err.Error() != want {
