@@ -2,14 +2,17 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +21,9 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
@@ -25,8 +31,8 @@ import (
 )
 
 // BenchmarkFloor measures the bridge's own CPU per call against the floor
-// of what it has to do: serve a gRPC call and make a stdio call. Each of
-// the three paths runs in processes of its own, so that /proc tells their
+// of what it has to do: serve a gRPC call and make a stdio call. Each
+// path runs in processes of its own, so that /proc tells their
 // CPU apart, with 1, 8 and 64 callers, interleaved:
 //
 //   - path=grpc-echo: a bare grpc.Server (a process of its own: this test
@@ -39,7 +45,10 @@ import (
 //   - path=bridge: `mcpbridge serve --log-level warn` fronting the same
 //     kind of child, called with CallTool from this process: the bridge
 //     process's CPU (bridge-cpu-µs/op; the child's is its own process's,
-//     child-cpu-µs/op).
+//     child-cpu-µs/op);
+//   - path=pipe-proxy, at one caller: the least a bridge can be (the
+//     pipeproxy fixture, a gRPC handler that writes to its child and
+//     reads the answer itself), reported as the bridge is.
 //
 // The floor of the bridge is srv-cpu-µs/op of grpc-echo plus cli-cpu-µs/op
 // of direct at the same callers; docs/performance.md compares them, with
@@ -52,6 +61,9 @@ func BenchmarkFloor(b *testing.B) {
 	paths := startFloorPaths(b)
 	for _, callers := range []int{1, 8, 64} {
 		for _, p := range paths {
+			if p.one && callers > 1 {
+				continue
+			}
 			b.Run(fmt.Sprintf("callers=%d/path=%s", callers, p.name), func(b *testing.B) {
 				runLoad(b, callers, p.procs, p.call)
 			})
@@ -73,9 +85,12 @@ func BenchmarkFloor(b *testing.B) {
 //
 //	go test -run '^$' -bench FloorAtRate -benchtime 4s -count 3 ./cmd/mcpbridge/
 func BenchmarkFloorAtRate(b *testing.B) {
-	paths := append(startFloorPaths(b), floorPath{"none", nil, func() error { return nil }})
+	paths := append(startFloorPaths(b), floorPath{name: "none", call: func() error { return nil }})
 	for _, rate := range []int{500, 2000, 5000} {
 		for _, p := range paths {
+			if p.one && rate > 500 {
+				continue
+			}
 			b.Run(fmt.Sprintf("rate=%d/path=%s", rate, p.name), func(b *testing.B) {
 				runLoadPaced(b, 64, rate, p.procs, p.call)
 			})
@@ -89,6 +104,10 @@ type floorPath struct {
 	name  string
 	procs map[string]int
 	call  func() error
+	// one: the path takes one call at a time (pipe-proxy), so it runs at
+	// one caller and at 500 calls a second only: at 2,000 a second its
+	// calls (about 250 µs each here) would queue behind one another.
+	one bool
 }
 
 // startFloorPaths starts the processes of BenchmarkFloor's three paths.
@@ -97,6 +116,7 @@ func startFloorPaths(b *testing.B) []floorPath {
 	echo := startGRPCEchoProcess(b)
 	direct := startBenchServer(b, benchServers[0], "2026-07-28") // the demo
 	br, bc := startQuietBridge(b, "--", mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn")
+	pp := startGRPCFixture(b, "pipeproxy", "PIPEPROXY_BIN="+mcpbridgeBin)
 	bridgeChild := readyChild(b, bc, "")
 	args, err := structpb.NewStruct(map[string]any{"message": "hello"})
 	if err != nil {
@@ -106,9 +126,10 @@ func startFloorPaths(b *testing.B) []floorPath {
 	params := json.RawMessage(`{"name":"echo","arguments":{"message":"hello"}}`)
 	checkEcho, checkDirect := textIs("hello"), rawHas(`"text":"hello"`)
 	return []floorPath{
-		{"grpc-echo", map[string]int{"srv": echo.pid}, func() error { return checkEcho(echo.bc.CallTool(ctx, req)) }},
-		{"direct", map[string]int{"child": direct.Pid()}, func() error { return checkDirect(direct.Call(ctx, "tools/call", params, nil)) }},
-		{"bridge", map[string]int{"bridge": br.Process.Pid, "child": bridgeChild}, func() error { return checkEcho(bc.CallTool(ctx, req)) }},
+		{name: "grpc-echo", procs: map[string]int{"srv": echo.pid}, call: func() error { return checkEcho(echo.bc.CallTool(ctx, req)) }},
+		{name: "direct", procs: map[string]int{"child": direct.Pid()}, call: func() error { return checkDirect(direct.Call(ctx, "tools/call", params, nil)) }},
+		{name: "bridge", procs: map[string]int{"bridge": br.Process.Pid, "child": bridgeChild}, call: func() error { return checkEcho(bc.CallTool(ctx, req)) }},
+		{name: "pipe-proxy", procs: map[string]int{"bridge": pp.pid, "child": pp.child}, call: func() error { return checkEcho(pp.bc.CallTool(ctx, req)) }, one: true},
 	}
 }
 
@@ -260,18 +281,24 @@ func rawHas(fragment string) func(json.RawMessage, error) error {
 	}
 }
 
-// echoProcess is the grpcecho fixture: a bare grpc.Server in a process of
-// its own.
+// echoProcess is a gRPC fixture in a process of its own: grpcecho, a
+// bare grpc.Server, or pipeproxy, whose child is child.
 type echoProcess struct {
-	pid int
-	bc  mcpbridgev1.BridgeServiceClient
+	pid, child int
+	bc         mcpbridgev1.BridgeServiceClient
 }
 
 // startGRPCEchoProcess runs this test binary as the grpcecho fixture and
 // dials it.
 func startGRPCEchoProcess(b *testing.B) echoProcess {
+	return startGRPCFixture(b, "grpcecho")
+}
+
+// startGRPCFixture runs this test binary as the gRPC fixture name, which
+// prints its address (and its child's pid, if it has one), and dials it.
+func startGRPCFixture(b *testing.B, name string, env ...string) echoProcess {
 	b.Helper()
-	cmd := testkit.FixtureCommand(b, "grpcecho")
+	cmd := testkit.FixtureCommand(b, name, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -284,11 +311,18 @@ func startGRPCEchoProcess(b *testing.B) echoProcess {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	addr, err := bufio.NewReader(out).ReadString('\n')
+	said, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
-		b.Fatalf("the grpcecho fixture said no address: %v", err)
+		b.Fatalf("the %s fixture said no address: %v", name, err)
 	}
-	return echoProcess{pid: cmd.Process.Pid, bc: mcpbridgev1.NewBridgeServiceClient(dial(b, strings.TrimSpace(addr)))}
+	addr, childPid, _ := strings.Cut(strings.TrimSpace(said), " ")
+	p := echoProcess{pid: cmd.Process.Pid, bc: mcpbridgev1.NewBridgeServiceClient(dial(b, addr))}
+	if childPid != "" {
+		if p.child, err = strconv.Atoi(childPid); err != nil {
+			b.Fatalf("the %s fixture said %q", name, said)
+		}
+	}
+	return p
 }
 
 // runGRPCEchoFixture serves testkit.GRPCEcho on 127.0.0.1:0, prints the address on
@@ -431,4 +465,104 @@ func BenchmarkLargeResultProcess(b *testing.B) {
 		report(b, allocated()-a0, "bridge")
 		report(b, selfAlloc()-c0, "cli")
 	})
+}
+
+// pipeProxy is the pipeproxy fixture: the least a bridge can be. A bare
+// grpc.Server (no interceptors) whose CallTool handler writes tools/call
+// to one demo child's stdin and reads the child's answer from its stdout
+// itself: no correlation, no supervision, no reader goroutine between the
+// child and the handler, one call in flight at a time (a mutex). Its
+// latency is what a gRPC front for a stdio child costs with nothing of its
+// own (docs/performance.md, "The least a bridge can be"). BenchmarkFloor
+// and BenchmarkFloorAtRate run it at one caller and at 500 calls a second
+// only, where one call in flight does not queue.
+type pipeProxy struct {
+	mcpbridgev1.UnimplementedBridgeServiceServer
+	mu  sync.Mutex
+	in  io.Writer
+	out *bufio.Reader
+	id  int64
+	buf []byte
+}
+
+// pipeProxyMeta is the _meta every 2026-07-28 request carries.
+const pipeProxyMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+func (p *pipeProxy) CallTool(_ context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
+	args, err := protojson.Marshal(req.GetArguments())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	name, _ := json.Marshal(req.GetName())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.id++
+	p.buf = fmt.Appendf(p.buf[:0], `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%s,"arguments":%s,%s}}`+"\n", p.id, name, args, pipeProxyMeta)
+	if _, err := p.in.Write(p.buf); err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	line, err := p.out.ReadSlice('\n')
+	if err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	var msg struct {
+		ID     int64
+		Result *struct {
+			Content []struct{ Type, Text string }
+			IsError bool
+		}
+		Error *struct {
+			Code    int
+			Message string
+		}
+	}
+	switch err := json.Unmarshal(line, &msg); {
+	case err != nil:
+		return nil, status.Error(codes.Internal, err.Error())
+	case msg.ID != p.id:
+		return nil, status.Errorf(codes.Internal, "answer to %d, not %d", msg.ID, p.id)
+	case msg.Error != nil:
+		return nil, status.Error(codes.Unknown, msg.Error.Message)
+	}
+	res := &mcpbridgev1.CallToolResponse{IsError: msg.Result.IsError}
+	for _, c := range msg.Result.Content {
+		res.Content = append(res.Content, &mcpbridgev1.Content{Block: &mcpbridgev1.Content_Text{Text: &mcpbridgev1.TextContent{Text: c.Text}}})
+	}
+	return res, nil
+}
+
+// runPipeProxyFixture starts a demo child (the mcpbridge binary named by
+// PIPEPROXY_BIN), serves pipeProxy on 127.0.0.1:0, prints the address and
+// the child's pid on stdout and serves until killed; the child ends with
+// its stdin.
+func runPipeProxyFixture() int {
+	child := exec.Command(os.Getenv("PIPEPROXY_BIN"), "demo", "-tick", "0", "-log-level", "warn")
+	child.Stderr = os.Stderr
+	in, err := child.StdinPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pipeproxy:", err)
+		return 2
+	}
+	out, err := child.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pipeproxy:", err)
+		return 2
+	}
+	if err := child.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "pipeproxy:", err)
+		return 2
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pipeproxy:", err)
+		return 2
+	}
+	gs := grpc.NewServer()
+	mcpbridgev1.RegisterBridgeServiceServer(gs, &pipeProxy{in: in, out: bufio.NewReaderSize(out, 64<<10)})
+	fmt.Println(lis.Addr().String(), child.Process.Pid)
+	if err := gs.Serve(lis); err != nil {
+		fmt.Fprintln(os.Stderr, "pipeproxy:", err)
+		return 1
+	}
+	return 0
 }

@@ -40,6 +40,8 @@ func init() {
 		os.Exit(testkit.Linger())
 	case "grpcecho": // floor_bench_test.go
 		os.Exit(runGRPCEchoFixture())
+	case "pipeproxy": // floor_bench_test.go
+		os.Exit(runPipeProxyFixture())
 	}
 }
 
