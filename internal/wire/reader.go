@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // ReadBufferSize is the size of a Reader's buffer. Lines that fit in it are
@@ -159,7 +160,7 @@ func (r *Reader) startTooLong(frag []byte) {
 		e.Tail = appendTail(e.Tail, c)
 	}
 	e.Tail = appendTail(e.Tail, frag)
-	r.long, r.more = r.long[:0], nil
+	r.long, r.more = r.long[:0], putChunks(r.more)
 	r.tooLong, r.discarding = e, true
 }
 
@@ -206,7 +207,8 @@ func (r *Reader) Detach() bool {
 // are never moved, and takeLong joins them once, at the line's end, into
 // memory of the line's own size: a line of n bytes costs about 2n bytes
 // allocated, where doubling one buffer to its size cost up to 4n (a 10 MiB
-// result took 3.2 bytes per byte; docs/performance.md). That bounds the
+// result took 3.2 bytes per byte; docs/performance.md), and about n once
+// chunkPool holds the chunks of an earlier huge line. That bounds the
 // reader's memory while a line is read to the limit and one maxKeep
 // chunk, and while it is joined to twice that (docs/stdio.md, "Memory and
 // timing").
@@ -224,7 +226,7 @@ func (r *Reader) appendLong(frag []byte) {
 	}
 	for len(frag) > 0 {
 		if len(r.more) == 0 || len(r.more[len(r.more)-1]) == maxKeep {
-			r.more = append(r.more, make([]byte, 0, maxKeep))
+			r.more = append(r.more, getChunk())
 		}
 		last := &r.more[len(r.more)-1]
 		n := min(len(frag), maxKeep-len(*last))
@@ -235,14 +237,35 @@ func (r *Reader) appendLong(frag []byte) {
 
 // takeLong returns the accumulated line: long itself, or long and the
 // chunks joined into one new slice (bytes.Join allocates it without
-// zeroing), after which the chunks are let go.
+// zeroing), after which the chunks go back to chunkPool.
 func (r *Reader) takeLong() []byte {
 	if len(r.more) == 0 {
 		return r.long
 	}
 	line := bytes.Join(append([][]byte{r.long}, r.more...), nil)
-	r.long, r.more, r.joined = r.long[:0], nil, true
+	r.long, r.more, r.joined = r.long[:0], putChunks(r.more), true
 	return line
+}
+
+// chunkPool holds the maxKeep chunks of huge lines between lines, for
+// every Reader of the process: a 10 MiB line takes ten, which fresh
+// memory would take page faults to fill on every such line
+// (docs/performance.md, "A large result"). A sync.Pool lets the collector
+// take them back when no huge line comes for a while, so a burst of huge
+// lines pins nothing.
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, maxKeep); return &b }}
+
+func getChunk() []byte { return (*chunkPool.Get().(*[]byte))[:0] }
+
+// putChunks returns chunks to chunkPool and returns nil.
+func putChunks(chunks [][]byte) [][]byte {
+	for _, c := range chunks {
+		if cap(c) == maxKeep {
+			c = c[:0]
+			chunkPool.Put(&c)
+		}
+	}
+	return nil
 }
 
 // finish handles the end of input: a final unterminated line within the
