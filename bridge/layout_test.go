@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path"
@@ -199,4 +200,33 @@ func tableAfter(t *testing.T, doc, start string) []string {
 		rows = append(rows, line)
 	}
 	return rows
+}
+
+// Every package with tests checks them for leaked goroutines in its
+// TestMain (docs/testing.md, "Leaks and races"): with goleak directly, or
+// through testkit.Fixtures.Main, which ends in goleak.VerifyTestMain.
+func TestEveryPackageChecksLeaks(t *testing.T) {
+	root := testkit.ModuleRoot(t)
+	checks := regexp.MustCompile(`goleak\.VerifyTestMain\(m|goleak\.Find\(\)|fixtures\.Main\(m`)
+	for _, pkg := range modulePackages(t, root) {
+		tests, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(pkg.path), "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tests) == 0 {
+			continue
+		}
+		var main, checked bool
+		for _, f := range tests {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			main = main || bytes.Contains(b, []byte("\nfunc TestMain(m *testing.M) {"))
+			checked = checked || checks.Match(b)
+		}
+		if !main || !checked {
+			t.Errorf("%s has tests but no TestMain that checks for leaks (goleak.VerifyTestMain, goleak.Find or fixtures.Main)", pkg.path)
+		}
+	}
 }

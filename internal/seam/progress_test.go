@@ -7,7 +7,11 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestProgressReporterLimits(t *testing.T) {
 	var frames []string

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -22,6 +24,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // Causes carry what must never reach a gRPC client: paths, stderr, stacks.
 var (

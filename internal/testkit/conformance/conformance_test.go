@@ -7,10 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // allowedFailures names the checks the Go SDK server may fail through the
 // adapter, per scenario (docs/testing.md, "Conformance scores"); a nil list
