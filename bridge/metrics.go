@@ -20,11 +20,12 @@ type grpcMetrics struct {
 	server  *grpcprom.ServerMetrics
 	refusal *prometheus.CounterVec // requests the door refused (package internal/door)
 
-	forgotten door.Forgotten // servers a reload removed: no refusals counted for them
+	forgotten *door.Forgotten // the Observer's: servers a reload removed, no refusals counted for them
 }
 
 // newGRPCMetrics registers the Service's metrics; nil without
-// Config.Metrics.
+// Config.Metrics. s.door.Obs must be made first: the refusal counter
+// shares its forgotten servers.
 func newGRPCMetrics(s *Service) (*grpcMetrics, error) {
 	if s.cfg.Metrics == nil {
 		return nil, nil
@@ -34,7 +35,7 @@ func newGRPCMetrics(s *Service) (*grpcMetrics, error) {
 	), refusal: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mcpbridge_requests_refused_total",
 		Help: "Requests to a child that the bridge refused before they reached it, by reason: unauthenticated (credentials revoked or expired on an open stream), permission_denied (the rules), limited (a rate or concurrency limit).",
-	}, []string{"server", "method", "via", "reason"})}
+	}, []string{"server", "method", "via", "reason"}), forgotten: s.door.Obs.Forgotten()}
 	for _, c := range []prometheus.Collector{m.server, m.refusal, pool.NewCollector(s.serverSet)} {
 		if err := s.cfg.Metrics.Register(c); err != nil {
 			return nil, err
@@ -78,17 +79,11 @@ var refusedMethods = map[string]bool{
 }
 
 // forget drops a removed server's refusal series, and keeps a stream still
-// open on it from counting them again, until remember.
+// open on it from counting them again until the Observer's Remember (the
+// set is the Observer's, which Reload forgets the server in first).
 func (m *grpcMetrics) forget(server string) {
 	if m != nil {
 		m.forgotten.Forget(server, func() { m.refusal.DeletePartialMatch(prometheus.Labels{"server": server}) })
-	}
-}
-
-// remember undoes forget for a server added again.
-func (m *grpcMetrics) remember(server string) {
-	if m != nil {
-		m.forgotten.Remember(server)
 	}
 }
 

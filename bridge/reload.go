@@ -77,8 +77,7 @@ func (s *Service) Reload(cfg Config) error {
 	for i := range cfg.Servers {
 		sc := &cfg.Servers[i]
 		if next[sc.Name] == nil {
-			s.door.Obs.Remember(sc.Name) // removed by an earlier reload, perhaps
-			s.metrics.remember(sc.Name)
+			s.door.Obs.Remember(sc.Name) // removed by an earlier reload, perhaps: its series record again
 			next[sc.Name] = s.newServer(sc)
 		}
 	}

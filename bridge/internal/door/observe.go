@@ -264,6 +264,15 @@ func (o *Observer) Remember(server string) {
 	}
 }
 
+// Forgotten is the set of servers Forget removed, for the bridge's other
+// series that carry a server label to share (nil for a nil Observer).
+func (o *Observer) Forgotten() *Forgotten {
+	if o == nil {
+		return nil
+	}
+	return &o.forgotten
+}
+
 // errorType is the conventions' error.type of an outcome and its JSON-RPC
 // code, if any: the code as text for a JSON-RPC error (every code is an
 // error to a client; the stdio Client's errors all are), "tool_error" for a
