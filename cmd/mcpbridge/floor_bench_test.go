@@ -113,7 +113,7 @@ type floorPath struct {
 // startFloorPaths starts the processes of BenchmarkFloor's three paths.
 func startFloorPaths(b *testing.B) []floorPath {
 	ctx := b.Context()
-	echo := startGRPCEchoProcess(b)
+	echo := startGRPCFixture(b, "grpcecho")
 	direct := startBenchServer(b, benchServers[0], "2026-07-28") // the demo
 	br, bc := startQuietBridge(b, "--", mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn")
 	pp := startGRPCFixture(b, "pipeproxy", "PIPEPROXY_BIN="+mcpbridgeBin)
@@ -281,22 +281,16 @@ func rawHas(fragment string) func(json.RawMessage, error) error {
 	}
 }
 
-// echoProcess is a gRPC fixture in a process of its own: grpcecho, a
+// fixtureProcess is a gRPC fixture in a process of its own: grpcecho, a
 // bare grpc.Server, or pipeproxy, whose child is child.
-type echoProcess struct {
+type fixtureProcess struct {
 	pid, child int
 	bc         mcpbridgev1.BridgeServiceClient
 }
 
-// startGRPCEchoProcess runs this test binary as the grpcecho fixture and
-// dials it.
-func startGRPCEchoProcess(b *testing.B) echoProcess {
-	return startGRPCFixture(b, "grpcecho")
-}
-
 // startGRPCFixture runs this test binary as the gRPC fixture name, which
 // prints its address (and its child's pid, if it has one), and dials it.
-func startGRPCFixture(b *testing.B, name string, env ...string) echoProcess {
+func startGRPCFixture(b *testing.B, name string, env ...string) fixtureProcess {
 	b.Helper()
 	cmd := testkit.FixtureCommand(b, name, env...)
 	out, err := cmd.StdoutPipe()
@@ -316,7 +310,7 @@ func startGRPCFixture(b *testing.B, name string, env ...string) echoProcess {
 		b.Fatalf("the %s fixture said no address: %v", name, err)
 	}
 	addr, childPid, _ := strings.Cut(strings.TrimSpace(said), " ")
-	p := echoProcess{pid: cmd.Process.Pid, bc: mcpbridgev1.NewBridgeServiceClient(dial(b, addr))}
+	p := fixtureProcess{pid: cmd.Process.Pid, bc: mcpbridgev1.NewBridgeServiceClient(dial(b, addr))}
 	if childPid != "" {
 		if p.child, err = strconv.Atoi(childPid); err != nil {
 			b.Fatalf("the %s fixture said %q", name, said)
@@ -519,6 +513,8 @@ func (p *pipeProxy) CallTool(_ context.Context, req *mcpbridgev1.CallToolRequest
 	switch err := json.Unmarshal(line, &msg); {
 	case err != nil:
 		return nil, status.Error(codes.Internal, err.Error())
+	case msg.Error == nil && msg.Result == nil:
+		return nil, status.Errorf(codes.Internal, "neither result nor error: %s", line)
 	case msg.ID != p.id:
 		return nil, status.Errorf(codes.Internal, "answer to %d, not %d", msg.ID, p.id)
 	case msg.Error != nil:
