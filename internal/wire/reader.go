@@ -257,13 +257,12 @@ var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, maxKeep); retur
 
 func getChunk() []byte { return (*chunkPool.Get().(*[]byte))[:0] }
 
-// putChunks returns chunks to chunkPool and returns nil.
+// putChunks returns chunks, all of getChunk's making, to chunkPool and
+// returns nil.
 func putChunks(chunks [][]byte) [][]byte {
 	for _, c := range chunks {
-		if cap(c) == maxKeep {
-			c = c[:0]
-			chunkPool.Put(&c)
-		}
+		c = c[:0]
+		chunkPool.Put(&c)
 	}
 	return nil
 }
