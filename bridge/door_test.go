@@ -235,9 +235,17 @@ func TestDoorEveryPath(t *testing.T) {
 			release()
 			<-held
 		}()
-		for { // until the hold is on the child
-			c := b.svc.serverSet()["p"].Children()[0].Status().Child
-			if calls, _ := c.Load(); calls == 1 {
+		// Until the child runs the hold: only then is every byte of it
+		// written. The client's Load counts the call from before its
+		// request is written, so waiting on it would take the count
+		// below too early. alice asks the child, and her own calls are
+		// answered before the count is taken.
+		for {
+			n, err := b.bc.CallTool(alice, &mcpbridgev1.CallToolRequest{Server: "p", Name: "count", Arguments: argsStruct(`{"name":"hold"}`)})
+			if err != nil {
+				t.Fatalf("alice's count of holds = %v", err)
+			}
+			if n.GetContent()[0].GetText().GetText() == "1" {
 				break
 			}
 			select {

@@ -30,9 +30,10 @@ import (
 
 // The "policy" fixture is a server on the project's runtime with the
 // tools pid (its process id), instance (pid/start time: pids are reused),
-// env {name} (a variable's value, or "<unset>"), hold {ms} (waits that
-// long, or until cancelled, then answers its pid), secret (counted) and
-// count {name} (how often a counted tool ran), and the resources
+// env {name} (a variable's value, or "<unset>"), hold {ms} (counted as it
+// starts; waits that long, or until cancelled, then answers its pid),
+// secret (counted) and count {name} (how often a counted tool ran), and
+// the resources
 // test://public and test://private.
 func init() { fixtures["policy"] = runPolicyFixture }
 
@@ -82,6 +83,7 @@ func runPolicyFixture() int {
 	srv.AddTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		var args struct{ MS int }
 		_ = json.Unmarshal(req.Arguments, &args)
+		counted("hold")
 		t := time.NewTimer(time.Duration(args.MS) * time.Millisecond)
 		defer t.Stop()
 		select {

@@ -12,7 +12,11 @@ type Counters struct {
 	// BytesIn counts the bytes read from the child's stdout, line endings
 	// and discarded lines included.
 	BytesIn atomic.Int64
-	// BytesOut counts the bytes written to the child's stdin.
+	// BytesOut counts the bytes written to the child's stdin. A write is
+	// counted as it starts, whole, so that every byte the child has read
+	// is counted already: a caller whose answer has arrived sees its
+	// request in BytesOut. (A failed write, which ends the connection,
+	// counts too.)
 	BytesOut atomic.Int64
 	// LinesSkipped counts the stdout lines that were not JSON-RPC messages
 	// (a child that prints to stdout), skipped and logged.
@@ -29,9 +33,8 @@ type countingWriter struct {
 }
 
 func (w countingWriter) Write(p []byte) (int, error) {
-	n, err := w.WriteCloser.Write(p)
-	w.n.Add(int64(n))
-	return n, err
+	w.n.Add(int64(len(p))) // before the child can read it, not after
+	return w.WriteCloser.Write(p)
 }
 
 type countingReader struct {

@@ -55,3 +55,35 @@ func TestCounters(t *testing.T) {
 		t.Errorf("a second Client: BytesOut %d (was %d), LinesSkipped %d; want it grown and 2", n.BytesOut.Load(), before, n.LinesSkipped.Load())
 	}
 }
+
+// probeWriter checks, as each write reaches it, that the write is counted
+// already: by the time the child can read a byte, BytesOut has it, so a
+// caller whose answer has arrived sees its request counted.
+type probeWriter struct {
+	t *testing.T
+	n *Counters
+	w int64 // the bytes written before
+}
+
+func (p *probeWriter) Write(b []byte) (int, error) {
+	if got := p.n.BytesOut.Load(); got != p.w+int64(len(b)) {
+		p.t.Errorf("a write of %d bytes after %d reached the child with BytesOut %d, want %d", len(b), p.w, got, p.w+int64(len(b)))
+	}
+	p.w += int64(len(b))
+	return len(b), nil
+}
+
+func (p *probeWriter) Close() error { return nil }
+
+func TestCountersCountAWriteBeforeTheChildReadsIt(t *testing.T) {
+	var n Counters
+	w := countingWriter{&probeWriter{t: t, n: &n}, &n.BytesOut}
+	for _, line := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n", "{}\n"} {
+		if _, err := w.Write([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := n.BytesOut.Load(); got != 44 {
+		t.Errorf("BytesOut = %d after 41 and 3 bytes, want 44", got)
+	}
+}
