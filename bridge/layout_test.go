@@ -2,8 +2,11 @@ package bridge
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -15,18 +18,25 @@ import (
 )
 
 // TestArchitectureNamesEveryFile holds docs/architecture.md to the
-// module's layout. Every package of the module (a directory with non-test
-// Go files, outside testdata, node_modules, examples and the modules of
-// its own, such as deploy/validate) has a row in the package table, whose
-// first cell names its path. Every non-test Go file of a package, of any
-// GOOS or build tag, is named where the doc describes the package: in its
-// file table (the table after "The files of `path`" or "The files of
-// package `path`") when it has one, else in its row; a name may be a
-// pattern (`*.pb.go`, `process*.go`). Nothing named is gone: every path
-// of the package table exists, and every file a row or a file table
-// names is in its package, every pattern matching one.
+// module's layout. Every package of the project (projectPackages: a
+// directory with non-test Go files that git tracks, outside testdata,
+// node_modules, examples and the modules of its own, such as
+// deploy/validate) has a row in the package table, whose first cell names
+// its path. Every non-test Go file of a package, of any GOOS or build
+// tag, is named where the doc describes the package: in its file table
+// (the table after "The files of `path`" or "The files of package
+// `path`") when it has one, else in its row; a name may be a pattern
+// (`*.pb.go`, `process*.go`). Nothing named is gone: every path of the
+// package table exists, and every file a row or a file table names is in
+// its package, every pattern matching one.
 func TestArchitectureNamesEveryFile(t *testing.T) {
-	root := testkit.ModuleRoot(t)
+	checkArchitecture(t, testkit.ModuleRoot(t), t.Errorf)
+}
+
+// checkArchitecture reports through errorf each way in which the module
+// at root and its docs/architecture.md disagree.
+func checkArchitecture(t testing.TB, root string, errorf func(format string, args ...any)) {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -35,23 +45,23 @@ func TestArchitectureNamesEveryFile(t *testing.T) {
 
 	// The package table: a row's paths, and the row of each path.
 	rows := map[string]string{}
-	for _, row := range tableAfter(t, doc, "| Path | Package | What it owns |") {
+	for _, row := range tableAfter(t, doc, packageTable) {
 		first, _, _ := strings.Cut(strings.TrimPrefix(row, "|"), "|")
 		paths := codeSpans(first)
 		if len(paths) == 0 {
-			t.Errorf("docs/architecture.md's package table has a row that names no path: %s", row)
+			errorf("docs/architecture.md's package table has a row that names no path: %s", row)
 		}
 		for _, p := range paths {
 			p = strings.TrimSuffix(p, "/")
 			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err != nil {
-				t.Errorf("docs/architecture.md's package table names %s, which is not there", p)
+				errorf("docs/architecture.md's package table names %s, which is not there", p)
 			}
 			rows[p] = row
 		}
 		// The files the row names are in one of its packages.
 		for _, f := range goNames(row) {
 			if !slices.ContainsFunc(paths, func(p string) bool { return matchesIn(root, strings.TrimSuffix(p, "/"), f) }) {
-				t.Errorf("docs/architecture.md's package table names %s in the row of %s, which is in none of them", f, strings.Join(paths, ", "))
+				errorf("docs/architecture.md's package table names %s in the row of %s, which is in none of them", f, strings.Join(paths, ", "))
 			}
 		}
 	}
@@ -64,15 +74,15 @@ func TestArchitectureNamesEveryFile(t *testing.T) {
 		fileTables[p] = table
 		for _, f := range goNames(table) {
 			if !matchesIn(root, p, f) {
-				t.Errorf("docs/architecture.md's file table of %s names %s, which is not there", p, f)
+				errorf("docs/architecture.md's file table of %s names %s, which is not there", p, f)
 			}
 		}
 	}
 
-	for _, pkg := range modulePackages(t, root) {
+	for _, pkg := range projectPackages(t, root) {
 		row, ok := rows[pkg.path]
 		if !ok {
-			t.Errorf("docs/architecture.md's package table has no row for %s (files %s)", pkg.path, strings.Join(pkg.files, ", "))
+			errorf("docs/architecture.md's package table has no row for %s (files %s)", pkg.path, strings.Join(pkg.files, ", "))
 			continue
 		}
 		where, what := row, "in its row of the package table"
@@ -82,9 +92,100 @@ func TestArchitectureNamesEveryFile(t *testing.T) {
 		names := goNames(where)
 		for _, f := range pkg.files {
 			if !slices.ContainsFunc(names, func(n string) bool { ok, _ := path.Match(n, f); return ok }) {
-				t.Errorf("docs/architecture.md does not name %s/%s %s", pkg.path, f, what)
+				errorf("docs/architecture.md does not name %s/%s %s", pkg.path, f, what)
 			}
 		}
+	}
+}
+
+// packageTable is the header of docs/architecture.md's package table.
+const packageTable = "| Path | Package | What it owns |"
+
+// TestLayoutLeavesAUsersOwnPackageAlone: a user who writes a server of
+// their own in the checkout, as the README's server section says
+// (weather/main.go), does not fail the layout tests, since their package
+// is not the project's; the same package once git tracks it is the
+// project's, and fails them until docs/architecture.md has its row. The
+// checkout is copied, with git's index of it, to a temporary directory.
+func TestLayoutLeavesAUsersOwnPackageAlone(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git: without it every package under the doc's top-level directories is the project's")
+	}
+	root := testkit.ModuleRoot(t)
+	tracked, err := gitOutput(root, "ls-files", "-z")
+	if err != nil {
+		t.Skipf("%s is not a git checkout (%v)", root, err)
+	}
+	tmp := t.TempDir()
+	var files []string
+	for f := range strings.SplitSeq(strings.TrimSuffix(tracked, "\x00"), "\x00") {
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the work tree
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(tmp, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for _, args := range [][]string{{"init", "-q"}, append([]string{"add", "--"}, files...)} {
+		if _, err := gitOutput(tmp, args...); err != nil {
+			t.Fatalf("git %s: %v", args[0], err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(tmp, "weather"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mainGo := "package main\n\nfunc main() {}\n"
+	if err := os.WriteFile(filepath.Join(tmp, "weather", "main.go"), []byte(mainGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "weather", "main_test.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	check := func() (found []string) {
+		collect := func(format string, args ...any) { found = append(found, fmt.Sprintf(format, args...)) }
+		checkArchitecture(t, tmp, collect)
+		checkLeakChecks(t, tmp, collect)
+		return found
+	}
+	if found := check(); len(found) != 0 {
+		t.Errorf("with the user's own weather/main.go the layout checks found:\n%s", strings.Join(found, "\n"))
+	}
+	if _, err := gitOutput(tmp, "add", "--", "weather"); err != nil {
+		t.Fatal(err)
+	}
+	found := strings.Join(check(), "\n")
+	for _, want := range []string{"package table has no row for weather (files main.go)", "weather has tests but no TestMain"} {
+		if !strings.Contains(found, want) {
+			t.Errorf("weather tracked by git: the layout checks found %q, want %q", found, want)
+		}
+	}
+
+	// A copy without git: weather is outside the doc's top-level
+	// directories, a new package inside them is the project's.
+	if err := os.RemoveAll(filepath.Join(tmp, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if found := check(); len(found) != 0 {
+		t.Errorf("without git, with weather/main.go the layout checks found:\n%s", strings.Join(found, "\n"))
+	}
+	if err := os.MkdirAll(filepath.Join(tmp, "internal", "extra"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "internal", "extra", "extra.go"), []byte("package extra\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if found, want := strings.Join(check(), "\n"), "package table has no row for internal/extra"; !strings.Contains(found, want) {
+		t.Errorf("without git, a new internal/extra: the layout checks found %q, want %q", found, want)
 	}
 }
 
@@ -94,8 +195,66 @@ type modulePackage struct {
 	files []string // its non-test Go files, of every GOOS and build tag
 }
 
+// projectPackages are the project's own packages of the module at root:
+// those with a Go file that git tracks (or has been asked to, git add).
+// A package someone adds to the checkout for themselves, such as the
+// README's weather/main.go, is not the project's layout; a new package of
+// the project's is held to the docs once it is added to git, and at the
+// latest in CI's clean clone. Without git (a copy of the tree, not a
+// checkout) the project's packages are those at the root and under the
+// top-level directories that docs/architecture.md's package table names.
+func projectPackages(t testing.TB, root string) []modulePackage {
+	t.Helper()
+	all := modulePackages(t, root)
+	var ours func(modulePackage) bool
+	if out, err := gitOutput(root, "ls-files", "-z", "--", "*.go"); err == nil {
+		dirs := map[string]bool{}
+		for f := range strings.SplitSeq(out, "\x00") {
+			if f != "" {
+				dirs[path.Dir(f)] = true
+			}
+		}
+		ours = func(p modulePackage) bool { return dirs[p.path] }
+	} else {
+		raw, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tops := map[string]bool{".": true}
+		for _, row := range tableAfter(t, string(raw), packageTable) {
+			first, _, _ := strings.Cut(strings.TrimPrefix(row, "|"), "|")
+			for _, p := range codeSpans(first) {
+				top, _, _ := strings.Cut(strings.TrimSuffix(p, "/"), "/")
+				tops[top] = true
+			}
+		}
+		ours = func(p modulePackage) bool { top, _, _ := strings.Cut(p.path, "/"); return tops[top] }
+	}
+	var out []modulePackage
+	for _, p := range all {
+		if ours(p) {
+			out = append(out, p)
+		} else {
+			t.Logf("%s is not the project's (git does not track it): its layout is not checked", p.path)
+		}
+	}
+	return out
+}
+
+// gitOutput runs git in dir and returns its standard output.
+func gitOutput(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
 // modulePackages are the packages of the module at root.
-func modulePackages(t *testing.T, root string) []modulePackage {
+func modulePackages(t testing.TB, root string) []modulePackage {
 	t.Helper()
 	var out []modulePackage
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -157,7 +316,7 @@ func codeSpans(s string) []string {
 }
 
 // sources are the non-test Go files of dir.
-func sources(t *testing.T, dir string) []string {
+func sources(t testing.TB, dir string) []string {
 	t.Helper()
 	matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -175,7 +334,7 @@ func sources(t *testing.T, dir string) []string {
 // tableAfter returns the rows (header and separator left out) of the
 // first table after the line of doc that holds start; the table may be
 // that line itself, its header.
-func tableAfter(t *testing.T, doc, start string) []string {
+func tableAfter(t testing.TB, doc, start string) []string {
 	t.Helper()
 	i := strings.Index(doc, start)
 	if i < 0 {
@@ -206,9 +365,15 @@ func tableAfter(t *testing.T, doc, start string) []string {
 // TestMain (docs/testing.md, "Leaks and races"): with goleak directly, or
 // through testkit.Fixtures.Main, which ends in goleak.VerifyTestMain.
 func TestEveryPackageChecksLeaks(t *testing.T) {
-	root := testkit.ModuleRoot(t)
+	checkLeakChecks(t, testkit.ModuleRoot(t), t.Errorf)
+}
+
+// checkLeakChecks reports through errorf each package of the project at
+// root with tests and no TestMain that checks for leaks.
+func checkLeakChecks(t testing.TB, root string, errorf func(format string, args ...any)) {
+	t.Helper()
 	checks := regexp.MustCompile(`goleak\.VerifyTestMain\(m|goleak\.Find\(\)|fixtures\.Main\(m`)
-	for _, pkg := range modulePackages(t, root) {
+	for _, pkg := range projectPackages(t, root) {
 		tests, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(pkg.path), "*_test.go"))
 		if err != nil {
 			t.Fatal(err)
@@ -226,7 +391,7 @@ func TestEveryPackageChecksLeaks(t *testing.T) {
 			checked = checked || checks.Match(b)
 		}
 		if !main || !checked {
-			t.Errorf("%s has tests but no TestMain that checks for leaks (goleak.VerifyTestMain, goleak.Find or fixtures.Main)", pkg.path)
+			errorf("%s has tests but no TestMain that checks for leaks (goleak.VerifyTestMain, goleak.Find or fixtures.Main)", pkg.path)
 		}
 	}
 }
