@@ -127,8 +127,9 @@ type Client struct {
 	stdout io.ReadCloser
 	wait   func() *os.ProcessState
 	tail   *tailWriter
-	pid    int // the command's process id
-	pgid   int // the process group Signal signals
+	pipe   *os.File // the write end of the child's stdin; nil for Open
+	pid    int      // the command's process id
+	pgid   int      // the process group Signal signals
 
 	writes  chan *frame   // unbuffered hand-off to the writer
 	wlock   chan struct{} // one slot: whoever holds it writes to stdin
@@ -140,8 +141,9 @@ type Client struct {
 	done    chan struct{} // closed once reader, writer and waiter returned
 	live    atomic.Int32  // goroutines left before done closes
 
-	nextID atomic.Int64
-	era    atomic.Pointer[era] // set once by Connect; nil on a raw Client
+	nextID  atomic.Int64
+	era     atomic.Pointer[era] // set once by Connect; nil on a raw Client
+	written atomic.Int64        // bytes written to stdin, counted once each write returned
 
 	mu         sync.Mutex
 	pending    map[int64]*call
@@ -220,7 +222,7 @@ func Start(ctx context.Context, cmd *exec.Cmd, cfg ClientConfig) (*Client, error
 		return cmd.ProcessState
 	}
 	c := newClient(cfg, s.stdin, s.stdout, wait)
-	c.cmd, c.tail, c.pid, c.pgid, c.lifeline = cmd, s.tail, s.pid, s.pgid, s.lifeline
+	c.cmd, c.tail, c.pipe, c.pid, c.pgid, c.lifeline = cmd, s.tail, s.stdin, s.pid, s.pgid, s.lifeline
 	if s.stdin.SetWriteDeadline(time.Time{}) == nil {
 		c.direct = s.stdin
 	}
@@ -273,10 +275,9 @@ func newClient(cfg ClientConfig, stdin io.WriteCloser, stdout io.ReadCloser, wai
 		stdin = countingWriter{stdin, &n.BytesOut}
 		stdout = countingReader{stdout, &n.BytesIn}
 	}
-	return &Client{
+	c := &Client{
 		cfg:      cfg,
 		log:      cfg.Logger,
-		stdin:    stdin,
 		stdout:   stdout,
 		wait:     wait,
 		writes:   make(chan *frame),
@@ -290,6 +291,36 @@ func newClient(cfg ClientConfig, stdin io.WriteCloser, stdout io.ReadCloser, wai
 		subs:     make(map[int64]*Subscription),
 		handlers: make(map[string]context.CancelFunc),
 	}
+	c.stdin = writtenWriter{stdin, &c.written}
+	return c
+}
+
+// writtenWriter adds each write's bytes to n once the write returned: then
+// they are in the pipe, for the child to take ([Client.inputTaken]).
+type writtenWriter struct {
+	io.WriteCloser
+	n *atomic.Int64
+}
+
+func (w writtenWriter) Write(p []byte) (int, error) {
+	n, err := w.WriteCloser.Write(p)
+	w.n.Add(int64(n))
+	return n, err
+}
+
+// inputTaken reports whether the child has taken off its stdin every byte
+// written to it so far, of at least one write; known is false when that
+// cannot be seen (a connection made by Open, or a system where a pipe's
+// unread bytes cannot be counted).
+func (c *Client) inputTaken() (taken, known bool) {
+	if c.pipe == nil {
+		return false, false
+	}
+	if c.written.Load() == 0 {
+		return false, true
+	}
+	n, ok := unread(c.pipe)
+	return ok && n == 0, ok
 }
 
 // goroutineDone is called by the reader, the writer and the waiter as they

@@ -48,10 +48,13 @@ type ConnectConfig struct {
 	Versions []string
 	// HandshakeTimeout bounds the whole negotiation (default 15 s): a
 	// child that does not complete it in time is closed and Connect
-	// returns -32001.
+	// returns -32001. On Linux it counts from the moment the child takes
+	// the probe off its stdin, which it must do within HandshakeTimeout
+	// of its spawn (a slow starter: go run, npx).
 	HandshakeTimeout time.Duration
 	// ProbeTimeout bounds the server/discover probe (default 5 s, never
-	// more than HandshakeTimeout). A child that stays silent for it is
+	// more than HandshakeTimeout). A child that stays silent for it, on
+	// Linux counted from the moment it took the probe off its stdin, is
 	// taken for a legacy server and sent initialize.
 	ProbeTimeout time.Duration
 	// ClientInfo is the client's Implementation object (default
@@ -287,7 +290,8 @@ func (cfg *ConnectConfig) normalize() error {
 //
 // With both eras allowed, Connect probes with server/discover: a result or
 // a -32022/-32021/-32020 error means a 2026-07-28 server; another error,
-// or silence for ProbeTimeout, means a legacy one, which gets initialize on
+// or silence for ProbeTimeout once the child has read the probe (a child
+// still starting reads nothing), means a legacy one, which gets initialize on
 // the same child with the first allowed legacy version and then
 // notifications/initialized. A server that refuses initialize with -32022
 // naming 2026-07-28 among its versions is a 2026-07-28 server after all. A
@@ -320,9 +324,11 @@ func Connect(ctx context.Context, start func(context.Context) (*Client, error), 
 		return hs.initialize(ctx, c, legacy, "legacy versions only")
 	}
 
-	probe := newEra(Version20260728, &cfg, "")
-	params, _ := probe.params(nil, nil, nil)
-	res, err := c.call(ctx, "server/discover", params, &CallOptions{Timeout: hs.timeout(cfg.ProbeTimeout)})
+	res, err := hs.probe(ctx, c)
+	if errors.Is(err, errProbeUntaken) {
+		c.Close()
+		return nil, hs.timeoutError()
+	}
 	var rpcErr *jsonrpc.Error
 	switch {
 	case err == nil:
@@ -386,6 +392,92 @@ type handshake struct {
 	cfg      *ConnectConfig
 	legacy   []string
 	deadline time.Time
+}
+
+// errProbeUntaken is the cause with which a probe ends when the child did
+// not take it off its stdin within HandshakeTimeout of its start.
+var errProbeUntaken = errors.New("stdio: the child did not read the server/discover probe")
+
+// probePoll is how often the probe looks at the child's stdin until the
+// child has taken the request.
+const probePoll = 10 * time.Millisecond
+
+// probe sends server/discover and returns its outcome. Silence is timed
+// from the moment the child has taken the request off its stdin, not from
+// the spawn: a launcher that builds or downloads the server first (go
+// run, npx, uvx, docker run) reads nothing meanwhile, and its wait is not
+// the silence of a legacy server that ignores requests before
+// initialize. Once taken, ProbeTimeout of silence is a timeout (-32001)
+// and the handshake gets HandshakeTimeout from then; a child that takes
+// nothing for HandshakeTimeout after its spawn fails with errProbeUntaken.
+// Where the pipe cannot tell (not Linux, or a connection made by Open),
+// the clock starts at the spawn as before.
+func (hs *handshake) probe(ctx context.Context, c *Client) (json.RawMessage, error) {
+	cfg := hs.cfg
+	params, _ := newEra(Version20260728, cfg, "").params(nil, nil, nil)
+	if _, known := c.inputTaken(); !known {
+		return c.call(ctx, "server/discover", params, &CallOptions{Timeout: hs.timeout(cfg.ProbeTimeout)})
+	}
+	pctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	untaken := time.NewTimer(time.Until(hs.deadline))
+	defer untaken.Stop()
+	done := make(chan struct{})
+	watched := make(chan time.Time, 1) // when the child took the probe; zero if never
+	go func() {
+		var taken time.Time
+		defer func() { watched <- taken }()
+		tick := time.NewTicker(probePoll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-untaken.C:
+				cancel(errProbeUntaken)
+				return
+			case <-tick.C:
+			}
+			if ok, _ := c.inputTaken(); ok {
+				break
+			}
+		}
+		taken = time.Now()
+		silent := time.NewTimer(cfg.ProbeTimeout)
+		defer silent.Stop()
+		select {
+		case <-done:
+		case <-silent.C:
+			cancel(errProbeSilent)
+		}
+	}()
+	// The call's own bound is a backstop: the watcher ends it first.
+	res, err := c.call(pctx, "server/discover", params, &CallOptions{Timeout: cfg.HandshakeTimeout + cfg.ProbeTimeout})
+	close(done)
+	if taken := <-watched; !taken.IsZero() {
+		hs.deadline = later(hs.deadline, taken.Add(cfg.HandshakeTimeout))
+	}
+	if err != nil && ctx.Err() == nil {
+		switch context.Cause(pctx) {
+		case errProbeSilent:
+			return nil, timeoutError(cfg.ProbeTimeout)
+		case errProbeUntaken:
+			return nil, errProbeUntaken
+		}
+	}
+	return res, err
+}
+
+// errProbeSilent is the cause with which a probe ends when the child took
+// it and said nothing for ProbeTimeout.
+var errProbeSilent = errors.New("stdio: server/discover unanswered")
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // timeout is d cut to what is left of the handshake (at least 1 ms, so

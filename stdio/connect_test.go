@@ -110,6 +110,52 @@ func TestConnectHandshakeInPlace(t *testing.T) {
 	}
 }
 
+// Scenario 34, slow starters: the probe's silence is timed from the moment the child
+// takes the request off its stdin. A server that starts for longer than
+// ProbeTimeout (a launcher compiling or downloading it) is probed when it
+// reads: a 2026-07-28 server negotiates 2026-07-28 by its discover
+// answer, and a silent legacy one is still found by its silence, on one
+// child. A child that reads nothing for HandshakeTimeout fails with the
+// handshake timeout.
+func TestConnectSlowStarter(t *testing.T) {
+	t.Run("modern", func(t *testing.T) {
+		t.Parallel()
+		// The start is longer than the probe's bound; the answer has all of
+		// it, however slow the machine.
+		const probe, delay = time.Second, 1500 * time.Millisecond
+		c, starts, err := connectFixture(t, ConnectConfig{ProbeTimeout: probe}, "FIXTURE_START_DELAY="+delay.String())
+		if err != nil {
+			t.Fatalf("Connect: %v", err)
+		}
+		if c.Protocol() != Version20260728 || starts.Load() != 1 || c.Negotiation() != "server/discover answered" {
+			t.Errorf("a modern server that starts for %v: Protocol() = %q after %d starts (%s); want 2026-07-28 after 1, by discover",
+				delay, c.Protocol(), starts.Load(), c.Negotiation())
+		}
+	})
+	t.Run("silent legacy", func(t *testing.T) {
+		t.Parallel()
+		const probe, delay = 300 * time.Millisecond, 700 * time.Millisecond
+		begin := time.Now()
+		c, starts, err := connectFixture(t, ConnectConfig{ProbeTimeout: probe}, "FIXTURE_START_DELAY="+delay.String(), "FIXTURE_ERA=silent-probe")
+		if err != nil {
+			t.Fatalf("Connect: %v", err)
+		}
+		took := time.Since(begin)
+		if c.Protocol() != Version20251125 || starts.Load() != 1 || !strings.Contains(c.Negotiation(), "unanswered") || took < delay+probe {
+			t.Errorf("a silent legacy server that starts for %v: Protocol() = %q after %d starts (%s) in %v; want 2025-11-25 after 1, unanswered, in at least %v",
+				delay, c.Protocol(), starts.Load(), c.Negotiation(), took, delay+probe)
+		}
+	})
+	t.Run("never reads", func(t *testing.T) {
+		t.Parallel()
+		_, starts, err := connectFixture(t, ConnectConfig{ProbeTimeout: 300 * time.Millisecond, HandshakeTimeout: 400 * time.Millisecond}, "FIXTURE_START_DELAY=1200ms")
+		e := wantCode(t, "a child that never reads", err, jsonrpc.CodeRequestTimeout)
+		if e.Message != "The server did not complete the handshake in time" || string(e.Data) != `{"timeoutMs":400}` || starts.Load() != 1 {
+			t.Errorf("Connect = %v (data %s) after %d starts; want the handshake timeout after 1", err, e.Data, starts.Load())
+		}
+	})
+}
+
 // Scenario 35.
 func TestConnectCounterOfferedByDiscover(t *testing.T) {
 	c, starts, err := connectFixture(t, ConnectConfig{}, "FIXTURE_ERA=unsupported")

@@ -77,6 +77,9 @@ func runMCPFixture() int {
 	if f.era == "" {
 		f.era = "modern"
 	}
+	if d, err := time.ParseDuration(os.Getenv("FIXTURE_START_DELAY")); err == nil {
+		time.Sleep(d) // a slow starter (go run compiling, npx downloading): stdin unread meanwhile
+	}
 	if os.Getenv("FIXTURE_BANNER") == "1" {
 		f.write([]byte("Fixture server starting (this banner is not JSON)\n\n"))
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mcpbridge/mcpbridge/stdio/internal/lifeline"
 )
 
@@ -62,4 +64,19 @@ func wrap(cmd *exec.Cmd) (*wrapping, error) {
 	cmd.Args = append([]string{lifeline.Name, cmd.Path}, args...)
 	cmd.Path = "/proc/self/exe"
 	return w, nil
+}
+
+// unread returns how many of the bytes written to the pipe f its reader
+// has not taken yet (FIONREAD, alias TIOCINQ, which Linux answers on either end of a
+// pipe); ok is false when that cannot be known.
+func unread(f *os.File) (n int, ok bool) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, false
+	}
+	var ierr error
+	if err := rc.Control(func(fd uintptr) { n, ierr = unix.IoctlGetInt(int(fd), unix.TIOCINQ) }); err != nil || ierr != nil {
+		return 0, false
+	}
+	return n, true
 }

@@ -41,3 +41,23 @@ func TestREADMEServerUnderBridge(t *testing.T) {
 		t.Errorf("forecast() = %v, %v; want an isError result \"Invalid arguments: city: required\"", res, err)
 	}
 }
+
+// The README's `mcpbridge serve -- go run ./weather` starts the server
+// only once go run has compiled it, which can take longer than the 5 s
+// probe; the launcher reads nothing meanwhile. The bridge times the
+// probe from the moment the child reads it, so it negotiates the era the
+// server speaks, 2026-07-28, not a legacy one. The compiling launcher is
+// a shell that sleeps past the probe's 5 s before it runs the server.
+func TestREADMEServerBehindASlowLauncherNegotiates2026(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	bin := testkit.READMEProgram(t)
+
+	b := startBridge(t, nil, "--", "sh", "-c", `sleep 5.5 && exec "$0"`, bin)
+	bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
+	res, err := bc.GetServer(ctx, &mcpbridgev1.GetServerRequest{WaitForReady: true})
+	if err != nil || res.GetProtocolVersion() != "2026-07-28" {
+		t.Errorf("GetServer = %v, %v; want the README's server at 2026-07-28", res, err)
+	}
+}
