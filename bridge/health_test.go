@@ -44,9 +44,11 @@ func TestHealthPerServerNeedsCredentials(t *testing.T) {
 		return res.GetStatus(), status.Code(err)
 	}
 	p, other := HealthService+"/p", HealthService+"/other"
-	settle(ctx, t, func() error { // both children ready
-		if st, code := check(alice, ""); st != healthpb.HealthCheckResponse_SERVING {
-			return fmt.Errorf("alice's overall health = %v, %v; want SERVING", st, code)
+	settle(ctx, t, func() error { // both children ready (the overall entry is SERVING with one)
+		for _, service := range []string{p, other} {
+			if st, code := check(alice, service); st != healthpb.HealthCheckResponse_SERVING {
+				return fmt.Errorf("alice's health of %q = %v, %v; want SERVING", service, st, code)
+			}
 		}
 		return nil
 	})

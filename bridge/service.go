@@ -97,9 +97,9 @@ func (s *Service) newServer(sc *ServerConfig) *pool.Server {
 // it.
 func (s *Service) serverSet() map[string]*pool.Server { return *s.servers.Load() }
 
-// setHealth records one server's health; the overall status is SERVING
-// while every current server is. Members call it from their supervisors'
-// health callbacks, so it takes no supervisor lock.
+// setHealth records one server's health, under its own entry, and the
+// overall status follows (overallHealth). Members call it from their
+// supervisors' health callbacks, so it takes no supervisor lock.
 func (s *Service) setHealth(name string, serving bool) {
 	s.healthMu.Lock()
 	defer s.healthMu.Unlock()
@@ -123,16 +123,14 @@ func (s *Service) setStatus(service string, st healthpb.HealthCheckResponse_Serv
 	}
 }
 
-// overallHealth sets the bridge's own status; healthMu is held.
+// overallHealth sets the bridge's own status, the readiness of the
+// replica: SERVING while at least one current server is (podReadiness,
+// health.go; docs/scaling.md, "Readiness"); healthMu is held.
 func (s *Service) overallHealth() {
-	all := healthpb.HealthCheckResponse_SERVING
-	for _, ok := range s.ready {
-		if !ok {
-			all = healthpb.HealthCheckResponse_NOT_SERVING
-		}
-	}
-	s.setStatus(HealthService, all)
-	s.setStatus("", all)
+	st := podReadiness(s.ready)
+	s.logReadiness(st)
+	s.setStatus(HealthService, st)
+	s.setStatus("", st)
 }
 
 // Register registers the BridgeService and the gRPC health service on r.
