@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -50,7 +51,11 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*pool.Serve
 	if ok {
 		return srv, nil
 	}
-	ce := &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", name), Reason: rpcerr.ReasonUnknownServer}
+	rpc := jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", name)
+	if name == "" && len(set) > 1 {
+		rpc = jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s", s.nameOneOf(ctx, set))
+	}
+	ce := &rpcerr.CallError{RPC: rpc, Reason: rpcerr.ReasonUnknownServer}
 	if name == field { // named by the field, not by the metadata
 		reason := convert.ReasonInvalidValue
 		if name == "" {
@@ -59,6 +64,30 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*pool.Serve
 		ce.Field = &convert.FieldError{Field: "server", Reason: reason, Err: ce.RPC}
 	}
 	return nil, rpcerr.ToStatus(name, method, ce)
+}
+
+// namedServersShown bounds how many server names a refusal lists.
+const namedServersShown = 8
+
+// nameOneOf says, for a request that names no server to a bridge that
+// fronts several, that it must name one, how, and which: the servers the
+// caller may use, sorted, at most namedServersShown of them.
+func (s *Service) nameOneOf(ctx context.Context, set map[string]*pool.Server) string {
+	var names []string
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		if s.allowServer(ctx, name) {
+			names = append(names, fmt.Sprintf("%q", name))
+		}
+	}
+	listed := "none of them open to this caller"
+	if len(names) > 0 {
+		listed = strings.Join(names[:min(len(names), namedServersShown)], ", ")
+		if more := len(names) - namedServersShown; more > 0 {
+			listed += fmt.Sprintf(" and %d more", more)
+		}
+	}
+	return fmt.Sprintf("no server named, and this bridge fronts several servers (%s): name one in the request's server field, "+
+		"the %s metadata key, the path /mcp/{name} over HTTP, or mcpbridge connect --server NAME", listed, ServerMetadataKey)
 }
 
 // GetServer returns the state of a fronted server as it is now: a child

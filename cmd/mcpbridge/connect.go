@@ -256,6 +256,9 @@ func (f *connectFlags) explain(err error) string {
 	case codes.PermissionDenied:
 		return fmt.Sprintf("%s does not let this caller use %s (%s): ask its operator for a rule that allows it", where, serverName(f.server), msg)
 	case codes.InvalidArgument:
+		if several, ok := strings.CutPrefix(msg, "no server named, and this bridge "); ok {
+			return fmt.Sprintf("%s %s", where, several) // it says how to name one, --server included
+		}
 		if strings.Contains(msg, "unknown server") {
 			return fmt.Sprintf("%s fronts no %s (%s): name one of its servers with --server", where, serverName(f.server), msg)
 		}

@@ -210,6 +210,26 @@ func TestConnectTLSAndToken(t *testing.T) {
 	}
 }
 
+// TestConnectNamesNoServerAmongSeveral: connect without --server to a
+// bridge that fronts several servers fails with a message that says so,
+// names them, and says to pick one with --server.
+func TestConnectNamesNoServerAmongSeveral(t *testing.T) {
+	t.Parallel()
+	demo := yamlList([]string{mcpbridgeBin, "demo"})
+	config := writeConfig(t, "", fmt.Sprintf("servers:\n  - name: demo\n    command: %s\n  - name: demo2\n    command: %s\n", demo, demo))
+	b := startBridge(t, nil, "--config", config)
+	run := runHost(t, nil, []string{"--addr", b.addr}, hostInitialize, hostInitialized, hostListTools)
+	if run.code != 1 || len(run.answers) != 1 {
+		t.Fatalf("connect = exit %d, answers %v, stderr %s; want exit 1 and the initialize answered", run.code, run.answers, run.stderr)
+	}
+	msg := errorOf(run.answers[0])
+	for _, want := range []string{"the bridge at " + b.addr + " fronts several servers", `("demo", "demo2")`, "--server NAME"} {
+		if !strings.Contains(msg, want) || !strings.Contains(run.stderr, want) {
+			t.Errorf("the host's error %q and stderr %q; want both to say %q", msg, run.stderr, want)
+		}
+	}
+}
+
 // TestConnectFlagErrors: flags that cannot work together are usage
 // errors (exit 2), before anything is dialled.
 func TestConnectFlagErrors(t *testing.T) {
