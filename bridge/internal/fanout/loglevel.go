@@ -204,6 +204,13 @@ func (l *ChildLevel) apply(timeout time.Duration) {
 	_, err := l.c.Call(ctx, "logging/setLevel", json.RawMessage(params), nil)
 	cancel()
 	if err != nil {
+		if l.c.Err() != nil {
+			// The connection is closing (a host that left, a shutdown, a
+			// child that exited): the level went with it, and this is no
+			// refusal.
+			l.log.Debug("mcpbridge: logging/setLevel ended with the connection", "level", convert.LevelName(level), "error", err)
+			return
+		}
 		l.log.Warn("mcpbridge: the server refused logging/setLevel", "level", convert.LevelName(level), "error", err)
 		return
 	}
