@@ -16,7 +16,7 @@ import (
 
 // exhausted is the status of a refused request.
 func exhausted(server, method string, retryAfter time.Duration) error {
-	return rpcerr.ToStatus(server, method, &rpcerr.CallError{RPC: door.TooManyRequests(), RetryAfter: max(retryAfter, time.Millisecond)})
+	return rpcerr.ToStatus(server, method, &rpcerr.CallError{RPC: door.TooManyRequests(retryAfter), RetryAfter: max(retryAfter, time.Millisecond)})
 }
 
 // doorMethods are the RPCs whose requests pass the door (package internal/door), which

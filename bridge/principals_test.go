@@ -212,14 +212,24 @@ func TestExpiredTokenEndsStream(t *testing.T) {
 	}
 	t.Cleanup(func() { svc.Close() })
 	bc := mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, svc.NewGRPCServer()))
-	tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": "i", "aud": "a", "sub": "carol",
-		"iat": time.Now().Unix(), "exp": time.Now().Add(2 * time.Second).Unix()})
-	tok.Header["kid"] = "k1"
-	token, err := tok.SignedString(key)
-	if err != nil {
+	mint := func(life time.Duration) string {
+		tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": "i", "aud": "a", "sub": "carol",
+			"iat": time.Now().Unix(), "exp": time.Now().Add(life).Unix()})
+		tok.Header["kid"] = "k1"
+		token, err := tok.SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	// The child ready first, with a token that outlives its start on a
+	// loaded machine: the short-lived token's two seconds are then the
+	// Subscribe's alone.
+	warm := metadata.AppendToOutgoingContext(testCtx(t), "authorization", "Bearer "+mint(time.Minute))
+	if _, err := bc.Ping(warm, &mcpbridgev1.PingRequest{Server: "p"}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := metadata.AppendToOutgoingContext(testCtx(t), "authorization", "Bearer "+token)
+	ctx := metadata.AppendToOutgoingContext(testCtx(t), "authorization", "Bearer "+mint(2*time.Second))
 	sub, err := bc.Subscribe(ctx, &mcpbridgev1.SubscribeRequest{Server: "p"})
 	if err == nil {
 		_, err = sub.Recv()

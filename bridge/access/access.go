@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -22,8 +23,8 @@ import (
 
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/auth"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 )
 
@@ -227,15 +228,59 @@ func (a *Authenticator) Enabled() bool {
 	return a != nil && (len(a.keys) > 0 || a.jwt != nil || a.mtls)
 }
 
-// Authenticate returns the caller of ctx: the bearer credential in the
-// authorization metadata (an API key, else a JWT) or, without one, a
-// verified client certificate. Every failure is ErrUnauthenticated.
-func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
-	if token, err := auth.AuthFromMD(ctx, "bearer"); err == nil {
-		return a.bearer(token)
+// Credentials are what a caller presents before any of its messages is
+// read, whichever door it comes through: the authorization header (gRPC
+// metadata or HTTP), and the TLS state of its connection. Authentication
+// is one function of them (Check), so that a credential means the same on
+// every listener.
+type Credentials struct {
+	// Authorization are the values of the authorization header or
+	// metadata; the first one decides.
+	Authorization []string
+	// TLS is the connection's TLS state; nil without TLS.
+	TLS *tls.ConnectionState
+}
+
+// CredentialsOf are the credentials of a gRPC call's context: its
+// authorization metadata and its peer's TLS state.
+func CredentialsOf(ctx context.Context) Credentials {
+	var c Credentials
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		c.Authorization = md.Get("authorization")
 	}
-	if a.mtls {
-		if p := certPrincipal(ctx); p != nil {
+	if pr, ok := peer.FromContext(ctx); ok {
+		if info, ok := pr.AuthInfo.(credentials.TLSInfo); ok {
+			c.TLS = &info.State
+		}
+	}
+	return c
+}
+
+// RequestCredentials are the credentials of an HTTP request: its
+// Authorization header and its connection's TLS state. Nothing of its
+// body is read.
+func RequestCredentials(r *http.Request) Credentials {
+	return Credentials{Authorization: r.Header.Values("Authorization"), TLS: r.TLS}
+}
+
+// Authenticate returns the caller of a gRPC call's ctx: Check of its
+// credentials.
+func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
+	return a.Check(CredentialsOf(ctx))
+}
+
+// Check returns the caller that presents c: the bearer credential of the
+// authorization header (an API key, else a JWT) or, without one, a
+// verified client certificate. Every failure is ErrUnauthenticated.
+func (a *Authenticator) Check(c Credentials) (*Principal, error) {
+	if len(c.Authorization) > 0 {
+		scheme, token, ok := strings.Cut(c.Authorization[0], " ")
+		if ok && strings.EqualFold(scheme, "bearer") && token != "" {
+			return a.bearer(token)
+		}
+	}
+	if a.mtls && c.TLS != nil {
+		if p := certPrincipal(c.TLS); p != nil {
 			return p, nil
 		}
 	}
@@ -313,16 +358,11 @@ func (a *Authenticator) principalOf(claims jwt.MapClaims) (*Principal, error) {
 }
 
 // certPrincipal is the principal of a verified client certificate.
-func certPrincipal(ctx context.Context) *Principal {
-	pr, ok := peer.FromContext(ctx)
-	if !ok {
+func certPrincipal(st *tls.ConnectionState) *Principal {
+	if len(st.VerifiedChains) == 0 || len(st.VerifiedChains[0]) == 0 {
 		return nil
 	}
-	info, ok := pr.AuthInfo.(credentials.TLSInfo)
-	if !ok || len(info.State.VerifiedChains) == 0 || len(info.State.VerifiedChains[0]) == 0 {
-		return nil
-	}
-	cert := info.State.VerifiedChains[0][0]
+	cert := st.VerifiedChains[0][0]
 	name := cert.Subject.CommonName
 	if name == "" {
 		return nil

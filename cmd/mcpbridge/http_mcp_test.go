@@ -200,15 +200,29 @@ func TestServeHTTPMCPDoor(t *testing.T) {
 		}
 	}
 
-	// Removing bob's key ends his session: its tunnel ends, and he must
-	// initialize again, which the bridge now refuses.
-	writeConfig(t, path, config("alice", "carol"))
-	if err := b.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
+	// Removing bob's key ends his session: the guard refuses his key on
+	// every request (401, before the body is read), and once his key is
+	// back his old session is gone (404): he must initialize again.
+	reloads := 0
+	reload := func(principals ...string) {
+		t.Helper()
+		reloads++
+		writeConfig(t, path, config(principals...))
+		if err := b.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+		defer cancel()
+		b.log.WaitCount(ctx, t, reloads, "configuration reloaded")
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
-	defer cancel()
-	b.log.WaitFor(ctx, t, "configuration reloaded")
+	reload("alice", "carol")
+	if p := postMCP(t, url, listTools, append(bearer("bob"), "Mcp-Session-Id", sid)...); p.status != http.StatusUnauthorized {
+		t.Errorf("bob's session after his key was removed: %s; want 401", p)
+	}
+	if p := postMCP(t, url, initialize, bearer("bob")...); p.status != http.StatusUnauthorized {
+		t.Errorf("bob's initialize after his key was removed: %s; want 401", p)
+	}
+	reload("alice", "bob", "carol")
 	var p mcpPost
 	for deadline := time.Now().Add(testTimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if p = postMCP(t, url, listTools, append(bearer("bob"), "Mcp-Session-Id", sid)...); p.status == http.StatusNotFound {
@@ -216,10 +230,7 @@ func TestServeHTTPMCPDoor(t *testing.T) {
 		}
 	}
 	if p.status != http.StatusNotFound {
-		t.Errorf("bob's session after his key was removed: %s; want 404", p)
-	}
-	if p := postMCP(t, url, initialize, bearer("bob")...); p.status != http.StatusUnauthorized {
-		t.Errorf("bob's initialize after his key was removed: %s; want 401", p)
+		t.Errorf("bob's old session once his key is back: %s; want 404, the session ended with his key", p)
 	}
 	if p := postMCP(t, url, echo, bearer("alice")...); p.status != http.StatusOK || !strings.Contains(p.last(), `"text":"hi"`) {
 		t.Errorf("alice's tools/call after the reload: %s", p)

@@ -425,16 +425,11 @@ func runServe(args []string, implicit bool) error {
 	}
 	var front *httpFront
 	if httpLis != nil {
-		maxBytes := cfg.MaxMessageBytes
-		if maxBytes <= 0 {
-			maxBytes = bridge.DefaultMaxMessageBytes
-		}
-		h, mcp, err := newHTTPHandler(gs, httpOptions{origins: origins, anyHost: !isLoopback(httpLis.Addr().String()),
-			maxMessageBytes: maxBytes, log: log})
+		door, err := svc.NewHTTPDoor(gs, bridge.HTTPOptions{Origins: origins, AnyHost: !isLoopback(httpLis.Addr().String())})
 		if err != nil {
 			return err
 		}
-		front = startHTTP(httpLis, h, mcp, tlsConfig, log)
+		front = startHTTP(httpLis, door, tlsConfig, log)
 		defer front.close() // after the calls have ended: GracefulStop or Abort below
 		log.Info("mcpbridge: serving HTTP", "http_listen", httpLis.Addr().String(), "cors_origins", strings.Join(origins, ","))
 	}

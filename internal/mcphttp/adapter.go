@@ -3,6 +3,7 @@ package mcphttp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -39,18 +40,21 @@ const (
 
 // StartFunc opens a connection to the server named server (the path's
 // name, "" at Endpoint) for the request r that needs it: a 2025 session's
-// initialize, or the first 2026 request of a caller. The Client it
-// returns must be configured with cfg. ctx ends when the Adapter closes;
+// initialize, or the first 2026 request of a caller; first is that
+// request's message, as the client sent it (it is sent again through the
+// Client: first only tells what the connection is opened for). The Client
+// it returns must be configured with cfg. ctx ends when the Adapter closes;
 // the connection may live that long, well past r. An error of type
 // *HTTPError is answered with its status; any other with a JSON-RPC error.
-type StartFunc func(ctx context.Context, r *http.Request, server string, cfg stdio.ClientConfig) (*stdio.Client, error)
+type StartFunc func(ctx context.Context, r *http.Request, server string, first []byte, cfg stdio.ClientConfig) (*stdio.Client, error)
 
 // HTTPError is a StartFunc's refusal that HTTP says better than JSON-RPC:
 // 401 for missing or bad credentials, 403 for a caller the server is not
 // for, 404 for an unknown server, 429 and 503 for limits.
 type HTTPError struct {
 	Status int
-	// Header is added to the response (WWW-Authenticate for a 401).
+	// Header is added to the response (WWW-Authenticate for a 401,
+	// Retry-After for a 429 or 503).
 	Header http.Header
 	// Err is the JSON-RPC error of the response body; nil means -32000
 	// with the status's text.
@@ -71,7 +75,7 @@ func (e *HTTPError) rpcError() *jsonrpc.Error {
 // for ours), its stderr to stderr (nil for ours). The server name is not
 // used: every path reaches the same program.
 func Command(argv, env []string, dir string, stderr io.Writer) StartFunc {
-	return func(ctx context.Context, _ *http.Request, _ string, cfg stdio.ClientConfig) (*stdio.Client, error) {
+	return func(ctx context.Context, _ *http.Request, _ string, _ []byte, cfg stdio.ClientConfig) (*stdio.Client, error) {
 		if len(argv) == 0 || argv[0] == "" {
 			return nil, errors.New("mcphttp: Command: empty argv")
 		}
@@ -109,8 +113,17 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxSessions bounds the connections open at once: 2025 sessions and
 	// callers' 2026 connections (default 64). A request that needs one
-	// over the limit is refused with 503.
+	// over the limit is refused with 503 and Retry-After.
 	MaxSessions int
+	// Principal names the authenticated principal of a request ("" for
+	// an anonymous one); default: every request is anonymous.
+	Principal func(r *http.Request) string
+	// MaxPerPrincipal bounds the connections of one authenticated
+	// principal (default a quarter of MaxSessions, rounded up), so that
+	// one caller cannot take them all; one over it is refused with 429
+	// and Retry-After. Anonymous requests are bounded by MaxSessions
+	// alone, as the bridge's own session caps are.
+	MaxPerPrincipal int
 	// MaxBodyBytes bounds a POST body (default 16 MiB); a longer one is
 	// refused with 413.
 	MaxBodyBytes int64
@@ -150,6 +163,13 @@ func (cfg *Config) normalize() error {
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = DefaultMaxSessions
 	}
+	if cfg.Principal == nil {
+		cfg.Principal = func(*http.Request) string { return "" }
+	}
+	if cfg.MaxPerPrincipal <= 0 {
+		cfg.MaxPerPrincipal = max(1, (cfg.MaxSessions+3)/4)
+	}
+	cfg.MaxPerPrincipal = min(cfg.MaxPerPrincipal, cfg.MaxSessions)
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -184,13 +204,15 @@ type Adapter struct {
 	closing  bool
 	sessions map[string]*session
 	reserved int                      // sessions and modern connections counted against MaxSessions
+	held     map[string]int           // of those, each authenticated principal's
 	modern   map[string]*modernPair   // a caller's 2026 connections, by server and caller
 	params   map[string]*paramHeaders // x-mcp-header annotations learnt from tools/list, by server
 }
 
 // modernPair is one caller's 2026 connections to one server.
 type modernPair struct {
-	mu       sync.Mutex // held while a connection is opened
+	principal string     // whose reservation it holds
+	mu        sync.Mutex // held while a connection is opened
 	shared   *backend   // behind a connected Client
 	verbatim *backend   // behind a raw Client
 }
@@ -208,6 +230,7 @@ func New(cfg Config) (*Adapter, error) {
 		cancel:   cancel,
 		sessions: make(map[string]*session),
 		modern:   make(map[string]*modernPair),
+		held:     make(map[string]int),
 		params:   make(map[string]*paramHeaders),
 	}
 	a.wg.Add(1)
@@ -306,7 +329,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusForbidden, errorFrame(nil, err))
 		return
 	}
-	c := caller{server: server, name: a.cfg.Caller(r)}
+	c := caller{server: server, name: a.cfg.Caller(r), principal: a.cfg.Principal(r)}
 	sid := r.Header.Get("Mcp-Session-Id")
 	switch r.Method {
 	case http.MethodPost:
@@ -334,12 +357,50 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// caller is who a request is from and which server it is for.
+// caller is who a request is from and which server it is for: the name
+// of its credentials, and the principal they authenticate, whose share of
+// the connections it takes.
 type caller struct {
-	server, name string
+	server, name, principal string
 }
 
 func (c caller) key() string { return c.server + "\x00" + c.name }
+
+// retryAfter is what a refusal for want of a connection tells the client
+// to wait: connections end as idle ones expire and sessions are deleted.
+const retryAfter = "1"
+
+// reserve counts one more connection of principal against the limits;
+// a.mu is held. A refusal says which limit, in the words of the bridge's
+// own session caps.
+func (a *Adapter) reserve(principal string) *HTTPError {
+	if principal != "" && a.held[principal] >= a.cfg.MaxPerPrincipal {
+		return &HTTPError{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {retryAfter}},
+			Err: jsonrpc.WithData(jsonrpc.CodeInternalError,
+				fmt.Sprintf("The MCP endpoint has the most sessions one principal may have (max_per_principal %d) open for this caller", a.cfg.MaxPerPrincipal),
+				map[string]any{"retryable": true, "limit": a.cfg.MaxPerPrincipal, "per": "principal"})}
+	}
+	if a.reserved >= a.cfg.MaxSessions {
+		return &HTTPError{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {retryAfter}},
+			Err: jsonrpc.WithData(jsonrpc.CodeInternalError, fmt.Sprintf("The MCP endpoint has its most sessions (%d) open", a.cfg.MaxSessions),
+				map[string]any{"retryable": true, "limit": a.cfg.MaxSessions})}
+	}
+	a.reserved++
+	if principal != "" {
+		a.held[principal]++
+	}
+	return nil
+}
+
+// unreserve gives back a connection reserve counted; a.mu is held.
+func (a *Adapter) unreserve(principal string) {
+	a.reserved--
+	if principal != "" {
+		if a.held[principal]--; a.held[principal] <= 0 {
+			delete(a.held, principal)
+		}
+	}
+}
 
 // post reads one JSON-RPC message and routes it by era.
 func (a *Adapter) post(w http.ResponseWriter, r *http.Request, c caller, sid string) {
@@ -375,9 +436,9 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, c caller, sid str
 		}
 		s.post(w, r, &m)
 	case m.Kind == wire.KindRequest && m.Method == "initialize" && !hasModernVersion(m.Params):
-		a.initialize(w, r, c, &m)
+		a.initialize(w, r, c, &m, body)
 	default:
-		a.stateless(w, r, c, &m)
+		a.stateless(w, r, c, &m, body)
 	}
 }
 
@@ -403,7 +464,7 @@ func (a *Adapter) refuse(w http.ResponseWriter, r *http.Request, id []byte, err 
 
 // startBackend opens a connection for r. A connected one is pinned to
 // 2026-07-28, which sends nothing at start.
-func (a *Adapter) startBackend(r *http.Request, c caller, name string, legacy, connected bool) (*backend, error) {
+func (a *Adapter) startBackend(r *http.Request, c caller, first []byte, name string, legacy, connected bool) (*backend, error) {
 	b := newBackend(a, name, legacy)
 	cfg := stdio.ClientConfig{
 		Logger: a.log.With("connection", name),
@@ -414,7 +475,7 @@ func (a *Adapter) startBackend(r *http.Request, c caller, name string, legacy, c
 		OnNotification:  b.notification,
 	}
 	start := func(ctx context.Context) (*stdio.Client, error) {
-		return a.cfg.Start(ctx, r, c.server, cfg)
+		return a.cfg.Start(ctx, r, c.server, first, cfg)
 	}
 	var cl *stdio.Client
 	var err error
@@ -470,7 +531,7 @@ func (a *Adapter) reap(b *backend) {
 // opening it (again, if the last one ended) as needed. A caller's first
 // requests wait for the one connection being opened rather than open their
 // own; other callers do not wait.
-func (a *Adapter) modernBackend(r *http.Request, c caller, shared bool) (*backend, error) {
+func (a *Adapter) modernBackend(r *http.Request, c caller, first []byte, shared bool) (*backend, error) {
 	key := c.key()
 	a.mu.Lock()
 	if a.closing {
@@ -479,14 +540,12 @@ func (a *Adapter) modernBackend(r *http.Request, c caller, shared bool) (*backen
 	}
 	p := a.modern[key]
 	if p == nil {
-		if a.reserved >= a.cfg.MaxSessions {
+		if he := a.reserve(c.principal); he != nil {
 			a.mu.Unlock()
-			return nil, &HTTPError{Status: http.StatusServiceUnavailable,
-				Err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "Too many connections (%d)", a.cfg.MaxSessions)}
+			return nil, he
 		}
-		p = &modernPair{}
+		p = &modernPair{principal: c.principal}
 		a.modern[key] = p
-		a.reserved++
 	}
 	a.mu.Unlock()
 
@@ -504,7 +563,7 @@ func (a *Adapter) modernBackend(r *http.Request, c caller, shared bool) (*backen
 		a.stop(b)
 		*slot = nil
 	}
-	b, err := a.startBackend(r, c, name+" "+c.server, false, shared)
+	b, err := a.startBackend(r, c, first, name+" "+c.server, false, shared)
 	if err == nil {
 		*slot = b
 		b.touch()
@@ -514,7 +573,7 @@ func (a *Adapter) modernBackend(r *http.Request, c caller, shared bool) (*backen
 	gone := closing || a.modern[key] != p
 	if !gone && p.shared == nil && p.verbatim == nil {
 		delete(a.modern, key) // nothing opened: forget the caller
-		a.reserved--
+		a.unreserve(p.principal)
 	}
 	a.mu.Unlock()
 	if gone && err == nil {
@@ -524,7 +583,7 @@ func (a *Adapter) modernBackend(r *http.Request, c caller, shared bool) (*backen
 		if closing {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "The adapter is closed")
 		}
-		return a.modernBackend(r, c, shared) // the caller's connections expired meanwhile
+		return a.modernBackend(r, c, first, shared) // the caller's connections expired meanwhile
 	}
 	return b, err
 }
@@ -599,7 +658,7 @@ func (a *Adapter) expire(cutoff time.Time) {
 			stale = append(stale, p.backends()...)
 			p.shared, p.verbatim = nil, nil
 			delete(a.modern, key)
-			a.reserved--
+			a.unreserve(p.principal)
 		}
 		p.mu.Unlock()
 	}

@@ -84,11 +84,11 @@ func (l *startLog) count(who string) int {
 func recordStarts(cfg Config) (Config, *startLog) {
 	l := &startLog{}
 	start := cfg.Start
-	cfg.Start = func(ctx context.Context, r *http.Request, server string, ccfg stdio.ClientConfig) (*stdio.Client, error) {
+	cfg.Start = func(ctx context.Context, r *http.Request, server string, first []byte, ccfg stdio.ClientConfig) (*stdio.Client, error) {
 		l.mu.Lock()
 		l.calls = append(l.calls, startCall{server: server, caller: r.Header.Get(callerHeader)})
 		l.mu.Unlock()
-		return start(ctx, r, server, ccfg)
+		return start(ctx, r, server, first, ccfg)
 	}
 	return cfg, l
 }
@@ -621,7 +621,7 @@ func TestStartHTTPError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			started := 0
 			var mu sync.Mutex
-			a, url := serve(t, Config{Start: func(context.Context, *http.Request, string, stdio.ClientConfig) (*stdio.Client, error) {
+			a, url := serve(t, Config{Start: func(context.Context, *http.Request, string, []byte, stdio.ClientConfig) (*stdio.Client, error) {
 				mu.Lock()
 				started++
 				mu.Unlock()
@@ -679,7 +679,7 @@ func TestStartHTTPError(t *testing.T) {
 // TestStartHTTPErrorWithoutErr: an *HTTPError without Err is still
 // answered with its status (and a generic JSON-RPC error).
 func TestStartHTTPErrorWithoutErr(t *testing.T) {
-	_, url := serve(t, Config{Start: func(context.Context, *http.Request, string, stdio.ClientConfig) (*stdio.Client, error) {
+	_, url := serve(t, Config{Start: func(context.Context, *http.Request, string, []byte, stdio.ClientConfig) (*stdio.Client, error) {
 		return nil, &HTTPError{Status: http.StatusNotFound}
 	}})
 	h := map[string]string{"Content-Type": "application/json", "Accept": "application/json",

@@ -23,15 +23,23 @@ import (
 // its own name in both, and a browser sends Origin on every cross-origin
 // request and every POST.
 func (a *Adapter) checkOrigin(r *http.Request) error {
-	if !a.cfg.AnyHost && !loopbackHost(r.Host) {
+	return CheckOrigin(r, a.cfg.Origins, a.cfg.AnyHost)
+}
+
+// CheckOrigin is the transport's rule against DNS rebinding, for every
+// path of a listener: unless anyHost, the Host must be a loopback name;
+// an Origin must be a loopback origin or one of origins (canonical, as
+// CanonicalOrigin returns them; "*" allows any). Its error says which.
+func CheckOrigin(r *http.Request, origins []string, anyHost bool) error {
+	if !anyHost && !loopbackHost(r.Host) {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Forbidden: Host %q is not a loopback name", r.Host)
 	}
 	o := r.Header.Get("Origin")
-	if o == "" || slices.Contains(a.cfg.Origins, "*") {
+	if o == "" || slices.Contains(origins, "*") {
 		return nil
 	}
 	c, ok := CanonicalOrigin(o)
-	if !ok || !(slices.Contains(a.cfg.Origins, c) || loopbackHost(strings.TrimPrefix(strings.TrimPrefix(c, "http://"), "https://"))) {
+	if !ok || !(slices.Contains(origins, c) || loopbackHost(strings.TrimPrefix(strings.TrimPrefix(c, "http://"), "https://"))) {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Forbidden: Origin %q is not allowed", o)
 	}
 	return nil

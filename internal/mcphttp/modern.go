@@ -12,14 +12,14 @@ import (
 )
 
 // stateless handles a message outside any session: the 2026-07-28 era.
-func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message) {
+func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message, body []byte) {
 	switch m.Kind {
 	case wire.KindResponse:
 		writeJSON(w, http.StatusBadRequest, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"Invalid Request: a response outside a session (2026-07-28 clients send none)")))
 		return
 	case wire.KindNotification:
-		a.statelessNotification(w, r, c, m)
+		a.statelessNotification(w, r, c, m, body)
 		return
 	}
 	err := checkHeaders(r.Header, m)
@@ -31,10 +31,10 @@ func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, c caller, m 
 		return
 	}
 	if m.Method == "subscriptions/listen" {
-		a.listen(w, r, c, m)
+		a.listen(w, r, c, m, body)
 		return
 	}
-	b, err := a.modernBackend(r, c, sharedCanCarry(m.Method, m.Params))
+	b, err := a.modernBackend(r, c, body, sharedCanCarry(m.Method, m.Params))
 	if err != nil {
 		a.refuse(w, r, m.ID, err, true)
 		return
@@ -48,7 +48,7 @@ func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, c caller, m 
 // defines none over HTTP, where closing a stream is the cancellation, but a
 // notifications/cancelled naming a request in flight still cancels it; any
 // other notification reaches the shared child verbatim.
-func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message) {
+func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message, body []byte) {
 	if m.Method == "notifications/cancelled" {
 		// Only the caller's own requests: the ids are the caller's.
 		for _, b := range a.modernOf(c) {
@@ -57,7 +57,7 @@ func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, 
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	b, err := a.modernBackend(r, c, true)
+	b, err := a.modernBackend(r, c, body, true)
 	if err == nil {
 		err = b.client.Notify(r.Context(), m.Method, m.Params)
 	}
@@ -76,10 +76,10 @@ func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, 
 // The Client sends the listen with the connection's _meta and the filter
 // alone, and keeps of the child's acknowledgement and final result only the
 // accepted filter and the fact of the end; the adapter rebuilds both.
-func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message) {
+func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message, body []byte) {
 	id := clone(m.ID)
 	resp := newResponder(w, r, true)
-	b, err := a.modernBackend(r, c, true)
+	b, err := a.modernBackend(r, c, body, true)
 	if err != nil {
 		a.refuse(w, r, id, err, true)
 		return

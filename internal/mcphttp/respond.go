@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -123,8 +125,35 @@ func (r *responder) finalFrame(msg []byte, code int64) {
 	status := http.StatusOK
 	if r.modern {
 		status = statusOf(code)
+		if after, ok := retryAfterOf(msg); ok {
+			status = http.StatusTooManyRequests
+			r.w.Header().Set("Retry-After", after)
+		}
 	}
 	writeJSON(r.w, status, msg)
+}
+
+// retryAfterOf reads the wait of an error response whose data has a
+// retryAfterMs (the bridge's refusal by a caller's limits): a 2026
+// client gets it as 429 with Retry-After, in whole seconds rounded up.
+func retryAfterOf(msg []byte) (string, bool) {
+	e, ok := rawjson.Member(msg, "error")
+	if !ok {
+		return "", false
+	}
+	data, ok := rawjson.Member(e, "data")
+	if !ok {
+		return "", false
+	}
+	raw, ok := rawjson.Member(data, "retryAfterMs")
+	if !ok {
+		return "", false
+	}
+	ms, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil || ms <= 0 {
+		return "", false
+	}
+	return strconv.FormatInt((ms+999)/1000, 10), true
 }
 
 // statusOf maps a 2026 error code to its HTTP status (the 2026-07-28

@@ -28,17 +28,17 @@ type session struct {
 
 // initialize opens a session: a fresh child gets the client's initialize
 // verbatim, and a successful result names the session.
-func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message) {
+func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message, body []byte) {
 	id := clone(m.ID)
 	resp := newResponder(w, r, false)
-	if !a.reserveSession() {
-		writeJSON(w, http.StatusServiceUnavailable, errorFrame(id, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Too many sessions (%d)", a.cfg.MaxSessions)))
+	if he := a.reserveSession(c.principal); he != nil {
+		a.refuse(w, r, id, he, false)
 		return
 	}
 	sid := newSessionID()
-	b, err := a.startBackend(r, c, "session "+sid, true, false)
+	b, err := a.startBackend(r, c, body, "session "+sid, true, false)
 	if err != nil {
-		a.releaseSession()
+		a.releaseSession(c.principal)
 		a.refuse(w, r, id, err, false)
 		return
 	}
@@ -47,7 +47,7 @@ func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, c caller, m
 	cancel()
 	if err != nil {
 		a.stop(b)
-		a.releaseSession()
+		a.releaseSession(c.principal)
 		resp.final(id, nil, err)
 		return
 	}
@@ -76,19 +76,15 @@ func newSessionID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (a *Adapter) reserveSession() bool {
+func (a *Adapter) reserveSession(principal string) *HTTPError {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.reserved >= a.cfg.MaxSessions {
-		return false
-	}
-	a.reserved++
-	return true
+	return a.reserve(principal)
 }
 
-func (a *Adapter) releaseSession() {
+func (a *Adapter) releaseSession(principal string) {
 	a.mu.Lock()
-	a.reserved--
+	a.unreserve(principal)
 	a.mu.Unlock()
 }
 
@@ -117,7 +113,7 @@ func (a *Adapter) endSession(s *session) {
 	mine := a.sessions[s.id] == s
 	if mine {
 		delete(a.sessions, s.id)
-		a.reserved--
+		a.unreserve(s.caller.principal)
 	}
 	a.mu.Unlock()
 	if mine {

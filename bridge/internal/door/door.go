@@ -187,7 +187,7 @@ func (d *Door) Admit(ctx context.Context, req *Request) (*Pass, *Refusal) {
 		release, wait, ok := l.Admit(ctx, !req.Long)
 		if !ok {
 			ps.Release()
-			return nil, d.refuse(ctx, req, RefusedLimited, &rpcerr.CallError{RPC: TooManyRequests(), RetryAfter: max(wait, time.Millisecond)})
+			return nil, d.refuse(ctx, req, RefusedLimited, &rpcerr.CallError{RPC: TooManyRequests(wait), RetryAfter: max(wait, time.Millisecond)})
 		}
 		ps.held[i] = release
 	}

@@ -136,8 +136,11 @@ func (l *Limiter) forgetOldest() {
 }
 
 // TooManyRequests is the JSON-RPC error of a request refused by a
-// limit: a tunnel gets it as is, a gRPC caller through exhausted.
-func TooManyRequests() *jsonrpc.Error {
+// limit, after which a retry may pass: a tunnel gets it as is, with the
+// wait in milliseconds as data.retryAfterMs (the MCP endpoint's 429 takes
+// its Retry-After from it), a gRPC caller through exhausted, with the
+// wait as RetryInfo too.
+func TooManyRequests(after time.Duration) *jsonrpc.Error {
 	return jsonrpc.WithData(jsonrpc.CodeInternalError, "Too many requests from this caller; retry later",
-		map[string]any{"retryable": true})
+		map[string]any{"retryable": true, "retryAfterMs": max(after.Milliseconds(), 1)})
 }

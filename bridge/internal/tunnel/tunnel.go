@@ -23,7 +23,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"google.golang.org/grpc"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
@@ -152,10 +151,13 @@ type tunnelListen struct {
 	closed atomic.Bool // by the tunnel or the tunnel's end: send nothing more
 }
 
-func New(host Host, c *Child, stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) *Tunnel {
-	ctx, cancel := context.WithCancel(stream.Context())
+// New opens a tunnel on child c for the session whose context is ctx
+// (its caller, its deadline); Write then delivers what the tunnel sends.
+func New(host Host, c *Child, ctx context.Context) *Tunnel {
+	owner := access.CallerID(ctx)
+	ctx, cancel := context.WithCancel(ctx)
 	t := &Tunnel{
-		host: host, owner: access.CallerID(stream.Context()), legacy: !protocol.Modern(c.Protocol()),
+		host: host, owner: owner, legacy: !protocol.Modern(c.Protocol()),
 		log: host.Logger().With("rpc", "Connect", "server", c.Relay.Server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: dropq.NewSignalled[[]byte](fanout.StreamBuffer, false),
@@ -220,15 +222,17 @@ func (t *Tunnel) Rebind(c *Child) {
 	}
 }
 
-// Write owns stream.Send. Started by Connect; it returns when a send
-// fails, at quit, or at flush once everything queued is sent.
-func (t *Tunnel) Write(stream grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) {
+// Write owns the delivery of the tunnel's messages: deliver is given
+// each one, without its newline, in order, and may block. Started by the
+// session that opened the tunnel; it returns when deliver fails, at quit,
+// or at flush once everything queued is delivered.
+func (t *Tunnel) Write(deliver func(msg []byte) error) {
 	defer close(t.dead)
 	send := func(frame []byte) bool {
 		if n := len(frame); n > 0 && frame[n-1] == '\n' {
 			frame = frame[:n-1]
 		}
-		if err := stream.Send(&mcpbridgev1.ConnectResponse{MessageJson: string(frame)}); err != nil {
+		if err := deliver(frame); err != nil {
 			t.writeErr = err
 			return false
 		}

@@ -1,0 +1,321 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/tunnel"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// This file is the session core (docs/architecture.md, "Sessions"): the
+// one in-process way for a client's JSON-RPC session to reach a fronted
+// server, whichever door it came through. The Connect RPC and the HTTP
+// door's MCP endpoint are adapters over Open: they move messages between
+// their transport and a Session, and decide nothing about them. A Session
+// is a tunnel (package internal/tunnel) on the child the server's policy
+// gives it; each of its requests passes the door once.
+
+// sessionMethod names a session for the door, the audit and the errors:
+// the Connect RPC's, whose semantics every door's session has.
+const sessionMethod = "Connect"
+
+// errSessionClosed is what Send and Recv return once Close ended the
+// session.
+var errSessionClosed = errors.New("bridge: the session is closed")
+
+// Session is one client's JSON-RPC session with a fronted server, opened
+// by Open: the client's messages go in with Send, the messages for the
+// client come out of Recv, in order. It is safe for one goroutine sending
+// and another receiving at once.
+type Session struct {
+	s      *Service
+	srv    *pool.Server
+	ctx    context.Context // the caller's, watched for revocation and drained by Shutdown
+	end    func()          // releases ctx
+	c      *pool.Process   // the child, once acquired
+	probes bool            // leading server/discover requests are answered here (legacyProbe)
+
+	in        chan []byte   // the client's messages, for run
+	inClosed  chan struct{} // CloseSend
+	out       chan []byte   // the messages for the client, handed to Recv one at a time
+	stop      chan struct{} // Close
+	done      chan struct{} // run returned; err is set
+	err       error
+	closeSend sync.Once
+	closeOnce sync.Once
+}
+
+// Open opens a session of the caller of ctx with the server named server
+// ("" names the only one), for a client whose first message is first.
+// ctx is the caller's: a gRPC handler's context, or one a door built for
+// its request (httpCaller), carrying the caller's principal, its
+// metadata (mcp-session, trace context, a session server's
+// env_from_metadata) and its address; the session lasts until ctx ends,
+// Close, or the end of its messages (CloseSend) and of their answers.
+//
+// Everything that refuses a session refuses it here, as a status with a
+// JsonRpcError, before any message is sent: credentials revoked, an
+// unknown server, the rules, the rate, the bridge shutting down, the
+// server's session caps, a child that does not start. first is not sent:
+// it tells which child the session gets (a 2025 initialize asks for a
+// child of the client's own, where the server's tunnels are private), and
+// the door sends it with Send like every other message.
+func (s *Service) Open(ctx context.Context, server string, first []byte) (*Session, error) {
+	ctx, unwatch := s.door.Watch(ctx)
+	ctx, release := s.longLived(ctx)
+	end := func() { release(); unwatch() }
+	fail := func(srvName string, err error) (*Session, error) {
+		err = revoked(ctx, drained(ctx, srvName, sessionMethod, err))
+		end()
+		return nil, err
+	}
+	if refusedDraining(ctx) { // opened after Shutdown
+		return fail(server, ctx.Err())
+	}
+	srv, err := s.lookup(ctx, server, sessionMethod)
+	if err != nil {
+		return fail(server, err)
+	}
+	// The session's opening passes the door (the server, and the rate),
+	// and so does each request in it (tunnelServer.Admit).
+	if err := s.admitOpening(ctx, &door.Request{Via: viaOf(ctx, door.ViaConnect), Server: srv.Door(), Method: sessionMethod, Long: true}); err != nil {
+		return fail(srv.Name(), err)
+	}
+	ss := &Session{s: s, srv: srv, ctx: ctx, end: end,
+		in: make(chan []byte), inClosed: make(chan struct{}), out: make(chan []byte),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	probe, err := legacyProbe(ctx, srv, first)
+	if err != nil {
+		return fail(srv.Name(), err)
+	}
+	if probe {
+		ss.probes = true
+	} else if ss.c, err = srv.AcquireTunnel(ctx, sessionMethod, string(first)); err != nil {
+		return fail(srv.Name(), err)
+	}
+	go ss.run()
+	return ss, nil
+}
+
+// Send hands the session one message of the client. It waits while the
+// session takes the previous one; it fails once the session has ended.
+func (ss *Session) Send(msg []byte) error {
+	select {
+	case ss.in <- msg:
+		return nil
+	case <-ss.inClosed:
+		return errors.New("bridge: Send after CloseSend")
+	case <-ss.done:
+		if ss.err != nil {
+			return ss.err
+		}
+		return io.EOF
+	case <-ss.stop:
+		return errSessionClosed
+	}
+}
+
+// CloseSend says the client sends nothing more: the session answers what
+// is in flight and ends, and Recv then returns io.EOF.
+func (ss *Session) CloseSend() {
+	ss.closeSend.Do(func() { close(ss.inClosed) })
+}
+
+// Recv returns the next message for the client (a JSON-RPC message
+// without a newline), io.EOF once the session ended well, or the status
+// that ended it. ctx bounds the wait alone.
+func (ss *Session) Recv(ctx context.Context) ([]byte, error) {
+	select {
+	case m := <-ss.out:
+		return m, nil
+	case <-ss.done:
+		if ss.err != nil {
+			return nil, ss.err
+		}
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Done is closed when the session has ended.
+func (ss *Session) Done() <-chan struct{} { return ss.done }
+
+// Close ends the session at once: its requests in flight are cancelled on
+// the child, a child of its own stops. It waits until the session is gone
+// and returns nil.
+func (ss *Session) Close() error {
+	ss.closeOnce.Do(func() { close(ss.stop) })
+	<-ss.done
+	return nil
+}
+
+// Server is the name of the server the session is on.
+func (ss *Session) Server() string { return ss.srv.Name() }
+
+// deliver hands one message of the tunnel to Recv (the tunnel's writer).
+func (ss *Session) deliver(msg []byte) error {
+	select {
+	case ss.out <- msg:
+		return nil
+	case <-ss.stop:
+		return errSessionClosed
+	}
+}
+
+// next is the client's next message: ok false at CloseSend (eof), at
+// Close, or when the session's context ends.
+func (ss *Session) next() (msg []byte, eof bool, ok bool) {
+	select {
+	case m := <-ss.in:
+		return m, false, true
+	case <-ss.inClosed:
+		return nil, true, false
+	case <-ss.stop:
+		return nil, false, false
+	case <-ss.ctx.Done():
+		return nil, false, false
+	}
+}
+
+// run serves the session until it ends.
+func (ss *Session) run() {
+	defer close(ss.done)
+	defer ss.end()
+	err := ss.serve()
+	ss.err = revoked(ss.ctx, drained(ss.ctx, ss.srv.Name(), sessionMethod, err))
+}
+
+// serve is the session: the legacy probes, then the tunnel on its child.
+// Shutdown ends it at once with UNAVAILABLE and RetryInfo (drain.go), and
+// the requests in flight in it are cancelled on the child.
+func (ss *Session) serve() error {
+	ctx, srv := ss.ctx, ss.srv
+	var first []byte
+	for ss.c == nil {
+		msg, eof, ok := ss.next()
+		switch {
+		case eof:
+			return nil
+		case !ok:
+			return ss.ended()
+		}
+		if answer := probeAnswer(msg); answer != nil {
+			if err := ss.deliver(answer); err != nil {
+				return ss.ended()
+			}
+			continue
+		}
+		c, err := srv.AcquireTunnel(ctx, sessionMethod, string(msg))
+		if err != nil {
+			return err
+		}
+		ss.c, first = c, msg
+	}
+	c := ss.c
+	defer func() { srv.Release(c) }() // a child of its own ends with the session
+	t := tunnel.New(&tunnelServer{s: ss.s, srv: srv}, &tunnel.Child{Client: c.Client, Relay: c.Relay, Level: c.Level, Floor: c.Floor}, ctx)
+	c.Relay.AddTunnel(t)
+	go t.Write(ss.deliver)
+
+	// moveOn takes a session whose own child died to the restarted one: a
+	// crash is an event of the session, which goes on. Any other child's
+	// death ends the session.
+	moveOn := func() error {
+		if !c.Private() {
+			return srv.Failure(c, sessionMethod, c.Err())
+		}
+		next, err := srv.Next(ctx, c, sessionMethod)
+		if err != nil {
+			return err
+		}
+		c = next
+		t.Rebind(&tunnel.Child{Client: c.Client, Relay: c.Relay, Level: c.Level, Floor: c.Floor})
+		return nil
+	}
+	if first != nil {
+		t.Handle(string(first))
+	}
+	for {
+		select {
+		case msg := <-ss.in:
+			select {
+			case <-c.Closed(): // a message that came with the child's death waits for the next one
+				if err := moveOn(); err != nil {
+					t.Abort()
+					return err
+				}
+			default:
+			}
+			t.Handle(string(msg))
+		case <-ss.inClosed:
+			return t.HalfClose(ctx, func(err error) error { return srv.Failure(c, sessionMethod, err) })
+		case <-ss.stop:
+			t.Abort()
+			return errSessionClosed
+		case <-ctx.Done():
+			t.Abort()
+			return rpcerr.ToStatus(srv.Name(), sessionMethod, ctx.Err())
+		case <-c.Closed():
+			if err := moveOn(); err != nil {
+				t.Abort()
+				return err
+			}
+		case <-t.Dead():
+			t.Abort()
+			return t.WriteErr()
+		}
+	}
+}
+
+// ended is the outcome of a session that ended before it had a child.
+func (ss *Session) ended() error {
+	select {
+	case <-ss.stop:
+		return errSessionClosed
+	default:
+	}
+	if err := ss.ctx.Err(); err != nil {
+		return rpcerr.ToStatus(ss.srv.Name(), sessionMethod, err)
+	}
+	return nil
+}
+
+// legacyProbe reports whether the client's leading server/discover
+// requests are answered by the session itself, as a 2025 child would
+// answer a method it does not know: on a server whose tunnels are private
+// and whose child speaks a 2025 era, for a client whose first message is
+// one. A client that speaks both eras then falls back to initialize, as
+// it does with the server launched itself, and gets a child of its own in
+// its era rather than a translation (docs/architecture.md, "Tunnels and
+// their children").
+func legacyProbe(ctx context.Context, srv *pool.Server, first []byte) (bool, error) {
+	if srv.Config().Tunnel != pool.TunnelPrivate || srv.Config().Policy == pool.PolicySession || probeAnswer(first) == nil {
+		return false, nil
+	}
+	c, err := srv.Acquire(ctx, sessionMethod) // the server's own child says its era
+	if err != nil {
+		return false, err
+	}
+	return !protocol.Modern(c.Protocol()), nil
+}
+
+// probeAnswer is the answer of a 2025 child to msg when msg is a
+// server/discover request: -32601; nil for any other message.
+func probeAnswer(msg []byte) []byte {
+	m, err := wire.Decode(msg)
+	if err != nil || m.Kind != wire.KindRequest || m.Method != "server/discover" {
+		return nil
+	}
+	answer := wire.AppendError(nil, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"})
+	return bytes.TrimSuffix(answer, []byte("\n"))
+}
