@@ -14,8 +14,11 @@ import (
 )
 
 // RespondToServerRequest answers a ServerRequest offered on a stream. The
-// first answer for an id reaches the child; unknown, expired and already
-// answered ids are NOT_FOUND.
+// first answer for an id reaches the child. Unknown, expired and already
+// answered ids are NOT_FOUND, and so, with the same message, is an answer
+// from another principal or with an mcp-session that is not the routing key
+// of a stream the request was offered on: it tells the caller nothing about
+// other callers' and sessions' requests.
 func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.RespondToServerRequestRequest) (*mcpbridgev1.RespondToServerRequestResponse, error) {
 	const method = "RespondToServerRequest"
 	var o fanout.Outcome
@@ -61,15 +64,16 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 			srvs = append(srvs, srv)
 		}
 	}
+	who, key := access.CallerID(ctx), fanout.RoutingKey(ctx)
 	for _, srv := range srvs {
 		for _, r := range srv.Relays() {
-			if r.Respond(req.GetId(), access.CallerID(ctx), o) {
+			if r.Respond(req.GetId(), who, key, o) {
 				return &mcpbridgev1.RespondToServerRequestResponse{}, nil
 			}
 		}
 	}
 	// -32002 is the one code that maps to NOT_FOUND (bridge.proto, Errors).
-	msg := jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for an answer", req.GetId())
+	msg := jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "No server request %q is waiting for this answer: the id is unknown, expired or answered, or the request was offered to another caller or session (answer with the request's routing_key as mcp-session metadata)", req.GetId())
 	if fanout.MintedElsewhere(req.GetId()) {
 		// docs/scaling.md, "Server requests": the balancer sent the answer
 		// to a replica other than the one whose child asked.

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
@@ -280,5 +282,78 @@ func TestServerRequestOnCallToolStream(t *testing.T) {
 			t.Errorf("result %q after %d server requests; want the answer in it after exactly 1", text.String(), asked)
 		}
 		return
+	}
+}
+
+// TestServerRequestAnswerBoundToSession: on a bridge without
+// authentication every caller is the same principal, so the id and the
+// session bind an answer to its request. A legacy child, shared by two
+// sessions, asks during session A's CallToolStream while session B has an
+// opted-in Subscribe open: B's answer, and one with no mcp-session, are
+// NOT_FOUND with exactly what an unknown id gets (nothing tells B the id
+// is real), the request still waits, and A's answer, with the request's
+// routing_key, reaches the child.
+func TestServerRequestAnswerBoundToSession(t *testing.T) {
+	t.Parallel()
+	legacy := streamsFixtureServer(t, "legacy", "legacy")
+	legacy.ServerRequestTimeout = testWait
+	b := startStreamsBridge(t, legacy)
+	ctx := testCtx(t)
+	sessionA, sessionB := withSession(ctx, "session-a"), withSession(ctx, "session-b")
+	bctx, stopB := context.WithCancel(sessionB)
+	defer stopB()
+	b.subscribe(bctx, t, &mcpbridgev1.SubscribeRequest{Server: "legacy", ServerRequests: true})
+
+	args, _ := structpb.NewStruct(map[string]any{"method": "elicitation/create",
+		"params": map[string]any{"message": "A's question", "requestedSchema": map[string]any{"type": "object"}}})
+	stream, err := b.client.CallToolStream(sessionA, &mcpbridgev1.CallToolStreamRequest{Server: "legacy", Name: "ask", Arguments: args, ServerRequests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sr *mcpbridgev1.ServerRequest
+	for sr == nil {
+		msg, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("CallToolStream(ask): %v before the server request", err)
+		}
+		sr = msg.GetServerRequest()
+	}
+	if sr.GetRoutingKey() != "session-a" || !regexp.MustCompile(`^sr-[0-9a-f]{12}-[0-9a-f]{32}$`).MatchString(sr.GetId()) {
+		t.Fatalf("server_request id %q, routing_key %q; want an id of 128 random bits and session-a", sr.GetId(), sr.GetRoutingKey())
+	}
+	answer := func(ctx context.Context, id string) error {
+		_, err := b.client.RespondToServerRequest(ctx, &mcpbridgev1.RespondToServerRequestRequest{Server: "legacy", Id: id,
+			Outcome: &mcpbridgev1.RespondToServerRequestRequest_ResultJson{ResultJson: `{"action":"accept","content":{"who":"the answerer"}}`}})
+		return err
+	}
+	// What a caller learns, its id masked: an id of this bridge that
+	// nobody was asked is the reference.
+	told := func(err error, id string) string {
+		return strings.ReplaceAll(prototext.Format(status.Convert(err).Proto()), id, "<id>")
+	}
+	unknown := sr.GetId()[:len("sr-")+13] + strings.Repeat("0", 32)
+	unknownErr := answer(sessionB, unknown)
+	wantCode(t, "an answer for an id nobody was asked", unknownErr, codes.NotFound)
+	for who, ctx := range map[string]context.Context{"session B": sessionB, "no session": ctx} {
+		err := answer(ctx, sr.GetId())
+		wantCode(t, "the answer of "+who, err, codes.NotFound)
+		if got, want := told(err, sr.GetId()), told(unknownErr, unknown); got != want {
+			t.Errorf("the answer of %s is refused with\n%s\nwant what an unknown id gets:\n%s", who, got, want)
+		}
+	}
+	if err := answer(withSession(ctx, sr.GetRoutingKey()), sr.GetId()); err != nil {
+		t.Fatalf("session A's answer, with the routing_key: %v", err)
+	}
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("CallToolStream(ask): %v before the result", err)
+		}
+		if res := msg.GetResult(); res != nil {
+			if got := res.GetContent()[0].GetText().GetText(); !strings.Contains(got, "the answerer") {
+				t.Errorf("the child got %s, want session A's answer", got)
+			}
+			return
+		}
 	}
 }

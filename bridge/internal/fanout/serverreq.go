@@ -13,10 +13,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/metadata"
@@ -29,21 +28,28 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// serverRequestPrefix makes minted ids unique beyond this process, so an id
-// from an earlier bridge is never mistaken for a current one.
-var (
-	serverRequestPrefix = func() string {
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		return "sr-" + hex.EncodeToString(b[:]) + "-"
-	}()
-	serverRequestSeq atomic.Uint64
-)
+// serverRequestPrefix names this bridge process in the ids it mints, so
+// that an answer sent to another replica (or to this one after a restart)
+// is told apart from an unknown id (MintedElsewhere). It is no secret: an
+// id is unguessable by the random part that follows.
+var serverRequestPrefix = func() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand does not fail: it ends the program instead
+	return "sr-" + hex.EncodeToString(b[:]) + "-"
+}()
 
-// MintID returns a new ServerRequest id, unique for the bridge's lifetime.
-// Tunnels get it as a JSON string id.
+// idRandomBytes is the randomness of each id: 128 bits from crypto/rand,
+// so that an id is not found from any number of earlier ones. On a bridge
+// without authentication every caller is the same principal, and an answer
+// is then bound to its request only by the id and the routing key.
+const idRandomBytes = 16
+
+// MintID returns a new ServerRequest id: the process's prefix and 128
+// random bits, "sr-<12 hex>-<32 hex>". Tunnels get it as a JSON string id.
 func MintID() string {
-	return serverRequestPrefix + strconv.FormatUint(serverRequestSeq.Add(1), 10)
+	var b [idRandomBytes]byte
+	_, _ = rand.Read(b[:])
+	return serverRequestPrefix + hex.EncodeToString(b[:])
 }
 
 // MintedElsewhere reports whether id has the form of a ServerRequest id
@@ -59,8 +65,9 @@ func MintedElsewhere(id string) bool {
 // the answers to its stream's server requests, on one replica.
 const SessionMetadataKey = "mcp-session"
 
-// routingKey is the mcp-session metadata of ctx's call, "" without one.
-func routingKey(ctx context.Context) string {
+// RoutingKey is the mcp-session metadata of ctx's call, "" without one:
+// a stream's ServerRequest.routing_key, and what an answer must carry.
+func RoutingKey(ctx context.Context) string {
 	if v := metadata.ValueFromIncomingContext(ctx, SessionMetadataKey); len(v) > 0 {
 		return v[0]
 	}
@@ -104,6 +111,7 @@ type Outcome struct {
 // pendingRequest is a server request offered on streams.
 type pendingRequest struct {
 	owner     string                     // the principal it was offered to
+	keys      []string                   // the routing keys of the streams it was offered on
 	msg       *mcpbridgev1.ServerRequest // shared read-only by every receiver
 	answer    chan Outcome               // one slot; whoever removes the entry from relay.pending sends
 	targets   []*StreamReg               // under relay.mu
@@ -151,6 +159,9 @@ func (r *Relay) Offer(id string, req stdio.ServerRequest) *pendingRequest {
 		case g.queue <- p.msg:
 			g.offered[p] = struct{}{}
 			p.targets = append(p.targets, g)
+			if !slices.Contains(p.keys, g.routingKey) {
+				p.keys = append(p.keys, g.routingKey)
+			}
 		default: // cannot happen: the queue holds every pending request
 			r.log.Error("mcpbridge: a stream's server request queue is full", "id", id)
 		}
@@ -199,14 +210,19 @@ func (r *Relay) forget(p *pendingRequest) {
 	p.targets = nil
 }
 
-// Respond hands an answer from the caller who to an offered request. It
-// reports false when the id is unknown, expired, already answered or
-// offered to another principal.
-func (r *Relay) Respond(id, who string, o Outcome) bool {
+// Respond hands an answer from the caller who, sent with the routing key
+// key (its mcp-session, RoutingKey), to an offered request. It reports
+// false when the id is unknown, expired or already answered, when the
+// request was offered to another principal, and when it was offered on no
+// stream whose routing key is key: an answer belongs to the session that
+// received the request, also among the callers of one principal (every
+// caller of a bridge without authentication). The caller cannot tell these
+// apart.
+func (r *Relay) Respond(id, who, key string, o Outcome) bool {
 	r.mu.Lock()
 	p := r.pending[id]
-	if p != nil && p.owner != who {
-		p = nil // not this caller's to see
+	if p != nil && (p.owner != who || !slices.Contains(p.keys, key)) {
+		p = nil // not this caller's, or this session's, to see
 	}
 	if p != nil {
 		delete(r.pending, id)
@@ -262,7 +278,7 @@ type StreamReg struct {
 func (r *Relay) OpenStream(ctx context.Context, call, optIn bool, send func(*mcpbridgev1.ServerRequest) error) *StreamReg {
 	g := &StreamReg{
 		r: r, principal: access.CallerID(ctx), call: call, optIn: optIn && send != nil, send: send,
-		routingKey: routingKey(ctx),
+		routingKey: RoutingKey(ctx),
 		stop:       make(chan struct{}), done: make(chan struct{}),
 		offered: map[*pendingRequest]struct{}{},
 	}

@@ -186,8 +186,10 @@
 //     Subscribe streams on that child. While exactly one call of any kind
 //     is in flight on the child and it is an opted-in stream, that stream
 //     alone gets it (it is the cause); otherwise every opted-in stream of
-//     that child does. The first RespondToServerRequest for its id answers
-//     the child; later ones get NOT_FOUND.
+//     that child does. The first RespondToServerRequest for its id, from
+//     the same principal and with the routing_key of a stream it was
+//     offered on as `mcp-session`, answers the child; later ones get
+//     NOT_FOUND.
 //  5. With no tunnel and no opted-in stream, the child gets -32601 (method
 //     not found) at once, as MCP asks of a client without a handler.
 //
@@ -4105,8 +4107,9 @@ func (x *LogMessage) GetData() *structpb.Value {
 // expire_time.
 type ServerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The bridge-minted id of this request, unique for the bridge's lifetime.
-	// It is an opaque string, not JSON: pass it unchanged as
+	// The bridge-minted id of this request: a prefix that names the bridge
+	// process and 128 random bits, so that it is unique and cannot be guessed
+	// from other ids. It is an opaque string, not JSON: pass it unchanged as
 	// RespondToServerRequestRequest.id.
 	// Default: never empty. Eras: legacy.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -4129,12 +4132,13 @@ type ServerRequest struct {
 	// Default: always set. Eras: legacy.
 	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
 	// The `mcp-session` metadata of the stream this request was offered on.
-	// Behind a balancer that hashes on `mcp-session` (several bridge
-	// replicas; docs/scaling.md), send RespondToServerRequest with this value
-	// as its `mcp-session` metadata, so that the answer reaches the replica
-	// whose child asked. A stream that may be offered requests should
-	// therefore carry `mcp-session` there, also to a server whose policy is
-	// not `session` (where it only routes).
+	// Send RespondToServerRequest with this value as its `mcp-session`
+	// metadata: the bridge takes an answer only with the routing key of a
+	// stream the request was offered on, and behind a balancer that hashes on
+	// `mcp-session` (several bridge replicas; docs/scaling.md) the answer so
+	// reaches the replica whose child asked. A stream that may be offered
+	// requests should therefore carry `mcp-session` there, also to a server
+	// whose policy is not `session` (where it only routes).
 	// Default: empty when the stream had none. Eras: legacy.
 	RoutingKey    string `protobuf:"bytes,7,opt,name=routing_key,json=routingKey,proto3" json:"routing_key,omitempty"`
 	unknownFields protoimpl.UnknownFields

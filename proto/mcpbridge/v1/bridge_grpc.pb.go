@@ -186,8 +186,10 @@
 //     Subscribe streams on that child. While exactly one call of any kind
 //     is in flight on the child and it is an opted-in stream, that stream
 //     alone gets it (it is the cause); otherwise every opted-in stream of
-//     that child does. The first RespondToServerRequest for its id answers
-//     the child; later ones get NOT_FOUND.
+//     that child does. The first RespondToServerRequest for its id, from
+//     the same principal and with the routing_key of a stream it was
+//     offered on as `mcp-session`, answers the child; later ones get
+//     NOT_FOUND.
 //  5. With no tunnel and no opted-in stream, the child gets -32601 (method
 //     not found) at once, as MCP asks of a client without a handler.
 //
@@ -344,9 +346,15 @@ type BridgeServiceClient interface {
 	// round-trip time.
 	Ping(ctx context.Context, in *PingRequest, opts ...grpc.CallOption) (*PingResponse, error)
 	// RespondToServerRequest answers a ServerRequest that the bridge offered
-	// on a stream. Unknown, expired or already answered ids are NOT_FOUND;
-	// so is an id another bridge replica minted, with a message that says so
-	// (route the answer by ServerRequest.routing_key).
+	// on a stream. Send it with the request's routing_key as its
+	// `mcp-session` metadata (none when routing_key is empty): an answer
+	// belongs to the principal and to the sessions of the streams the request
+	// was offered on. Unknown, expired or already answered ids are NOT_FOUND,
+	// and so, with the same message and details, is an answer from another
+	// principal or with another `mcp-session`: nothing tells a caller that
+	// another session's request exists. An id another bridge replica minted
+	// is NOT_FOUND with a message that says so (route the answer by
+	// ServerRequest.routing_key).
 	RespondToServerRequest(ctx context.Context, in *RespondToServerRequestRequest, opts ...grpc.CallOption) (*RespondToServerRequestResponse, error)
 }
 
@@ -653,9 +661,15 @@ type BridgeServiceServer interface {
 	// round-trip time.
 	Ping(context.Context, *PingRequest) (*PingResponse, error)
 	// RespondToServerRequest answers a ServerRequest that the bridge offered
-	// on a stream. Unknown, expired or already answered ids are NOT_FOUND;
-	// so is an id another bridge replica minted, with a message that says so
-	// (route the answer by ServerRequest.routing_key).
+	// on a stream. Send it with the request's routing_key as its
+	// `mcp-session` metadata (none when routing_key is empty): an answer
+	// belongs to the principal and to the sessions of the streams the request
+	// was offered on. Unknown, expired or already answered ids are NOT_FOUND,
+	// and so, with the same message and details, is an answer from another
+	// principal or with another `mcp-session`: nothing tells a caller that
+	// another session's request exists. An id another bridge replica minted
+	// is NOT_FOUND with a message that says so (route the answer by
+	// ServerRequest.routing_key).
 	RespondToServerRequest(context.Context, *RespondToServerRequestRequest) (*RespondToServerRequestResponse, error)
 	mustEmbedUnimplementedBridgeServiceServer()
 }
