@@ -100,6 +100,24 @@ func (e *ConfigError) Error() string {
 	return "bridge: " + e.Path + ": " + e.Msg
 }
 
+// CheckCommands reports the first server whose command cannot be started
+// as its children would be (a bare name on the bridge's PATH, as
+// exec.Command looks it up; a path relative to the server's Dir; the file
+// executable): a *ConfigError naming Servers[i].Command. New and Reload do
+// not check it, and such a server is FAILED at once, alone; a program
+// that reads a configuration file (mcpbridge serve --config, at start
+// and at each reload) calls it to refuse the file instead, since a
+// missing executable is a mistake in the file, not a crash to restart.
+func (c Config) CheckCommands() error {
+	for i := range c.Servers {
+		sc := &c.Servers[i]
+		if err := pool.Runnable(sc); err != nil {
+			return &ConfigError{Path: fmt.Sprintf("Servers[%d].Command", i), Server: sc.Name, Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
 // Validate checks cfg as New would, without starting anything. Its error
 // is a *ConfigError.
 func (c Config) Validate() error {

@@ -2,8 +2,10 @@ package bridge
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
+	"strings"
 	"time"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -82,6 +84,7 @@ func (s *Service) Reload(cfg Config) error {
 		}
 	}
 	s.cfg.Servers = cfg.Servers
+	settings := s.settingsChanged(cfg)
 	s.door.SetAccess(cfg.Auth, cfg.Rules) // new calls see the new rules at once, open ones check their credentials
 	if cfg.Limits != s.cfg.Limits {
 		s.cfg.Limits = cfg.Limits
@@ -95,8 +98,42 @@ func (s *Service) Reload(cfg Config) error {
 		s.door.Obs.Forget(name) // its label values and series; a server added again starts afresh
 		s.metrics.forget(name)
 	}
-	s.cfg.Logger.Info("mcpbridge: configuration reloaded", "added", added, "changed", changed, "removed", removed, "unchanged", kept)
+	s.cfg.Logger.Info("mcpbridge: configuration reloaded", "added", added, "changed", changed, "removed", removed, "unchanged", kept,
+		"settings_changed", settings, "rules", len(cfg.Rules), "limits", limitsText(cfg.Limits))
 	return nil
+}
+
+// settingsChanged names the service-wide settings that cfg changes from
+// those in force: auth (another authenticator: a program that reloads an
+// unchanged auth section keeps the one it made), rules and limits.
+func (s *Service) settingsChanged(cfg Config) []string {
+	out := []string{}
+	acc := s.door.Access()
+	if acc.Auth != cfg.Auth {
+		out = append(out, "auth")
+	}
+	if (len(acc.Rules) != 0 || len(cfg.Rules) != 0) && !reflect.DeepEqual(acc.Rules, cfg.Rules) {
+		out = append(out, "rules")
+	}
+	if cfg.Limits != s.cfg.Limits {
+		out = append(out, "limits")
+	}
+	return out
+}
+
+// limitsText is the limits for the log: "none", or each one set.
+func limitsText(l Limits) string {
+	var parts []string
+	if l.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("rate=%g/s burst=%d", l.Rate, l.Burst))
+	}
+	if l.Concurrent > 0 {
+		parts = append(parts, fmt.Sprintf("concurrent=%d", l.Concurrent))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
 }
 
 func containsName(servers []ServerConfig, name string) bool {

@@ -14,6 +14,7 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -187,12 +188,16 @@ func TestServeConfigThreePolicies(t *testing.T) {
 func TestServeConfigErrors(t *testing.T) {
 	bad := writeConfig(t, "", "servers:\n  - name: a\n    command: [x]\n    policy: pooled\n")
 	good := writeConfig(t, "", "servers:\n  - name: a\n    command: [x]\n")
+	missing := writeConfig(t, "", "servers:\n  - name: a\n    command: [mcpbridge-test-no-such-command]\n")
 	preload := writeConfig(t, "", "servers:\n  - name: a\n    command: [x]\n    policy: session\n    session:\n      env_from_metadata: {LD_PRELOAD: x-preload}\n")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--config", bad}, bad + `:4: servers[0].policy: unknown policy "pooled"`},
+		// A command that is not there is a mistake in the file, not a
+		// child to restart.
+		{[]string{"--config", missing}, missing + `:3: servers[0].command: "mcpbridge-test-no-such-command" cannot be run: executable file not found in $PATH`},
 		// A caller must not choose what the child's dynamic loader loads.
 		{[]string{"--config", preload}, preload + `:6: servers[0].session.env_from_metadata.LD_PRELOAD: LD_PRELOAD may not be set from request metadata`},
 		{[]string{"--config", filepath.Join(t.TempDir(), "none.yaml")}, "no such file or directory"},
@@ -208,5 +213,62 @@ func TestServeConfigErrors(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), tc.want) {
 			t.Errorf("serve %q = exit %d (%v), %q; want exit 2 and %q", tc.args, code, err, out, tc.want)
 		}
+	}
+}
+
+// TestServeReloadSaysWhatChanged: a SIGHUP reload says what it changed
+// beyond the servers (auth, rules, limits), and refuses, once, a file
+// whose server command cannot be run, keeping the configuration in force
+// (no child of it crash-loops).
+func TestServeReloadSaysWhatChanged(t *testing.T) {
+	t.Parallel()
+	key := "reload-key-5e1f0c2a9d7b3846"
+	demo := yamlList([]string{mcpbridgeBin, "demo"})
+	file := func(tools, limits, extra string) string {
+		return fmt.Sprintf("auth:\n  api_keys:\n    - {principal: host, sha256: %s}\nrules:\n  - {principals: [host], servers: [\"*\"], tools: %s}\n%sservers:\n  - name: demo\n    command: %s\n%s",
+			access.HashKey(key), tools, limits, demo, extra)
+	}
+	path := writeConfig(t, "", file(`["*"]`, "", ""))
+	b := startBridge(t, nil, "--config", path)
+	bc := mcpbridgev1.NewBridgeServiceClient(b.conn(t))
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	host := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+key)
+	if _, err := bc.GetServer(host, &mcpbridgev1.GetServerRequest{WaitForReady: true}); err != nil {
+		t.Fatal(err)
+	}
+	reload := func(text string, n int, want ...string) {
+		t.Helper()
+		writeConfig(t, path, text)
+		if err := b.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		if line := b.log.WaitCount(ctx, t, n, "mcpbridge: configuration reloaded")[n-1]; !testkit.ContainsAll(line, want...) {
+			t.Errorf("reload %d logged %s; want it to say %q", n, line, want)
+		}
+	}
+
+	// Only the rules: the auth section is the same, so no auth change.
+	reload(file(`[echo]`, "", ""), 1, "changed=[]", "unchanged=[demo]", "settings_changed=[rules]", "rules=1")
+	// Only the limits.
+	reload(file(`[echo]`, "limits: {rate: 50, burst: 10}\n", ""), 2, "settings_changed=[limits]", `limits="rate=50/s burst=10"`)
+
+	// A server whose command is not there: refused, once, and the
+	// configuration in force stays.
+	writeConfig(t, path, file(`[echo]`, "limits: {rate: 50, burst: 10}\n", "  - name: typo\n    command: [mcpbridge-test-no-such-command]\n"))
+	if err := b.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	b.log.WaitFor(ctx, t, "reload refused; the running configuration stays", `servers[1].command: \"mcpbridge-test-no-such-command\" cannot be run: executable file not found in $PATH`)
+	list, err := bc.ListServers(host, &mcpbridgev1.ListServersRequest{})
+	if err != nil || len(list.GetServers()) != 1 || list.GetServers()[0].GetName() != "demo" {
+		t.Errorf("ListServers after the refused reload = %v, %v; want demo alone", list, err)
+	}
+	// A key the file adds is an auth change.
+	other := "reload-other-key-7c3b1a0e"
+	withKey := strings.Replace(file(`[echo]`, "", ""), "  api_keys:\n", "  api_keys:\n    - {principal: other, sha256: "+access.HashKey(other)+"}\n", 1)
+	reload(withKey, 3, `settings_changed="[auth limits]"`, "limits=none")
+	if n := len(b.log.WaitCount(ctx, t, 1, "cannot be run")); n != 1 || b.log.Has("crash-looping") || b.log.Has("Executable not found") {
+		t.Errorf("the missing command was said %d times (crash-looping: %v): want once, in the refusal\n%s", n, b.log.Has("crash-looping"), b.log)
 	}
 }

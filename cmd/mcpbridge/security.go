@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"reflect"
 	"sync"
 	"time"
 
@@ -23,6 +24,19 @@ type security struct {
 	mu        sync.Mutex
 	stopJWKS  context.CancelFunc // the authenticator in force's refreshes
 	auditFile *os.File
+
+	// auth is the last authenticator made, and authFrom what it was made
+	// of: a reload whose auth section (and JWT CA file) did not change
+	// keeps it, its caches and its JWKS refreshes, and the bridge's
+	// reload log can tell an auth change from none.
+	auth     *access.Authenticator
+	authFrom authSource
+}
+
+// authSource is what an authenticator is made of.
+type authSource struct {
+	auth configfile.Auth
+	ca   []byte // the JWT CA file's contents, if any
 }
 
 // apply sets cfg's Auth, Audit and DisableReflection from file (nil: the
@@ -48,6 +62,17 @@ func (sec *security) apply(f *serveFlags, file *configfile.File, cfg *bridge.Con
 	}
 	if file.Auth == nil {
 		sec.swapJWKS(nil)
+		sec.auth = nil
+		return nil
+	}
+	from, readable := authSource{auth: *file.Auth}, true
+	if j := file.Auth.JWT; j != nil && j.CAFile != "" {
+		var err error
+		from.ca, err = os.ReadFile(j.CAFile)
+		readable = err == nil // if not, httpClientWithCA below says why
+	}
+	if sec.auth != nil && readable && reflect.DeepEqual(from, sec.authFrom) {
+		cfg.Auth = sec.auth // unchanged
 		return nil
 	}
 	acfg := file.AccessConfig()
@@ -69,6 +94,7 @@ func (sec *security) apply(f *serveFlags, file *configfile.File, cfg *bridge.Con
 	}
 	sec.swapJWKS(cancel)
 	cfg.Auth = a
+	sec.auth, sec.authFrom = a, from
 	return nil
 }
 

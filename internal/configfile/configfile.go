@@ -210,13 +210,30 @@ func (e *Error) Error() string {
 }
 
 // Load reads and checks the file at path and returns the bridge
-// configuration it describes (Logger unset) and the file itself.
+// configuration it describes (Logger unset) and the file itself. Beyond
+// Parse, it checks that every server's command can be run here
+// (bridge.Config.CheckCommands): a command that is not there is a mistake
+// in the file, refused at start and at a reload, not a child to restart.
 func Load(path string) (bridge.Config, *File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return bridge.Config{}, nil, &Error{File: path, Msg: err.Error()}
 	}
-	return Parse(path, data)
+	cfg, f, err := Parse(path, data)
+	if err != nil {
+		return cfg, f, err
+	}
+	if err := cfg.CheckCommands(); err != nil {
+		var ce *bridge.ConfigError
+		if !errors.As(err, &ce) {
+			return bridge.Config{}, nil, &Error{File: path, Msg: err.Error()}
+		}
+		var root yaml.Node
+		_ = yaml.Unmarshal(data, &root) // Parse read it
+		loc := locator{path: path, root: root.Content[0]}
+		return bridge.Config{}, nil, loc.err(ce.Msg, f.keys(ce.Path)...)
+	}
+	return cfg, f, nil
 }
 
 // yamlLine finds "line N: message" in a yaml error.

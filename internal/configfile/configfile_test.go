@@ -159,10 +159,57 @@ func TestLoadMissingFile(t *testing.T) {
 	if _, _, err := Load(path); err == nil || !strings.HasPrefix(err.Error(), path+": ") {
 		t.Errorf("Load = %v, want an error naming %s", err, path)
 	}
-	if err := os.WriteFile(path, []byte(good), 0o600); err != nil {
+	// good's commands are names, not installed here: Load, unlike
+	// Parse, checks that each can be run.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runnable := strings.NewReplacer("[mcpbridge,", "["+self+",", "[go-sdk-server,", "["+self+",", "[npx,", "["+self+",").Replace(good)
+	if err := os.WriteFile(path, []byte(runnable), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := Load(path); err != nil {
 		t.Errorf("Load = %v", err)
+	}
+}
+
+// TestLoadRefusesAMissingExecutable: a server whose command cannot be run
+// here is a mistake in the file, located like any other: a bare name not
+// on PATH, a path that is not there, one relative to the server's dir,
+// a directory.
+func TestLoadRefusesAMissingExecutable(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "here"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		server, want string // want "" for a file that loads
+	}{
+		{"command: [mcpbridge-test-no-such-command]", `:5: servers[1].command: "mcpbridge-test-no-such-command" cannot be run: executable file not found in $PATH`},
+		{"command: [/nonexistent/mcp-server, --flag]", `:5: servers[1].command: "/nonexistent/mcp-server" cannot be run: stat /nonexistent/mcp-server: no such file or directory`},
+		{"command: [./here]\n    dir: " + dir, ""},
+		{"command: [./missing]\n    dir: " + dir, `:5: servers[1].command: "./missing" cannot be run: stat ` + filepath.Join(dir, "missing") + ": no such file or directory"},
+		{"command: [" + dir + "]", `:5: servers[1].command: "` + dir + `" cannot be run: is a directory`},
+	} {
+		path := filepath.Join(t.TempDir(), "c.yaml")
+		text := "servers:\n  - name: ok\n    command: [" + self + "]\n  - name: other\n    " + tc.server + "\n"
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := Load(path)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("Load(%s) = %v, want it loaded", tc.server, err)
+		case tc.want != "" && (err == nil || err.Error() != path+tc.want):
+			t.Errorf("Load(%s) = %v, want %s", tc.server, err, path+tc.want)
+		}
+		if _, _, err := Parse(path, []byte(text)); err != nil {
+			t.Errorf("Parse(%s) = %v; Parse does not look at the system", tc.server, err)
+		}
 	}
 }

@@ -6,12 +6,14 @@ package pool
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -301,6 +303,39 @@ func Command(s *ServerConfig, stderr io.Writer, extra []EnvVar) *exec.Cmd {
 	cmd.Env = childEnv(base, append(slices.Clip(s.Env), extra...))
 	cmd.Stderr = stderr
 	return cmd
+}
+
+// Runnable reports why the command of s cannot be started, as Command
+// starts it: a bare name not found on the bridge's PATH (exec.Command's
+// lookup), a path (relative to Dir, if set) that is not there, a
+// directory or not executable, or a Dir that is not a directory. nil when
+// it can be started.
+func Runnable(s *ServerConfig) error {
+	cmd := Command(s, io.Discard, nil)
+	if cmd.Err != nil {
+		var ee *exec.Error
+		if errors.As(cmd.Err, &ee) {
+			return fmt.Errorf("%q cannot be run: %w", s.Command, ee.Err)
+		}
+		return fmt.Errorf("%q cannot be run: %w", s.Command, cmd.Err)
+	}
+	if s.Dir != "" {
+		if fi, err := os.Stat(s.Dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%q cannot be run: its directory %q is not a directory", s.Command, s.Dir)
+		}
+	}
+	path := cmd.Path
+	if !filepath.IsAbs(path) && s.Dir != "" {
+		path = filepath.Join(s.Dir, path)
+	}
+	if _, err := exec.LookPath(path); err != nil { // a path: the file itself, executable
+		var ee *exec.Error
+		if errors.As(err, &ee) {
+			err = ee.Err
+		}
+		return fmt.Errorf("%q cannot be run: %w", s.Command, err)
+	}
+	return nil
 }
 
 // BaseEnv names the variables of the bridge's environment that every child
