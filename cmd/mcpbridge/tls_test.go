@@ -235,7 +235,7 @@ func TestServeTLSFlags(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		const plaintext = "refusing to serve plaintext on %s, which is not a loopback address: add --tls-cert and --tls-key to serve TLS, or --insecure to serve plaintext anyway"
 		dir := t.TempDir()
-		wildcard := writeConfig(t, filepath.Join(dir, "wildcard.yaml"), "listen: 0.0.0.0:0\nservers:\n  - name: a\n    command: [x]\n")
+		wildcard := writeConfig(t, filepath.Join(dir, "wildcard.yaml"), "listen: 0.0.0.0:0\nservers:\n  - name: a\n    command: "+yamlList([]string{mcpbridgeBin, "demo"})+"\n")
 		missing := filepath.Join(dir, "missing.pem")
 		garbage := filepath.Join(dir, "garbage.pem")
 		if err := os.WriteFile(garbage, []byte("not PEM\n"), 0o600); err != nil {
