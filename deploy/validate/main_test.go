@@ -49,6 +49,25 @@ spec:
     - {name: grpc, port: 50051, targetPort: grpc}
 `
 
+// hpa scales the Deployment of good, and paces its scale-down.
+const hpa = `
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: bridge, namespace: ns}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: bridge}
+  minReplicas: 2
+  maxReplicas: 6
+  behavior:
+    scaleDown:
+      stabilizationWindowSeconds: 600
+      policies:
+        - {type: Pods, value: 1, periodSeconds: 300}
+    scaleUp:
+      stabilizationWindowSeconds: 60
+`
+
 // validateManifests runs the manifests command on text given on stdin and
 // returns its exit status and stderr.
 func validateManifests(t *testing.T, text string) (int, string) {
@@ -69,8 +88,52 @@ func wantProblems(t *testing.T, stderr string, want ...string) {
 }
 
 func TestGoodManifests(t *testing.T) {
-	if code, _ := validateManifests(t, good); code != 0 {
-		t.Fatalf("exit status %d, want 0", code)
+	for _, text := range []string{good, good + hpa} {
+		if code, _ := validateManifests(t, text); code != 0 {
+			t.Fatalf("exit status %d, want 0", code)
+		}
+	}
+}
+
+// TestHPABehavior: an HPA must pace its scale-down, within the API
+// server's limits.
+func TestHPABehavior(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new string
+		want           []string
+	}{{
+		name: "no behavior",
+		old:  "  behavior:\n    scaleDown:\n      stabilizationWindowSeconds: 600\n      policies:\n        - {type: Pods, value: 1, periodSeconds: 300}\n    scaleUp:\n      stabilizationWindowSeconds: 60\n",
+		new:  "",
+		want: []string{`document 3 (HorizontalPodAutoscaler bridge): spec.behavior.scaleDown.policies: required`},
+	}, {
+		name: "a window without policies",
+		old:  "      policies:\n        - {type: Pods, value: 1, periodSeconds: 300}\n",
+		new:  "",
+		want: []string{`spec.behavior.scaleDown.policies: required`},
+	}, {
+		name: "out of the API's limits",
+		old:  "{type: Pods, value: 1, periodSeconds: 300}",
+		new:  "{type: Pod, value: 0, periodSeconds: 3600}",
+		want: []string{`scaleDown.policies[0].type: "Pod" is not Pods or Percent`, `policies[0].value: 0 must be greater than 0`,
+			`policies[0].periodSeconds: 3600 is not between 1 and 1800`},
+	}, {
+		name: "a window too long",
+		old:  "scaleUp:\n      stabilizationWindowSeconds: 60",
+		new:  "scaleUp:\n      stabilizationWindowSeconds: 7200",
+		want: []string{`spec.behavior.scaleUp.stabilizationWindowSeconds: 7200 is not between 0 and 3600`},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(good+hpa, tc.old, tc.new, 1)
+			if text == good+hpa {
+				t.Fatalf("%q is not in the HPA", tc.old)
+			}
+			code, stderr := validateManifests(t, text)
+			if code != 1 {
+				t.Errorf("exit status %d, want 1", code)
+			}
+			wantProblems(t, stderr, tc.want...)
+		})
 	}
 }
 

@@ -564,6 +564,16 @@ func checkHPA(d *doc, hpa *autoscalingv2.HorizontalPodAutoscaler, deployments []
 	if m := hpa.Spec.MinReplicas; m != nil && (*m < 1 || *m > hpa.Spec.MaxReplicas) {
 		r.add(d, "spec.minReplicas", "%d is not between 1 and maxReplicas %d", *m, hpa.Spec.MaxReplicas)
 	}
+	// A scale-down drains pods, and their sessions start again elsewhere
+	// without their state; no PodDisruptionBudget paces an HPA, so its
+	// behavior must (docs/scaling.md, "Autoscaling").
+	if b := hpa.Spec.Behavior; b == nil || b.ScaleDown == nil || len(b.ScaleDown.Policies) == 0 {
+		r.add(d, "spec.behavior.scaleDown.policies", "required: without them Kubernetes may remove every replica above minReplicas at once, and their sessions with them")
+	}
+	if b := hpa.Spec.Behavior; b != nil {
+		checkScalingRules(d, "spec.behavior.scaleUp", b.ScaleUp, r)
+		checkScalingRules(d, "spec.behavior.scaleDown", b.ScaleDown, r)
+	}
 	for i, m := range hpa.Spec.Metrics {
 		fld := fmt.Sprintf("spec.metrics[%d]", i)
 		set := map[autoscalingv2.MetricSourceType]bool{
@@ -589,6 +599,33 @@ func checkHPA(d *doc, hpa *autoscalingv2.HorizontalPodAutoscaler, deployments []
 					r.add(d, fld+".resource", "%s utilization needs a %s request on container %d (%s) of Deployment %s", res.Name, res.Name, j, c.Name, target.Name)
 				}
 			}
+		}
+	}
+}
+
+// checkScalingRules holds an HPA's scaling rules to the API server's
+// limits (the validation of autoscaling/v2 HPAScalingRules).
+func checkScalingRules(d *doc, fld string, rules *autoscalingv2.HPAScalingRules, r *report) {
+	if rules == nil {
+		return
+	}
+	if w := rules.StabilizationWindowSeconds; w != nil && (*w < 0 || *w > 3600) {
+		r.add(d, fld+".stabilizationWindowSeconds", "%d is not between 0 and 3600", *w)
+	}
+	if p := rules.SelectPolicy; p != nil && !slices.Contains([]autoscalingv2.ScalingPolicySelect{
+		autoscalingv2.MaxChangePolicySelect, autoscalingv2.MinChangePolicySelect, autoscalingv2.DisabledPolicySelect}, *p) {
+		r.add(d, fld+".selectPolicy", "%q is not Max, Min or Disabled", *p)
+	}
+	for i, p := range rules.Policies {
+		pfld := fmt.Sprintf("%s.policies[%d]", fld, i)
+		if p.Type != autoscalingv2.PodsScalingPolicy && p.Type != autoscalingv2.PercentScalingPolicy {
+			r.add(d, pfld+".type", "%q is not Pods or Percent", p.Type)
+		}
+		if p.Value <= 0 {
+			r.add(d, pfld+".value", "%d must be greater than 0", p.Value)
+		}
+		if p.PeriodSeconds <= 0 || p.PeriodSeconds > 1800 {
+			r.add(d, pfld+".periodSeconds", "%d is not between 1 and 1800", p.PeriodSeconds)
 		}
 	}
 }

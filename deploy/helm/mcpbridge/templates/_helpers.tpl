@@ -60,38 +60,69 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
 {{/*
-mcpbridge.seconds: a duration of Go's syntax, restricted to whole numbers
-of h, m, s and ms ("5s", "1m30s", "500ms"), as whole seconds rounded up.
+mcpbridge.seconds: a duration of Go's syntax ("5s", "1m30s", "1.5s",
+"500ms"; units h, m, s, ms, us, µs, ns) as whole seconds rounded up.
 Takes (dict "value" V "name" "drain.delay"); the name is for the error.
 */}}
 {{- define "mcpbridge.seconds" -}}
 {{- $d := toString .value }}
-{{- if not (regexMatch "^([0-9]+(ms|h|m|s))+$" $d) }}
+{{- $part := "[0-9]+(\\.[0-9]*)?(ms|us|µs|ns|h|m|s)" }}
+{{- if not (regexMatch (printf "^(%s)+$" $part) $d) }}
 {{- fail (printf "%s: %q is not a duration such as 5s, 1m30s or 500ms" .name $d) }}
 {{- end }}
-{{- $ms := 0 }}
-{{- range regexFindAll "[0-9]+(ms|h|m|s)" $d -1 }}
-{{- $n := regexFind "^[0-9]+" . | atoi }}
-{{- $unit := regexReplaceAll "^[0-9]+" . "" }}
-{{- if eq $unit "h" }}{{ $ms = add $ms (mul $n 3600000) }}
-{{- else if eq $unit "m" }}{{ $ms = add $ms (mul $n 60000) }}
-{{- else if eq $unit "s" }}{{ $ms = add $ms (mul $n 1000) }}
-{{- else }}{{ $ms = add $ms $n }}
+{{- $ms := 0.0 }}
+{{- range regexFindAll $part $d -1 }}
+{{- $n := regexFind "^[0-9]+(\\.[0-9]*)?" . | float64 }}
+{{- $unit := regexReplaceAll "^[0-9]+(\\.[0-9]*)?" . "" }}
+{{- $scale := get (dict "h" 3600000.0 "m" 60000.0 "s" 1000.0 "ms" 1.0 "us" 0.001 "µs" 0.001 "ns" 0.000001) $unit }}
+{{- $ms = addf $ms (mulf $n $scale) }}
+{{- end }}
+{{- divf $ms 1000 | ceil | int }}
+{{- end }}
+
+{{/*
+mcpbridge.childStopSeconds: how long the children may take to stop after
+the graceful stop, in seconds: drain.childStop when set, else twice the
+longest grace a child gets (closed stdin, grace, SIGTERM, grace, SIGKILL;
+every child stops at once). A server's grace is its restart.grace in
+config, or the bridge's --grace (from extraArgs; 5s by default).
+*/}}
+{{- define "mcpbridge.childStopSeconds" -}}
+{{- if .Values.drain.childStop }}
+{{- include "mcpbridge.seconds" (dict "value" .Values.drain.childStop "name" "drain.childStop") }}
+{{- else }}
+{{- $default := "5s" }}
+{{- $args := .Values.extraArgs | default list }}
+{{- range $i, $a := $args }}
+{{- if and (has (toString $a) (list "--grace" "-grace")) (lt (add1 $i) (len $args)) }}
+{{- $default = toString (index $args (add1 $i)) }}
+{{- else if regexMatch "^--?grace=" (toString $a) }}
+{{- $default = regexReplaceAll "^--?grace=" (toString $a) "" }}
 {{- end }}
 {{- end }}
-{{- div (add $ms 999) 1000 }}
+{{- $grace := 0 }}
+{{- range $i, $s := .Values.config.servers }}
+{{- $g := include "mcpbridge.seconds" (dict "value" $default "name" "extraArgs: --grace") | atoi }}
+{{- with dig "restart" "grace" "" $s }}
+{{- $g = include "mcpbridge.seconds" (dict "value" . "name" (printf "config.servers[%d].restart.grace" $i)) | atoi }}
+{{- end }}
+{{- $grace = max $grace $g }}
+{{- end }}
+{{- mul 2 $grace }}
+{{- end }}
 {{- end }}
 
 {{/*
 terminationGracePeriodSeconds: the drain delay, the shutdown timeout, the
-children's stop and a margin, unless drain.terminationGracePeriodSeconds
-overrides it; an override below delay + shutdown timeout fails the render,
-since the kubelet would kill the bridge while calls are still draining.
+children's stop (mcpbridge.childStopSeconds) and a margin, unless
+drain.terminationGracePeriodSeconds overrides it; an override below delay +
+shutdown timeout fails the render, since the kubelet would kill the bridge
+while calls are still draining.
 */}}
 {{- define "mcpbridge.terminationGracePeriodSeconds" -}}
 {{- $delay := include "mcpbridge.seconds" (dict "value" .Values.drain.delay "name" "drain.delay") | atoi }}
 {{- $timeout := include "mcpbridge.seconds" (dict "value" .Values.drain.shutdownTimeout "name" "drain.shutdownTimeout") | atoi }}
-{{- $children := include "mcpbridge.seconds" (dict "value" .Values.drain.childStop "name" "drain.childStop") | atoi }}
+{{- $children := include "mcpbridge.childStopSeconds" . | atoi }}
 {{- $margin := include "mcpbridge.seconds" (dict "value" .Values.drain.margin "name" "drain.margin") | atoi }}
 {{- $override := .Values.drain.terminationGracePeriodSeconds }}
 {{- if kindIs "invalid" $override }}
