@@ -5,9 +5,21 @@
 // (docs/architecture.md has the picture).
 //
 // A program makes a [Service] with [New] from a [Config] (the fronted
-// servers and the limits), serves it with [Service.NewGRPCServer] (health,
-// reflection, recovery, logging, keepalive), and stops it with
-// [Service.Close]. cmd/mcpbridge is such a program.
+// servers and the limits), serves it with [Service.Serve] on the
+// listeners it opened (gRPC, and optionally the HTTP door and a plaintext
+// health listener), and stops it with [Service.Shutdown], which drains,
+// stops gracefully within its context and stops the children, as
+// http.Server does (lifecycle.go). cmd/mcpbridge is such a program. A
+// program that runs its own grpc.Server instead uses
+// [Service.NewGRPCServer] (health, reflection, recovery, logging,
+// keepalive) and [Service.NewHTTPDoor], and performs Shutdown's steps
+// itself: [Service.Drain], its servers' graceful stop, [Service.Abort] at
+// its deadline, [Service.Close].
+//
+// Every door opens a client's JSON-RPC session with a server through one
+// in-process API, [Service.Open] (session.go): the Connect RPC
+// (connect.go) and the HTTP door's MCP endpoint (httpdoor.go) only carry
+// messages between their transport and a [Session].
 //
 // How a request travels, file by file:
 //
@@ -24,7 +36,7 @@
 //   - The RPCs: typed.go (lists, CallTool, ReadResource, GetPrompt,
 //     Complete), streams.go (CallToolStream), raw.go (Call and CallStream,
 //     lossless JSON text), subscribe.go (Subscribe), connect.go (Connect, a
-//     raw JSON-RPC tunnel, package internal/tunnel), respond.go (RespondToServerRequest), and
+//     raw JSON-RPC tunnel over a Session, package internal/tunnel), respond.go (RespondToServerRequest), and
 //     fronted.go (GetServer, Ping). The conversions between MCP's JSON
 //     and the typed messages are package internal/convert.
 //   - Package internal/pool starts and negotiates each child (stdio.Start

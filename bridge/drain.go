@@ -23,11 +23,11 @@ import (
 // RetryInfo, so that a replica's callers know at once to go elsewhere
 // (docs/scaling.md).
 
-// errDraining is the cause with which Shutdown cancels a long-lived
+// errDraining is the cause with which Drain cancels a long-lived
 // stream's context, and Abort a call's.
 var errDraining = errors.New("bridge: shutting down")
 
-// drainRetry is the RetryInfo delay of a stream ended by Shutdown.
+// drainRetry is the RetryInfo delay of a stream ended by Drain.
 const drainRetry = time.Second
 
 // longLived returns the context of a long-lived stream: parent's, also
@@ -38,7 +38,7 @@ func (s *Service) longLived(parent context.Context) (ctx context.Context, end fu
 	ctx, cancel := context.WithCancelCause(parent)
 	if s.draining.Err() != nil {
 		// Now, not when AfterFunc's goroutine gets to it: a stream opened
-		// after Shutdown could otherwise send its first message before it
+		// after Drain could otherwise send its first message before it
 		// learned that it is refused.
 		cancel(errDraining)
 		return ctx, func() {}
@@ -50,13 +50,13 @@ func (s *Service) longLived(parent context.Context) (ctx context.Context, end fu
 	}
 }
 
-// refusedDraining reports that Shutdown (or Abort) cancelled ctx: a
+// refusedDraining reports that Drain (or Abort) cancelled ctx: a
 // long-lived stream's from longLived, or a call's from abortable.
 func refusedDraining(ctx context.Context) bool {
 	return errors.Is(context.Cause(ctx), errDraining)
 }
 
-// drained replaces the outcome of a long-lived stream that Shutdown ended
+// drained replaces the outcome of a long-lived stream that Drain ended
 // with UNAVAILABLE and RetryInfo.
 func drained(ctx context.Context, server, method string, err error) error {
 	if !refusedDraining(ctx) {

@@ -67,7 +67,7 @@ func TestShutdownEndsLongLivedStreams(t *testing.T) {
 	}()
 	logs.WaitFor(ctx, t, "fixture: blocking")
 
-	svc.Shutdown()
+	svc.Drain()
 	for name, recv := range map[string]func() error{
 		"Subscribe": func() error { _, err := sub.Recv(); return err },
 		"Connect": func() error {
@@ -131,7 +131,7 @@ func TestAbortEndsCallsWithRetryInfo(t *testing.T) {
 	}()
 	logs.WaitFor(ctx, t, "fixture: blocking")
 
-	svc.Shutdown()
+	svc.Drain()
 	for service, want := range map[string]healthpb.HealthCheckResponse_ServingStatus{
 		"": healthpb.HealthCheckResponse_NOT_SERVING, LivenessService: healthpb.HealthCheckResponse_SERVING,
 	} {
@@ -177,7 +177,7 @@ func TestAbortEndsCallsWithRetryInfo(t *testing.T) {
 // message (a Subscribe's acknowledgement once did, under load).
 func TestLongLivedAfterShutdownIsRefusedAtOnce(t *testing.T) {
 	svc := newService(t, Config{Servers: []ServerConfig{fixtureChild(t, "", time.Second)}, Logger: slog.New(slog.DiscardHandler)})
-	svc.Shutdown()
+	svc.Drain()
 	for range 100 {
 		ctx, end := svc.longLived(context.Background())
 		refused := refusedDraining(ctx)

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -82,4 +84,59 @@ func ExampleNew() {
 	// Output:
 	// Sunny in Paris
 	// weather 2026-07-28 weather
+}
+
+// Serve and Shutdown are the bridge's whole lifecycle, as http.Server's
+// are: a program embeds the bridge by opening its listeners, serving on
+// them, and calling Shutdown when it stops, which drains health and the
+// long-lived streams, waits for the calls in flight until its context
+// ends, aborts the rest with UNAVAILABLE and RetryInfo, and stops the
+// children. Here the gRPC API and the HTTP door (MCP Streamable HTTP at
+// /mcp/weather) both serve the weather server.
+func ExampleService_Serve() {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	svc, err := bridge.New(bridge.Config{
+		Servers: []bridge.ServerConfig{{Name: "weather", Command: exe, Env: []bridge.EnvVar{{Name: testkit.FixtureEnv, Value: "weather"}}}},
+		Logger:  slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	grpcLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	httpLis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- svc.Serve(bridge.Listeners{GRPC: grpcLis, HTTP: httpLis}, bridge.ServeOptions{}) }()
+
+	conn, err := grpc.NewClient(grpcLis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+	args, _ := structpb.NewStruct(map[string]any{"city": "Oslo"})
+	res, err := mcpbridgev1.NewBridgeServiceClient(conn).CallTool(context.Background(),
+		&mcpbridgev1.CallToolRequest{Name: "forecast", Arguments: args})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.GetContent()[0].GetText().GetText())
+
+	// A remote MCP host would use http://<addr>/mcp/weather.
+	fmt.Println(strings.HasPrefix("http://"+httpLis.Addr().String()+"/mcp/weather", "http://127.0.0.1:"))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fmt.Println(svc.Shutdown(ctx), <-served)
+	// Output:
+	// Sunny in Oslo
+	// true
+	// <nil> bridge: service closed
 }

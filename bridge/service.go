@@ -37,11 +37,11 @@ type Service struct {
 
 	healthMu sync.Mutex
 	ready    map[string]bool // per current server, for the overall health status
-	shutDown bool            // Shutdown has turned health NOT_SERVING for good
+	shutDown bool            // Drain has turned health NOT_SERVING for good
 	reload   sync.Mutex      // one Reload at a time
 	retiring sync.WaitGroup  // servers a Reload removed or replaced, until stopped
 
-	draining context.Context // cancelled by Shutdown: long-lived streams end
+	draining context.Context // cancelled by Drain: long-lived streams end
 	drain    context.CancelFunc
 	aborting context.Context // cancelled by Abort: calls in flight end
 	abort    context.CancelFunc
@@ -49,6 +49,11 @@ type Service struct {
 	metrics *grpcMetrics // Config.Metrics: the gRPC server's; nil: none
 
 	closeOnce sync.Once
+
+	serveMu  sync.Mutex
+	serving  *serving  // what Serve runs (lifecycle.go)
+	stopOnce sync.Once // Shutdown's work, once
+	stopErr  error
 }
 
 // New starts the children of each configured server and returns the
@@ -155,12 +160,13 @@ func (s *Service) ServerOptions() []grpc.ServerOption {
 	}
 }
 
-// Shutdown starts a graceful stop: every health status turns NOT_SERVING
-// (but LivenessService's), so that balancers drain the bridge, and the
-// long-lived streams (Subscribe, Connect) end at once with UNAVAILABLE and
+// Drain starts a graceful stop, Shutdown's first step: every health
+// status turns NOT_SERVING (but LivenessService's), so that balancers
+// drain the bridge, and the long-lived streams and sessions (Subscribe,
+// Connect, the MCP endpoint's) end at once with UNAVAILABLE and
 // RetryInfo, as do new ones, so that a graceful stop of the gRPC server
 // waits only for calls. Calls keep being served.
-func (s *Service) Shutdown() {
+func (s *Service) Drain() {
 	s.healthMu.Lock()
 	for name := range s.ready {
 		s.setStatus(HealthService+"/"+name, healthpb.HealthCheckResponse_NOT_SERVING)
@@ -175,9 +181,9 @@ func (s *Service) Shutdown() {
 // Abort ends every call still in flight with UNAVAILABLE and RetryInfo,
 // cancelling its request on the child: for a graceful stop that ran out of
 // time, so that those callers learn to retry (elsewhere) before the
-// connections close. It implies Shutdown.
+// connections close. It implies Drain.
 func (s *Service) Abort() {
-	s.Shutdown()
+	s.Drain()
 	s.abort()
 }
 
@@ -186,7 +192,7 @@ func (s *Service) Abort() {
 // fail with UNAVAILABLE.
 func (s *Service) Close() error {
 	s.closeOnce.Do(func() {
-		s.Shutdown()
+		s.Drain()
 		var wg sync.WaitGroup
 		s.reload.Lock() // no Reload adds servers after this
 		for _, srv := range s.serverSet() {

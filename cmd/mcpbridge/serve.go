@@ -24,7 +24,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/reflection"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/internal/asynclog"
@@ -401,6 +400,13 @@ func runServe(args []string, implicit bool) error {
 		}
 		defer httpLis.Close()
 	}
+	var healthLis net.Listener
+	if f.healthListen != "" {
+		if healthLis, err = net.Listen("tcp", onLoopback(f.healthListen)); err != nil {
+			return fmt.Errorf("health: %w", err)
+		}
+		defer healthLis.Close()
+	}
 	svc, err := bridge.New(cfg)
 	if err != nil {
 		return err
@@ -411,31 +417,22 @@ func runServe(args []string, implicit bool) error {
 		stopReload := reloadOnHangup(f, svc, sec, listen, log)
 		defer stopReload()
 	}
-
-	gs := svc.NewGRPCServer(grpcOpts...)
 	if plaintextExposed {
 		log.Warn("mcpbridge: serving plaintext on a non-loopback address", "listen", lis.Addr().String())
 	}
-	if f.healthListen != "" {
-		stopHealth, err := serveHealth(svc, f.healthListen, log)
-		if err != nil {
-			return err
-		}
-		defer stopHealth() // last: liveness answers until the bridge is gone
-	}
-	var front *httpFront
+	serveOpts := bridge.ServeOptions{GRPC: grpcOpts, HTTPTLS: tlsConfig, DrainDelay: f.drainDelay}
+	ls := bridge.Listeners{GRPC: lis, Health: healthLis}
 	if httpLis != nil {
-		door, err := svc.NewHTTPDoor(gs, bridge.HTTPOptions{Origins: origins, AnyHost: !isLoopback(httpLis.Addr().String())})
-		if err != nil {
-			return err
-		}
-		front = startHTTP(httpLis, door, tlsConfig, log)
-		defer front.close() // after the calls have ended: GracefulStop or Abort below
+		ls.HTTP = httpLis
+		serveOpts.HTTP = bridge.HTTPOptions{Origins: origins, AnyHost: !isLoopback(httpLis.Addr().String())}
 		log.Info("mcpbridge: serving HTTP", "http_listen", httpLis.Addr().String(), "cors_origins", strings.Join(origins, ","))
+	}
+	if healthLis != nil {
+		log.Info("mcpbridge: serving health", "health_listen", healthLis.Addr().String())
 	}
 	log.Info("mcpbridge: serving", append([]any{"listen", lis.Addr().String(), "tls", f.tlsCert != "", "mtls", f.clientCA != ""}, describe...)...)
 	served := make(chan error, 1)
-	go func() { served <- gs.Serve(lis) }() // returns once gs stops
+	go func() { served <- svc.Serve(ls, serveOpts) }()
 	select {
 	case err := <-served:
 		return err
@@ -443,43 +440,15 @@ func runServe(args []string, implicit bool) error {
 	}
 	stopSignals() // a second signal takes the default action: exit at once (the children's reapers, or Pdeathsig, end them)
 	log.Info("mcpbridge: shutting down; signal again to force", "drain_delay", f.drainDelay.String(), "timeout", f.shutdownTimeout.String())
-
-	// docs/operations.md, "Graceful shutdown": health NOT_SERVING first so
-	// that balancers drain the bridge, and the long-lived streams end; then
-	// the drain delay, in which calls are still served while balancers
-	// catch up (docs/scaling.md); then GracefulStop with a deadline, after
-	// which the calls left end with UNAVAILABLE and RetryInfo; then the
-	// children.
-	svc.Shutdown()
-	if front != nil {
-		front.shutdown()
-	}
-	if f.drainDelay > 0 {
-		time.Sleep(f.drainDelay)
-	}
-	stopped := make(chan struct{})
-	go func() {
-		gs.GracefulStop()
-		close(stopped)
-	}()
-	t := time.NewTimer(f.shutdownTimeout)
-	select {
-	case <-stopped:
-		t.Stop()
-	case <-t.C:
-		log.Warn("mcpbridge: calls still in flight at the shutdown timeout; ending them with UNAVAILABLE")
-		svc.Abort()
-		// Their handlers return at once with the status, which reaches the
-		// callers before Stop closes the connections.
-		select {
-		case <-stopped:
-		case <-time.After(abortWait):
-			gs.Stop()
-			<-stopped
-		}
-	}
+	// The drain delay, then the graceful stop within the shutdown timeout
+	// (docs/operations.md, "Graceful shutdown").
+	stopCtx, cancel := context.WithTimeout(context.Background(), f.drainDelay+f.shutdownTimeout)
+	defer cancel()
+	err = svc.Shutdown(stopCtx)
 	<-served
-	err = svc.Close()
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = nil // the calls left were ended with UNAVAILABLE, as documented
+	}
 	log.Info("mcpbridge: stopped")
 	return err
 }
@@ -541,37 +510,6 @@ func refusePlaintext(f *serveFlags, what, addr string) error {
 		return nil
 	}
 	return usageError{err: fmt.Errorf("refusing to serve plaintext %son %s, which is not a loopback address: add --tls-cert and --tls-key to serve TLS, or --insecure to serve plaintext anyway", what, addr)}
-}
-
-// abortWait bounds how long the calls that Abort ended get to send their
-// status before Stop closes the connections.
-const abortWait = 2 * time.Second
-
-// serveHealth serves grpc.health.v1 alone, in plaintext, on addr (a bare
-// :port on loopback) until stop. Health tells nothing a caller could use
-// against the bridge, and with authentication on a server's own entry is
-// shown only to callers who may use it (bridge/health.go), so the listener
-// needs neither TLS nor --insecure.
-func serveHealth(svc *bridge.Service, addr string, log *slog.Logger) (stop func(), err error) {
-	lis, err := net.Listen("tcp", onLoopback(addr))
-	if err != nil {
-		return nil, fmt.Errorf("health: %w", err)
-	}
-	hs := grpc.NewServer()
-	svc.RegisterHealth(hs)
-	reflection.Register(hs) // for grpcurl; it lists grpc.health.v1 alone
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := hs.Serve(lis); err != nil {
-			log.Error("mcpbridge: the health listener failed", "error", err)
-		}
-	}()
-	log.Info("mcpbridge: serving health", "health_listen", lis.Addr().String())
-	return func() {
-		hs.Stop()
-		<-done
-	}, nil
 }
 
 // serveConfig is the bridge's configuration: the --config file, with the
