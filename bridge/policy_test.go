@@ -42,6 +42,11 @@ func runPolicyFixture() int {
 	if err != nil {
 		return 2
 	}
+	if b, err := os.ReadFile(os.Getenv(policyStartDelay)); err == nil {
+		if d, err := time.ParseDuration(strings.TrimSpace(string(b))); err == nil {
+			time.Sleep(d) // a slow start: nothing read meanwhile
+		}
+	}
 	srv, err := mcp.NewServer(mcp.Implementation{Name: "policy-fixture", Version: "1.0.0"}, mcp.Config{})
 	if err != nil {
 		return 2
@@ -97,6 +102,10 @@ func runPolicyFixture() int {
 	}
 	return 0
 }
+
+// policyStartDelay names a file: while it holds a duration, the policy
+// fixture waits that long at its start before it reads anything.
+const policyStartDelay = "POLICY_START_DELAY"
 
 // policyServer fronts the policy fixture under a policy.
 func policyServer(tb testing.TB, name string, p Policy) ServerConfig {

@@ -246,6 +246,8 @@ func (f *connectFlags) explain(err error) string {
 			return fmt.Sprintf("%s closed the connection (%s): if it serves TLS, dial it with --tls", where, msg)
 		case strings.Contains(msg, "shutting down"):
 			return fmt.Sprintf("%s is shutting down (%s): start the host's session again in a moment", where, msg)
+		case strings.Contains(msg, "could not be started") || strings.Contains(msg, "kept exiting"):
+			return fmt.Sprintf("%s could not start the server (%s): the session ends; see the bridge's log, and start it again", where, msg)
 		case !strings.Contains(msg, "connection error") && !strings.Contains(msg, "transport"):
 			// The bridge answered: the server behind it is down.
 			return fmt.Sprintf("%s has lost the server behind it (%s): the session ends; start it again once the server is back", where, msg)

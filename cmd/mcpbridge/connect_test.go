@@ -230,6 +230,28 @@ func TestConnectNamesNoServerAmongSeveral(t *testing.T) {
 	}
 }
 
+// TestConnectSlowChildSaysHandshake: when the host's own child does not
+// complete the handshake in time (its start is slow), the host is told
+// so, as the bridge's log says, and that the bridge could not start the
+// server.
+func TestConnectSlowChildSaysHandshake(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, nil, "--handshake-timeout", "1s", "--", "sh", "-c", `sleep 5 && exec "$0" demo`, mcpbridgeBin)
+	run := runHost(t, nil, []string{"--addr", b.addr}, hostInitialize, hostInitialized, hostListTools)
+	if run.code != 1 || len(run.answers) != 1 {
+		t.Fatalf("connect = exit %d, answers %v, stderr %s; want exit 1 and the initialize answered", run.code, run.answers, run.stderr)
+	}
+	msg := errorOf(run.answers[0])
+	for _, want := range []string{"could not start the server", "did not complete the handshake in time"} {
+		if !strings.Contains(msg, want) || !strings.Contains(run.stderr, want) {
+			t.Errorf("the host's error %q and stderr %q; want both to say %q", msg, run.stderr, want)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	b.log.WaitFor(ctx, t, "did not complete the handshake in time")
+}
+
 // TestConnectFlagErrors: flags that cannot work together are usage
 // errors (exit 2), before anything is dialled.
 func TestConnectFlagErrors(t *testing.T) {

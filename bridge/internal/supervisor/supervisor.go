@@ -426,16 +426,32 @@ func (s *Supervisor[P]) Acquire(ctx context.Context) (P, error) {
 		case Restarting:
 			msg := "The MCP server is restarting"
 			if lastErr != nil {
-				msg = "The MCP server could not be started; retrying"
+				msg = "The MCP server could not be started" + because(lastErr) + "; retrying"
 			}
 			return none, &UnavailableError{State: state, Message: msg, RetryAfter: max(time.Until(next), time.Millisecond), Cause: lastErr}
 		case Failed:
-			return none, &UnavailableError{State: state, Message: "The MCP server kept exiting; it is tried again at intervals",
+			return none, &UnavailableError{State: state, Message: "The MCP server kept exiting" + because(lastErr) + "; it is tried again at intervals",
 				RetryAfter: max(time.Until(next), time.Millisecond), Cause: lastErr}
 		default:
 			return none, &UnavailableError{State: state, Message: "The MCP server is stopping"}
 		}
 	}
+}
+
+// because is why a start failed, for a caller: " (the server did not
+// complete the handshake in time)", from the JSON-RPC error of the stdio
+// client, whose messages are fixed texts (its cause, which may hold paths
+// or stderr, stays out); "" for any other error.
+func because(err error) string {
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) || e.Message == "" {
+		return ""
+	}
+	msg := e.Message
+	if r := msg[0]; 'A' <= r && r <= 'Z' && (len(msg) < 2 || msg[1] < 'A' || msg[1] > 'Z') {
+		msg = string(r+'a'-'A') + msg[1:] // "The server …", not an acronym
+	}
+	return " (" + msg + ")"
 }
 
 // RetryAfter is the delay to advertise to a call that failed because the
