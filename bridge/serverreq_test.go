@@ -145,6 +145,15 @@ func TestServerRequestsFixture(t *testing.T) {
 		}
 	})
 
+	// The bridge declared roots to its own connection: with nobody to
+	// ask, a client with no workspace open has no roots (not -32601, which
+	// says roots/list is unknown). docs/protocol.md, "Roots".
+	t.Run("roots with nobody to ask", func(t *testing.T) {
+		if got := ask("legacy", "roots/list", `{}`); got != `{"result":{"roots":[]}}` {
+			t.Errorf("roots/list with nobody to ask = %s, want no roots", got)
+		}
+	})
+
 	t.Run("a 2026 child gets -32601", func(t *testing.T) {
 		sctx, stop := context.WithCancel(ctx)
 		defer stop()

@@ -13,14 +13,17 @@ package fanout
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // StreamBuffer bounds the events a Subscribe stream (and a tunnel's
@@ -46,7 +49,8 @@ const StreamBuffer = 64
 //  4. the opted-in streams (streamReg with optIn): offered as a
 //     ServerRequest, answered by RespondToServerRequest; the lone call in
 //     flight alone when it is an opted-in stream.
-//  5. nobody: -32601 at once.
+//  5. nobody: -32601 at once; but roots/list on the bridge's own
+//     connection to a legacy child (NoRootsAlone) is answered no roots.
 //
 // Bounds: the stdio Client runs at most MaxServerRequests handlers at once
 // (more are refused -32603 with retryable) and every one of them waits at
@@ -73,6 +77,15 @@ type Relay struct {
 	// private child): everything it sends unsolicited is that
 	// principal's, whatever is in flight. Set before the child serves.
 	Owner string
+
+	// NoRootsAlone, set for a child the bridge itself connects (a shared
+	// or pool child, a session's child), answers the child's roots/list
+	// with no roots when no caller is there to ask: the bridge declared
+	// roots to it, and a client with no workspace open has none, rather
+	// than a roots/list it does not know (-32601). A tunnel's private
+	// child, which has its host's own capabilities, gets no such answer.
+	// Set before Hook.
+	NoRootsAlone bool
 
 	mu      sync.Mutex
 	calls   int                        // calls in flight on the child that the bridge knows of
@@ -104,11 +117,35 @@ func NewRelay(server string, roots json.RawMessage, timeout time.Duration, secur
 // serves.
 func (r *Relay) Hook(cfg stdio.ClientConfig) stdio.ClientConfig {
 	cfg.OnServerRequest = r.onServerRequest
+	if r.NoRootsAlone {
+		cfg.OnServerRequest = r.rootsOrNone
+	}
 	cfg.OnNotification = r.onNotification
 	if cfg.MaxServerRequests > 0 {
 		r.limit = cfg.MaxServerRequests
 	}
 	return cfg
+}
+
+// noRoots is the roots/list answer of a relay with no caller to ask.
+var noRoots = json.RawMessage(`{"roots":[]}`)
+
+// rootsOrNone is onServerRequest, but for a roots/list that nobody could
+// be asked (the relay's own -32601, not a caller's answer): no roots
+// (NoRootsAlone).
+func (r *Relay) rootsOrNone(ctx context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
+	res, err := r.onServerRequest(ctx, req)
+	if req.Method != "roots/list" || err == nil {
+		return res, err
+	}
+	if c := r.client.Load(); c != nil && protocol.Modern(c.Protocol()) {
+		return res, err // a 2026 child sends no requests: roots/list is unknown
+	}
+	var e *jsonrpc.Error
+	if errors.As(err, &e) && e.Code == jsonrpc.CodeMethodNotFound && e.Message == MethodNotFound(req.Method).Message {
+		return noRoots, nil
+	}
+	return res, err
 }
 
 // Attach records the child's Client once stdio.Connect negotiated it.

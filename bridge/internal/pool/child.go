@@ -67,6 +67,8 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 	spawn := func(ctx context.Context) (*stdio.Client, error) {
 		stderr := newStderrLog(log, m.stderr)
 		r := fanout.NewRelay(srv.name, srv.cfg.Roots, srv.cfg.ServerRequestTimeout, srv.opts.Secure(), log)
+		_, roots := rawjson.Member(Capabilities(srv.cfg), "roots")
+		r.NoRootsAlone = roots && !m.private // the bridge's own connection, to which it declared roots itself
 		cc := srv.cfg.client(log)
 		cc.Counters = &m.counters // the child's totals, across restarts
 		c, err := stdio.Start(ctx, Command(srv.cfg, stderr, m.env), r.Hook(cc))
