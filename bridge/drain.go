@@ -68,21 +68,13 @@ func drained(ctx context.Context, server, method string, err error) error {
 	})
 }
 
-// subscribeStream and connectStream carry a long-lived stream's context
-// to its handler.
+// subscribeStream carries a long-lived stream's context to its handler.
 type subscribeStream struct {
 	grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]
 	ctx context.Context
 }
 
 func (s subscribeStream) Context() context.Context { return s.ctx }
-
-type connectStream struct {
-	grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]
-	ctx context.Context
-}
-
-func (s connectStream) Context() context.Context { return s.ctx }
 
 // abortable gives a call a context that Abort cancels with errDraining,
 // and turns the outcome of a call so ended into UNAVAILABLE and RetryInfo.

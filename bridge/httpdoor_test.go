@@ -403,6 +403,10 @@ func TestHTTPDoorEveryGuard(t *testing.T) {
 		}
 	})
 
+	if got := b.sentToChildren("p", "r"); got != sent {
+		t.Errorf("the children were sent %d bytes while every forbidden request was refused", got-sent)
+	}
+
 	chk.reason = door.RefusedLimited
 	if code, _, body := doorPost(t, api, "application/json", `{"server":"r","name":"pid"}`, bob...); code != http.StatusOK {
 		t.Fatalf("bob's one call to r: %d %s", code, body)

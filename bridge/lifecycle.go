@@ -64,11 +64,11 @@ const abortWait = 2 * time.Second
 
 // serving is what one Serve runs.
 type serving struct {
-	gs     *grpc.Server
-	door   *HTTPDoor
-	hs     *http.Server
-	health *grpc.Server
-	drain  time.Duration
+	gs       *grpc.Server
+	door     *HTTPDoor
+	hs       *http.Server
+	health   *grpc.Server
+	drain    time.Duration
 	wg       sync.WaitGroup // the listeners' goroutines
 	stopping chan struct{}  // closed when Shutdown begins
 	stop     chan struct{}  // closed by Shutdown when everything has stopped

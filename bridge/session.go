@@ -223,7 +223,7 @@ func (ss *Session) serve() error {
 	}
 	c := ss.c
 	defer func() { srv.Release(c) }() // a child of its own ends with the session
-	t := tunnel.New(&tunnelServer{s: ss.s, srv: srv}, &tunnel.Child{Client: c.Client, Relay: c.Relay, Level: c.Level, Floor: c.Floor}, ctx)
+	t := tunnel.New(&tunnelServer{s: ss.s, srv: srv}, &tunnel.Child{Client: c.Client, Relay: c.Relay, Level: c.Level, Floor: c.Floor, Private: c.Private()}, ctx)
 	c.Relay.AddTunnel(t)
 	go t.Write(ss.deliver)
 
@@ -239,7 +239,7 @@ func (ss *Session) serve() error {
 			return err
 		}
 		c = next
-		t.Rebind(&tunnel.Child{Client: c.Client, Relay: c.Relay, Level: c.Level, Floor: c.Floor})
+		t.Rebind(&tunnel.Child{Client: c.Client, Relay: c.Relay, Level: c.Level, Floor: c.Floor, Private: c.Private()})
 		return nil
 	}
 	if first != nil {

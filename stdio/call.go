@@ -54,8 +54,21 @@ type CallOptions struct {
 	// method of the other era or of a conflicting protocol version, so
 	// that the child answers as it would (a proxy of another MCP client
 	// wants that). The progress token, when Progress is set, is still the
-	// Client's own.
+	// Client's own unless ProgressToken is set.
 	Verbatim bool
+	// ID, when set (a JSON string or integer), sends the request under
+	// this id, the caller's own, instead of one of the Client's, as long
+	// as no request in flight on the connection has it; its cancellation
+	// names it too. A proxy whose client owns the whole connection (a
+	// host's private child) sets it, so that the child sees the host's
+	// ids. Otherwise the request goes under an id of the Client's.
+	ID json.RawMessage
+	// ProgressToken, with Progress and ID set, is the request's progress
+	// token, the caller's own, in place of one the Client mints, as long
+	// as no call in flight uses it; progress naming it goes to Progress
+	// with the token unchanged. It is only for a connection that one
+	// client owns: any request's params could name the token.
+	ProgressToken json.RawMessage
 }
 
 // Progress is one notifications/progress for a call.
@@ -73,7 +86,10 @@ type Progress struct {
 
 // call is one request in flight.
 type call struct {
-	id       int64
+	id       int64                          // its key in pending: the id it was sent under, or a negative key for one sent under the caller's own (raw)
+	raw      json.RawMessage                // the caller's own id it was sent under; nil: id
+	fwdKey   string                         // raw, canonical (canonicalID), the key of fwd; "" for none
+	fwdToken string                         // the caller's own progress token, canonical, the key of fwdTokens; "" for none
 	resp     chan response                  // one slot: exactly one sender removes the entry
 	progress *dropq.Signalled[progressItem] // progress and attributed logs, in arrival order
 	token    string                         // the progress token minted for it, decoded; "" without Progress
@@ -142,31 +158,35 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 	if err != nil {
 		return nil, err
 	}
-	id := c.nextID.Add(1)
-	if o.OnRequestID != nil {
+	cl := &call{resp: make(chan response, 1), logs: o.Log != nil}
+	c.reserveID(cl, o)
+	id := cl.id
+	if o.OnRequestID != nil && cl.raw == nil {
 		o.OnRequestID(id)
 	}
 	var token json.RawMessage
-	if o.Progress != nil {
+	switch {
+	case cl.fwdToken != "":
+		token = o.ProgressToken
+	case o.Progress != nil:
 		token = mintToken(id)
+		cl.token = string(token[1 : len(token)-1]) // no escapes: digits, '.' and hex
 	}
 	p, err := e.params(raw, o.Meta, token)
 	if err != nil {
+		c.unreserve(cl)
 		return nil, err
-	}
-	cl := &call{id: id, resp: make(chan response, 1), logs: o.Log != nil}
-	if token != nil {
-		cl.token = string(token[1 : len(token)-1]) // no escapes: digits, '.' and hex
 	}
 	if o.Progress != nil || o.Log != nil {
 		cl.progress = newProgressQueue()
 	}
 	var idb [20]byte
 	f := newFrame()
-	f.buf = wire.AppendRequest(f.buf, rawjson.AppendInt(idb[:0], id), method, p)
+	f.buf = wire.AppendRequest(f.buf, cl.wireID(idb[:0]), method, p)
 	cl.size = len(f.buf)
 	if limit := c.cfg.MaxRequestBytes; limit > 0 && cl.size > limit {
 		f.release()
+		c.unreserve(cl)
 		return nil, requestTooLarge(cl.size, limit)
 	}
 	c.mu.Lock()
@@ -174,6 +194,7 @@ func (c *Client) call(ctx context.Context, method string, params any, o *CallOpt
 		e := c.err
 		c.mu.Unlock()
 		f.release()
+		c.unreserve(cl)
 		return nil, e
 	}
 	c.pending[id] = cl
@@ -372,7 +393,7 @@ func (c *Client) abandon(cl *call, written bool, e *jsonrpc.Error, o *CallOption
 	c.mu.Lock()
 	mine := c.pending[cl.id] == cl
 	if mine {
-		delete(c.pending, cl.id)
+		c.forget(cl)
 	}
 	c.mu.Unlock()
 	if !mine { // a response or the connection's end won the race
@@ -388,7 +409,7 @@ func (c *Client) abandon(cl *call, written bool, e *jsonrpc.Error, o *CallOption
 	if written {
 		reason := CancelReason{Reason: e.Message, Given: true}
 		errors.As(e.Cause, &reason) // a reason passed on: as it was given
-		c.cancelRequest(cl.id, reason)
+		c.cancelRequest(cl.id, cl.raw, reason)
 	}
 	return nil, e
 }
@@ -396,10 +417,12 @@ func (c *Client) abandon(cl *call, written bool, e *jsonrpc.Error, o *CallOption
 // cancelGrace bounds how long a cancellation notice waits for the writer.
 const cancelGrace = 5 * time.Second
 
-// cancelRequest sends notifications/cancelled for an abandoned request from
-// a goroutine of its own, so a slow child never holds the caller.
-func (c *Client) cancelRequest(id int64, reason CancelReason) {
-	params := rawjson.AppendInt([]byte(`{"requestId":`), id)
+// cancelRequest sends notifications/cancelled for an abandoned request
+// (the one sent under id, or under the caller's own raw id) from a
+// goroutine of its own, so a slow child never holds the caller.
+func (c *Client) cancelRequest(id int64, raw json.RawMessage, reason CancelReason) {
+	n := notice{id: id, raw: raw}
+	params := n.appendID([]byte(`{"requestId":`))
 	if reason.Given {
 		params = append(params, `,"reason":`...)
 		params = rawjson.AppendString(params, reason.Reason)
@@ -414,7 +437,7 @@ func (c *Client) cancelRequest(id int64, reason CancelReason) {
 		return
 	}
 	// Until the writer takes it, Close writes the notice itself.
-	c.cancelling = append(c.cancelling, id)
+	c.cancelling = append(c.cancelling, n)
 	c.mu.Unlock()
 	errc := make(chan error, 1)
 	f.errc = errc
@@ -436,7 +459,7 @@ func (c *Client) cancelRequest(id int64, reason CancelReason) {
 			c.log.Warn("stdio: gave up sending a cancellation", "id", id)
 		}
 		c.mu.Lock()
-		if i := slices.Index(c.cancelling, id); i >= 0 {
+		if i := slices.IndexFunc(c.cancelling, func(o notice) bool { return o.id == id }); i >= 0 {
 			c.cancelling = slices.Delete(c.cancelling, i, i+1)
 		}
 		c.mu.Unlock()
@@ -571,9 +594,9 @@ func (c *Client) deliverLast(cl *call, o *CallOptions) (last time.Time, err erro
 func (c *Client) callbackPanicked(cl *call, msg string, perr error) *jsonrpc.Error {
 	c.mu.Lock()
 	if c.pending[cl.id] == cl {
-		delete(c.pending, cl.id)
+		c.forget(cl)
 		c.mu.Unlock()
-		c.cancelRequest(cl.id, CancelReason{Reason: "Client stopped waiting", Given: true})
+		c.cancelRequest(cl.id, cl.raw, CancelReason{Reason: "Client stopped waiting", Given: true})
 	} else {
 		c.mu.Unlock()
 	}
@@ -600,4 +623,120 @@ func parseProgress(raw json.RawMessage) (Progress, bool) {
 		return Progress{}, false
 	}
 	return Progress{Progress: *w.Progress, Total: w.Total, Message: w.Message, Raw: raw}, true
+}
+
+// notice is a notifications/cancelled to write for a request: the key it
+// is in flight under, and the caller's own id it was sent under (nil:
+// the key is the id).
+type notice struct {
+	id  int64
+	raw json.RawMessage
+}
+
+// appendID appends the id the request was sent under.
+func (n notice) appendID(dst []byte) []byte {
+	if n.raw != nil {
+		return append(dst, n.raw...)
+	}
+	return rawjson.AppendInt(dst, n.id)
+}
+
+// wireID appends the id the call is sent under.
+func (cl *call) wireID(dst []byte) []byte {
+	return notice{id: cl.id, raw: cl.raw}.appendID(dst)
+}
+
+// canonicalID is a JSON-RPC id or progress token as a key that two
+// spellings of one value share: "i" and the integer, or "s" and the
+// string decoded; ok is false for any other JSON.
+func canonicalID(raw json.RawMessage) (string, bool) {
+	if n, ok := wire.IntID(raw); ok {
+		return "i" + strconv.FormatInt(n, 10), true
+	}
+	if s, ok := rawjson.StringValue(raw); ok {
+		return "s" + s, true
+	}
+	return "", false
+}
+
+// reserveID gives cl the id it is sent under: the caller's own
+// (CallOptions.ID) when no request in flight has it, under a negative key
+// of its own, with the caller's progress token when no call in flight
+// uses it; else the next of the Client's ids that no caller's own id in
+// flight has.
+func (c *Client) reserveID(cl *call, o *CallOptions) {
+	if o.ID != nil {
+		if k, ok := canonicalID(o.ID); ok {
+			c.mu.Lock()
+			free := c.fwd[k] == 0
+			if n, isInt := wire.IntID(o.ID); free && isInt {
+				free = c.pending[n] == nil
+			}
+			if free {
+				c.fwdSeq--
+				cl.id, cl.raw, cl.fwdKey = c.fwdSeq, o.ID, k
+				c.fwd[k] = cl.id
+				if o.Progress != nil && o.ProgressToken != nil {
+					if t, ok := canonicalID(o.ProgressToken); ok && c.fwdTokens[t] == 0 {
+						cl.fwdToken = t
+						c.fwdTokens[t] = cl.id
+					}
+				}
+				c.forwarded.Add(1)
+			}
+			c.mu.Unlock()
+			if free {
+				return
+			}
+		}
+	}
+	cl.id = c.nextID.Add(1)
+	if c.forwarded.Load() == 0 {
+		return
+	}
+	c.mu.Lock()
+	for c.fwd["i"+strconv.FormatInt(cl.id, 10)] != 0 { // a caller's own id in flight
+		cl.id = c.nextID.Add(1)
+	}
+	c.mu.Unlock()
+}
+
+// unreserve gives back the caller's own id and token of a call that was
+// never sent.
+func (c *Client) unreserve(cl *call) {
+	if cl.fwdKey == "" {
+		return
+	}
+	c.mu.Lock()
+	c.forget(cl)
+	c.mu.Unlock()
+}
+
+// forget removes a call from the calls in flight, and its caller's own
+// id and token from theirs; c.mu is held.
+func (c *Client) forget(cl *call) {
+	delete(c.pending, cl.id)
+	if cl.fwdKey != "" && c.fwd[cl.fwdKey] == cl.id {
+		delete(c.fwd, cl.fwdKey)
+		c.forwarded.Add(-1)
+	}
+	if cl.fwdToken != "" && c.fwdTokens[cl.fwdToken] == cl.id {
+		delete(c.fwdTokens, cl.fwdToken)
+	}
+}
+
+// inFlight returns the call in flight that raw names: one sent under the
+// caller's own id, else under the Client's; c.mu is held.
+func (c *Client) inFlight(raw json.RawMessage) *call {
+	if len(c.fwd) > 0 {
+		if k, ok := canonicalID(raw); ok {
+			if key := c.fwd[k]; key != 0 {
+				return c.pending[key]
+			}
+		}
+	}
+	if id, ok := wire.IntID(raw); ok {
+		return c.pending[id]
+	}
+	return nil
 }

@@ -141,15 +141,19 @@ type Client struct {
 	done    chan struct{} // closed once reader, writer and waiter returned
 	live    atomic.Int32  // goroutines left before done closes
 
-	nextID  atomic.Int64
-	era     atomic.Pointer[era] // set once by Connect; nil on a raw Client
-	written atomic.Int64        // bytes written to stdin, counted once each write returned
+	nextID    atomic.Int64
+	forwarded atomic.Int32        // len(fwd), read without mu
+	era       atomic.Pointer[era] // set once by Connect; nil on a raw Client
+	written   atomic.Int64        // bytes written to stdin, counted once each write returned
 
 	mu         sync.Mutex
 	pending    map[int64]*call
+	fwd        map[string]int64 // calls sent under their caller's own id: the id, canonical, to the key in pending
+	fwdTokens  map[string]int64 // of those, the callers' own progress tokens, canonical, to the key in pending
+	fwdSeq     int64            // the last key of such a call (negative)
 	subs       map[int64]*Subscription
 	handlers   map[string]context.CancelFunc // running server requests by raw id
-	cancelling []int64                       // abandoned requests whose notice is not yet written
+	cancelling []notice                      // abandoned requests whose notice is not yet written
 	err        *jsonrpc.Error                // terminal error; nil while healthy
 	state      *os.ProcessState
 	lifeline   *os.File // the reaper's lifeline until it is closed; nil without a reaper
@@ -276,20 +280,22 @@ func newClient(cfg ClientConfig, stdin io.WriteCloser, stdout io.ReadCloser, wai
 		stdout = countingReader{stdout, &n.BytesIn}
 	}
 	c := &Client{
-		cfg:      cfg,
-		log:      cfg.Logger,
-		stdout:   stdout,
-		wait:     wait,
-		writes:   make(chan *frame),
-		wlock:    make(chan struct{}, 1),
-		replies:  make(chan []byte, cfg.MaxServerRequests),
-		closing:  make(chan struct{}),
-		exited:   make(chan struct{}),
-		eof:      make(chan struct{}),
-		done:     make(chan struct{}),
-		pending:  make(map[int64]*call),
-		subs:     make(map[int64]*Subscription),
-		handlers: make(map[string]context.CancelFunc),
+		cfg:       cfg,
+		log:       cfg.Logger,
+		stdout:    stdout,
+		wait:      wait,
+		writes:    make(chan *frame),
+		wlock:     make(chan struct{}, 1),
+		replies:   make(chan []byte, cfg.MaxServerRequests),
+		closing:   make(chan struct{}),
+		exited:    make(chan struct{}),
+		eof:       make(chan struct{}),
+		done:      make(chan struct{}),
+		pending:   make(map[int64]*call),
+		fwd:       make(map[string]int64),
+		fwdTokens: make(map[string]int64),
+		subs:      make(map[int64]*Subscription),
+		handlers:  make(map[string]context.CancelFunc),
 	}
 	c.stdin = writtenWriter{stdin, &c.written}
 	return c
@@ -427,13 +433,13 @@ const closeNoticeGrace = time.Second
 // stdin, once the writer has stopped: one Write, bounded by
 // closeNoticeGrace. Without a stdin that takes deadlines (an in-process
 // pipe) nothing is written, since the write could block Close.
-func (c *Client) writeCancellations(ids []int64) {
+func (c *Client) writeCancellations(ids []notice) {
 	if len(ids) == 0 || c.direct == nil {
 		return
 	}
 	var buf []byte
 	for _, id := range ids {
-		params := rawjson.AppendInt([]byte(`{"requestId":`), id)
+		params := id.appendID([]byte(`{"requestId":`))
 		params = append(params, `,"reason":"Connection closed"}`...)
 		buf = wire.AppendNotification(buf, "notifications/cancelled", params)
 	}
@@ -467,11 +473,13 @@ func (c *Client) fail(e *jsonrpc.Error, discard bool) {
 	c.subs = nil
 	handlers := c.handlers
 	c.handlers = nil
-	var notices []int64
+	c.fwd, c.fwdTokens = map[string]int64{}, map[string]int64{}
+	c.forwarded.Store(0)
+	var notices []notice
 	if discard { // Close: the child is alive and is told what was abandoned
 		notices = c.cancelling
-		for id := range pending {
-			notices = append(notices, id)
+		for _, cl := range pending {
+			notices = append(notices, notice{id: cl.id, raw: cl.raw})
 		}
 	}
 	c.cancelling = nil
@@ -714,8 +722,8 @@ func owned(raw json.RawMessage, dirty bool) json.RawMessage {
 }
 
 func (c *Client) routeResponse(m *wire.Message, kept bool) {
-	id, ok := wire.IntID(m.ID)
-	if !ok {
+	id, isInt := wire.IntID(m.ID)
+	if !isInt && c.forwarded.Load() == 0 {
 		if m.NullID() && m.HasError() {
 			c.unreadable(m.Error)
 			return
@@ -739,11 +747,14 @@ func (c *Client) routeResponse(m *wire.Message, kept bool) {
 		r.result = owned(m.Result, m.Dirty)
 	}
 	c.mu.Lock()
-	cl := c.pending[id]
+	cl := c.inFlight(m.ID)
 	if cl != nil {
-		delete(c.pending, id)
+		c.forget(cl)
 	}
-	sub := c.subs[id]
+	var sub *Subscription
+	if isInt && cl == nil {
+		sub = c.subs[id]
+	}
 	c.mu.Unlock()
 	switch {
 	case cl != nil:
@@ -753,8 +764,10 @@ func (c *Client) routeResponse(m *wire.Message, kept bool) {
 		cl.resp <- r
 	case sub != nil:
 		sub.terminal(r)
+	case m.NullID() && m.HasError():
+		c.unreadable(m.Error)
 	default:
-		c.log.Debug("stdio: dropped a response to an unknown or abandoned id", "id", id)
+		c.log.Debug("stdio: dropped a response to an unknown or abandoned id", "id", string(m.ID))
 	}
 }
 
@@ -800,6 +813,20 @@ func (c *Client) routeNotification(m *wire.Message) {
 	switch m.Method {
 	case "notifications/progress":
 		tok, _ := rawjson.Member(m.Params, "progressToken")
+		if c.forwarded.Load() > 0 {
+			if k, ok := canonicalID(tok); ok {
+				c.mu.Lock()
+				var cl *call
+				if key := c.fwdTokens[k]; key != 0 {
+					cl = c.pending[key]
+				}
+				c.mu.Unlock()
+				if cl != nil {
+					cl.progress.Push(progressItem{raw: owned(m.Params, m.Dirty), at: time.Now()})
+					return
+				}
+			}
+		}
 		if id, token, ok := tokenID(tok); ok && id > 0 && id <= c.nextID.Load() {
 			c.mu.Lock()
 			cl := c.pending[id]

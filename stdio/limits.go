@@ -35,15 +35,16 @@ func (c *Client) tooLong(e *wire.LineTooLongError) {
 		n.LinesTooLong.Add(1)
 	}
 	raw, kind := e.Peek()
-	id, ok := wire.IntID(raw)
-	if kind != wire.KindResponse || !ok {
+	_, isInt := wire.IntID(raw)
+	if kind != wire.KindResponse || !isInt && c.forwarded.Load() == 0 {
 		c.log.Warn("stdio: dropped an over-long line from the server", "limit", e.Limit, "kind", kind)
 		return
 	}
+	id := string(raw)
 	c.mu.Lock()
-	cl := c.pending[id]
+	cl := c.inFlight(raw)
 	if cl != nil {
-		delete(c.pending, id)
+		c.forget(cl)
 	}
 	c.mu.Unlock()
 	if cl == nil {
@@ -90,7 +91,7 @@ func (c *Client) unreadable(raw json.RawMessage) {
 		}
 	}
 	if worst != nil {
-		delete(c.pending, worst.id)
+		c.forget(worst)
 	}
 	c.mu.Unlock()
 	if worst == nil {

@@ -268,7 +268,7 @@ func (s *Subscription) Close() error {
 	healthy := s.c.err == nil
 	s.c.mu.Unlock()
 	if wasOpen && healthy {
-		s.c.cancelRequest(s.id, CancelReason{Reason: "Closed by the client", Given: true})
+		s.c.cancelRequest(s.id, nil, CancelReason{Reason: "Closed by the client", Given: true})
 	}
 	return nil
 }
@@ -297,7 +297,7 @@ func (s *Subscription) abort(e *jsonrpc.Error, reason string) {
 	s.events.Q().Clear()
 	s.events.Unlock()
 	if mine && healthy {
-		s.c.cancelRequest(s.id, CancelReason{Reason: reason, Given: true})
+		s.c.cancelRequest(s.id, nil, CancelReason{Reason: reason, Given: true})
 	}
 }
 

@@ -213,8 +213,8 @@ type Adapter struct {
 type modernPair struct {
 	principal string     // whose reservation it holds
 	mu        sync.Mutex // held while a connection is opened
-	shared   *backend   // behind a connected Client
-	verbatim *backend   // behind a raw Client
+	shared    *backend   // behind a connected Client
+	verbatim  *backend   // behind a raw Client
 }
 
 // New checks cfg and returns an Adapter. It opens no connection.

@@ -31,8 +31,15 @@ type backend struct {
 	get      *stream                  // a 2025 session's GET stream, if open
 	calls    map[string]*callEntry    // requests in flight by the HTTP client's raw id
 	answers  map[string]chan reply    // the child's requests awaiting the client, by raw id
-	progress map[string]progressRoute // progress tokens of calls in flight, by the adapter's token
+	progress map[string]progressRoute // progress tokens of calls in flight, by the token the child sees
+	opened   chan struct{}            // closed (and replaced) when a stream opens
 }
+
+// streamWait bounds how long a 2025 child's request waits for a stream
+// of its client to carry it: a server that asks at the start of a session
+// (roots/list right after initialized) asks before the client's GET
+// stream is open.
+const streamWait = 10 * time.Second
 
 // progressRoute is where the progress of one call goes, under which token.
 type progressRoute struct {
@@ -48,14 +55,21 @@ func newBackend(a *Adapter, name string, legacy bool) *backend {
 		calls:    make(map[string]*callEntry),
 		answers:  make(map[string]chan reply),
 		progress: make(map[string]progressRoute),
+		opened:   make(chan struct{}),
 	}
 }
 
-// callEntry lets a client's notifications/cancelled reach a call. A nil
-// cancel marks an id two calls share: a cancel for it is ambiguous and
-// dropped.
+// streamOpened wakes the requests waiting for a stream; b.mu is held.
+func (b *backend) streamOpened() {
+	close(b.opened)
+	b.opened = make(chan struct{})
+}
+
+// callEntry lets a client's notifications/cancelled reach a call, with
+// its reason. A nil cancel marks an id two calls share: a cancel for it is
+// ambiguous and dropped.
 type callEntry struct {
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 }
 
 // reply is the client's response to one of the child's requests.
@@ -112,6 +126,7 @@ func (b *backend) open(sse, logLevel bool) *stream {
 	b.touch()
 	b.mu.Lock()
 	b.inflight = append(b.inflight, st)
+	b.streamOpened()
 	b.mu.Unlock()
 	return st
 }
@@ -137,6 +152,7 @@ func (b *backend) openGet() (*stream, bool) {
 		return nil, false
 	}
 	b.get = newStream(true, false)
+	b.streamOpened()
 	return b.get, true
 }
 
@@ -157,9 +173,29 @@ func (b *backend) trackProgress(params, token json.RawMessage, st *stream) (json
 	}
 }
 
+// keepProgress routes the progress of a call to st under the client's own
+// token, which reaches the child as it is, until the returned func runs;
+// ok is false when a call in flight has that token already (the client
+// reused it), and the call then gets a token of the adapter's
+// (trackProgress).
+func (b *backend) keepProgress(token json.RawMessage, st *stream) (func(), bool) {
+	key := string(token)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, used := b.progress[key]; used {
+		return nil, false
+	}
+	b.progress[key] = progressRoute{st: st, token: token}
+	return func() {
+		b.mu.Lock()
+		delete(b.progress, key)
+		b.mu.Unlock()
+	}, true
+}
+
 // track makes a call cancellable by its client id until the returned func
 // runs.
-func (b *backend) track(id json.RawMessage, cancel context.CancelFunc) func() {
+func (b *backend) track(id json.RawMessage, cancel context.CancelCauseFunc) func() {
 	key := string(id)
 	e := &callEntry{cancel: cancel}
 	b.mu.Lock()
@@ -178,14 +214,19 @@ func (b *backend) track(id json.RawMessage, cancel context.CancelFunc) func() {
 }
 
 // cancelCall handles the client's notifications/cancelled: the call's ctx
-// ends, and the Client tells the child under the child's own id.
+// ends, and the Client tells the child, with the client's reason (or
+// none, as the client gave none).
 func (b *backend) cancelCall(params json.RawMessage) {
 	id, _ := rawjson.Member(params, "requestId")
+	var reason stdio.CancelReason
+	if raw, ok := rawjson.Member(params, "reason"); ok {
+		reason.Reason, reason.Given = rawjson.StringValue(raw)
+	}
 	b.mu.Lock()
 	e := b.calls[string(id)]
 	b.mu.Unlock()
 	if e != nil && e.cancel != nil {
-		e.cancel()
+		e.cancel(reason)
 	}
 }
 
@@ -277,6 +318,9 @@ func (b *backend) serverRequest(ctx context.Context, req stdio.ServerRequest) (j
 		}
 		b.mu.Unlock()
 	}()
+	if target == nil {
+		target = b.awaitStream(ctx)
+	}
 	if target == nil || !target.offer(msg) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "No client stream is open to carry %s", req.Method)
 	}
@@ -290,6 +334,33 @@ func (b *backend) serverRequest(ctx context.Context, req stdio.ServerRequest) (j
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client's stream closed before it answered %s", req.Method)
 	case <-ctx.Done():
 		return nil, ctx.Err() // cancelled by the child or closed: nothing is written
+	}
+}
+
+// awaitStream waits, at most streamWait, for a stream of a 2025 session
+// that can carry a request of the child's: the newest POST in flight, else
+// the GET stream.
+func (b *backend) awaitStream(ctx context.Context) *stream {
+	t := time.NewTimer(streamWait)
+	defer t.Stop()
+	for {
+		b.mu.Lock()
+		target := b.newest(false)
+		if target == nil {
+			target = b.get
+		}
+		opened := b.opened
+		b.mu.Unlock()
+		if target != nil {
+			return target
+		}
+		select {
+		case <-opened:
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
 	}
 }
 
@@ -345,20 +416,35 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 	st := b.open(resp.allowSSE, modern && hasMeta(params, protocol.MetaLogLevel))
 	defer b.close(st)
 
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancelCause(parent)
 	untrack := b.track(id, cancel)
 	untrackProgress := func() {}
+	// A 2025 session's connection is its client's own: the request
+	// reaches the server under the client's id and progress token, as if
+	// the client had launched the server, wherever they are free on the
+	// connection. A caller's 2026 connection carries independent requests,
+	// whose ids and tokens may meet: the adapter makes them unique.
+	var opts *stdio.CallOptions
+	if b.legacy {
+		opts = &stdio.CallOptions{ID: id}
+	}
 	if token, ok := progressToken(params); ok {
-		params, untrackProgress = b.trackProgress(params, clone(token), st)
+		kept := false
+		if b.legacy {
+			untrackProgress, kept = b.keepProgress(clone(token), st)
+		}
+		if !kept {
+			params, untrackProgress = b.trackProgress(params, clone(token), st)
+		}
 	}
 	done := make(chan outcome, 1)
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		defer cancel()
+		defer cancel(nil)
 		defer untrack()
 		defer untrackProgress()
-		res, err := b.client.Call(ctx, m.Method, params, nil)
+		res, err := b.client.Call(ctx, m.Method, params, opts)
 		done <- outcome{res, err, ctx.Err() != nil}
 	}()
 

@@ -136,6 +136,11 @@ type Child struct {
 	Relay *fanout.Relay
 	Level *fanout.ChildLevel
 	Floor mcpbridgev1.LoggingLevel // the level of a client that set none
+	// Private is a child of the tunnel's own (started for its client,
+	// with its client's initialize): its requests reach the child under
+	// the client's own ids and progress tokens, as if the client had
+	// launched it (docs/architecture.md, "Tunnels and their children").
+	Private bool
 }
 
 // tunnelCall is one request of the tunnel in flight.
@@ -487,6 +492,11 @@ func (t *Tunnel) forward(ctx context.Context, call *tunnelCall, id json.RawMessa
 	// answers a missing _meta or another version as it would without the
 	// bridge.
 	opts := &stdio.CallOptions{Timeout: adm.Deadline, Verbatim: true}
+	if t.child().Private {
+		// The child is the client's own: its id and progress token pass
+		// as they are, unless the bridge's own requests hold them.
+		opts.ID, opts.ProgressToken = id, token
+	}
 	if token != nil {
 		opts.Progress = func(p stdio.Progress) {
 			raw, err := rawjson.SetMember(p.Raw, "progressToken", token)

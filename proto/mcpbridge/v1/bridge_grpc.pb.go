@@ -320,9 +320,12 @@ type BridgeServiceClient interface {
 	// Requests pass with the client's own params and `_meta`: on a 2026-07-28
 	// child the client sends the `_meta` every request needs (protocol
 	// version, client capabilities, client info), and a request without it,
-	// or naming another version, gets the child's own answer. The bridge
-	// remaps ids, progress tokens and subscription ids so that a
-	// shared child is safe; the tunnel sees only its own. On a legacy child
+	// or naming another version, gets the child's own answer. On a shared
+	// child the bridge remaps ids, progress tokens and subscription ids so
+	// that sharing is safe; the tunnel sees only its own. On a child of the
+	// tunnel's own (a 2025 client's `initialize` on a server whose tunnels
+	// are private) ids, progress tokens and cancellation reasons pass as the
+	// client sent them. On a legacy child
 	// the bridge answers the tunnel's `initialize` from the negotiated state
 	// (the child is initialized once), absorbs `notifications/initialized`,
 	// reference-counts `resources/subscribe` and `resources/unsubscribe`, and
@@ -635,9 +638,12 @@ type BridgeServiceServer interface {
 	// Requests pass with the client's own params and `_meta`: on a 2026-07-28
 	// child the client sends the `_meta` every request needs (protocol
 	// version, client capabilities, client info), and a request without it,
-	// or naming another version, gets the child's own answer. The bridge
-	// remaps ids, progress tokens and subscription ids so that a
-	// shared child is safe; the tunnel sees only its own. On a legacy child
+	// or naming another version, gets the child's own answer. On a shared
+	// child the bridge remaps ids, progress tokens and subscription ids so
+	// that sharing is safe; the tunnel sees only its own. On a child of the
+	// tunnel's own (a 2025 client's `initialize` on a server whose tunnels
+	// are private) ids, progress tokens and cancellation reasons pass as the
+	// client sent them. On a legacy child
 	// the bridge answers the tunnel's `initialize` from the negotiated state
 	// (the child is initialized once), absorbs `notifications/initialized`,
 	// reference-counts `resources/subscribe` and `resources/unsubscribe`, and

@@ -1,0 +1,171 @@
+//go:build linux
+
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/wire"
+)
+
+// TestPrivateSessionIsTheHostsOwn: on a private child (a 2025 host's own
+// child, started with its initialize), the host's request id, its
+// progress token and its cancellation reason reach the server as the host
+// sent them, through Connect and through the MCP endpoint, and the
+// server's progress comes back under the host's token: nothing of the
+// session is remapped, since no one else shares the child
+// (docs/architecture.md, "Tunnels and their children"). The server is the
+// real server-everything behind the tap, which records what it receives.
+func TestPrivateSessionIsTheHostsOwn(t *testing.T) {
+	t.Parallel()
+	const (
+		initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}`
+		initalized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+		call       = `{"jsonrpc":"2.0","id":"host-7","method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":20,"steps":40},"_meta":{"progressToken":7}}}`
+		cancel     = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"host-7","reason":"host-reason-8423"}}`
+	)
+	doors := map[string]func(t *testing.T, sc ServerConfig) (progress string){
+		"connect": func(t *testing.T, sc ServerConfig) string {
+			b := startStreamsBridge(t, sc)
+			ctx := testCtx(t)
+			tun := b.connectWith(ctx, t, "", initialize)
+			if m, text := tun.response("0", nil); m.HasError() {
+				t.Fatalf("initialize: %s", text)
+			}
+			tun.send(initalized)
+			tun.send(call)
+			for {
+				m, text := tun.recv()
+				if m.Kind == wire.KindNotification && m.Method == "notifications/progress" {
+					tun.send(cancel)
+					return text
+				}
+				if m.Kind == wire.KindResponse {
+					t.Fatalf("the call ended before its first progress: %s", text)
+				}
+			}
+		},
+		"mcp": func(t *testing.T, sc ServerConfig) string {
+			base := startHTTPDoor(t, Config{Servers: []ServerConfig{sc}}, HTTPOptions{})
+			url := base + "/mcp"
+			code, h, body := doorPost(t, url, "application/json", initialize)
+			sid := h.Get("Mcp-Session-Id")
+			if code != http.StatusOK || sid == "" {
+				t.Fatalf("initialize: %d %s", code, body)
+			}
+			session := []string{"Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"}
+			if code, _, body := doorPost(t, url, "application/json", initalized, session...); code != http.StatusAccepted {
+				t.Fatalf("initialized: %d %s", code, body)
+			}
+			ctx, stop := context.WithTimeout(context.Background(), testWait)
+			defer stop()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(call))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for i := 0; i < len(session); i += 2 {
+				req.Header.Set(session[i], session[i+1])
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			sc2 := bufio.NewScanner(resp.Body)
+			for sc2.Scan() {
+				data, ok := strings.CutPrefix(sc2.Text(), "data: ")
+				if !ok || !strings.Contains(data, "notifications/progress") {
+					continue
+				}
+				if code, _, body := doorPost(t, url, "application/json", cancel, session...); code != http.StatusAccepted {
+					t.Fatalf("cancel: %d %s", code, body)
+				}
+				return data
+			}
+			t.Fatalf("the call's stream ended before its first progress: %v", sc2.Err())
+			return ""
+		},
+	}
+	for name, door := range doors {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, log := tapped(t, everythingServer(t, "ev"))
+			progress := door(t, sc)
+			var p struct {
+				Params struct {
+					ProgressToken json.RawMessage `json:"progressToken"`
+				} `json:"params"`
+			}
+			if json.Unmarshal([]byte(progress), &p); string(p.Params.ProgressToken) != "7" {
+				t.Errorf("the host's progress: %s, want its own token 7", progress)
+			}
+			// What the server received, once the cancellation is there.
+			deadline := time.Now().Add(testWait)
+			for {
+				got, cancelled := cancelledCall(t, received(t, log), "trigger-long-running-operation")
+				if cancelled != nil {
+					params, _ := got["params"].(map[string]any)
+					meta, _ := params["_meta"].(map[string]any)
+					if got["id"] != "host-7" || meta["progressToken"] != float64(7) {
+						t.Errorf("the server got the call as id %v, progress token %v; want the host's \"host-7\" and 7", got["id"], meta["progressToken"])
+					}
+					if reason := cancelled["params"].(map[string]any)["reason"]; reason != "host-reason-8423" {
+						t.Errorf("the server got the cancellation with reason %v, want the host's host-reason-8423", reason)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the server never got the host's cancellation of host-7; it got %v", received(t, log))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// TestServerRequestAtSessionStart: a server that asks the host something
+// right after initialized (server-everything's roots/list, for a host that
+// declared roots) asks before the host's GET stream is open; the request
+// waits for the stream and reaches the host there, instead of being
+// answered -32603 "No client stream is open" for it.
+func TestServerRequestAtSessionStart(t *testing.T) {
+	t.Parallel()
+	sc := everythingServer(t, "ev")
+	base := startHTTPDoor(t, Config{Servers: []ServerConfig{sc}}, HTTPOptions{})
+	url := base + "/mcp"
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"host","version":"1"}}}`
+	code, h, body := doorPost(t, url, "application/json", initialize)
+	sid := h.Get("Mcp-Session-Id")
+	if code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	session := []string{"Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"}
+	if code, _, body := doorPost(t, url, "application/json", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session...); code != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", code, body)
+	}
+	time.Sleep(1500 * time.Millisecond) // the host is late with its GET stream: the server has asked by then
+	ctx, stop := context.WithTimeout(context.Background(), testWait)
+	defer stop()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	for i := 0; i < len(session); i += 2 {
+		req.Header.Set(session[i], session[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := bufio.NewScanner(resp.Body)
+	for events.Scan() {
+		if data, ok := strings.CutPrefix(events.Text(), "data: "); ok && strings.Contains(data, `"roots/list"`) {
+			return
+		}
+	}
+	t.Fatalf("the GET stream ended without the server's roots/list: %v", events.Err())
+}
