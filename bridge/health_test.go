@@ -7,11 +7,14 @@ import (
 	"slices"
 	"testing"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
 // TestHealthPerServerNeedsCredentials: with authentication on, the
@@ -119,5 +122,69 @@ func TestHealthPerServerNeedsCredentials(t *testing.T) {
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("%s's List = %q, %v; want %q", c.who, got, err, c.want)
 		}
+	}
+}
+
+// TestReloadOfABusyServerKeepsItsHealth: a reload that changes a server
+// while a call holds its old child replaces it at once, and the old
+// server drains. Its children stopping afterwards must not report under
+// the server's name, which is the new server's now: its entry, and the
+// overall one with it, stay SERVING.
+func TestReloadOfABusyServerKeepsItsHealth(t *testing.T) {
+	t.Parallel()
+	p := policyServer(t, "p", PolicyShared)
+	b := startStreamsBridge(t, p)
+	ctx := testCtx(t)
+	conn, err := grpc.NewClient(b.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	serving := func() error {
+		for _, service := range []string{"", HealthService + "/p"} {
+			res, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+			if err != nil || res.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+				return fmt.Errorf("health %q = %v, %v; want SERVING", service, res.GetStatus(), err)
+			}
+		}
+		return nil
+	}
+	settle(ctx, t, serving)
+	holdCtx, release := context.WithCancel(ctx)
+	defer release()
+	held := make(chan error, 1)
+	go func() {
+		_, err := b.client.CallTool(holdCtx, &mcpbridgev1.CallToolRequest{Server: "p", Name: "hold", Arguments: argsStruct(`{"ms":60000}`)})
+		held <- err
+	}()
+	settle(ctx, t, func() error { // until the old child runs the hold
+		n, err := b.client.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "p", Name: "count", Arguments: argsStruct(`{"name":"hold"}`)})
+		if err != nil {
+			return err
+		}
+		if got := n.GetContent()[0].GetText().GetText(); got != "1" {
+			return fmt.Errorf("the child has run %s holds, want 1", got)
+		}
+		return nil
+	})
+
+	changed := p
+	changed.Env = append(envVars("RELOAD_MARK=2"), p.Env...)
+	if err := b.svc.Reload(Config{Servers: []ServerConfig{changed}, Logger: b.svc.cfg.Logger}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.client.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "p", Name: "env", Arguments: argsStruct(`{"name":"RELOAD_MARK"}`)})
+	if err != nil || res.GetContent()[0].GetText().GetText() != "2" {
+		t.Fatalf("p after the reload = %v, %v; want the new child", res, err)
+	}
+	settle(ctx, t, serving) // the new child is ready
+	release()               // the old server drains, and its children stop
+	if err := <-held; status.Code(err) != codes.Canceled {
+		t.Errorf("the held call = %v, want CANCELED", err)
+	}
+	b.svc.retiring.Wait()
+	if err := serving(); err != nil {
+		t.Errorf("after the replaced server's children stopped: %v", err)
 	}
 }

@@ -65,7 +65,7 @@ type Server struct {
 	sessions     map[string]*Child // session: by session name
 	sessionOrder []*Child          // the same, oldest first
 	closed       bool              // Stop was called: no new children
-	stopped      atomic.Bool       // Stop was called (health reads it unlocked)
+	retired      atomic.Bool       // Retire or Stop was called: it reports no health (read unlocked)
 	done         chan struct{}     // closed by Stop: the janitor ends
 	wg           sync.WaitGroup    // the janitor and children being stopped
 	turn         atomic.Uint32     // the pool's round-robin start
@@ -533,8 +533,14 @@ func (srv *Server) sweep(now time.Time) {
 
 // healthChanged reports the server's health: SERVING while a shared or
 // pool child is ready; a session server is SERVING while it runs (its
-// children start on demand).
+// children start on demand). A server that Retire or Stop was called on
+// reports nothing: a reload that replaced it gave its name to the new
+// server, whose health its children stopping must not overwrite, and a
+// removed server's entry or a stopping bridge's health is not its to set.
 func (srv *Server) healthChanged() {
+	if srv.retired.Load() {
+		return
+	}
 	ready := srv.cfg.Policy == PolicySession
 	if !ready {
 		srv.mu.Lock()
@@ -543,7 +549,7 @@ func (srv *Server) healthChanged() {
 		}
 		srv.mu.Unlock()
 	}
-	srv.opts.Health(srv.name, ready && !srv.stopped.Load())
+	srv.opts.Health(srv.name, ready)
 }
 
 // Stop stops every child of the server and waits until they are gone.
@@ -555,7 +561,7 @@ func (srv *Server) Stop() {
 		return
 	}
 	srv.closed = true
-	srv.stopped.Store(true)
+	srv.retired.Store(true)
 	close(srv.done)
 	all := slices.Clone(srv.pool)
 	all = append(all, srv.sessionOrder...)
@@ -573,6 +579,7 @@ func (srv *Server) Stop() {
 // limit, or when draining ends, whichever comes first; Retire returns
 // then.
 func (srv *Server) Retire(draining context.Context, limit time.Duration) {
+	srv.retired.Store(true)
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	tick := time.NewTicker(50 * time.Millisecond)
