@@ -76,8 +76,17 @@ func (w *callerWatch) check() {
 		w.cancel(ErrRevoked)
 		return
 	}
+	// arm watches anew: what it replaces must not fire too (a reload's
+	// check would otherwise leave the expiry's timer running, with the
+	// call, past stop).
 	w.mu.Lock()
-	w.timer = nil
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	if w.unwatch != nil {
+		w.unwatch()
+	}
 	w.mu.Unlock()
 	w.arm(acc)
 }
