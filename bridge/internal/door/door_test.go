@@ -12,16 +12,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	"go.uber.org/goleak"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
 // The door's end-to-end tests, every path with real children and a real
 // gRPC server, are package bridge's (TestDoorEveryPath and the others of
-// door_test.go and principals_test.go); these are its parts alone.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// door_test.go and principals_test.go); these are its parts alone, with
+// a real child where a call needs one (fixture_test.go).
+func TestMain(m *testing.M) { fixtures.Main(m) }
+
+// fixtures are the programs a test can run as a child; fixture_test.go
+// registers them.
+var fixtures = testkit.Fixtures{}
 
 // Metric labels take at most maxLabelValues names per server and kind,
 // and only names of calls that succeeded: a caller's or a child's

@@ -1,0 +1,501 @@
+package door
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// auditLog is a door's audit log: slog's JSON handler into a buffer, read
+// back one record at a time.
+type auditLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *auditLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// records returns the records written since the last call.
+func (l *auditLog) records(t *testing.T) []map[string]any {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for line := range strings.SplitSeq(strings.TrimSpace(l.buf.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("an audit record that is not JSON: %s", line)
+		}
+		out = append(out, rec)
+	}
+	l.buf.Reset()
+	return out
+}
+
+// one returns the one record written since the last call.
+func (l *auditLog) one(t *testing.T) map[string]any {
+	t.Helper()
+	recs := l.records(t)
+	if len(recs) != 1 {
+		t.Fatalf("%d audit records, want 1: %v", len(recs), recs)
+	}
+	return recs[0]
+}
+
+// refusal is one call of the door's Refused hook.
+type refusal struct {
+	method, why string
+}
+
+// testDoor is a door with the rules and limits, its audit log and the
+// refusals its hook was told of.
+func testDoor(t *testing.T, rules access.Rules, limits Limits) (*Door, *auditLog, func() []refusal) {
+	t.Helper()
+	d := New(nil, rules, limits)
+	log := &auditLog{}
+	d.Audit = slog.New(slog.NewJSONHandler(log, nil))
+	var mu sync.Mutex
+	var got []refusal
+	d.Refused = func(req *Request, why string) {
+		mu.Lock()
+		got = append(got, refusal{req.Method, why})
+		mu.Unlock()
+	}
+	return d, log, func() []refusal {
+		mu.Lock()
+		defer mu.Unlock()
+		out := got
+		got = nil
+		return out
+	}
+}
+
+func caller(name string, groups ...string) context.Context {
+	return access.NewContext(context.Background(), &access.Principal{Name: name, Method: "apikey", Groups: groups})
+}
+
+// wantFields checks the record's string fields.
+func wantFields(t *testing.T, rec map[string]any, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got, _ := rec[k].(string); got != v {
+			t.Errorf("audit %s = %v, want %q (record %v)", k, rec[k], v, rec)
+		}
+	}
+}
+
+var testRules = access.Rules{
+	{Principals: []string{"alice"}, Servers: []string{"s"}, Tools: []string{"echo", "read_*"}, Resources: []string{"demo://public/*"}, Prompts: []string{"greet"}},
+	{Groups: []string{"ops"}, Servers: []string{"*"}},
+}
+
+// TestAdmitRules: the rules decide per server and per tool, resource or
+// prompt a request names; a refusal says which, is PERMISSION_DENIED, and
+// is audited and counted whatever the method, with who asked and how.
+func TestAdmitRules(t *testing.T) {
+	d, log, refused := testDoor(t, testRules, Limits{})
+	s := &Server{Name: "s"}
+	alice := metadata.NewIncomingContext(caller("alice"), metadata.Pairs("x-request-id", "req-7"))
+	for _, tc := range []struct {
+		name   string
+		ctx    context.Context
+		srv    string
+		method string
+		params string
+		denied string // the refusal's message; "" admits
+	}{
+		{"a tool alice may use", alice, "s", "tools/call", `{"name":"echo"}`, ""},
+		{"a tool by pattern", alice, "s", "tools/call", `{"name":"read_file"}`, ""},
+		{"a tool she may not", alice, "s", "tools/call", `{"name":"secret"}`, `Permission denied: tool "secret" of server "s"`},
+		{"another server", alice, "t", "tools/list", `{}`, `Permission denied: server "t"`},
+		{"her resource", alice, "s", "resources/read", `{"uri":"demo://public/a"}`, ""},
+		{"a resource out of reach by dot segments", alice, "s", "resources/read", `{"uri":"demo://public/../private/a"}`, `Permission denied: resource "demo://public/../private/a" of server "s"`},
+		{"her prompt", alice, "s", "prompts/get", `{"name":"greet"}`, ""},
+		{"a completion of another prompt", alice, "s", "completion/complete", `{"ref":{"type":"ref/prompt","name":"other"}}`, `Permission denied: prompt "other" of server "s"`},
+		{"a listen naming one resource of another", alice, "s", "subscriptions/listen",
+			`{"notifications":{"resourceSubscriptions":["demo://public/a","demo://private/b"]}}`, `Permission denied: resource "demo://private/b" of server "s"`},
+		{"an ops member may use the server", caller("bob", "ops"), "t", "tools/list", `{}`, ""},
+		{"but no tool it names", caller("bob", "ops"), "t", "tools/call", `{"name":"echo"}`, `Permission denied: tool "echo" of server "t"`},
+		{"an anonymous caller, with rules", context.Background(), "s", "tools/list", `{}`, `Permission denied: server "s"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := s
+			if tc.srv != "s" {
+				srv = &Server{Name: tc.srv}
+			}
+			req := NewRequest(ViaConnect, srv, tc.method, json.RawMessage(tc.params))
+			pass, ref := d.Admit(tc.ctx, req)
+			if tc.denied == "" {
+				if ref != nil || pass == nil {
+					t.Fatalf("refused: %v", ref.CallError)
+				}
+				pass.Release()
+				if recs := log.records(t); len(recs) != 0 || len(refused()) != 0 {
+					t.Errorf("an admitted request was recorded as refused: %v", recs)
+				}
+				return
+			}
+			if pass != nil || ref == nil {
+				t.Fatalf("admitted, want %q", tc.denied)
+			}
+			if ref.Why != RefusedDenied || ref.RPC.Message != tc.denied {
+				t.Errorf("refusal %q %q, want %q %q", ref.Why, ref.RPC.Message, RefusedDenied, tc.denied)
+			}
+			st := status.Convert(ref.Status(req))
+			if st.Code() != codes.PermissionDenied || st.Message() != tc.denied {
+				t.Errorf("status %v %q, want PermissionDenied", st.Code(), st.Message())
+			}
+			if got := refused(); !slices.Equal(got, []refusal{{tc.method, RefusedDenied}}) {
+				t.Errorf("the refusals hook was told %v", got)
+			}
+			rec := log.one(t)
+			wantFields(t, rec, map[string]string{"msg": "mcpbridge: audit", "server": tc.srv, "method": tc.method, "via": ViaConnect,
+				"outcome": "refused", "refused": RefusedDenied, "code": "PermissionDenied"})
+			if p := access.FromContext(tc.ctx); p != nil {
+				wantFields(t, rec, map[string]string{"principal": p.Name, "auth": "apikey"})
+			} else if _, ok := rec["principal"]; ok {
+				t.Errorf("an anonymous caller's record names a principal: %v", rec)
+			}
+			if tc.ctx == alice {
+				wantFields(t, rec, map[string]string{"client_request_id": "req-7"})
+			}
+			if id, _ := rec["request_id"].(string); len(id) != 16 {
+				t.Errorf("request_id = %q, want 16 hex digits", id)
+			}
+		})
+	}
+}
+
+// TestAdmitWithoutRules: without rules everyone may use everything, the
+// anonymous caller included; nothing is audited at admission.
+func TestAdmitWithoutRules(t *testing.T) {
+	d, log, refused := testDoor(t, nil, Limits{})
+	for _, ctx := range []context.Context{context.Background(), caller("anyone")} {
+		pass, ref := d.Admit(ctx, NewRequest(ViaGRPC, &Server{Name: "s"}, "tools/call", json.RawMessage(`{"name":"x"}`)))
+		if ref != nil {
+			t.Fatalf("refused without rules: %v", ref.CallError)
+		}
+		pass.Release()
+	}
+	if recs := log.records(t); len(recs) != 0 || len(refused()) != 0 {
+		t.Errorf("admissions were recorded: %v", recs)
+	}
+}
+
+// TestAdmitRevoked: a call whose credentials no longer hold (its context
+// cancelled with ErrRevoked) is refused whatever the rules,
+// UNAUTHENTICATED with nothing that helps an attacker.
+func TestAdmitRevoked(t *testing.T) {
+	d, log, refused := testDoor(t, nil, Limits{})
+	ctx, cancel := context.WithCancelCause(caller("alice"))
+	cancel(ErrRevoked)
+	req := NewRequest(ViaHTTP, &Server{Name: "s"}, "tools/list", nil)
+	pass, ref := d.Admit(ctx, req)
+	if pass != nil || ref == nil || ref.Why != RefusedUnauthenticated || ref.Reason != rpcerr.ReasonUnauthenticated {
+		t.Fatalf("Admit after revocation = %v, %+v", pass, ref)
+	}
+	if st := status.Convert(ref.Status(req)); st.Code() != codes.Unauthenticated || st.Message() != "authentication required" {
+		t.Errorf("status %v %q", st.Code(), st.Message())
+	}
+	wantFields(t, log.one(t), map[string]string{"outcome": "refused", "refused": RefusedUnauthenticated, "code": "Unauthenticated", "via": ViaHTTP, "principal": "alice"})
+	if got := refused(); !slices.Equal(got, []refusal{{"tools/list", RefusedUnauthenticated}}) {
+		t.Errorf("refusals hook: %v", got)
+	}
+	// Cancelled for another reason, the call is not refused by the door.
+	other, cancelOther := context.WithCancel(caller("alice"))
+	cancelOther()
+	if pass, ref := d.Admit(other, req); ref != nil {
+		t.Errorf("a cancelled (not revoked) call was refused: %v", ref.CallError)
+	} else {
+		pass.Release()
+	}
+}
+
+// retryInfo is a status's RetryInfo delay; 0 without one.
+func retryInfo(err error) time.Duration {
+	for _, d := range status.Convert(err).Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok {
+			return ri.GetRetryDelay().AsDuration()
+		}
+	}
+	return 0
+}
+
+// TestAdmitLimits: the bridge-wide and the server's limits apply per
+// caller; a refusal is RESOURCE_EXHAUSTED with the wait as RetryInfo and
+// data.retryAfterMs, audited and counted; a stream that stays open counts
+// for the rate only; a request the server's limiter refuses gives back
+// the bridge-wide place it took.
+func TestAdmitLimits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d, log, refused := testDoor(t, nil, Limits{Concurrent: 1})
+		free := &Server{Name: "free"}
+		alice, bob := caller("alice"), caller("bob")
+		call := func(srv *Server) *Request {
+			return NewRequest(ViaGRPC, srv, "tools/call", json.RawMessage(`{"name":"t"}`))
+		}
+
+		first, ref := d.Admit(alice, call(free))
+		if ref != nil {
+			t.Fatal(ref.CallError)
+		}
+		req := call(free)
+		if _, ref := d.Admit(alice, req); ref == nil || ref.Why != RefusedLimited {
+			t.Fatalf("a second call in flight: %+v, want limited", ref)
+		} else {
+			st := status.Convert(ref.Status(req))
+			if st.Code() != codes.ResourceExhausted || retryInfo(ref.Status(req)) != 100*time.Millisecond {
+				t.Errorf("status %v, RetryInfo %v; want ResourceExhausted after 100ms", st.Code(), retryInfo(ref.Status(req)))
+			}
+			var data struct {
+				Retryable    bool  `json:"retryable"`
+				RetryAfterMs int64 `json:"retryAfterMs"`
+			}
+			if ref.RPC.Code != jsonrpc.CodeInternalError || json.Unmarshal(ref.RPC.Data, &data) != nil || !data.Retryable || data.RetryAfterMs != 100 {
+				t.Errorf("the tunnel's error = %d %s, want -32603 with retryAfterMs 100", ref.RPC.Code, ref.RPC.Data)
+			}
+			wantFields(t, log.one(t), map[string]string{"outcome": "refused", "refused": RefusedLimited, "code": "ResourceExhausted"})
+			if got := refused(); !slices.Equal(got, []refusal{{"tools/call", RefusedLimited}}) {
+				t.Errorf("refusals hook: %v", got)
+			}
+		}
+		// Another caller has its own place; a stream that stays open takes none.
+		if p, ref := d.Admit(bob, call(free)); ref != nil {
+			t.Errorf("another caller was limited: %v", ref.CallError)
+		} else {
+			p.Release()
+		}
+		long := call(free)
+		long.Long = true
+		if p, ref := d.Admit(alice, long); ref != nil {
+			t.Errorf("a stream that stays open was limited by calls in flight: %v", ref.CallError)
+		} else {
+			p.Release()
+		}
+		first.Release()
+		first.Release() // only the first counts
+		var none *Pass
+		none.Release()
+		held := make([]*Pass, 0, 2)
+		p, ref := d.Admit(alice, call(free))
+		if ref != nil {
+			t.Fatalf("after the release: %v", ref.CallError)
+		}
+		held = append(held, p)
+		if _, ref := d.Admit(alice, call(free)); ref == nil {
+			t.Errorf("a second release gave back a second place")
+		}
+		for _, p := range held {
+			p.Release()
+		}
+		log.records(t)
+		refused()
+
+		// The server's rate: one a second. Its refusal gives the
+		// bridge-wide place back.
+		rated := &Server{Name: "rated", Limiter: NewLimiter(Limits{Rate: 1})}
+		p, ref = d.Admit(alice, call(rated))
+		if ref != nil {
+			t.Fatal(ref.CallError)
+		}
+		p.Release()
+		req = call(rated)
+		_, ref = d.Admit(alice, req)
+		if ref == nil || ref.Why != RefusedLimited || retryInfo(ref.Status(req)) != time.Second {
+			t.Fatalf("over the server's rate: %+v, want limited for 1s", ref)
+		}
+		if p, ref := d.Admit(alice, call(free)); ref != nil {
+			t.Errorf("the server's refusal kept the bridge-wide place: %v", ref.CallError)
+		} else {
+			p.Release()
+		}
+		time.Sleep(time.Second) // the bucket refills
+		if p, ref := d.Admit(alice, call(rated)); ref != nil {
+			t.Errorf("a second later: %v", ref.CallError)
+		} else {
+			p.Release()
+		}
+		if got := refused(); len(got) != 1 {
+			t.Errorf("refusals hook: %v, want the one over the rate", got)
+		}
+		d.SetLimits(Limits{})
+		if d.Limiter().limits.enabled() {
+			t.Errorf("SetLimits did not put the new limits in force")
+		}
+	})
+}
+
+// TestAuditOutcomes: an admitted request of an audited method is
+// recorded when it ends, with its outcome: ok, a tool error, a JSON-RPC
+// error with its code, a status with its code; payloads only for a server
+// that audits them, without _meta; other methods are not recorded.
+func TestAuditOutcomes(t *testing.T) {
+	d, log, _ := testDoor(t, nil, Limits{})
+	plain := &Server{Name: "s"}
+	payloads := &Server{Name: "p", AuditPayloads: true}
+	ctx := caller("alice")
+	record := func(srv *Server, method, params string, res string, err error) {
+		t.Helper()
+		pass, ref := d.Admit(ctx, NewRequest(ViaGRPC, srv, method, json.RawMessage(params)))
+		if ref != nil {
+			t.Fatal(ref.CallError)
+		}
+		defer pass.Release()
+		pass.Record(time.Now().Add(-1500*time.Microsecond), json.RawMessage(res), err)
+	}
+
+	record(plain, "tools/call", `{"name":"echo","arguments":{"secret":1}}`, `{"content":[]}`, nil)
+	rec := log.one(t)
+	wantFields(t, rec, map[string]string{"outcome": "ok", "name": "echo", "method": "tools/call", "server": "s", "principal": "alice", "auth": "apikey", "via": ViaGRPC})
+	if ms, _ := rec["duration_ms"].(float64); ms < 1.5 {
+		t.Errorf("duration_ms = %v, want at least 1.5", rec["duration_ms"])
+	}
+	if _, ok := rec["params"]; ok {
+		t.Errorf("a server without AuditPayloads recorded params: %v", rec)
+	}
+
+	record(plain, "tools/call", `{"name":"echo"}`, `{"content":[],"isError":true}`, nil)
+	wantFields(t, log.one(t), map[string]string{"outcome": "tool_error"})
+
+	record(plain, "resources/read", `{"uri":"demo://x"}`, "", jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "gone"))
+	rec = log.one(t)
+	wantFields(t, rec, map[string]string{"outcome": "error", "name": "demo://x"})
+	if rec["jsonrpc_code"] != float64(jsonrpc.CodeResourceNotFound) {
+		t.Errorf("jsonrpc_code = %v", rec["jsonrpc_code"])
+	}
+
+	record(plain, "prompts/get", `{"name":"p"}`, "", status.Error(codes.DeadlineExceeded, "late"))
+	wantFields(t, log.one(t), map[string]string{"outcome": "error", "code": "DeadlineExceeded"})
+
+	record(plain, "prompts/get", `{"name":"p"}`, "", errors.New("neither"))
+	rec = log.one(t)
+	if _, ok := rec["code"]; ok || rec["outcome"] != "error" {
+		t.Errorf("an error of no known kind: %v", rec)
+	}
+
+	record(payloads, "tools/call", `{"name":"echo","arguments":{"a":1},"_meta":{"traceparent":"x"}}`, `{}`, nil)
+	rec = log.one(t)
+	if got, _ := json.Marshal(rec["params"]); string(got) != `{"arguments":{"a":1},"name":"echo"}` {
+		t.Errorf("params = %s, want them without _meta", got)
+	}
+
+	record(payloads, "tools/list", `{}`, `{"tools":[]}`, nil)
+	if recs := log.records(t); len(recs) != 0 {
+		t.Errorf("a method that is not audited was recorded: %v", recs)
+	}
+
+	// Without an audit log, nothing is written and nothing fails.
+	d.Audit = nil
+	record(plain, "tools/call", `{"name":"echo"}`, `{}`, nil)
+}
+
+// TestAuditTruncates: a caller's long name is cut in the record, on a
+// rune boundary.
+func TestAuditTruncates(t *testing.T) {
+	d, log, _ := testDoor(t, access.Rules{{Principals: []string{"*"}, Servers: []string{"s"}}}, Limits{})
+	long := "a" + strings.Repeat("é", 200) // byte 256 is inside an é
+	params, _ := json.Marshal(map[string]string{"name": long})
+	metaCtx := metadata.NewIncomingContext(caller("alice"), metadata.Pairs("x-request-id", strings.Repeat("r", 300)))
+	if _, ref := d.Admit(metaCtx, NewRequest(ViaGRPC, &Server{Name: "s"}, "tools/call", params)); ref == nil {
+		t.Fatal("a tool no rule allows was admitted")
+	}
+	rec := log.one(t)
+	name, _ := rec["name"].(string)
+	if !utf8.ValidString(name) || name != long[:255]+"..." {
+		t.Errorf("name = %q (%d bytes), want the first 255 bytes and ...", name, len(name))
+	}
+	if id, _ := rec["client_request_id"].(string); id != strings.Repeat("r", MaxLogValue)+"..." {
+		t.Errorf("client_request_id of %d bytes", len(id))
+	}
+	if got := TruncateLogValue("short"); got != "short" {
+		t.Errorf("TruncateLogValue(short) = %q", got)
+	}
+}
+
+// TestFilterList: a list result keeps what the caller may use, and the
+// rest of the result as it was; other methods, results without the list
+// and a door without rules pass results unchanged.
+func TestFilterList(t *testing.T) {
+	d := New(nil, testRules, Limits{})
+	alice := caller("alice")
+	for _, tc := range []struct{ method, res, want string }{
+		{"tools/list", `{"tools":[{"name":"echo"},{"name":"secret"},{"name":"read_x","d":1}],"nextCursor":"c"}`,
+			`{"tools":[{"name":"echo"},{"name":"read_x","d":1}],"nextCursor":"c"}`},
+		{"tools/list", `{"tools":[{"name":"secret"}]}`, `{"tools":[]}`},
+		{"prompts/list", `{"prompts":[{"name":"greet"},{"name":"other"}]}`, `{"prompts":[{"name":"greet"}]}`},
+		{"resources/list", `{"resources":[{"uri":"demo://private/1"},{"uri":"demo://public/1"}]}`, `{"resources":[{"uri":"demo://public/1"}]}`},
+		{"resources/templates/list", `{"resourceTemplates":[{"uriTemplate":"demo://public/{x}"},{"uriTemplate":"demo://private/{x}"}]}`,
+			`{"resourceTemplates":[{"uriTemplate":"demo://public/{x}"}]}`},
+		{"tools/list", `{"other":[]}`, `{"other":[]}`},
+		{"tools/call", `{"tools":[{"name":"secret"}]}`, `{"tools":[{"name":"secret"}]}`},
+	} {
+		if got := d.FilterList(alice, "s", tc.method, json.RawMessage(tc.res)); string(got) != tc.want {
+			t.Errorf("FilterList(%s, %s) = %s, want %s", tc.method, tc.res, got, tc.want)
+		}
+	}
+	// Another server: alice may use nothing of it.
+	if got := d.FilterList(alice, "t", "tools/list", json.RawMessage(`{"tools":[{"name":"echo"}]}`)); string(got) != `{"tools":[]}` {
+		t.Errorf("another server's list = %s", got)
+	}
+	open := New(nil, nil, Limits{})
+	res := json.RawMessage(`{"tools":[{"name":"secret"}]}`)
+	if got := open.FilterList(alice, "s", "tools/list", res); string(got) != string(res) {
+		t.Errorf("without rules: %s", got)
+	}
+}
+
+// TestTarget: what each method names, for the rules.
+func TestTarget(t *testing.T) {
+	for _, tc := range []struct {
+		method, params string
+		kind           access.Kind
+		names          []string
+	}{
+		{"tools/call", `{"name":"echo"}`, access.Tool, []string{"echo"}},
+		{"prompts/get", `{"name":"p"}`, access.Prompt, []string{"p"}},
+		{"resources/read", `{"uri":"a://1"}`, access.Resource, []string{"a://1"}},
+		{"resources/subscribe", `{"uri":"a://2"}`, access.Resource, []string{"a://2"}},
+		{"resources/unsubscribe", `{"uri":"a://3"}`, access.Resource, []string{"a://3"}},
+		{"completion/complete", `{"ref":{"type":"ref/resource","uri":"a://{x}"}}`, access.Resource, []string{"a://{x}"}},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"p"}}`, access.Prompt, []string{"p"}},
+		{"subscriptions/listen", `{"notifications":{"toolsListChanged":true}}`, access.Resource, nil},
+		{"tools/call", `{}`, access.Tool, []string{""}},
+		{"ping", `{}`, access.Server, nil},
+	} {
+		kind, names := Target(tc.method, json.RawMessage(tc.params))
+		if kind != tc.kind || !slices.Equal(names, tc.names) {
+			t.Errorf("Target(%s, %s) = %v %q, want %v %q", tc.method, tc.params, kind, names, tc.kind, tc.names)
+		}
+	}
+	if r := NewRequest(ViaGRPC, nil, "ping", nil); r.name() != "" {
+		t.Errorf("a request naming nothing has the name %q", r.name())
+	}
+	if !IsToolError(json.RawMessage(`{"isError":true}`)) || IsToolError(json.RawMessage(`{"isError":false}`)) || IsToolError(nil) {
+		t.Errorf("IsToolError is wrong")
+	}
+}
