@@ -29,18 +29,18 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
-	"github.com/mcpbridge/mcpbridge/internal/mcphttp"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/mcphttp"
 )
 
 // This file is the HTTP door (docs/operations.md, "HTTP"; docs/security.md,
 // "Every door"): one listener beside gRPC that serves
 //
 //   - MCP Streamable HTTP at /mcp and /mcp/{server}, for remote MCP hosts
-//     (package internal/mcphttp). Each MCP session, and each caller's 2026
+//     (package stdio/mcphttp). Each MCP session, and each caller's 2026
 //     requests, is a Session opened in process (session.go): no gRPC
 //     request is made to reach the bridge.
 //   - the gRPC API over the Connect protocol and gRPC-Web, for browsers and
@@ -261,7 +261,7 @@ func refuseHTTP(w http.ResponseWriter, kind pathKind, httpStatus int, code codes
 	}
 	switch kind {
 	case pathMCP:
-		body := wire.AppendError(nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg))
+		body := wire.AppendError(nil, nil, (*wire.Error)(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg)))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(httpStatus)
 		w.Write(body)

@@ -316,6 +316,6 @@ func probeAnswer(msg []byte) []byte {
 	if err != nil || m.Kind != wire.KindRequest || m.Method != "server/discover" {
 		return nil
 	}
-	answer := wire.AppendError(nil, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"})
+	answer := wire.AppendError(nil, m.ID, &wire.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found"})
 	return bytes.TrimSuffix(answer, []byte("\n"))
 }

@@ -165,7 +165,7 @@ func (f *streamsFixture) request(id json.RawMessage, method string, params json.
 		}
 		go f.tool(id, params)
 	default:
-		f.write(wire.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", method)))
+		f.write(wire.AppendError(nil, id, (*wire.Error)(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", method))))
 	}
 }
 
@@ -207,7 +207,7 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 		} `json:"_meta"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		f.write(wire.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "bad params")))
+		f.write(wire.AppendError(nil, id, (*wire.Error)(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "bad params"))))
 		return
 	}
 	a := p.Arguments
@@ -322,6 +322,6 @@ func (f *streamsFixture) tool(id json.RawMessage, params json.RawMessage) {
 	case "exit":
 		os.Exit(3)
 	default:
-		f.write(wire.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", p.Name)))
+		f.write(wire.AppendError(nil, id, (*wire.Error)(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", p.Name))))
 	}
 }

@@ -97,7 +97,7 @@ func TestConnectMatchesDirect(t *testing.T) {
 				var wantText string
 				if err != nil {
 					e := err.(*jsonrpc.Error)
-					wantText = string(wire.AppendErrorObject(nil, e))
+					wantText = string(wire.AppendErrorObject(nil, (*wire.Error)(e)))
 					if got := string(m.Error); got != wantText {
 						t.Errorf("%s: error through the tunnel = %s, directly %s", r.method, got, wantText)
 					}

@@ -737,10 +737,10 @@ func (c *Client) routeResponse(m *wire.Message, kept bool) {
 		r.err = &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
 	case m.HasError():
 		e, ok := wire.DecodeError(m.Error)
+		r.err = (*jsonrpc.Error)(e)
 		if !ok {
-			e = &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
+			r.err = &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Invalid JSON-RPC response"}
 		}
-		r.err = e
 	case kept && !m.Dirty: // the line is ours: no copy of a huge result
 		r.result = m.Result[:len(m.Result):len(m.Result)]
 	default:

@@ -158,7 +158,7 @@ func (f *fixtureServer) fail(id json.RawMessage, code int64, msg string, data an
 	if data != nil {
 		e.Data, _ = rawjson.Marshal(data)
 	}
-	f.write(wire.AppendError(nil, id, e))
+	f.write(wire.AppendError(nil, id, (*wire.Error)(e)))
 }
 
 func (f *fixtureServer) handle(line []byte) {
@@ -611,7 +611,7 @@ func (f *fixtureServer) tool(ctx context.Context, id json.RawMessage, name strin
 			case "cancelled":
 				b = wire.AppendNotification(b, "notifications/cancelled", json.RawMessage(`{"requestId":`+l+`}`))
 			case "error":
-				b = wire.AppendError(b, json.RawMessage(l), &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Subscription source failed"})
+				b = wire.AppendError(b, json.RawMessage(l), &wire.Error{Code: jsonrpc.CodeInternalError, Message: "Subscription source failed"})
 			}
 			if a.End != "" {
 				f.mu.Lock()

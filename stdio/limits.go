@@ -78,7 +78,8 @@ func (c *Client) noteAnswered(size int) {
 // answered: a smaller one cannot be over a limit the child has shown it
 // does not have. Otherwise nothing can be told and the error is logged.
 func (c *Client) unreadable(raw json.RawMessage) {
-	rpcErr, ok := wire.DecodeError(raw)
+	we, ok := wire.DecodeError(raw)
+	rpcErr := (*jsonrpc.Error)(we)
 	if !ok {
 		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request"}
 	}

@@ -44,17 +44,17 @@ func (c *Client) serverRequest(m *wire.Message) {
 		return // closed: answers are no longer written
 	case dup:
 		c.mu.Unlock()
-		c.reply(wire.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Duplicate server request id")))
+		c.reply(wire.AppendError(nil, id, (*wire.Error)(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Duplicate server request id"))))
 		return
 	case c.cfg.OnServerRequest == nil:
 		c.mu.Unlock()
-		c.reply(wire.AppendError(nil, id, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method)))
+		c.reply(wire.AppendError(nil, id, (*wire.Error)(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method))))
 		return
 	case c.running >= limit:
 		c.mu.Unlock()
-		c.reply(wire.AppendError(nil, id, jsonrpc.WithData(jsonrpc.CodeInternalError,
+		c.reply(wire.AppendError(nil, id, (*wire.Error)(jsonrpc.WithData(jsonrpc.CodeInternalError,
 			fmt.Sprintf("Too many server requests in flight (%d)", limit),
-			map[string]any{"retryable": true, "limit": limit})))
+			map[string]any{"retryable": true, "limit": limit}))))
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -100,18 +100,18 @@ func (c *Client) runHandler(ctx context.Context, cancel context.CancelFunc, key 
 		out, cerr := rawjson.Compact(result)
 		if cerr != nil {
 			c.log.Error("stdio: server request handler returned invalid JSON", "method", req.Method, "error", cerr)
-			buf = wire.AppendError(nil, req.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Server request handler returned an invalid result"))
+			buf = wire.AppendError(nil, req.ID, (*wire.Error)(jsonrpc.Errorf(jsonrpc.CodeInternalError, "Server request handler returned an invalid result")))
 		} else {
 			buf = wire.AppendResponse(nil, req.ID, out)
 		}
 	case errors.As(err, &panicked):
 		c.log.Error("stdio: server request handler panicked", "method", req.Method, "panic", panicked.Value, "stack", string(panicked.Stack))
-		buf = wire.AppendError(nil, req.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Server request handler panicked"))
+		buf = wire.AppendError(nil, req.ID, (*wire.Error)(jsonrpc.Errorf(jsonrpc.CodeInternalError, "Server request handler panicked")))
 	case errors.As(err, &e):
-		buf = wire.AppendError(nil, req.ID, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data})
+		buf = wire.AppendError(nil, req.ID, &wire.Error{Code: e.Code, Message: e.Message, Data: e.Data})
 	default:
 		c.log.Error("stdio: server request handler failed", "method", req.Method, "error", err)
-		buf = wire.AppendError(nil, req.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Server request handler failed"))
+		buf = wire.AppendError(nil, req.ID, (*wire.Error)(jsonrpc.Errorf(jsonrpc.CodeInternalError, "Server request handler failed")))
 	}
 	select {
 	case c.writes <- &frame{buf: buf}:

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/conformancetest"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/conformance"
 )
 
 // TestConformanceThroughBridge holds the bridge to its promise that it
@@ -58,13 +58,13 @@ func TestConformanceThroughBridge(t *testing.T) {
 // scoreThroughBridge scores argv directly and through the bridge b on both
 // paths, and returns how each path's checks differ from the direct ones.
 func scoreThroughBridge(t *testing.T, argv []string, era, name string, b *bridgeProcess) []string {
-	direct := conformance.Score(t, argv, era, "")
+	direct := conformancetest.Score(t, argv, era, "")
 	paths := []struct {
 		name string
-		res  conformance.Result
+		res  conformancetest.Result
 	}{
-		{"a Connect tunnel", conformance.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, era, "")},
-		{"the HTTP front door", conformance.ScoreURL(t, "http://"+httpAddr(t, b)+"/mcp", era, "")},
+		{"a Connect tunnel", conformancetest.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, era, "")},
+		{"the HTTP front door", conformancetest.ScoreURL(t, "http://"+httpAddr(t, b)+"/mcp", era, "")},
 	}
 	var diffs []string
 	for _, p := range paths {
@@ -83,8 +83,8 @@ func scoreThroughBridge(t *testing.T, argv []string, era, name string, b *bridge
 }
 
 // scenarioDiffs names the scenarios whose counts differ between two runs.
-func scenarioDiffs(a, b conformance.Result) []string {
-	counts := map[string][2]conformance.ScenarioResult{}
+func scenarioDiffs(a, b conformancetest.Result) []string {
+	counts := map[string][2]conformancetest.ScenarioResult{}
 	for _, s := range a.Scenarios {
 		c := counts[s.Name]
 		c[0] = s
@@ -149,16 +149,16 @@ func TestConformanceCrossEra(t *testing.T) {
 		{"2026 client, 2025-only child", "2026-07-28", append(append([]string{"--tunnel", "shared", "--"}, demo...), "-versions", "2025-11-25,2025-06-18"), legacyGaps},
 		{"2026 client, dual-era child at 2025", "2026-07-28", append([]string{"--tunnel", "shared", "--protocol", "2025-11-25", "--"}, demo...), legacyGaps},
 	}
-	direct := map[string]conformance.Result{}
+	direct := map[string]conformancetest.Result{}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			native, ok := direct[tc.era]
 			if !ok {
-				native = conformance.Score(t, demo, tc.era, "")
+				native = conformancetest.Score(t, demo, tc.era, "")
 				direct[tc.era] = native
 			}
 			b := startBridge(t, nil, tc.bridge...)
-			res := conformance.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, tc.era, "")
+			res := conformancetest.Score(t, []string{mcpbridgeBin, "connect", "--addr", b.addr}, tc.era, "")
 			t.Logf("%s: %d passed, %d failed (natively: %d, %d)", tc.name, res.Passed, res.Failed, native.Passed, native.Failed)
 			want := native.FailedChecks()
 			for check, g := range tc.gaps {

@@ -408,7 +408,7 @@ func (c *connector) fail(err error) error {
 	clear(c.pending)
 	c.mu.Unlock()
 	for _, id := range ids {
-		_ = c.write(wire.AppendError(nil, []byte(id), e))
+		_ = c.write(wire.AppendError(nil, []byte(id), (*wire.Error)(e)))
 	}
 	return errors.New(why)
 }

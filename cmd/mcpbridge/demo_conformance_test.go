@@ -5,8 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/conformancetest"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/conformance"
 )
 
 // tasksFailures are the checks `mcpbridge demo -conformance` fails at
@@ -53,7 +53,7 @@ var tasksFailures = []string{
 // conformance suite through the stdio→HTTP adapter, and holds it to its
 // exact score: every scored scenario of both requirement sets passes, and
 // only the unscored tasks extension fails. The Go SDK server, scored the
-// same way (conformance.TestGoSDKServerConformance), gets 161/34 and 82/0: the
+// same way (conformancetest.TestGoSDKServerConformance), gets 161/34 and 82/0: the
 // demo also passes the four server-stateless checks it fails (a request
 // without a 2026 protocolVersion gets -32602 and 400, not -32601 and 404).
 //
@@ -72,7 +72,7 @@ func TestDemoConformance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.requirements, func(t *testing.T) {
-			res := conformance.Score(t, []string{mcpbridgeBin, "demo", "-conformance"}, tt.requirements, "")
+			res := conformancetest.Score(t, []string{mcpbridgeBin, "demo", "-conformance"}, tt.requirements, "")
 			t.Logf("%s", res.Summary())
 			if res.Passed != tt.passed || res.Failed != tt.failed {
 				t.Errorf("Score(%s) = %d passed, %d failed; want %d, %d", tt.requirements, res.Passed, res.Failed, tt.passed, tt.failed)

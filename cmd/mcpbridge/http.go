@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/mcpbridge/mcpbridge/internal/mcphttp"
+	"github.com/mcpbridge/mcpbridge/stdio/mcphttp"
 )
 
 // The HTTP front door (docs/operations.md, "HTTP") is the bridge's

@@ -17,7 +17,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
-	"github.com/mcpbridge/mcpbridge/internal/configfile"
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/configfile"
 	"github.com/mcpbridge/mcpbridge/internal/telemetry"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/access"
-	"github.com/mcpbridge/mcpbridge/internal/configfile"
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/configfile"
 )
 
 // security builds what the config file says of callers (docs/security.md):

@@ -26,8 +26,8 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/configfile"
 	"github.com/mcpbridge/mcpbridge/internal/asynclog"
-	"github.com/mcpbridge/mcpbridge/internal/configfile"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/tlsfiles"
 	"github.com/mcpbridge/mcpbridge/stdio"

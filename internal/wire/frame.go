@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // The frame builders below append one complete message followed by LF.
@@ -48,7 +47,7 @@ func AppendResponse(dst []byte, id json.RawMessage, result json.RawMessage) []by
 
 // AppendError appends an error response frame. A nil id is written as
 // null, for requests whose id could not be read.
-func AppendError(dst []byte, id json.RawMessage, e *jsonrpc.Error) []byte {
+func AppendError(dst []byte, id json.RawMessage, e *Error) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)
 	dst = append(dst, `,"error":`...)
@@ -57,7 +56,7 @@ func AppendError(dst []byte, id json.RawMessage, e *jsonrpc.Error) []byte {
 }
 
 // AppendErrorObject appends the JSON object {code, message, data?} of e.
-func AppendErrorObject(dst []byte, e *jsonrpc.Error) []byte {
+func AppendErrorObject(dst []byte, e *Error) []byte {
 	dst = append(dst, `{"code":`...)
 	dst = strconv.AppendInt(dst, e.Code, 10)
 	dst = append(dst, `,"message":`...)

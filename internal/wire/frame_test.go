@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 func TestFrames(t *testing.T) {
@@ -14,7 +12,7 @@ func TestFrames(t *testing.T) {
 	if want := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":"x\ny"}}` + "\n"; got != want {
 		t.Errorf("AppendRequest = %q, want %q", got, want)
 	}
-	got = string(AppendError(nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Line exceeds the 10-byte limit"}))
+	got = string(AppendError(nil, nil, &Error{Code: CodeInvalidRequest, Message: "Line exceeds the 10-byte limit"}))
 	if want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Line exceeds the 10-byte limit"}}` + "\n"; got != want {
 		t.Errorf("AppendError = %q, want %q", got, want)
 	}

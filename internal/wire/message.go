@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // MaxIDBytes is the longest string id (decoded) accepted; the same bound
@@ -87,14 +86,14 @@ func Decode(line []byte) (Message, error) {
 	var vals [len(envelope)][]byte
 	info, err := rawjson.ScanMembers(line, envelope[:], vals[:])
 	if err != nil {
-		return Message{}, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error", Cause: err}
+		return Message{}, &Error{Code: CodeParseError, Message: "Parse error", Cause: err}
 	}
 	switch line[info.Start] {
 	case '{':
 	case '[':
-		return Message{}, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Batch requests are not supported")
+		return Message{}, errorf(CodeInvalidRequest, "Batch requests are not supported")
 	default:
-		return Message{}, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON object")
+		return Message{}, errorf(CodeInvalidRequest, "Invalid Request: not a JSON object")
 	}
 	m := Message{
 		ID: vals[1], methodRaw: vals[2], Params: vals[3], Result: vals[4], Error: vals[5],
@@ -125,27 +124,27 @@ func (m *Message) classify(version json.RawMessage) error {
 	if m.hasID && !m.nullID {
 		if !ValidID(m.ID) {
 			m.ID = nil
-			return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: id must be a string of at most %d bytes or an int64 integer", MaxIDBytes)
+			return errorf(CodeInvalidRequest, "Invalid Request: id must be a string of at most %d bytes or an int64 integer", MaxIDBytes)
 		}
 	} else {
 		m.ID = nil
 		if m.nullID && m.Kind == KindRequest {
-			return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: id must not be null")
+			return errorf(CodeInvalidRequest, "Invalid Request: id must not be null")
 		}
 	}
 	if v, ok := rawjson.StringValue(version); string(version) != `"2.0"` && (!ok || v != "2.0") {
-		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
+		return errorf(CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`)
 	}
 	if m.methodRaw != nil {
 		name, ok := rawjson.StringValue(m.methodRaw)
 		if !ok {
-			return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: method must be a string")
+			return errorf(CodeInvalidRequest, "Invalid Request: method must be a string")
 		}
 		m.Method = name
 		m.methodRaw = nil
 	}
 	if m.Kind == KindInvalid {
-		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: neither a request, a notification nor a response")
+		return errorf(CodeInvalidRequest, "Invalid Request: neither a request, a notification nor a response")
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 func TestDecodeKinds(t *testing.T) {
@@ -64,7 +63,7 @@ func TestDecodeKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := Decode([]byte(tt.line))
 			if tt.err != "" {
-				var e *jsonrpc.Error
+				var e *Error
 				if !errors.As(err, &e) || !strings.Contains(e.Error(), tt.err) {
 					t.Fatalf("Decode(%.60q) error = %v, want code %s", tt.line, err, tt.err)
 				}
@@ -119,7 +118,7 @@ func TestDecodeDirty(t *testing.T) {
 
 func TestDecodeError(t *testing.T) {
 	e, ok := DecodeError(json.RawMessage(`{"code":-32022,"message":"Unsupported","data":{ "supported" : ["2026-07-28"] }}`))
-	if !ok || e.Code != jsonrpc.CodeUnsupportedVersion || e.Message != "Unsupported" || string(e.Data) != `{"supported":["2026-07-28"]}` {
+	if !ok || e.Code != -32022 || e.Message != "Unsupported" || string(e.Data) != `{"supported":["2026-07-28"]}` {
 		t.Fatalf("DecodeError = %+v, %v", e, ok)
 	}
 	for _, bad := range []string{`"x"`, `{"message":"m"}`, `{"code":1.5,"message":"m"}`, `{"code":1}`} {
@@ -127,9 +126,4 @@ func TestDecodeError(t *testing.T) {
 			t.Errorf("DecodeError(%s) ok, want failure", bad)
 		}
 	}
-	if !errors.Is(fmtWrap(jsonrpc.Errorf(jsonrpc.CodeRequestTimeout, "x")), &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout}) {
-		t.Error("errors.Is by code does not survive wrapping")
-	}
 }
-
-func fmtWrap(err error) error { return errors.Join(errors.New("ctx"), err) }

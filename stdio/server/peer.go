@@ -90,7 +90,7 @@ func (c *serveConn) response(m *wire.Message) {
 		ch <- callResult{result: m.Result}
 	case m.HasError() && !m.HasResult():
 		if e, ok := wire.DecodeError(m.Error); ok {
-			ch <- callResult{err: e}
+			ch <- callResult{err: (*jsonrpc.Error)(e)}
 			return
 		}
 		fallthrough

@@ -397,8 +397,13 @@ func (c *serveConn) readLoop() {
 func decodeInput(line []byte) inputEvent {
 	m, err := wire.Decode(bytes.Clone(line))
 	ev := inputEvent{msg: m}
-	if err != nil && !errors.As(err, &ev.decodeErr) {
-		ev.decodeErr = &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error", Cause: err}
+	if err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			ev.decodeErr = (*jsonrpc.Error)(we)
+		} else {
+			ev.decodeErr = &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error", Cause: err}
+		}
 	}
 	if m.Dirty {
 		for _, raw := range []*json.RawMessage{&ev.msg.ID, &ev.msg.Params, &ev.msg.Result, &ev.msg.Error} {
@@ -525,7 +530,7 @@ func (c *serveConn) writeFrame(ctx context.Context, frame []byte) error {
 }
 
 func (c *serveConn) writeError(ctx context.Context, id json.RawMessage, e *jsonrpc.Error) error {
-	return c.writeFrame(ctx, wire.AppendError(nil, id, e))
+	return c.writeFrame(ctx, wire.AppendError(nil, id, (*wire.Error)(e)))
 }
 
 func serveInternal(message string) *jsonrpc.Error {
@@ -1068,14 +1073,14 @@ func (c *serveConn) callHandle(ctx context.Context, req *seam.Request) (result j
 func (c *serveConn) finalFrame(e *execution, result json.RawMessage, panicked bool, err error) (frame []byte, version string) {
 	switch {
 	case panicked:
-		return wire.AppendError(nil, e.id, serveInternal("Request worker failed")), ""
+		return wire.AppendError(nil, e.id, (*wire.Error)(serveInternal("Request worker failed"))), ""
 	case err != nil:
-		return wire.AppendError(nil, e.id, c.wireError(e, err)), ""
+		return wire.AppendError(nil, e.id, (*wire.Error)(c.wireError(e, err))), ""
 	}
 	compact, cerr := rawjson.Compact(result)
 	if cerr != nil || !rawjson.IsObject(compact) {
 		c.log.Error("stdio: the handler returned an invalid result", "method", e.method, "id", string(e.id), "error", cerr)
-		return wire.AppendError(nil, e.id, serveInternal("Server produced an invalid result")), ""
+		return wire.AppendError(nil, e.id, (*wire.Error)(serveInternal("Server produced an invalid result"))), ""
 	}
 	if e.method == initializeMethod {
 		if v, ok := rawjson.Member(compact, "protocolVersion"); ok {

@@ -51,7 +51,7 @@ func (c *serveConn) runListen(ctx context.Context, e *execution) {
 			c.closeSource(src, err)
 			err = fmt.Errorf("stdio: Source.Accepted: %w", err)
 			c.log.Error("stdio: invalid listen acknowledgement", "id", string(e.id), "error", err)
-			frame := wire.AppendError(nil, e.id, serveInternal("Server produced an invalid result"))
+			frame := wire.AppendError(nil, e.id, (*wire.Error)(serveInternal("Server produced an invalid result")))
 			_ = c.send(&frameReq{kind: frameFinal, exec: e, frame: frame})
 			return
 		}
@@ -240,7 +240,7 @@ func eventFrame(id json.RawMessage, method string, params json.RawMessage) ([]by
 // normal end, -32603 after a failure (docs/stdio.md, "Listen streams").
 func (c *serveConn) endFrame(id json.RawMessage, err error) []byte {
 	if !errors.Is(err, io.EOF) {
-		return wire.AppendError(nil, id, serveInternal("Subscription source failed"))
+		return wire.AppendError(nil, id, (*wire.Error)(serveInternal("Subscription source failed")))
 	}
 	meta, _ := rawjson.SetMember(nil, protocol.MetaSubscriptionID, id)
 	if info := c.serverInfo(); info != nil {

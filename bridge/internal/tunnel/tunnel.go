@@ -309,7 +309,7 @@ func (t *Tunnel) respond(id, result json.RawMessage) {
 }
 
 func (t *Tunnel) fail(id json.RawMessage, e *jsonrpc.Error) {
-	t.push(wire.AppendError(nil, id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
+	t.push(wire.AppendError(nil, id, &wire.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
 }
 
 // Handle dispatches one message from the client. Nothing that is not
@@ -322,9 +322,9 @@ func (t *Tunnel) Handle(text string) {
 		if m.Kind == wire.KindRequest {
 			id = m.ID
 		}
-		e, ok := err.(*jsonrpc.Error)
-		if !ok {
-			e = jsonrpc.Errorf(jsonrpc.CodeParseError, "Parse error")
+		e := jsonrpc.Errorf(jsonrpc.CodeParseError, "Parse error")
+		if we, ok := err.(*wire.Error); ok {
+			e = (*jsonrpc.Error)(we)
 		}
 		t.fail(id, e)
 		return
@@ -755,10 +755,10 @@ func (t *Tunnel) response(m *wire.Message) {
 	var o fanout.Outcome
 	if m.HasError() {
 		e, ok := wire.DecodeError(m.Error)
+		o.Err = (*jsonrpc.Error)(e)
 		if !ok {
-			e = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client answered with an invalid error")
+			o.Err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client answered with an invalid error")
 		}
-		o.Err = e
 	} else {
 		res, err := rawjson.Compact(m.Result)
 		if err != nil {

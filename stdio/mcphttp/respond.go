@@ -182,7 +182,7 @@ func asError(err error) *jsonrpc.Error {
 // errorFrame encodes an error response without the error's local Cause.
 func errorFrame(id json.RawMessage, err error) []byte {
 	e := asError(err)
-	return trimLF(wire.AppendError(nil, id, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
+	return trimLF(wire.AppendError(nil, id, &wire.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
 }
 
 // writeJSON writes one JSON-RPC message as the whole response.

@@ -371,10 +371,10 @@ func (b *backend) answer(m *wire.Message) {
 	switch {
 	case m.HasError():
 		e, ok := wire.DecodeError(m.Error)
+		r.err = (*jsonrpc.Error)(e)
 		if !ok {
-			e = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client sent an invalid error")
+			r.err = jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client sent an invalid error")
 		}
-		r.err = e
 	default:
 		res, err := rawjson.Compact(m.Result)
 		if err != nil {

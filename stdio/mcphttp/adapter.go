@@ -420,9 +420,10 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, c caller, sid str
 	// unvalidated; the Client re-encodes what passes.
 	m, err := wire.Decode(body)
 	if err != nil {
-		var e *jsonrpc.Error
-		if !errors.As(err, &e) {
-			e = jsonrpc.Errorf(jsonrpc.CodeParseError, "Parse error")
+		e := jsonrpc.Errorf(jsonrpc.CodeParseError, "Parse error")
+		var we *wire.Error
+		if errors.As(err, &we) {
+			e = (*jsonrpc.Error)(we)
 		}
 		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, &jsonrpc.Error{Code: e.Code, Message: e.Message}))
 		return

@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpbridge/mcpbridge/internal/mcphttp"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	"github.com/mcpbridge/mcpbridge/stdio/mcphttp"
 )
 
 // An Adapter makes a stdio MCP server reachable over Streamable HTTP. The

@@ -1,9 +1,9 @@
-// Package conformance runs the official MCP conformance suite against a
+// Package conformancetest runs the official MCP conformance suite against a
 // Streamable HTTP endpoint and counts its checks: a stdio server's argv
-// served through the product's adapter (package internal/mcphttp), or a
+// served through the product's adapter (package stdio/mcphttp), or a
 // URL such as the bridge's own HTTP front door (docs/testing.md,
 // "Conformance scores").
-package conformance
+package conformancetest
 
 import (
 	"bytes"
@@ -25,8 +25,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/internal/mcphttp"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	"github.com/mcpbridge/mcpbridge/stdio/mcphttp"
 )
 
 // scoreTimeout bounds one run of the conformance CLI; a run of the Go SDK

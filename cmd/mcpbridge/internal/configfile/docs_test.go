@@ -29,7 +29,7 @@ import (
 // without it.
 func TestDocsConfigKeys(t *testing.T) {
 	const docPath = "docs/operations.md"
-	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "docs", "operations.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,16 @@
 // Package mcphttp serves stdio MCP connections over Streamable HTTP, in
-// both protocol eras: the bridge's /mcp endpoints (docs/operations.md,
-// "HTTP"), and, in tests, a stdio server given as argv, so that the
-// official conformance suite can score it (docs/testing.md, "The HTTP
-// adapter").
+// both protocol eras, for remote MCP hosts: the bridge's /mcp endpoints
+// (docs/operations.md, "HTTP"), and any stdio server given as argv
+// ([Command]), which is how the official conformance suite scores one
+// (docs/testing.md, "The HTTP adapter").
 //
 // # The adapter
 //
 // [New] returns an [Adapter], an [http.Handler] for [Endpoint] ("/mcp",
 // the default server) and Endpoint/NAME (the server NAME). Config.Start
-// opens each connection it needs: [Tunnel] opens a Connect tunnel on the
-// bridge's grpc.Server in process, with the credentials of the request that
-// needs it; [Command] runs a child process. Config.Caller names a request's
+// opens each connection it needs: the bridge's opens a session in process
+// (bridge.Service.Open), with the credentials of the request that needs
+// it; [Command] runs a child process. Config.Caller names a request's
 // caller (the bridge hashes its credentials): a 2025 session answers only
 // the caller that opened it, and 2026 requests share connections only within
 // a caller and server.

@@ -1,0 +1,92 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+)
+
+// rooms are the top-level directories that hold the module's code, in the
+// order they stack (docs/contributing.md, "Layout and names"): a package
+// may import its own room and the rooms below it, never one above. proto/
+// is the generated API, which the rooms above it use and which uses none
+// of them; deploy/validate checks the chart and sits with cmd/.
+var rooms = map[string]int{"internal": 0, "proto": 0, "stdio": 1, "bridge": 2, "cmd": 3, "deploy": 3}
+
+// TestImportsRunDown: no package imports one of a room above its own
+// (the non-test imports of every package of the module, as go list reads
+// them). Test support (internal/testkit and below, and a package whose
+// name ends in "test", as httptest's does) runs the packages it tests and
+// so may import them; in exchange, no package's own code imports it.
+func TestImportsRunDown(t *testing.T) {
+	const module = "github.com/mcpbridge/mcpbridge/"
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", "./...")
+	cmd.Dir = testkit.ModuleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	roomOf := func(path string) (string, bool) {
+		rel, ok := strings.CutPrefix(path, module)
+		if !ok {
+			return "", false
+		}
+		room, _, _ := strings.Cut(rel, "/")
+		return rel, ok && room != ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	packages := 0
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		src, ok := roomOf(p.ImportPath)
+		if !ok {
+			continue
+		}
+		packages++
+		srcRoom, _, _ := strings.Cut(src, "/")
+		level, known := rooms[srcRoom]
+		if !known {
+			t.Errorf("%s is in %s/, which is not a room of the module's code", src, srcRoom)
+			continue
+		}
+		testSupport := isTestSupport(src)
+		for _, imp := range p.Imports {
+			dst, ok := roomOf(imp)
+			if !ok {
+				continue
+			}
+			dstRoom, _, _ := strings.Cut(dst, "/")
+			switch {
+			case isTestSupport(dst) && !testSupport:
+				t.Errorf("%s imports the test support %s", src, dst)
+			case rooms[dstRoom] > level && !testSupport:
+				t.Errorf("%s (%s/) imports %s, a room above it (%s/)", src, srcRoom, dst, dstRoom)
+			}
+		}
+	}
+	if packages < 20 {
+		t.Fatalf("go list found %d packages of the module; the check saw too few to mean anything", packages)
+	}
+}
+
+// isTestSupport reports whether the module's package at rel is test
+// support.
+func isTestSupport(rel string) bool {
+	return strings.HasPrefix(rel, "internal/testkit") || strings.HasSuffix(rel, "test")
+}
