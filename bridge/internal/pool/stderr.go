@@ -132,15 +132,16 @@ func (w *stderrLog) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		i := 0
-		for i < len(p) && p[i] != '\n' {
+		for i < len(p) && p[i] != '\n' && len(w.part)+i < maxStderrLine {
 			i++
 		}
 		w.part = append(w.part, p[:i]...)
-		if i < len(p) || len(w.part) >= maxStderrLine {
+		newline := i < len(p) && p[i] == '\n'
+		if newline || len(w.part) >= maxStderrLine {
 			w.line(strings.ToValidUTF8(string(w.part), "\uFFFD"))
 			w.part = w.part[:0]
 		}
-		if i < len(p) {
+		if newline {
 			i++
 		}
 		p = p[i:]
