@@ -1,0 +1,521 @@
+package tunnel
+
+// The in-process harness of the tunnel's tests: a real stdio.Client over
+// io.Pipes to a scripted JSON-RPC peer (the child), a fake Host and Pass
+// (the bridge's side), and the tunnel's client side as a channel of the
+// messages Write delivers.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// wait bounds every wait for something asynchronous.
+const wait = 10 * time.Second
+
+// modernMeta is the _meta of a 2026-07-28 client's request.
+const modernMeta = `{"` + protocol.MetaProtocolVersion + `":"2026-07-28","` + protocol.MetaClientCapabilities +
+	`":{"elicitation":{}},"` + protocol.MetaClientInfo + `":{"name":"c","version":"1"}}`
+
+// msg is one JSON-RPC message as either end of the tunnel saw it.
+type msg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+	line   string
+}
+
+func (m msg) String() string { return m.line }
+
+func decodeMsg(t *testing.T, line []byte) msg {
+	t.Helper()
+	var m msg
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Errorf("not a JSON-RPC message: %s (%v)", line, err)
+	}
+	m.line = string(line)
+	return m
+}
+
+// member is the raw member at path in obj ("" when absent).
+func member(obj json.RawMessage, path ...string) string {
+	for _, key := range path {
+		v, ok := rawjson.Member(obj, key)
+		if !ok {
+			return ""
+		}
+		obj = v
+	}
+	return string(obj)
+}
+
+// jsonEq reports whether two JSON texts hold the same value.
+func jsonEq(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// ---- The child: a scripted peer behind a real stdio.Client ----
+
+// peer is the far end of the child's stdio.Client. Each line the Client
+// writes goes to a handler registered for its method, when there is one
+// (it returns the line to answer, "" for none), else to lines, for the
+// test to read and answer.
+type peer struct {
+	out   *io.PipeWriter
+	lines chan msg
+
+	mu       sync.Mutex
+	handlers map[string]func(msg) string
+}
+
+func (p *peer) handle(method string, h func(msg) string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if h == nil {
+		delete(p.handlers, method)
+		return
+	}
+	p.handlers[method] = h
+}
+
+func (p *peer) serve(t *testing.T, in io.Reader) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		m := decodeMsg(t, sc.Bytes())
+		p.mu.Lock()
+		h := p.handlers[m.Method]
+		p.mu.Unlock()
+		if h == nil {
+			p.lines <- m
+			continue
+		}
+		if reply := h(m); reply != "" {
+			if _, err := io.WriteString(p.out, reply+"\n"); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// next is the next line the Client wrote that no handler took.
+func (p *peer) next(t *testing.T) msg {
+	t.Helper()
+	select {
+	case m := <-p.lines:
+		return m
+	case <-time.After(wait):
+		t.Fatal("the child got nothing for 10 s")
+		return msg{}
+	}
+}
+
+// expect is next, which must be method.
+func (p *peer) expect(t *testing.T, method string) msg {
+	t.Helper()
+	m := p.next(t)
+	if m.Method != method {
+		t.Fatalf("the child got %s, want %s", m, method)
+	}
+	return m
+}
+
+// none checks that nothing is waiting in lines.
+func (p *peer) none(t *testing.T) {
+	t.Helper()
+	select {
+	case m := <-p.lines:
+		t.Errorf("the child got %s, want nothing", m)
+	default:
+	}
+}
+
+func (p *peer) write(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(p.out, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (p *peer) reply(t *testing.T, id json.RawMessage, result string) {
+	t.Helper()
+	p.write(t, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+result+`}`)
+}
+
+func (p *peer) replyError(t *testing.T, id json.RawMessage, code int, message string) {
+	t.Helper()
+	m, _ := json.Marshal(message)
+	p.write(t, `{"jsonrpc":"2.0","id":`+string(id)+`,"error":{"code":`+itoa(code)+`,"message":`+string(m)+`}}`)
+}
+
+func stdioRequest(method string) stdio.ServerRequest { return stdio.ServerRequest{Method: method} }
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func result(id json.RawMessage, res string) string {
+	return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + res + `}`
+}
+
+// childConfig says what child to start.
+type childConfig struct {
+	// version is the child's era: a legacy version (initialize), or
+	// 2026-07-28 (answered server/discover, unless pinned).
+	version string
+	pinned  bool   // 2026-07-28 pinned: no handshake, nothing learnt
+	caps    string // the child's capabilities
+	private bool
+	secure  bool
+	floor   mcpbridgev1.LoggingLevel
+	timeout time.Duration // the relay's ServerRequestTimeout
+}
+
+const (
+	serverInfo   = `{"name":"child","version":"9"}`
+	instructions = "use it well"
+)
+
+// startChild connects a stdio.Client to a new peer as the pool does
+// (relay hooked, level keeper, Attach) and closes both at the test's end.
+func startChild(t *testing.T, cfg childConfig) (*Child, *peer) {
+	t.Helper()
+	if cfg.version == "" {
+		cfg.version = protocol.Version20251125
+	}
+	if cfg.caps == "" {
+		cfg.caps = `{"tools":{},"logging":{},"resources":{"subscribe":true,"listChanged":true},"tasks":{}}`
+	}
+	if cfg.timeout == 0 {
+		cfg.timeout = wait
+	}
+	log := slog.New(slog.DiscardHandler)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &peer{out: outW, lines: make(chan msg, 256), handlers: map[string]func(msg) string{}}
+	p.handle("initialize", func(m msg) string {
+		return result(m.ID, `{"protocolVersion":"`+cfg.version+`","capabilities":`+cfg.caps+
+			`,"serverInfo":`+serverInfo+`,"instructions":"`+instructions+`"}`)
+	})
+	initialized := make(chan struct{}, 1)
+	p.handle("notifications/initialized", func(msg) string {
+		initialized <- struct{}{}
+		return ""
+	})
+	p.handle("server/discover", func(m msg) string {
+		return result(m.ID, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":`+cfg.caps+
+			`,"instructions":"`+instructions+`","_meta":{"`+protocol.MetaServerInfo+`":`+serverInfo+`}}`)
+	})
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		p.serve(t, inR)
+	}()
+	relay := fanout.NewRelay("s", nil, cfg.timeout, cfg.secure, log)
+	versions := []string{cfg.version}
+	if protocol.Modern(cfg.version) && !cfg.pinned {
+		versions = []string{protocol.Version20260728, protocol.Version20251125}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, err := stdio.Connect(ctx, func(context.Context) (*stdio.Client, error) {
+		return stdio.Open(inW, outR, relay.Hook(stdio.ClientConfig{Logger: log}))
+	}, stdio.ConnectConfig{Versions: versions})
+	t.Cleanup(func() {
+		if c != nil {
+			c.Close()
+		}
+		outW.Close()
+		inR.Close()
+		<-served
+		if c != nil {
+			select {
+			case <-c.Done():
+			case <-time.After(wait):
+				t.Error("the child's Client is not done 10 s after both ends closed")
+			}
+		}
+	})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	if !protocol.Modern(c.Protocol()) {
+		select { // the handshake's last line reached the peer
+		case <-initialized:
+		case <-time.After(wait):
+			t.Fatal("the child got no notifications/initialized")
+		}
+	}
+	for _, m := range []string{"initialize", "notifications/initialized", "server/discover"} {
+		p.handle(m, nil) // from now on the test sees them
+	}
+	level := fanout.NewChildLevel(c, cfg.floor, log, relay.InFlight)
+	if level != nil {
+		relay.Settle = level.Settle
+	}
+	relay.Attach(c)
+	return &Child{Client: c, Relay: relay, Level: level, Floor: cfg.floor, Private: cfg.private}, p
+}
+
+// ---- The bridge's side: Host and Pass ----
+
+// host is the tunnel's Host: it admits every request but those of a
+// refused method, keeps what it admitted, and counts the passes.
+type host struct {
+	deadline time.Duration
+
+	mu       sync.Mutex
+	refuse   map[string]*jsonrpc.Error
+	admitted []admitted
+	records  []record
+	filter   func(method string, res json.RawMessage) json.RawMessage
+
+	live    atomic.Int64 // passes not released
+	doubled atomic.Int64 // passes released twice
+}
+
+type admitted struct {
+	method string
+	long   bool
+}
+
+type record struct {
+	method string
+	res    string
+	err    error
+}
+
+// newHost makes a host that checks, once the test's tunnels ended (their
+// cleanups run first), that each pass was released exactly once.
+func newHost(t *testing.T) *host {
+	h := &host{deadline: wait, refuse: map[string]*jsonrpc.Error{}}
+	t.Cleanup(func() {
+		if n := h.live.Load(); n != 0 {
+			t.Errorf("%d passes not released after the tunnels ended", n)
+		}
+		if n := h.doubled.Load(); n != 0 {
+			t.Errorf("%d passes released twice", n)
+		}
+	})
+	return h
+}
+
+func (h *host) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (*Admission, *jsonrpc.Error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if e := h.refuse[method]; e != nil {
+		return nil, e
+	}
+	h.admitted = append(h.admitted, admitted{method, long})
+	meta, ok := rawjson.Member(params, "_meta")
+	if !ok || !rawjson.IsObject(meta) {
+		meta = nil
+	}
+	h.live.Add(1)
+	return &Admission{Pass: &pass{h: h, method: method}, Meta: meta, Deadline: h.deadline}, nil
+}
+
+func (h *host) FilterList(_ context.Context, method string, res json.RawMessage) json.RawMessage {
+	h.mu.Lock()
+	f := h.filter
+	h.mu.Unlock()
+	if f == nil {
+		return res
+	}
+	return f(method, res)
+}
+
+func (h *host) DefaultDeadline() time.Duration { return h.deadline }
+func (h *host) Logger() *slog.Logger           { return slog.New(slog.DiscardHandler) }
+
+func (h *host) methods() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, a := range h.admitted {
+		out = append(out, a.method)
+	}
+	return out
+}
+
+func (h *host) recorded() []record {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]record(nil), h.records...)
+}
+
+// pass is an admitted request: Call sends it to the child under its
+// method, as the door's pass does.
+type pass struct {
+	h        *host
+	method   string
+	released atomic.Bool
+}
+
+func (p *pass) Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, opts *stdio.CallOptions, _ bool) (json.RawMessage, error) {
+	return c.Call(ctx, p.method, sent, opts)
+}
+
+func (p *pass) Record(_ time.Time, res json.RawMessage, err error) {
+	p.h.mu.Lock()
+	p.h.records = append(p.h.records, record{p.method, string(res), err})
+	p.h.mu.Unlock()
+}
+
+func (p *pass) Release() {
+	if p.released.Swap(true) {
+		p.h.doubled.Add(1)
+		return
+	}
+	p.h.live.Add(-1)
+}
+
+// ---- The tunnel's client ----
+
+// client is the tunnel's client side: what it sends goes to Handle, what
+// the tunnel delivers is read from got.
+type client struct {
+	t    *testing.T
+	tun  *Tunnel
+	h    *host
+	got  chan msg
+	gone chan struct{} // closed at the test's end: deliver fails
+}
+
+// open opens a tunnel on c as package bridge's session does (on the relay,
+// then Write), and aborts it at the test's end. Call it after newHost.
+func open(t *testing.T, h *host, c *Child, ctx context.Context) *client {
+	t.Helper()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cl := &client{t: t, h: h, got: make(chan msg, 1024), gone: make(chan struct{})}
+	cl.tun = New(h, c, ctx)
+	c.Relay.AddTunnel(cl.tun)
+	go cl.tun.Write(func(b []byte) error {
+		m := decodeMsg(t, b)
+		select {
+		case cl.got <- m:
+			return nil
+		case <-cl.gone:
+			return errors.New("the test is over")
+		}
+	})
+	t.Cleanup(func() {
+		close(cl.gone)
+		cl.tun.Abort()
+	})
+	return cl
+}
+
+func (cl *client) send(line string) { cl.tun.Handle(line) }
+
+func (cl *client) request(id, method, params string) {
+	if params == "" {
+		cl.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"}`)
+		return
+	}
+	cl.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`)
+}
+
+func (cl *client) notify(method, params string) {
+	cl.send(`{"jsonrpc":"2.0","method":"` + method + `","params":` + params + `}`)
+}
+
+// next is the next message the tunnel delivered.
+func (cl *client) next() msg {
+	cl.t.Helper()
+	select {
+	case m := <-cl.got:
+		return m
+	case <-time.After(wait):
+		cl.t.Fatal("the tunnel delivered nothing for 10 s")
+		return msg{}
+	}
+}
+
+// response is the next message, which must answer id with a result.
+func (cl *client) response(id string) json.RawMessage {
+	cl.t.Helper()
+	m := cl.next()
+	if string(m.ID) != id || m.Method != "" || m.Error != nil || m.Result == nil {
+		cl.t.Fatalf("the tunnel delivered %s, want a result for id %s", m, id)
+	}
+	return m.Result
+}
+
+// failure is the next message, which must answer id with an error.
+func (cl *client) failure(id string) *jsonrpc.Error {
+	cl.t.Helper()
+	m := cl.next()
+	if string(m.ID) != id || m.Error == nil {
+		cl.t.Fatalf("the tunnel delivered %s, want an error for id %s", m, id)
+	}
+	return m.Error
+}
+
+// notification is the next message, which must be a notification of
+// method.
+func (cl *client) notification(method string) json.RawMessage {
+	cl.t.Helper()
+	m := cl.next()
+	if m.Method != method || m.ID != nil {
+		cl.t.Fatalf("the tunnel delivered %s, want %s", m, method)
+	}
+	return m.Params
+}
+
+// drained returns what is left in got once the tunnel ended (Write
+// returned): everything it will ever deliver.
+func (cl *client) drained() []msg {
+	cl.t.Helper()
+	select {
+	case <-cl.tun.Dead():
+	case <-time.After(wait):
+		cl.t.Fatal("the tunnel's writer did not stop")
+	}
+	var out []msg
+	for {
+		select {
+		case m := <-cl.got:
+			out = append(out, m)
+		default:
+			return out
+		}
+	}
+}
+
+// halfClose ends the client's side and returns HalfClose's outcome.
+func (cl *client) halfClose(ctx context.Context) error {
+	return cl.tun.HalfClose(ctx, func(err error) error { return err })
+}
+
+// checkCode fails the test unless e has code (and, when set, a message
+// containing part).
+func checkCode(t *testing.T, what string, e *jsonrpc.Error, code int64, part string) {
+	t.Helper()
+	if e == nil || e.Code != code || !strings.Contains(e.Message, part) {
+		t.Errorf("%s: error %v, want %d %q", what, e, code, part)
+	}
+}
