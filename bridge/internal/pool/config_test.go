@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"go.uber.org/goleak"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain runs the fixtures (fixture_test.go) and checks for leaks.
+func TestMain(m *testing.M) { fixtures.Main(m) }
 
 // A server's Env applies in order over the bridge's environment: Unset
 // removes a name, and the last entry for a name wins.
