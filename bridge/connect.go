@@ -106,7 +106,7 @@ type tunnelServer struct {
 // _meta) and takes it through the door; its deadline is the server's or
 // the tool's longest.
 func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (*tunnel.Admission, *jsonrpc.Error) {
-	req := door.ParseRequest(viaOf(ctx, door.ViaConnect), h.srv.Door(), method, params)
+	req := door.ParseRequest(door.Via(ctx, door.ViaConnect), h.srv.Door(), method, params)
 	req.Long = long
 	ps, refused := h.s.door.Admit(ctx, req)
 	if refused != nil {
@@ -123,17 +123,3 @@ func (h *tunnelServer) DefaultDeadline() time.Duration { return h.s.cfg.DefaultD
 
 func (h *tunnelServer) Logger() *slog.Logger { return h.s.cfg.Logger }
 
-// viaKey marks the context of a caller that a door other than gRPC let
-// in: its value is the door's name (door.ViaHTTP).
-type viaKey struct{}
-
-// viaOf is how a request reached the bridge: the door that built the
-// caller's context (httpCaller), else direct (ViaGRPC or ViaConnect). A
-// remote caller cannot set it: it is a value of the Go context, not a
-// header.
-func viaOf(ctx context.Context, direct string) string {
-	if v, ok := ctx.Value(viaKey{}).(string); ok {
-		return v
-	}
-	return direct
-}

@@ -102,7 +102,7 @@ func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerReque
 	if err != nil {
 		return nil, err
 	}
-	dr := &door.Request{Via: viaOf(ctx, door.ViaGRPC), Server: srv.Door(), Method: method}
+	dr := &door.Request{Via: door.Via(ctx, door.ViaGRPC), Server: srv.Door(), Method: method}
 	ps, refused := s.door.Admit(ctx, dr)
 	if refused != nil {
 		return nil, refused.Status(dr)

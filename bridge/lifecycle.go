@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -13,6 +12,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/reflection"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/httpdoor"
 )
 
 // This file is the bridge's lifecycle, as http.Server has one
@@ -52,12 +53,6 @@ type ServeOptions struct {
 	DrainDelay time.Duration
 }
 
-// httpReadHeaderTimeout bounds how long a client of the HTTP listener
-// may take to send a request's headers (a slow-loris guard); the door
-// bounds a body of one message (HTTPOptions.BodyTimeout), and streams are
-// bounded by the calls' own deadlines.
-const httpReadHeaderTimeout = 10 * time.Second
-
 // abortWait bounds how long the calls that Abort ended get to send their
 // status before Shutdown closes their connections.
 const abortWait = 2 * time.Second
@@ -88,7 +83,7 @@ func (s *Service) Serve(l Listeners, o ServeOptions) error {
 			return err
 		}
 		sv.door = d
-		sv.hs = newHTTPServer(d, o.HTTPTLS, s.cfg.Logger)
+		sv.hs = httpdoor.NewServer(d, o.HTTPTLS, s.cfg.Logger)
 		if o.HTTPTLS != nil {
 			l.HTTP = tls.NewListener(l.HTTP, sv.hs.TLSConfig)
 		}
@@ -232,39 +227,4 @@ func (s *Service) shutdown(ctx context.Context) error {
 		return aborted
 	}
 	return err
-}
-
-// newHTTPServer is the HTTP listener's server for h: with TLS when
-// tlsConfig is set (HTTP/1.1 and HTTP/2 by ALPN, the client CA pool of
-// the configuration in force), in plaintext otherwise (HTTP/1.1 and
-// HTTP/2 without TLS, as curl --http2-prior-knowledge and gRPC-Web
-// proxies speak it).
-func newHTTPServer(h http.Handler, tlsConfig *tls.Config, log *slog.Logger) *http.Server {
-	var protocols http.Protocols
-	protocols.SetHTTP1(true)
-	if tlsConfig != nil {
-		protocols.SetHTTP2(true)
-		alpn := []string{"h2", "http/1.1"}
-		tlsConfig = tlsConfig.Clone()
-		tlsConfig.NextProtos = alpn
-		if get := tlsConfig.GetConfigForClient; get != nil { // mTLS: the current CA pool's configuration
-			tlsConfig.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
-				c, err := get(hello)
-				if c != nil {
-					c = c.Clone()
-					c.NextProtos = alpn
-				}
-				return c, err
-			}
-		}
-	} else {
-		protocols.SetUnencryptedHTTP2(true)
-	}
-	return &http.Server{
-		Handler:           h,
-		Protocols:         &protocols,
-		TLSConfig:         tlsConfig,
-		ReadHeaderTimeout: httpReadHeaderTimeout,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
 }

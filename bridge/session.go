@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
@@ -27,6 +29,11 @@ import (
 // sessionMethod names a session for the door, the audit and the errors:
 // the Connect RPC's, whose semantics every door's session has.
 const sessionMethod = "Connect"
+
+// sessionInbox bounds the client's messages a session has been handed
+// and not yet taken: Send returns at once while there is room, so that
+// callers that write at once do not wait on one another.
+const sessionInbox = 64
 
 // errSessionClosed is what Send and Recv return once Close ended the
 // session.
@@ -87,11 +94,11 @@ func (s *Service) Open(ctx context.Context, server string, first []byte) (*Sessi
 	}
 	// The session's opening passes the door (the server, and the rate),
 	// and so does each request in it (tunnelServer.Admit).
-	if err := s.admitOpening(ctx, &door.Request{Via: viaOf(ctx, door.ViaConnect), Server: srv.Door(), Method: sessionMethod, Long: true}); err != nil {
+	if err := s.admitOpening(ctx, &door.Request{Via: door.Via(ctx, door.ViaConnect), Server: srv.Door(), Method: sessionMethod, Long: true}); err != nil {
 		return fail(srv.Name(), err)
 	}
 	ss := &Session{s: s, srv: srv, ctx: ctx, end: end,
-		in: make(chan []byte), inClosed: make(chan struct{}), out: make(chan []byte),
+		in: make(chan []byte, sessionInbox), inClosed: make(chan struct{}), out: make(chan []byte),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	probe, err := legacyProbe(ctx, srv, first)
 	if err != nil {
@@ -108,8 +115,25 @@ func (s *Service) Open(ctx context.Context, server string, first []byte) (*Sessi
 
 // Send hands the session one message of the client. It waits while the
 // session takes the previous one; it fails once the session has ended.
-func (ss *Session) Send(msg []byte) error {
+func (ss *Session) Send(msg []byte) error { return ss.sendBy(msg, time.Time{}) }
+
+// sendBy is Send, given up at deadline (zero: none) with
+// os.ErrDeadlineExceeded, the message not sent.
+func (ss *Session) sendBy(msg []byte, deadline time.Time) error {
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		select { // taken at once: no timer
+		case ss.in <- msg:
+			return nil
+		default:
+		}
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
+	case <-expired:
+		return os.ErrDeadlineExceeded
 	case ss.in <- msg:
 		return nil
 	case <-ss.inClosed:

@@ -44,8 +44,28 @@ import (
 const (
 	ViaGRPC    = "grpc"
 	ViaConnect = "connect" // a Connect tunnel opened by a gRPC client
-	ViaHTTP    = "http"    // a tunnel the MCP endpoint opened in process for an HTTP client
+	ViaHTTP    = "http"    // a session the MCP endpoint opened in process for an HTTP client
 )
+
+// viaKey marks the context of a caller that a door other than gRPC let
+// in: its value is the door's name (ViaHTTP).
+type viaKey struct{}
+
+// WithVia marks ctx as that of a caller that came through the door via
+// (ViaHTTP), for Via.
+func WithVia(ctx context.Context, via string) context.Context {
+	return context.WithValue(ctx, viaKey{}, via)
+}
+
+// Via is how a request of ctx reached the bridge: the door WithVia named,
+// else direct (ViaGRPC or ViaConnect). A remote caller cannot set it: it
+// is a value of the Go context, not a header.
+func Via(ctx context.Context, direct string) string {
+	if v, ok := ctx.Value(viaKey{}).(string); ok {
+		return v
+	}
+	return direct
+}
 
 // Door is the pipeline of one bridge: the access settings and the
 // bridge-wide limits in force (both replaced whole by a reload), where
