@@ -158,10 +158,11 @@ func (l *ChildLevel) changed() {
 }
 
 // target is the level the child should log at: the most verbose want
-// (on a secure relay, of the principals with calls in flight), else the
-// floor; 0 for none. A secure relay's child that was raised and is not
-// wanted verbose now goes back to the floor, or to the least verbose
-// level (emergency) without one.
+// (on a secure relay, of the principals with calls in flight), but never
+// less verbose than the floor, which holds while no reader asks for more;
+// else the floor; 0 for none. A secure relay's child that was raised and
+// is not wanted verbose now goes back to the floor, or to the least
+// verbose level (emergency) without one.
 func (l *ChildLevel) target() mcpbridgev1.LoggingLevel {
 	who, secure := l.inFlight()
 	l.mu.Lock()
@@ -169,7 +170,7 @@ func (l *ChildLevel) target() mcpbridgev1.LoggingLevel {
 	if !secure {
 		for level, n := range l.counts {
 			if n > 0 {
-				return mcpbridgev1.LoggingLevel(level)
+				return l.atLeastFloor(mcpbridgev1.LoggingLevel(level))
 			}
 		}
 		return l.floor
@@ -184,11 +185,21 @@ func (l *ChildLevel) target() mcpbridgev1.LoggingLevel {
 	}
 	switch {
 	case best != 0:
-		return best
+		return l.atLeastFloor(best)
 	case l.floor != 0 || l.sent == 0:
 		return l.floor
 	}
 	return mcpbridgev1.LoggingLevel_LOGGING_LEVEL_EMERGENCY
+}
+
+// atLeastFloor is level, or the floor when that is more verbose: a
+// reader that wants less than the floor does not make the child log less
+// for the others (a tunnel that set no level takes every log).
+func (l *ChildLevel) atLeastFloor(level mcpbridgev1.LoggingLevel) mcpbridgev1.LoggingLevel {
+	if l.floor != 0 && l.floor < level {
+		return l.floor
+	}
+	return level
 }
 
 // apply tells the child the current target, unless it already has it.

@@ -262,3 +262,36 @@ func TestChildLevelByPrincipal(t *testing.T) {
 	r.Enter(as("alice"))() // at rest now
 	noLevel(t, set, "a second call at rest")
 }
+
+// TestChildLevelFloorHeld: the floor (ServerConfig.LogLevel) is held
+// while no reader asks for more: a reader that wants less does not make
+// the child log less than the floor, whose logs other readers (a tunnel
+// that set no level gets every log) still have; with or without
+// authentication.
+func TestChildLevelFloorHeld(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		r := NewRelay("s", nil, wait, secure, slog.New(slog.DiscardHandler))
+		c, p, _ := connect(t, childConfig{relay: r})
+		set := levels(p, nil)
+		l := NewChildLevel(c, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_NOTICE, slog.New(slog.DiscardHandler), r.InFlight)
+		r.Settle = l.Settle
+		if got := nextLevel(t, set); got != `"notice"` {
+			t.Fatalf("secure %v: the child was first set to %s, want the floor", secure, got)
+		}
+		bob := as("bob")
+		release := l.Want(bob, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_ERROR)
+		r.Enter(bob)()
+		noLevel(t, set, "a reader that wants less than the floor")
+		releaseDebug := l.Want(bob, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_DEBUG)
+		r.Enter(bob)()
+		if got := nextLevel(t, set); got != `"debug"` {
+			t.Errorf("secure %v: a debug reader set the child to %s, want debug", secure, got)
+		}
+		releaseDebug()
+		r.Enter(bob)()
+		if got := nextLevel(t, set); got != `"notice"` {
+			t.Errorf("secure %v: the debug reader left, an error one stays: the child was set to %s, want the floor", secure, got)
+		}
+		release()
+	}
+}
