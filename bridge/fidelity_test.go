@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -168,4 +169,88 @@ func TestServerRequestAtSessionStart(t *testing.T) {
 		}
 	}
 	t.Fatalf("the GET stream ended without the server's roots/list: %v", events.Err())
+}
+
+func init() { fixtures["asks-at-start"] = runAsksAtStart }
+
+// runAsksAtStart is a 2025 server that asks its client for roots the
+// moment the client says initialized, as real servers do, and tells what
+// it was answered through its tool "roots".
+func runAsksAtStart() int {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	write := func(line string) {
+		out.WriteString(line + "\n")
+		out.Flush()
+	}
+	answer := "no answer yet"
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(in.Bytes(), &m) != nil {
+			continue
+		}
+		switch {
+		case m.Method == "initialize":
+			write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"asks-at-start","version":"1"}}}`)
+		case m.Method == "notifications/initialized":
+			write(`{"jsonrpc":"2.0","id":"ask-1","method":"roots/list"}`)
+		case m.Method == "" && string(m.ID) == `"ask-1"`:
+			answer = string(m.Result) + string(m.Error)
+		case m.Method == "tools/list":
+			write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"tools":[{"name":"roots","inputSchema":{"type":"object"}}]}}`)
+		case m.Method == "tools/call":
+			text, _ := json.Marshal(answer)
+			write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":` + string(text) + `}]}}`)
+		case m.Method == "ping":
+			write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
+		case m.ID != nil && m.Method != "":
+			write(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"Method not found"}}`)
+		}
+	}
+	return 0
+}
+
+// TestPrivateChildAsksAtStart: a private child that asks its host for
+// roots while the bridge is still starting it for the host (right after
+// the initialized the bridge sends it on the host's behalf) gets the
+// host's answer: the request waits for the host's tunnel instead of
+// finding nobody to ask (-32601).
+func TestPrivateChildAsksAtStart(t *testing.T) {
+	t.Parallel()
+	sc := fixtureServer(t, "asks", "asks-at-start")
+	b := startStreamsBridge(t, sc)
+	ctx := testCtx(t)
+	tun := b.connectWith(ctx, t, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"host","version":"1"}}}`)
+	asked := false
+	tun.response("0", func(m wire.Message, text string) {
+		if m.Kind == wire.KindRequest && m.Method == "roots/list" {
+			asked = true
+			tun.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"roots":[{"uri":"file:///host/project","name":"project"}]}}`)
+		}
+	})
+	tun.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if !asked {
+		m, text := tun.recv()
+		if m.Kind != wire.KindRequest || m.Method != "roots/list" {
+			t.Fatalf("the host got %s, want the child's roots/list", text)
+		}
+		tun.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"roots":[{"uri":"file:///host/project","name":"project"}]}}`)
+	}
+	for deadline := time.Now().Add(testWait); ; {
+		tun.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"roots","arguments":{}}}`)
+		_, text := tun.response("9", nil)
+		if strings.Contains(text, "file:///host/project") {
+			return
+		}
+		if !strings.Contains(text, "no answer yet") || time.Now().After(deadline) {
+			t.Fatalf("the child was answered %s, want the host's roots", text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -64,6 +64,13 @@ type Relay struct {
 	log     *slog.Logger
 	client  atomic.Pointer[stdio.Client]
 
+	// Private is a tunnel's own child's relay, set before the child
+	// serves: a request the child sends before its tunnel is attached (a
+	// server that asks at once, roots/list right after initialized) waits
+	// for the tunnel, at most privateWait, instead of finding nobody.
+	Private  bool
+	attached chan struct{} // closed (and replaced) by AddTunnel, under mu
+
 	// secure: callers are authenticated, so a request from the child
 	// goes only to callers of the principal whose calls are in flight
 	// (serverreq.go); otherwise every caller is the same anonymous one.
@@ -106,6 +113,7 @@ func NewRelay(server string, roots json.RawMessage, timeout time.Duration, secur
 		owners:  map[string]int{},
 		streams: map[*StreamReg]struct{}{}, sinks: map[Sink]struct{}{},
 		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{},
+		attached: make(chan struct{}),
 	}
 	if roots != nil {
 		r.roots = append(append(json.RawMessage(`{"roots":`), roots...), '}')
@@ -258,7 +266,35 @@ func (r *Relay) AddTunnel(t Tunnel) {
 	r.mu.Lock()
 	r.tunnels = append(r.tunnels, t)
 	r.sinks[t] = struct{}{}
+	close(r.attached)
+	r.attached = make(chan struct{})
 	r.mu.Unlock()
+}
+
+// privateWait bounds how long a private child's request waits for its
+// tunnel to be attached.
+const privateWait = 10 * time.Second
+
+// awaitTunnel returns the tunnel to ask (tunnel), waiting for one to be
+// attached, at most privateWait or until ctx ends; nil if none comes.
+func (r *Relay) awaitTunnel(ctx context.Context) Tunnel {
+	t := time.NewTimer(privateWait)
+	defer t.Stop()
+	for {
+		if tun := r.tunnel(); tun != nil {
+			return tun
+		}
+		r.mu.Lock()
+		attached := r.attached
+		r.mu.Unlock()
+		select {
+		case <-attached:
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 func (r *Relay) RemoveTunnel(t Tunnel) {

@@ -84,6 +84,12 @@ func MethodNotFound(method string) *jsonrpc.Error {
 func (r *Relay) onServerRequest(ctx context.Context, req stdio.ServerRequest) (json.RawMessage, error) {
 	c := r.client.Load()
 	switch {
+	case r.Private && req.Method != "ping" && !(req.Method == "roots/list" && r.roots != nil):
+		// A tunnel's own child asks its host, once the tunnel is there.
+		if t := r.awaitTunnel(ctx); t != nil {
+			return t.Ask(ctx, MintID(), req, r.Timeout)
+		}
+		return nil, MethodNotFound(req.Method)
 	case c == nil:
 		return nil, MethodNotFound(req.Method) // still negotiating: nobody to ask yet
 	case req.Method == "ping":

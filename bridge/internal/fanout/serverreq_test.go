@@ -107,7 +107,7 @@ func TestMintIDUnpredictable(t *testing.T) {
 		b, _ := hex.DecodeString(m[1])
 		parts = append(parts, b)
 	}
-	if !MintedElsewhere("sr-000000000000-" + strings.Repeat("0", 32)) || MintedElsewhere(MintID()) {
+	if !MintedElsewhere("sr-000000000000-"+strings.Repeat("0", 32)) || MintedElsewhere(MintID()) {
 		t.Error("MintedElsewhere does not tell another process's ids from this one's")
 	}
 	for bit := range 128 {

@@ -69,6 +69,9 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 		r := fanout.NewRelay(srv.name, srv.cfg.Roots, srv.cfg.ServerRequestTimeout, srv.opts.Secure(), log)
 		_, roots := rawjson.Member(Capabilities(srv.cfg), "roots")
 		r.NoRootsAlone = roots && !m.private // the bridge's own connection, to which it declared roots itself
+		if m.private {                       // a tunnel's own child: all it sends is its principal's, and its requests wait for the tunnel
+			r.Private, r.Owner = true, m.owner
+		}
 		cc := srv.cfg.client(log)
 		cc.Counters = &m.counters // the child's totals, across restarts
 		c, err := stdio.Start(ctx, Command(srv.cfg, stderr, m.env), r.Hook(cc))
@@ -94,9 +97,6 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 	level := fanout.NewChildLevel(c, srv.cfg.logLevel, log, r.InFlight)
 	if level != nil {
 		r.Settle = level.Settle // before the child serves a call
-	}
-	if m.private {
-		r.Owner = m.owner // a tunnel's own child: all it sends is its principal's
 	}
 	r.Attach(c) // only now: Connect sets the era unsynchronised
 	log.Info("mcpbridge: server connected", "pid", c.Pid(), "protocol", c.Protocol(), "negotiation", c.Negotiation())
