@@ -434,24 +434,28 @@ func TestHTTPDoorEveryGuard(t *testing.T) {
 		t.Errorf("the children were sent %d bytes while every request was refused", got-sent)
 	}
 
-	// Revoked: bob's call in flight over Connect JSON ends unauthenticated
-	// when a reload removes his key.
-	held := make(chan string, 1)
+	// Revoked: bob's calls in flight over Connect JSON and gRPC-Web end
+	// unauthenticated when a reload removes his key.
+	held := make(chan string, 2)
 	go func() {
 		code, _, body := doorPost(t, api, "application/json", `{"server":"p","name":"hold","arguments":{"ms":60000}}`, bob...)
-		held <- fmt.Sprintf("%d %s", code, body)
+		held <- fmt.Sprintf("connect %d %s", code, body)
+	}()
+	go func() {
+		got := grpcWeb(t, api, &mcpbridgev1.CallToolRequest{Server: "p", Name: "hold", Arguments: argsStruct(`{"ms":60000}`)}, bob...)
+		held <- "grpc-web grpc-status " + got
 	}()
 	for {
 		n, err := b.bc.CallTool(as(ctx, aliceKey), &mcpbridgev1.CallToolRequest{Server: "p", Name: "count", Arguments: argsStruct(`{"name":"hold"}`)})
 		if err != nil {
 			t.Fatalf("alice's count of holds = %v", err)
 		}
-		if n.GetContent()[0].GetText().GetText() == "1" {
+		if n.GetContent()[0].GetText().GetText() == "2" {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatal("bob's hold never reached the child")
+			t.Fatal("bob's holds never both reached the child")
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
@@ -465,12 +469,19 @@ func TestHTTPDoorEveryGuard(t *testing.T) {
 	if err := b.svc.Reload(next); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case got := <-held:
-		if !strings.HasPrefix(got, "401 ") || !strings.Contains(got, "unauthenticated") {
-			t.Errorf("bob's held call after his key was removed: %s, want 401 unauthenticated", got)
+	for range 2 {
+		select {
+		case got := <-held:
+			switch {
+			case strings.HasPrefix(got, "connect "):
+				if !strings.HasPrefix(got, "connect 401 ") || !strings.Contains(got, "unauthenticated") {
+					t.Errorf("bob's held Connect JSON call after his key was removed: %s, want 401 unauthenticated", got)
+				}
+			case got != "grpc-web grpc-status 16":
+				t.Errorf("bob's held gRPC-Web call after his key was removed: %s, want grpc-status 16 (UNAUTHENTICATED)", got)
+			}
+		case <-ctx.Done():
+			t.Fatal("bob's held calls did not end when his key was removed")
 		}
-	case <-ctx.Done():
-		t.Fatal("bob's held call did not end when his key was removed")
 	}
 }
