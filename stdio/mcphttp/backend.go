@@ -81,14 +81,28 @@ type reply struct {
 // stream is an HTTP response that messages are routed to. Only its
 // handler writes to the response; everyone else offers it messages.
 type stream struct {
-	events   chan []byte   // encoded messages, bounded by streamBuffer
+	mu       sync.Mutex
+	queued   [][]byte      // encoded messages not yet written, at most streamBuffer
+	ready    chan struct{} // one slot: fires after a message is queued
 	done     chan struct{} // closed when the handler stops writing
 	sse      bool          // the client accepts SSE, so messages can precede the response
 	logLevel bool          // 2026: the request set a logLevel
 }
 
+// newStream is a stream with nothing queued. Most requests' streams carry
+// nothing but their response, so the queue grows only as messages come,
+// rather than every request paying for streamBuffer slots.
 func newStream(sse, logLevel bool) *stream {
-	return &stream{events: make(chan []byte, streamBuffer), done: make(chan struct{}), sse: sse, logLevel: logLevel}
+	return &stream{ready: make(chan struct{}, 1), done: make(chan struct{}), sse: sse, logLevel: logLevel}
+}
+
+// take returns the messages queued, oldest first, and empties the queue.
+func (s *stream) take() [][]byte {
+	s.mu.Lock()
+	q := s.queued
+	s.queued = nil
+	s.mu.Unlock()
+	return q
 }
 
 // offer queues msg without blocking. It reports false when the stream has
@@ -100,12 +114,18 @@ func (s *stream) offer(msg []byte) bool {
 		return false
 	default:
 	}
-	select {
-	case s.events <- msg:
-		return true
-	default:
+	s.mu.Lock()
+	if len(s.queued) >= streamBuffer {
+		s.mu.Unlock()
 		return false
 	}
+	s.queued = append(s.queued, msg)
+	s.mu.Unlock()
+	select {
+	case s.ready <- struct{}{}:
+	default: // a signal is pending: the handler takes this message with it
+	}
+	return true
 }
 
 // touch marks the backend as used now.
@@ -425,8 +445,14 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 	// connection. A caller's 2026 connection carries independent requests,
 	// whose ids and tokens may meet: the adapter makes them unique.
 	var opts *stdio.CallOptions
-	if b.legacy {
+	switch {
+	case b.legacy:
 		opts = &stdio.CallOptions{ID: id}
+	case modern:
+		// The shared connection carries only requests its Client would
+		// send unchanged (sharedCanCarry), the raw one every other: there
+		// is nothing to stamp, so the Client need not look.
+		opts = &stdio.CallOptions{Verbatim: true}
 	}
 	if token, ok := progressToken(params); ok {
 		kept := false
@@ -450,16 +476,13 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 
 	for {
 		select {
-		case msg := <-st.events:
-			resp.event(msg)
+		case <-st.ready:
+			for _, msg := range st.take() {
+				resp.event(msg)
+			}
 		case out := <-done:
-			for drained := false; !drained; {
-				select {
-				case msg := <-st.events:
-					resp.event(msg)
-				default:
-					drained = true
-				}
+			for _, msg := range st.take() {
+				resp.event(msg)
 			}
 			if out.cancelled || a.ctx.Err() != nil {
 				// Cancelled by the client, its disconnection or Close: a

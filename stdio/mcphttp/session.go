@@ -169,9 +169,11 @@ func (s *session) listen(w http.ResponseWriter, r *http.Request) {
 	}
 	for {
 		select {
-		case msg := <-st.events:
-			if writeEvent(w, rc, msg, false) != nil {
-				return
+		case <-st.ready:
+			for _, msg := range st.take() {
+				if writeEvent(w, rc, msg, false) != nil {
+					return
+				}
 			}
 		case <-r.Context().Done():
 			return
