@@ -48,7 +48,7 @@ func init() {
 }
 
 // fidelityFixtureWait bounds the fixture's own waits (for the host's answer
-// to its ping, and last_cancel's for a cancellation): shorter than
+// to its roots/list, and last_cancel's for a cancellation): shorter than
 // waitLimit, so that the host sees the fixture's answer rather than its
 // own timeout.
 const fidelityFixtureWait = 20 * time.Second
@@ -77,11 +77,13 @@ type fidelityWaitCall struct {
 // JSON-RPC loop so that it sees exactly what reaches it. Its tools:
 //
 //   - token: sends one notifications/progress with the request's progress
-//     token, then a ping to the host, and once the host has answered it (so
-//     that the host has handled the report: the TypeScript SDK runs
+//     token, then roots/list to the host, and once the host has answered it
+//     (so that the host has handled the report: the TypeScript SDK runs
 //     notification handlers a microtask after it reads them, and drops a
-//     report handled after its call's result), answers with the token's
-//     JSON as received, or "(no progress token)".
+//     report handled after its call's result, which through connect may
+//     come in the same read), answers with the token's JSON as received, or
+//     "(no progress token)". (Not ping: the bridge answers a child's ping
+//     itself, docs/architecture.md.)
 //   - wait: sends one notifications/progress with its token, if it has
 //     one, and never answers: it waits for notifications/cancelled.
 //   - last_cancel: answers with the latest wait's fidelityWaitCall as
@@ -93,13 +95,13 @@ type fidelityFixture struct {
 
 	mu      sync.Mutex
 	nextID  int
-	pings   map[string]chan struct{} // by the id of the fixture's ping
+	asks    map[string]chan struct{} // by the id of the fixture's request
 	wait    *fidelityWaitCall
 	arrived chan struct{} // closed, and replaced, when a cancellation arrives
 }
 
 func runFidelityFixture(in io.Reader, out io.Writer) int {
-	f := &fidelityFixture{out: out, pings: map[string]chan struct{}{}, arrived: make(chan struct{})}
+	f := &fidelityFixture{out: out, asks: map[string]chan struct{}{}, arrived: make(chan struct{})}
 	r := bufio.NewReader(in)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -153,15 +155,16 @@ func (f *fidelityFixture) handle(line []byte) {
 		return
 	}
 	switch {
-	case m.Method == "": // an answer to the fixture's ping
+	case m.Method == "": // an answer to the fixture's roots/list
 		f.mu.Lock()
-		ch := f.pings[string(m.ID)]
-		delete(f.pings, string(m.ID))
+		ch := f.asks[string(m.ID)]
+		delete(f.asks, string(m.ID))
 		f.mu.Unlock()
 		if ch == nil {
-			f.logf("an answer to no ping: %s", line)
+			f.logf("an answer to no request: %s", line)
 			return
 		}
+		f.logf("the host answered: %s", line)
 		close(ch)
 	case m.ID == nil:
 		f.notification(m)
@@ -239,7 +242,7 @@ func (f *fidelityFixture) call(m rpcMessage) {
 				return
 			}
 			f.progress(token, 1, "token")
-			f.pingHost()
+			f.askHost("roots/list")
 			f.text(m.ID, string(token))
 		}()
 	case "wait":
@@ -256,19 +259,19 @@ func (f *fidelityFixture) call(m rpcMessage) {
 	}
 }
 
-// pingHost pings the host and waits, bounded, for its answer.
-func (f *fidelityFixture) pingHost() {
+// askHost sends the host a request and waits, bounded, for its answer.
+func (f *fidelityFixture) askHost(method string) {
 	f.mu.Lock()
 	f.nextID++
 	id := strconv.Itoa(f.nextID)
 	ch := make(chan struct{})
-	f.pings[id] = ch
+	f.asks[id] = ch
 	f.mu.Unlock()
-	f.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "ping"})
+	f.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": method})
 	select {
 	case <-ch:
 	case <-time.After(fidelityFixtureWait):
-		f.logf("no answer to ping %s within %v", id, fidelityFixtureWait)
+		f.logf("no answer to %s %s within %v", method, id, fidelityFixtureWait)
 	}
 }
 
@@ -477,12 +480,11 @@ func toolCallsOf(name string) func(rpcMessage) bool {
 	}
 }
 
-// runGoFidelityHost runs the scenario with the Go SDK client at
-// 2025-11-25 (a host that opens with initialize, and so has a private
-// session) on transport, where sent receives what the client writes.
-// Each operation checks what the server received against what the client
+// runGoFidelityHost runs the scenario with the Go SDK client asking for
+// version on transport, where sent receives what the client writes. Each
+// operation checks what the server received against what the client
 // wrote; the caller compares the transports.
-func runGoFidelityHost(t *testing.T, name string, transport sdk.Transport, sent *hostsSent) hostOps {
+func runGoFidelityHost(t *testing.T, name, version string, transport sdk.Transport, sent *hostsSent) hostOps {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
@@ -492,7 +494,7 @@ func runGoFidelityHost(t *testing.T, name string, transport sdk.Transport, sent 
 			progress.add(req.Params)
 		},
 	})
-	cs, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("%s: the Go SDK client: %v", name, err)
 	}
@@ -580,44 +582,53 @@ func runGoFidelityHost(t *testing.T, name string, transport sdk.Transport, sent 
 	return ops
 }
 
-// TestHostsFidelityGoSDK: the Go SDK client, at 2025-11-25, on the
-// fidelity fixture launched itself (CommandTransport), through `mcpbridge
-// connect` (CommandTransport), and at the bridge's /mcp/main
+// TestHostsFidelityGoSDK: the Go SDK client on the fidelity fixture
+// launched itself (CommandTransport), through `mcpbridge connect`
+// (CommandTransport), and at the bridge's /mcp/main
 // (StreamableClientTransport): on each, the server receives the progress
 // tokens, the ids and the cancellation the client wrote, and the three give
-// the same answers.
+// the same answers. The client asks for 2025-11-25, and for its latest
+// (goHostVersions), where it probes server/discover first, which the
+// fixture refuses as a 2025 era server does, and falls back to initialize:
+// both open a private session.
 func TestHostsFidelityGoSDK(t *testing.T) {
 	b, key := fidelityBridge(t)
-	var runs []fidelityRun
+	for _, v := range goHostVersions {
+		t.Run(v.name, func(t *testing.T) {
+			var runs []fidelityRun
 
-	sent := newInbox[rpcMessage]()
-	cmd := testkit.FixtureCommand(t, fidelityFixtureName)
-	cmd.Stderr = &testkit.SyncBuffer{}
-	runs = append(runs, fidelityRun{"direct", runGoFidelityHost(t, "direct",
-		&recordingTransport{&sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, sent}, sent)})
-	if t.Failed() {
-		t.Logf("the fixture's stderr:\n%s", cmd.Stderr)
+			sent := newInbox[rpcMessage]()
+			cmd := testkit.FixtureCommand(t, fidelityFixtureName)
+			stderr := &testkit.SyncBuffer{}
+			cmd.Stderr = stderr
+			runs = append(runs, fidelityRun{"direct", runGoFidelityHost(t, "direct", v.version,
+				&recordingTransport{&sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, sent}, sent)})
+			if t.Failed() {
+				t.Logf("the fixture's stderr:\n%s", stderr)
+			}
+
+			sent = newInbox[rpcMessage]()
+			cmd = exec.Command(mcpbridgeBin, "connect", "--addr", b.addr, "--server", "main")
+			cmd.Env = append(os.Environ(), "MCPBRIDGE_TOKEN="+key)
+			stderr = &testkit.SyncBuffer{}
+			cmd.Stderr = stderr
+			runs = append(runs, fidelityRun{"connect", runGoFidelityHost(t, "connect", v.version,
+				&recordingTransport{&sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, sent}, sent)})
+			if t.Failed() {
+				t.Logf("connect's stderr:\n%s", stderr)
+			}
+
+			sent = newInbox[rpcMessage]()
+			httpTransport := http.DefaultTransport.(*http.Transport).Clone()
+			defer httpTransport.CloseIdleConnections()
+			runs = append(runs, fidelityRun{"/mcp", runGoFidelityHost(t, "/mcp", v.version, &sdk.StreamableClientTransport{
+				Endpoint:   "http://" + httpAddr(t, b) + "/mcp/main",
+				HTTPClient: &http.Client{Transport: &recordingRoundTripper{base: httpTransport, key: key, sent: sent}},
+			}, sent)})
+
+			compareFidelityRuns(t, runs)
+		})
 	}
-
-	sent = newInbox[rpcMessage]()
-	cmd = exec.Command(mcpbridgeBin, "connect", "--addr", b.addr, "--server", "main")
-	cmd.Env = append(os.Environ(), "MCPBRIDGE_TOKEN="+key)
-	cmd.Stderr = &testkit.SyncBuffer{}
-	runs = append(runs, fidelityRun{"connect", runGoFidelityHost(t, "connect",
-		&recordingTransport{&sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, sent}, sent)})
-	if t.Failed() {
-		t.Logf("connect's stderr:\n%s", cmd.Stderr)
-	}
-
-	sent = newInbox[rpcMessage]()
-	httpTransport := http.DefaultTransport.(*http.Transport).Clone()
-	defer httpTransport.CloseIdleConnections()
-	runs = append(runs, fidelityRun{"/mcp", runGoFidelityHost(t, "/mcp", &sdk.StreamableClientTransport{
-		Endpoint:   "http://" + httpAddr(t, b) + "/mcp/main",
-		HTTPClient: &http.Client{Transport: &recordingRoundTripper{base: httpTransport, key: key, sent: sent}},
-	}, sent)})
-
-	compareFidelityRuns(t, runs)
 }
 
 // TestHostsFidelityTypeScript: the TypeScript SDK client

@@ -18,6 +18,7 @@ import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 // waitLimit bounds every wait.
 const waitLimit = 30_000;
@@ -118,7 +119,10 @@ async function connect(argv) {
       inner = fn;
     },
   });
-  const client = new Client({ name: "mcpbridge-fidelity-host", version: "1.0.0" }, { capabilities: {} });
+  // Roots, because the fixture's token tool asks for them before it
+  // answers, so that the host has handled its progress report by then.
+  const client = new Client({ name: "mcpbridge-fidelity-host", version: "1.0.0" }, { capabilities: { roots: {} } });
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [] }));
   await client.connect(transport);
   const initialize = received.items.find((m) => m.result?.protocolVersion !== undefined)?.result;
   return { client, transport, sent, received, initialize };
