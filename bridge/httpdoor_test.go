@@ -288,6 +288,12 @@ func TestHTTPDoorRefusalsAsStatuses(t *testing.T) {
 	if code, _, body := doorPost(t, base+"/mcp/nope", "application/json", legacyInit, alice...); code != http.StatusNotFound || !strings.Contains(body, "nope") {
 		t.Errorf("unknown server: %d %s, want 404 naming it", code, body)
 	}
+	// /mcp names no server, and this bridge fronts two: the answer says so
+	// and how to name one, as on gRPC.
+	if code, _, body := doorPost(t, base+"/mcp", "application/json", legacyInit, alice...); code != http.StatusNotFound ||
+		!strings.Contains(body, "fronts several servers") || !strings.Contains(body, "/mcp/{name}") {
+		t.Errorf("no server named: %d %s, want 404 saying the bridge fronts several and how to name one", code, body)
+	}
 }
 
 // serveHTTPDoor serves svc's HTTP door on 127.0.0.1:0, beside whatever
