@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
@@ -83,23 +82,18 @@ func (s *Service) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsR
 }
 
 // CallTool is tools/call. A tool that ran and failed is an OK response with
-// is_error set; a 2026-07-28 child may answer input_required. Served over
-// gRPC, the response carries the result's _meta and structuredContent
-// already encoded, in its unknown fields, which a client reads as the meta
-// and structured_content fields: a server interceptor of your own sees
-// Meta and StructuredContent nil there.
+// is_error set; a 2026-07-28 child may answer input_required. The response
+// is the same message under every transport, and what a client of any of
+// them reads: the result's structuredContent and _meta are in
+// StructuredContent and Meta, for interceptors, payload logs and
+// proto.Equal alike; the gRPC server's codec writes those two fields
+// without protobuf-go's reflection (bridge/internal/apiwire).
 func (s *Service) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
-	decode := convert.DecodeCallToolResult
-	if grpc.ServerTransportStreamFromContext(ctx) != nil {
-		// Served over gRPC: the response is only marshalled, so its _meta
-		// and structuredContent may stay encoded (convert/wire.go).
-		decode = convert.DecodeCallToolResultForWire
-	}
 	return typedCall(ctx, s, req.GetServer(), "tools/call", access.Tool, []string{req.GetName()},
 		func(e convert.Era) (json.RawMessage, error) {
 			return convert.CallToolParams(req, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED, e)
 		},
-		decode)
+		convert.DecodeCallToolResult)
 }
 
 // ReadResource is resources/read; a 2026-07-28 child may answer

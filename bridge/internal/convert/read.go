@@ -31,18 +31,23 @@ func members(raw json.RawMessage, what string, fn func(key string, v json.RawMes
 		if isNull(v) {
 			return true
 		}
-		key := ""
-		if inner, ok := rawjson.Plain(rawKey); ok {
-			key = unsafe.String(unsafe.SliceData(inner), len(inner))
-		} else {
-			key, _ = rawjson.StringValue(rawKey)
-		}
+		key := memberKey(rawKey)
 		if err = fn(key, v); err != nil {
 			err = fmt.Errorf("%s.%s: %w", what, key, err)
 		}
 		return err == nil
 	})
 	return err
+}
+
+// memberKey is the key of a member, as members gives it: sharing rawKey's
+// memory when it has no escapes.
+func memberKey(rawKey json.RawMessage) string {
+	if inner, ok := rawjson.Plain(rawKey); ok {
+		return unsafe.String(unsafe.SliceData(inner), len(inner))
+	}
+	key, _ := rawjson.StringValue(rawKey)
+	return key
 }
 
 // elements calls fn for each element of the validated JSON array raw; fn's

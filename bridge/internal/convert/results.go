@@ -289,50 +289,65 @@ func decodePromptArgument(raw json.RawMessage) (*mcpbridgev1.PromptArgument, err
 }
 
 // DecodeCallToolResult reads a CallToolResult, or a 2026-07-28
-// input_required result.
+// input_required result. The response is the same whoever it is for: the
+// gRPC server's codec writes its StructuredContent and Meta quickly
+// (package apiwire), from the message itself.
 func DecodeCallToolResult(raw json.RawMessage, r Era) (*mcpbridgev1.CallToolResponse, error) {
-	return decodeCallToolResult(raw, r, false)
-}
-
-// decodeCallToolResult is DecodeCallToolResult, with `_meta` as wire bytes
-// when forWire is set (DecodeCallToolResultForWire).
-func decodeCallToolResult(raw json.RawMessage, r Era, forWire bool) (*mcpbridgev1.CallToolResponse, error) {
+	if out, ok := decodeCompleteCallTool(raw, r); ok {
+		return out, nil
+	}
 	ir, err := mrtr(raw, r)
 	if err != nil || ir != nil {
 		return &mcpbridgev1.CallToolResponse{InputRequired: ir}, err
 	}
 	out := &mcpbridgev1.CallToolResponse{}
-	err = members(raw, "result", func(k string, v json.RawMessage) (err error) {
-		switch k {
-		case "content":
-			out.Content, err = decodeContents(v, r)
-		case "structuredContent":
-			if forWire {
-				// Written straight as the field's wire bytes (valuewire.go);
-				// what that refuses takes the Value path, as before.
-				m := out.ProtoReflect()
-				if b, werr := appendValueField(m.GetUnknown(), structuredContentField, v); werr == nil {
-					m.SetUnknown(b)
-					break
-				}
-			}
-			out.StructuredContent, err = Value(v)
-		case "isError":
-			out.IsError, err = jsonBool(v)
-		case "_meta":
-			if !forWire {
-				out.Meta, err = Struct(v)
-				break
-			}
-			var b []byte
-			if b, err = callToolMeta.field(v); err == nil {
-				m := out.ProtoReflect()
-				m.SetUnknown(append(m.GetUnknown(), b...))
-			}
-		}
-		return err
-	})
+	err = members(raw, "result", func(k string, v json.RawMessage) error { return callToolMember(out, k, v, r) })
 	return out, err
+}
+
+// decodeCompleteCallTool reads a complete CallToolResult in one pass over
+// its members, resultType among them (as rawjson.Member has it: the last
+// one, null meaning complete), where mrtr would have read resultType in a
+// pass of its own first. ok is false for any other result, an
+// input_required one or one with an error, which DecodeCallToolResult then
+// reads as before, resultType first, for the same answer and the same
+// error.
+func decodeCompleteCallTool(raw json.RawMessage, r Era) (out *mcpbridgev1.CallToolResponse, ok bool) {
+	if !rawjson.IsObject(raw) {
+		return nil, false
+	}
+	out, ok = &mcpbridgev1.CallToolResponse{}, true
+	var rt json.RawMessage
+	rawjson.EachRawField(raw, func(rawKey, v json.RawMessage) bool {
+		key := memberKey(rawKey)
+		switch {
+		case r.modern && key == "resultType":
+			rt = v
+		case !isNull(v):
+			ok = callToolMember(out, key, v, r) == nil
+		}
+		return ok
+	})
+	if ok && rt != nil && !isNull(rt) {
+		s, err := jsonString(rt)
+		ok = err == nil && s == resultComplete
+	}
+	return out, ok
+}
+
+// callToolMember reads member k of a CallToolResult into out.
+func callToolMember(out *mcpbridgev1.CallToolResponse, k string, v json.RawMessage, r Era) (err error) {
+	switch k {
+	case "content":
+		out.Content, err = decodeContents(v, r)
+	case "structuredContent":
+		out.StructuredContent, err = Value(v)
+	case "isError":
+		out.IsError, err = jsonBool(v)
+	case "_meta":
+		out.Meta, err = Struct(v)
+	}
+	return err
 }
 
 func decodeContents(raw json.RawMessage, r Era) ([]*mcpbridgev1.Content, error) {
