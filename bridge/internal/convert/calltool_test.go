@@ -3,10 +3,13 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -66,6 +69,49 @@ func TestDecodeCallToolResultOnePass(t *testing.T) {
 			if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("%s, %s (-in order +one pass):\n%s", era, raw, diff)
 			}
+		}
+	}
+}
+
+// Value and Struct agree with protojson on large texts too, with and
+// without escapes (the shared copy of structjson.go's text is made for the
+// second only), and their strings read the same whichever way they were
+// made.
+func TestValueLargeText(t *testing.T) {
+	var plain, escaped strings.Builder
+	plain.WriteString(`{"records":[`)
+	escaped.WriteString(`{"records":[`)
+	for i := range 500 {
+		if i > 0 {
+			plain.WriteByte(',')
+			escaped.WriteByte(',')
+		}
+		fmt.Fprintf(&plain, `{"id":%d,"name":"record %d","tags":["a","b"],"ok":true,"note":null}`, i, i)
+		fmt.Fprintf(&escaped, `{"id":%d,"name":"record \"%d\"\n","plain":"no escapes","k\u00e9y":"\ud83d\ude00"}`, i, i)
+	}
+	plain.WriteString(`]}`)
+	escaped.WriteString(`]}`)
+	for _, in := range []string{plain.String(), escaped.String()} {
+		if len(in) <= sharedTextMax {
+			t.Fatalf("a text of %d bytes is not large", len(in))
+		}
+		want := &structpb.Struct{}
+		if err := protojson.Unmarshal([]byte(in), want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Struct(json.RawMessage(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+			t.Errorf("Struct of %d bytes (-protojson +got):\n%s", len(in), diff)
+		}
+		v, err := Value(json.RawMessage(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, v.GetStructValue(), protocmp.Transform()); diff != "" {
+			t.Errorf("Value of %d bytes (-protojson +got):\n%s", len(in), diff)
 		}
 	}
 }

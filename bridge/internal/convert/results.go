@@ -359,6 +359,14 @@ func decodeContents(raw json.RawMessage, r Era) ([]*mcpbridgev1.Content, error) 
 	return out, err
 }
 
+// textBlock is a text Content block with its oneof wrapper and its
+// TextContent, allocated as one.
+type textBlock struct {
+	c mcpbridgev1.Content
+	k mcpbridgev1.Content_Text
+	t mcpbridgev1.TextContent
+}
+
 // decodeContent reads one content block. It never fails: a block it cannot
 // model is other_json.
 func decodeContent(raw json.RawMessage, r Era) *mcpbridgev1.Content {
@@ -370,8 +378,12 @@ func decodeContent(raw json.RawMessage, r Era) *mcpbridgev1.Content {
 	var err error
 	switch typ {
 	case "text":
-		b := &mcpbridgev1.TextContent{}
-		c = &mcpbridgev1.Content{Block: &mcpbridgev1.Content_Text{Text: b}}
+		// One allocation for the three (the structValue of
+		// structjson.go): most blocks are text.
+		o := &textBlock{}
+		o.k.Text, o.c.Block = &o.t, &o.k
+		b := &o.t
+		c = &o.c
 		err = members(raw, "text", func(k string, v json.RawMessage) (err error) {
 			switch k {
 			case "text":

@@ -35,7 +35,9 @@ func Struct(v json.RawMessage) (*structpb.Struct, error) {
 	if i >= len(v) || v[i] != '{' {
 		return nil, errors.New("not a JSON object")
 	}
-	st, end, err := parseObject(v, i, 0)
+	st := &structpb.Struct{}
+	t := newText(v)
+	end, err := parseObject(&t, i, 0, st)
 	if err == nil && rawjson.SkipSpace(v, end) != len(v) {
 		err = errBadJSON
 	}
@@ -44,7 +46,8 @@ func Struct(v json.RawMessage) (*structpb.Struct, error) {
 
 // Value converts any JSON value to a Value.
 func Value(v json.RawMessage) (*structpb.Value, error) {
-	val, end, err := parseValue(v, 0, 0)
+	t := newText(v)
+	val, end, err := parseValue(&t, 0, 0)
 	if err == nil && rawjson.SkipSpace(v, end) != len(v) {
 		err = errBadJSON
 	}
@@ -52,6 +55,41 @@ func Value(v json.RawMessage) (*structpb.Value, error) {
 }
 
 var errBadJSON = errors.New("malformed JSON")
+
+// text is the JSON text being converted, with its bytes also as one
+// string, s: a string without escapes, a key or a value, is a substring
+// of s rather than an allocation of its own. A result's Struct and Value
+// are built on every typed call (a CallTool result's _meta and
+// structuredContent), and most of their strings have no escapes. The copy
+// is made for text with no escapes at all, where every string's bytes are
+// in it once, and for small text (sharedTextMax); a large text with
+// escapes, whose decoded strings would be held twice, gets none (s empty)
+// and every string is its own.
+type text struct {
+	b []byte
+	s string
+}
+
+// sharedTextMax is the largest text with escapes that is copied to s.
+const sharedTextMax = 4 << 10
+
+func newText(b []byte) text {
+	t := text{b: b}
+	if len(b) <= sharedTextMax || bytes.IndexByte(b, '\\') < 0 {
+		t.s = string(b)
+	}
+	return t
+}
+
+// str is parseString, a substring of t when the string has no escapes.
+func (t *text) str(i int) (string, int, error) {
+	start := i + 1
+	end := rawjson.SkipString(t.b, i) - 1 // the closing quote
+	if t.s != "" && end >= start && t.b[end] == '"' && bytes.IndexByte(t.b[start:end], '\\') < 0 {
+		return t.s[start:end], end + 1, nil
+	}
+	return parseString(t.b, i)
+}
 
 // maxJSONDepth bounds nesting, so that a deep result cannot exhaust the
 // stack.
@@ -155,23 +193,28 @@ func hex4(b []byte, i int) (rune, bool) {
 }
 
 // parseValue decodes the JSON value that starts at b[i] (after any space).
-func parseValue(b []byte, i, depth int) (*structpb.Value, int, error) {
+func parseValue(t *text, i, depth int) (*structpb.Value, int, error) {
+	b := t.b
 	i = rawjson.SkipSpace(b, i)
 	if i >= len(b) || depth > maxJSONDepth {
 		return nil, i, errBadJSON
 	}
 	switch c := b[i]; c {
 	case '{':
-		st, j, err := parseObject(b, i, depth+1)
-		return structpb.NewStructValue(st), j, err
+		o := &structValue{}
+		o.k.StructValue, o.v.Kind = &o.s, &o.k
+		j, err := parseObject(t, i, depth+1, &o.s)
+		return &o.v, j, err
 	case '[':
-		list := &structpb.ListValue{}
+		o := &listValue{}
+		o.k.ListValue, o.v.Kind = &o.l, &o.k
+		list := &o.l
 		i = rawjson.SkipSpace(b, i+1)
 		if i < len(b) && b[i] == ']' {
-			return structpb.NewListValue(list), i + 1, nil
+			return &o.v, i + 1, nil
 		}
 		for {
-			v, j, err := parseValue(b, i, depth+1)
+			v, j, err := parseValue(t, i, depth+1)
 			if err != nil {
 				return nil, j, err
 			}
@@ -181,24 +224,27 @@ func parseValue(b []byte, i, depth int) (*structpb.Value, int, error) {
 			case i < len(b) && b[i] == ',':
 				i++
 			case i < len(b) && b[i] == ']':
-				return structpb.NewListValue(list), i + 1, nil
+				return &o.v, i + 1, nil
 			default:
 				return nil, i, errBadJSON
 			}
 		}
 	case '"':
-		str, j, err := parseString(b, i)
-		return structpb.NewStringValue(str), j, err
+		str, j, err := t.str(i)
+		o := &stringValue{k: structpb.Value_StringValue{StringValue: str}}
+		o.v.Kind = &o.k
+		return &o.v, j, err
 	case 't', 'f', 'n':
 		for _, lit := range []string{"true", "false", "null"} {
 			if lit[0] == c && len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
-				switch c {
-				case 't':
-					return structpb.NewBoolValue(true), i + 4, nil
-				case 'f':
-					return structpb.NewBoolValue(false), i + 5, nil
+				if c == 'n' {
+					o := &nullValue{}
+					o.v.Kind = &o.k
+					return &o.v, i + 4, nil
 				}
-				return structpb.NewNullValue(), i + 4, nil
+				o := &boolValue{k: structpb.Value_BoolValue{BoolValue: c == 't'}}
+				o.v.Kind = &o.k
+				return &o.v, i + len(lit), nil
 			}
 		}
 		return nil, i, errBadJSON
@@ -207,8 +253,44 @@ func parseValue(b []byte, i, depth int) (*structpb.Value, int, error) {
 	if err != nil {
 		return nil, j, err
 	}
-	return structpb.NewNumberValue(f), j, nil
+	o := &numberValue{k: structpb.Value_NumberValue{NumberValue: f}}
+	o.v.Kind = &o.k
+	return &o.v, j, nil
 }
+
+// A Value is allocated together with its kind, and with the Struct or
+// ListValue the kind holds: one allocation where structpb's constructors
+// take two or three, for what every typed call builds (a result's _meta
+// and structuredContent). The Value is an ordinary message; the
+// pointers are into one object, which stays alive while any is held.
+type (
+	structValue struct {
+		v structpb.Value
+		k structpb.Value_StructValue
+		s structpb.Struct
+	}
+	listValue struct {
+		v structpb.Value
+		k structpb.Value_ListValue
+		l structpb.ListValue
+	}
+	stringValue struct {
+		v structpb.Value
+		k structpb.Value_StringValue
+	}
+	numberValue struct {
+		v structpb.Value
+		k structpb.Value_NumberValue
+	}
+	boolValue struct {
+		v structpb.Value
+		k structpb.Value_BoolValue
+	}
+	nullValue struct {
+		v structpb.Value
+		k structpb.Value_NullValue
+	}
+)
 
 // parseNumber decodes the JSON number that starts at b[i] as a double.
 func parseNumber(b []byte, i int) (float64, int, error) {
@@ -262,29 +344,30 @@ func isJSONNumber(tok []byte) bool {
 	return i == len(tok)
 }
 
-// parseObject decodes the JSON object that starts at b[i].
-func parseObject(b []byte, i, depth int) (*structpb.Struct, int, error) {
-	st := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+// parseObject decodes the JSON object that starts at b[i] into st.
+func parseObject(t *text, i, depth int, st *structpb.Struct) (int, error) {
+	b := t.b
+	st.Fields = map[string]*structpb.Value{}
 	i = rawjson.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return st, i + 1, nil
+		return i + 1, nil
 	}
 	for {
 		i = rawjson.SkipSpace(b, i)
 		if i >= len(b) || b[i] != '"' {
-			return nil, i, errBadJSON
+			return i, errBadJSON
 		}
-		key, j, err := parseString(b, i)
+		key, j, err := t.str(i)
 		if err != nil {
-			return nil, j, err
+			return j, err
 		}
 		i = rawjson.SkipSpace(b, j)
 		if i >= len(b) || b[i] != ':' {
-			return nil, i, errBadJSON
+			return i, errBadJSON
 		}
-		v, j, err := parseValue(b, i+1, depth)
+		v, j, err := parseValue(t, i+1, depth)
 		if err != nil {
-			return nil, j, err
+			return j, err
 		}
 		st.Fields[key] = v
 		i = rawjson.SkipSpace(b, j)
@@ -292,9 +375,9 @@ func parseObject(b []byte, i, depth int) (*structpb.Struct, int, error) {
 		case i < len(b) && b[i] == ',':
 			i++
 		case i < len(b) && b[i] == '}':
-			return st, i + 1, nil
+			return i + 1, nil
 		default:
-			return nil, i, errBadJSON
+			return i, errBadJSON
 		}
 	}
 }
