@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -307,15 +308,26 @@ func (s *scripted) waitSeen(tb testing.TB, what string) {
 }
 
 // testService is the API's BridgeService: ListServers alone, which counts
-// its calls and names the caller the interceptors saw.
+// its calls and keeps the metadata the last one carried.
 type testService struct {
 	mcpbridgev1.UnimplementedBridgeServiceServer
 	calls atomic.Int32
+	md    atomic.Pointer[metadata.MD] // of the last call
 }
 
 func (s *testService) ListServers(ctx context.Context, _ *mcpbridgev1.ListServersRequest) (*mcpbridgev1.ListServersResponse, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	s.md.Store(&md)
 	s.calls.Add(1)
 	return &mcpbridgev1.ListServersResponse{Servers: []*mcpbridgev1.GetServerResponse{{ProtocolVersion: "2025-11-25"}}}, nil
+}
+
+// lastMD is the metadata of the last call.
+func (s *testService) lastMD() metadata.MD {
+	if md := s.md.Load(); md != nil {
+		return *md
+	}
+	return nil
 }
 
 // testGRPC is a grpc.Server with the test BridgeService; cleanup stops it.
