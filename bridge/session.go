@@ -203,7 +203,12 @@ func (ss *Session) next() (msg []byte, eof bool, ok bool) {
 	case m := <-ss.in:
 		return m, false, true
 	case <-ss.inClosed:
-		return nil, true, false
+		select { // what was sent before CloseSend comes first
+		case m := <-ss.in:
+			return m, false, true
+		default:
+			return nil, true, false
+		}
 	case <-ss.stop:
 		return nil, false, false
 	case <-ss.ctx.Done():
@@ -282,6 +287,17 @@ func (ss *Session) serve() error {
 			}
 			t.Handle(string(msg))
 		case <-ss.inClosed:
+			// What was sent before CloseSend is handled first: Send
+			// returns once a message is queued (sessionInbox), and select
+			// may see the close before the queue.
+			for queued := true; queued; {
+				select {
+				case msg := <-ss.in:
+					t.Handle(string(msg))
+				default:
+					queued = false
+				}
+			}
 			return t.HalfClose(ctx, func(err error) error { return srv.Failure(c, sessionMethod, err) })
 		case <-ss.stop:
 			t.Abort()
