@@ -144,12 +144,12 @@ func TestHostAndOriginOnEveryPath(t *testing.T) {
 
 	// A listener reachable from elsewhere (AnyHost) takes any Host, and
 	// still refuses a foreign Origin.
-	any := serveDoor(t, &testBridge{}, Options{AnyHost: true})
+	anyHost := serveDoor(t, &testBridge{}, Options{AnyHost: true})
 	for _, p := range everyPath() {
-		if resp, body := any.post(t, p.path, p.contentType, p.body, append(append([]string(nil), p.header...), "Host", "bridge.example:443")...); resp.StatusCode != http.StatusOK {
+		if resp, body := anyHost.post(t, p.path, p.contentType, p.body, append(append([]string(nil), p.header...), "Host", "bridge.example:443")...); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s, AnyHost, Host bridge.example: %d %s, want 200", p.name, resp.StatusCode, body)
 		}
-		if resp, _ := any.post(t, p.path, p.contentType, p.body, append(append([]string(nil), p.header...), "Origin", "https://evil.example")...); resp.StatusCode != http.StatusForbidden {
+		if resp, _ := anyHost.post(t, p.path, p.contentType, p.body, append(append([]string(nil), p.header...), "Origin", "https://evil.example")...); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("%s, AnyHost, foreign Origin: %d, want 403", p.name, resp.StatusCode)
 		}
 	}
