@@ -18,6 +18,7 @@ package httpdoor
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -271,7 +272,11 @@ func refuseHTTP(w http.ResponseWriter, kind pathKind, httpStatus int, code codes
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(httpStatus)
-		fmt.Fprintf(w, `{"code":%q,"message":%q}`+"\n", connectCode(code), msg)
+		body, _ := json.Marshal(struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		}{connectCode(code), msg})
+		w.Write(append(body, '\n'))
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -190,14 +191,18 @@ func (r *sessionReader) Read(b []byte) (int, error) {
 func (r *sessionReader) Close() error { return r.ss.Close() }
 
 // httpRefusal maps a status that refused a session to the MCP endpoint's
-// answer: the HTTP status of its code (401, 403, 404, 413, 429, 503), the
-// status's JsonRpcError as the body, and Retry-After from its RetryInfo.
+// answer: the HTTP status of its code (401, 403, 404 for an unknown
+// server, 400 for other bad input, 429, 503), the status's JsonRpcError as
+// the body, and Retry-After from its RetryInfo.
 func httpRefusal(err error) error {
 	st := status.Convert(err)
 	he := &mcphttp.HTTPError{Status: http.StatusBadGateway, Header: http.Header{}}
 	rpc := &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: st.Message()}
+	unknownServer := false
 	for _, d := range st.Details() {
 		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			unknownServer = d.GetReason() == rpcerr.ReasonUnknownServer
 		case *mcpbridgev1.JsonRpcError:
 			rpc = &jsonrpc.Error{Code: int64(d.GetCode()), Message: d.GetMessage()}
 			if d.GetDataJson() != "" {
@@ -215,8 +220,13 @@ func httpRefusal(err error) error {
 		he.Header.Set("Www-Authenticate", `Bearer realm="mcpbridge"`)
 	case codes.PermissionDenied:
 		he.Status = http.StatusForbidden
-	case codes.NotFound, codes.InvalidArgument:
+	case codes.NotFound:
 		he.Status = http.StatusNotFound
+	case codes.InvalidArgument:
+		he.Status = http.StatusBadRequest
+		if unknownServer {
+			he.Status = http.StatusNotFound
+		}
 	case codes.ResourceExhausted:
 		he.Status = http.StatusTooManyRequests
 	case codes.Unavailable:

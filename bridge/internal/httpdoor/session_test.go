@@ -287,6 +287,8 @@ var refusalCases = []struct {
 	{"unknown server", refusal(&rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `unknown server "demo"`), Reason: rpcerr.ReasonUnknownServer}),
 		http.StatusNotFound, "", jsonrpc.CodeInvalidParams, `unknown server "demo"`, ""},
 	{"not found", status.Error(codes.NotFound, "gone"), http.StatusNotFound, "", jsonrpc.CodeConnectionClosed, "gone", ""},
+	{"bad input", refusal(&rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "a control character in mcp-tenant"), Reason: rpcerr.ReasonInvalidInput}),
+		http.StatusBadRequest, "", jsonrpc.CodeInvalidParams, "a control character in mcp-tenant", ""},
 	{"session cap", refusal(&rpcerr.CallError{RPC: jsonrpc.WithData(jsonrpc.CodeInternalError, "demo has its most sessions (max_per_principal 2) open for this caller",
 		map[string]any{"retryable": true, "limit": 2}), RetryAfter: 2600 * time.Millisecond}),
 		http.StatusTooManyRequests, "3", jsonrpc.CodeInternalError, "demo has its most sessions (max_per_principal 2) open for this caller", `{"limit":2,"retryable":true}`},
