@@ -281,8 +281,9 @@ func (f *fidelityFixture) lastCancel(id json.RawMessage) {
 		f.mu.Lock()
 		w, arrived := f.wait, f.arrived
 		got, _ := json.Marshal(w)
+		done := w == nil || len(w.Cancelled) > 0 // under the lock, as got: the two agree
 		f.mu.Unlock()
-		if w == nil || len(w.Cancelled) > 0 {
+		if done {
 			f.text(id, string(got))
 			return
 		}
