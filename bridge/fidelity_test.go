@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -55,29 +56,8 @@ func TestPrivateSessionIsTheHostsOwn(t *testing.T) {
 		"mcp": func(t *testing.T, sc ServerConfig) string {
 			base := startHTTPDoor(t, Config{Servers: []ServerConfig{sc}}, HTTPOptions{})
 			url := base + "/mcp"
-			code, h, body := doorPost(t, url, "application/json", initialize)
-			sid := h.Get("Mcp-Session-Id")
-			if code != http.StatusOK || sid == "" {
-				t.Fatalf("initialize: %d %s", code, body)
-			}
-			session := []string{"Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"}
-			if code, _, body := doorPost(t, url, "application/json", initalized, session...); code != http.StatusAccepted {
-				t.Fatalf("initialized: %d %s", code, body)
-			}
-			ctx, stop := context.WithTimeout(context.Background(), testWait)
-			defer stop()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(call))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			for i := 0; i < len(session); i += 2 {
-				req.Header.Set(session[i], session[i+1])
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			sc2 := bufio.NewScanner(resp.Body)
+			session := openMCPSession(t, url, initialize)
+			sc2 := bufio.NewScanner(sseRequest(t, http.MethodPost, url, call, session))
 			for sc2.Scan() {
 				data, ok := strings.CutPrefix(sc2.Text(), "data: ")
 				if !ok || !strings.Contains(data, "notifications/progress") {
@@ -139,30 +119,9 @@ func TestServerRequestAtSessionStart(t *testing.T) {
 	sc := everythingServer(t, "ev")
 	base := startHTTPDoor(t, Config{Servers: []ServerConfig{sc}}, HTTPOptions{})
 	url := base + "/mcp"
-	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"host","version":"1"}}}`
-	code, h, body := doorPost(t, url, "application/json", initialize)
-	sid := h.Get("Mcp-Session-Id")
-	if code != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: %d %s", code, body)
-	}
-	session := []string{"Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"}
-	if code, _, body := doorPost(t, url, "application/json", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session...); code != http.StatusAccepted {
-		t.Fatalf("initialized: %d %s", code, body)
-	}
+	session := openMCPSession(t, url, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"host","version":"1"}}}`)
 	time.Sleep(1500 * time.Millisecond) // the host is late with its GET stream: the server has asked by then
-	ctx, stop := context.WithTimeout(context.Background(), testWait)
-	defer stop()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	for i := 0; i < len(session); i += 2 {
-		req.Header.Set(session[i], session[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := bufio.NewScanner(resp.Body)
+	events := bufio.NewScanner(sseRequest(t, http.MethodGet, url, "", session))
 	for events.Scan() {
 		if data, ok := strings.CutPrefix(events.Text(), "data: "); ok && strings.Contains(data, `"roots/list"`) {
 			return
@@ -253,4 +212,49 @@ func TestPrivateChildAsksAtStart(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// openMCPSession opens a 2025 session at url with initialize and says
+// initialized; it returns the session's headers.
+func openMCPSession(t *testing.T, url, initialize string) []string {
+	t.Helper()
+	code, h, body := doorPost(t, url, "application/json", initialize)
+	sid := h.Get("Mcp-Session-Id")
+	if code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	session := []string{"Mcp-Session-Id", sid, "MCP-Protocol-Version", "2025-11-25"}
+	if code, _, body := doorPost(t, url, "application/json", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session...); code != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", code, body)
+	}
+	return session
+}
+
+// sseRequest sends a request that answers with an SSE stream (a POST of
+// body, or the session's GET) and returns the stream, closed at cleanup.
+func sseRequest(t *testing.T, method, url, body string, header []string) io.Reader {
+	t.Helper()
+	ctx, stop := context.WithTimeout(context.Background(), testWait)
+	t.Cleanup(stop)
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp.Body
 }

@@ -41,8 +41,9 @@ func doorConfig(tb testing.TB, servers ...ServerConfig) Config {
 }
 
 // startHTTPDoor serves cfg's Service through its HTTP door on 127.0.0.1:0
-// and returns the door's base URL. Cleanup closes the door, the listener,
-// the gRPC server and the children, in the order serve.go does.
+// (serveHTTPDoor) and returns the door's base URL. Cleanup closes the
+// door, the listener, the gRPC server and then the children, in the order
+// Shutdown does.
 func startHTTPDoor(tb testing.TB, cfg Config, o HTTPOptions) string {
 	tb.Helper()
 	cfg.Logger = slog.New(slog.DiscardHandler)
@@ -50,36 +51,8 @@ func startHTTPDoor(tb testing.TB, cfg Config, o HTTPOptions) string {
 	if err != nil {
 		tb.Fatalf("New: %v", err)
 	}
-	gs := svc.NewGRPCServer()
-	d, err := svc.NewHTTPDoor(gs, o)
-	if err != nil {
-		svc.Close()
-		tb.Fatalf("NewHTTPDoor: %v", err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	hs := &http.Server{Handler: d, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		hs.Serve(lis)
-	}()
-	tb.Cleanup(func() {
-		d.Close()
-		// Shutdown waits for every connection to end, those the guard
-		// closed after a refusal too (net/http lingers on them half a
-		// second); then Close ends what is left.
-		ctx, cancel := context.WithTimeout(context.Background(), testWait)
-		defer cancel()
-		hs.Shutdown(ctx)
-		hs.Close()
-		<-served
-		gs.Stop()
-		svc.Close()
-	})
-	return "http://" + lis.Addr().String()
+	tb.Cleanup(func() { svc.Close() }) // after serveHTTPDoor's cleanup
+	return serveHTTPDoor(tb, svc, o)
 }
 
 // doorPost POSTs body to url with header ("Name", "value" pairs) and
