@@ -153,7 +153,7 @@ func TestChildLevelNone(t *testing.T) {
 		t.Error("a level keeper for a 2026 child")
 	}
 	mute, p, _ := connect(t, childConfig{caps: `{"tools":{}}`})
-	var l *ChildLevel = NewChildLevel(mute, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_INFO, log, none)
+	l := NewChildLevel(mute, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_INFO, log, none)
 	if l != nil {
 		t.Fatal("a level keeper for a child without the logging capability")
 	}
