@@ -122,4 +122,3 @@ func (h *tunnelServer) FilterList(ctx context.Context, method string, res json.R
 func (h *tunnelServer) DefaultDeadline() time.Duration { return h.s.cfg.DefaultDeadline }
 
 func (h *tunnelServer) Logger() *slog.Logger { return h.s.cfg.Logger }
-
