@@ -25,10 +25,10 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/stdiotest"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // eventKey names a Subscribe message for tallies: its kind, with the URI

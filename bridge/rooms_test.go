@@ -21,9 +21,9 @@ var rooms = map[string]int{"internal": 0, "proto": 0, "stdio": 1, "bridge": 2, "
 
 // TestImportsRunDown: no package imports one of a room above its own
 // (the non-test imports of every package of the module, as go list reads
-// them). Test support (internal/testkit and below, and a package whose
-// name ends in "test", as httptest's does) runs the packages it tests and
-// so may import them; in exchange, no package's own code imports it.
+// them), test support included; and no package's own code imports test
+// support (internal/testkit and below, and a package whose name ends in
+// "test", as httptest's does).
 func TestImportsRunDown(t *testing.T) {
 	const module = "github.com/mcpbridge/mcpbridge/"
 	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", "./...")
@@ -75,7 +75,7 @@ func TestImportsRunDown(t *testing.T) {
 			switch {
 			case isTestSupport(dst) && !testSupport:
 				t.Errorf("%s imports the test support %s", src, dst)
-			case rooms[dstRoom] > level && !testSupport:
+			case rooms[dstRoom] > level:
 				t.Errorf("%s (%s/) imports %s, a room above it (%s/)", src, srcRoom, dst, dstRoom)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/stdiotest"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // What the Python example needs, run from the module root: grpcio and

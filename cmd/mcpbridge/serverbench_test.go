@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/sidebysidetest"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/sidebyside"
 	"github.com/mcpbridge/mcpbridge/stdio"
 )
 
@@ -152,7 +152,7 @@ func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
 }
 
 // BenchmarkSideBySide measures the side-by-side server (package
-// internal/testkit/sidebyside) as each library serves it: server=sdk, the
+// cmd/mcpbridge/internal/sidebysidetest) as each library serves it: server=sdk, the
 // Go SDK version, and server=mcpbridge, the stdio/mcp version, each built
 // as its own program and driven like BenchmarkEchoServer's servers, with
 // the same client and metrics. It calls tool=add ({"a":2,"b":3}, a typed
@@ -163,9 +163,9 @@ func benchEcho(b *testing.B, c *stdio.Client, s benchServer, inflight int) {
 //
 //	go test -run '^$' -bench SideBySide -benchtime 2s -count 3 ./cmd/mcpbridge/
 func BenchmarkSideBySide(b *testing.B) {
-	servers := make([]benchServer, len(sidebyside.Servers))
-	for i, name := range sidebyside.Servers {
-		bin := sidebyside.Build(b, name) // once, for every sub-benchmark
+	servers := make([]benchServer, len(sidebysidetest.Servers))
+	for i, name := range sidebysidetest.Servers {
+		bin := sidebysidetest.Build(b, name) // once, for every sub-benchmark
 		servers[i] = benchServer{name: name, argv: func(testing.TB) []string { return []string{bin} }}
 	}
 	calls := []struct {

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
-
-	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
 
 // FixtureEnv names the fixture that a re-executed test binary runs instead
@@ -22,14 +20,15 @@ const FixtureEnv = "MCPBRIDGE_TEST_FIXTURE"
 // [Fixtures.Main], and a test starts one with [FixtureCommand].
 type Fixtures map[string]func() int
 
-// Main is a package's TestMain. It calls reaper.Main first, so that the
-// test binary can be the reaper of the children its tests start (a
-// reaper runs its command and exits here). In a process started by
+// Main is a package's TestMain. A package whose tests start children
+// under the reaper calls stdio/reaper's Main before it, so that the test
+// binary can be the reaper of those children (a reaper runs its command
+// and exits there): test support imports nothing of stdio. In a process
+// started by
 // [FixtureCommand] it runs the fixture FixtureEnv names and exits with its
 // status (2 for an unknown name); otherwise it runs the tests and fails
 // them when a goroutine leaked.
 func (f Fixtures) Main(m *testing.M, opts ...goleak.Option) {
-	reaper.Main()
 	if name := os.Getenv(FixtureEnv); name != "" {
 		run, ok := f[name]
 		if !ok {

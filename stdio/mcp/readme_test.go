@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/stdiotest"
 	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // The README's server is a complete program: it builds as printed, and

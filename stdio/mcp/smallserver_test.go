@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/stdiotest"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // maxSmallServerLines is what the typed API promises a small server costs:

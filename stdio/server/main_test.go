@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
 
 // Scenario numbers in this package's tests are those of docs/stdio.md,
@@ -13,4 +14,7 @@ import (
 // registers its own from init.
 var fixtures = testkit.Fixtures{}
 
-func TestMain(m *testing.M) { fixtures.Main(m) }
+func TestMain(m *testing.M) {
+	reaper.Main() // the test binary is the reaper of the children its tests start
+	fixtures.Main(m)
+}

@@ -16,13 +16,17 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio"
+	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
 
 // The door's end-to-end tests, every path with real children and a real
 // gRPC server, are package bridge's (TestDoorEveryPath and the others of
 // door_test.go and principals_test.go); these are its parts alone, with
 // a real child where a call needs one (fixture_test.go).
-func TestMain(m *testing.M) { fixtures.Main(m) }
+func TestMain(m *testing.M) {
+	reaper.Main() // the test binary is the reaper of the children its tests start
+	fixtures.Main(m)
+}
 
 // fixtures are the programs a test can run as a child; fixture_test.go
 // registers them.

@@ -9,11 +9,11 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/stdiotest"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // The "child" fixture is a stdio MCP server on the project's runtime with

@@ -10,10 +10,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
+	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
 
 // TestMain runs the fixtures (fixture_test.go) and checks for leaks.
-func TestMain(m *testing.M) { fixtures.Main(m) }
+func TestMain(m *testing.M) {
+	reaper.Main() // the test binary is the reaper of the children its tests start
+	fixtures.Main(m)
+}
 
 // A server's Env applies in order over the bridge's environment: Unset
 // removes a name, and the last entry for a name wins.

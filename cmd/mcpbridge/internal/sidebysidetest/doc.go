@@ -1,4 +1,4 @@
-// Package sidebyside holds one small MCP server written twice, once with
+// Package sidebysidetest holds one small MCP server written twice, once with
 // each Go library, so that the two can be compared line for line, request
 // for request, and held to the same behaviour (docs/server.md, "Side by side
 // with the Go SDK"):
@@ -28,4 +28,4 @@
 // the line counts of docs/server.md count. The tests here hold both servers to the list
 // above through the project's stdio client; BenchmarkSideBySide in
 // cmd/mcpbridge measures them.
-package sidebyside
+package sidebysidetest

@@ -1,4 +1,4 @@
-package sidebyside
+package sidebysidetest
 
 import (
 	"context"
@@ -12,16 +12,16 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
-	"github.com/mcpbridge/mcpbridge/internal/testkit/stdiotest"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // The line counts of docs/server.md come from
 //
-//	go test -run TestSideBySideLines -v ./internal/testkit/sidebyside
+//	go test -run TestSideBySideLines -v ./cmd/mcpbridge/internal/sidebysidetest
 func TestSideBySideLines(t *testing.T) {
 	for _, name := range Servers {
 		src, err := os.ReadFile(Source(t, name))

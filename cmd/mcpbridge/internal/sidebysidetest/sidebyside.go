@@ -1,4 +1,4 @@
-package sidebyside
+package sidebysidetest
 
 import (
 	"path/filepath"
@@ -14,12 +14,12 @@ var Servers = []string{"sdk", "mcpbridge"}
 // directory.
 func Source(tb testing.TB, name string) string {
 	tb.Helper()
-	return filepath.Join(testkit.ModuleRoot(tb), "internal", "testkit", "sidebyside", name, "main.go")
+	return filepath.Join(testkit.ModuleRoot(tb), "cmd", "mcpbridge", "internal", "sidebysidetest", name, "main.go")
 }
 
 // Build builds server name (testkit.GoBuild) and returns the binary's
 // path.
 func Build(tb testing.TB, name string) string {
 	tb.Helper()
-	return testkit.GoBuild(tb, "./internal/testkit/sidebyside/"+name)
+	return testkit.GoBuild(tb, "./cmd/mcpbridge/internal/sidebysidetest/"+name)
 }
