@@ -108,24 +108,23 @@ func (r *responder) final(id, result json.RawMessage, err error) {
 		return
 	}
 	if err == nil {
-		r.finalFrame(trimLF(wire.AppendResponse(nil, id, result)), 0)
+		r.finalFrame(trimLF(wire.AppendResponse(nil, id, result)), nil)
 		return
 	}
 	e := asError(err)
-	r.finalFrame(errorFrame(id, e), e.Code)
+	r.finalFrame(errorFrame(id, e), e)
 }
 
-// finalFrame sends an encoded response; code is its error code, 0 for a
-// result.
-func (r *responder) finalFrame(msg []byte, code int64) {
-	if r.sse || (r.allowSSE && code == 0) {
+// finalFrame sends an encoded response; e is its error, nil for a result.
+func (r *responder) finalFrame(msg []byte, e *jsonrpc.Error) {
+	if r.sse || (r.allowSSE && e == nil) {
 		r.send(msg, true)
 		return
 	}
 	status := http.StatusOK
-	if r.modern {
-		status = statusOf(code)
-		if after, ok := retryAfterOf(msg); ok {
+	if r.modern && e != nil {
+		status = statusOf(e.Code)
+		if after, ok := retryAfterOf(e); ok {
 			status = http.StatusTooManyRequests
 			r.w.Header().Set("Retry-After", after)
 		}
@@ -133,19 +132,11 @@ func (r *responder) finalFrame(msg []byte, code int64) {
 	writeJSON(r.w, status, msg)
 }
 
-// retryAfterOf reads the wait of an error response whose data has a
-// retryAfterMs (the bridge's refusal by a caller's limits): a 2026
-// client gets it as 429 with Retry-After, in whole seconds rounded up.
-func retryAfterOf(msg []byte) (string, bool) {
-	e, ok := rawjson.Member(msg, "error")
-	if !ok {
-		return "", false
-	}
-	data, ok := rawjson.Member(e, "data")
-	if !ok {
-		return "", false
-	}
-	raw, ok := rawjson.Member(data, "retryAfterMs")
+// retryAfterOf reads the wait of an error whose data has a retryAfterMs
+// (the bridge's refusal by a caller's limits): a 2026 client gets it as
+// 429 with Retry-After, in whole seconds rounded up.
+func retryAfterOf(e *jsonrpc.Error) (string, bool) {
+	raw, ok := rawjson.Member(e.Data, "retryAfterMs")
 	if !ok {
 		return "", false
 	}
