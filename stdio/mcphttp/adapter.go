@@ -408,7 +408,7 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, c caller, sid str
 		writeJSON(w, http.StatusUnsupportedMediaType, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a.cfg.MaxBodyBytes))
+	body, err := readBody(w, r, a.cfg.MaxBodyBytes)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -671,4 +671,19 @@ func (a *Adapter) expire(cutoff time.Time) {
 	for _, b := range stale {
 		a.stop(b)
 	}
+}
+
+// readBody returns r's body, at most limit bytes (a *http.MaxBytesError
+// beyond). A body that a handler in front already read whole hands over
+// its bytes (Bytes, as a *bytes.Buffer has it) instead of being read and
+// copied again.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if whole, ok := r.Body.(interface{ Bytes() []byte }); ok {
+		b := whole.Bytes()
+		if int64(len(b)) > limit {
+			return nil, &http.MaxBytesError{Limit: limit}
+		}
+		return b, nil
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 }

@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -244,7 +243,7 @@ func (d *Door) readBody(w http.ResponseWriter, r *http.Request, kind pathKind) b
 		}
 		return false // else the client went away
 	}
-	r.Body = io.NopCloser(&buf)
+	r.Body = wholeBody{&buf} // its Bytes spare the MCP endpoint a second read and copy (mcphttp)
 	return true
 }
 
@@ -308,3 +307,8 @@ func encodeGRPCMessage(msg string) string {
 	}
 	return b.String()
 }
+
+// wholeBody is a body the guard read whole.
+type wholeBody struct{ *bytes.Buffer }
+
+func (wholeBody) Close() error { return nil }
