@@ -6,11 +6,9 @@ package tunnel
 // messages Write delivers.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -25,6 +23,7 @@ import (
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
 // wait bounds every wait for something asynchronous.
@@ -35,25 +34,11 @@ const modernMeta = `{"` + protocol.MetaProtocolVersion + `":"2026-07-28","` + pr
 	`":{"elicitation":{}},"` + protocol.MetaClientInfo + `":{"name":"c","version":"1"}}`
 
 // msg is one JSON-RPC message as either end of the tunnel saw it.
-type msg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *jsonrpc.Error  `json:"error"`
-	line   string
-}
-
-func (m msg) String() string { return m.line }
+type msg = stdiotest.Msg
 
 func decodeMsg(t *testing.T, line []byte) msg {
 	t.Helper()
-	var m msg
-	if err := json.Unmarshal(line, &m); err != nil {
-		t.Errorf("not a JSON-RPC message: %s (%v)", line, err)
-	}
-	m.line = string(line)
-	return m
+	return stdiotest.DecodeMsg(t, line)
 }
 
 // member is the raw member at path in obj ("" when absent).
@@ -79,90 +64,26 @@ func jsonEq(a, b string) bool {
 
 // ---- The child: a scripted peer behind a real stdio.Client ----
 
-// peer is the far end of the child's stdio.Client. Each line the Client
-// writes goes to a handler registered for its method, when there is one
-// (it returns the line to answer, "" for none), else to lines, for the
-// test to read and answer.
-type peer struct {
-	out   *io.PipeWriter
-	lines chan msg
+// peer is the far end of the child's stdio.Client, a stdiotest.Peer
+// under the names the tests use.
+type peer struct{ *stdiotest.Peer }
 
-	mu       sync.Mutex
-	handlers map[string]func(msg) string
-}
-
-func (p *peer) handle(method string, h func(msg) string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if h == nil {
-		delete(p.handlers, method)
-		return
-	}
-	p.handlers[method] = h
-}
-
-func (p *peer) serve(t *testing.T, in io.Reader) {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		m := decodeMsg(t, sc.Bytes())
-		p.mu.Lock()
-		h := p.handlers[m.Method]
-		p.mu.Unlock()
-		if h == nil {
-			p.lines <- m
-			continue
-		}
-		if reply := h(m); reply != "" {
-			if _, err := io.WriteString(p.out, reply+"\n"); err != nil {
-				return
-			}
-		}
-	}
-}
+func (p *peer) handle(method string, h func(msg) string) { p.Handle(method, h) }
 
 // next is the next line the Client wrote that no handler took.
-func (p *peer) next(t *testing.T) msg {
-	t.Helper()
-	select {
-	case m := <-p.lines:
-		return m
-	case <-time.After(wait):
-		t.Fatal("the child got nothing for 10 s")
-		return msg{}
-	}
-}
+func (p *peer) next(t *testing.T) msg { t.Helper(); return p.Next(t) }
 
 // expect is next, which must be method.
-func (p *peer) expect(t *testing.T, method string) msg {
-	t.Helper()
-	m := p.next(t)
-	if m.Method != method {
-		t.Fatalf("the child got %s, want %s", m, method)
-	}
-	return m
-}
+func (p *peer) expect(t *testing.T, method string) msg { t.Helper(); return p.Expect(t, method) }
 
-// none checks that nothing is waiting in lines.
-func (p *peer) none(t *testing.T) {
-	t.Helper()
-	select {
-	case m := <-p.lines:
-		t.Errorf("the child got %s, want nothing", m)
-	default:
-	}
-}
+// none checks that no line is waiting for the test.
+func (p *peer) none(t *testing.T) { t.Helper(); p.None(t) }
 
-func (p *peer) write(t *testing.T, line string) {
-	t.Helper()
-	if _, err := io.WriteString(p.out, line+"\n"); err != nil {
-		t.Fatal(err)
-	}
-}
+func (p *peer) write(t *testing.T, line string) { t.Helper(); p.Write(t, line) }
 
 func (p *peer) reply(t *testing.T, id json.RawMessage, result string) {
 	t.Helper()
-	p.write(t, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+result+`}`)
+	p.Reply(t, id, result)
 }
 
 func (p *peer) replyError(t *testing.T, id json.RawMessage, code int, message string) {
@@ -175,9 +96,7 @@ func stdioRequest(method string) stdio.ServerRequest { return stdio.ServerReques
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func result(id json.RawMessage, res string) string {
-	return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + res + `}`
-}
+func result(id json.RawMessage, res string) string { return stdiotest.Result(id, res) }
 
 // childConfig says what child to start.
 type childConfig struct {
@@ -211,65 +130,27 @@ func startChild(t *testing.T, cfg childConfig) (*Child, *peer) {
 		cfg.timeout = wait
 	}
 	log := slog.New(slog.DiscardHandler)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	p := &peer{out: outW, lines: make(chan msg, 256), handlers: map[string]func(msg) string{}}
-	p.handle("initialize", func(m msg) string {
-		return result(m.ID, `{"protocolVersion":"`+cfg.version+`","capabilities":`+cfg.caps+
-			`,"serverInfo":`+serverInfo+`,"instructions":"`+instructions+`"}`)
-	})
-	initialized := make(chan struct{}, 1)
-	p.handle("notifications/initialized", func(msg) string {
-		initialized <- struct{}{}
-		return ""
-	})
-	p.handle("server/discover", func(m msg) string {
-		return result(m.ID, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":`+cfg.caps+
-			`,"instructions":"`+instructions+`","_meta":{"`+protocol.MetaServerInfo+`":`+serverInfo+`}}`)
-	})
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		p.serve(t, inR)
-	}()
 	relay := fanout.NewRelay("s", nil, cfg.timeout, cfg.secure, log)
 	versions := []string{cfg.version}
 	if protocol.Modern(cfg.version) && !cfg.pinned {
 		versions = []string{protocol.Version20260728, protocol.Version20251125}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	c, err := stdio.Connect(ctx, func(context.Context) (*stdio.Client, error) {
-		return stdio.Open(inW, outR, relay.Hook(stdio.ClientConfig{Logger: log}))
-	}, stdio.ConnectConfig{Versions: versions})
-	t.Cleanup(func() {
-		if c != nil {
-			c.Close()
-		}
-		outW.Close()
-		inR.Close()
-		<-served
-		if c != nil {
-			select {
-			case <-c.Done():
-			case <-time.After(wait):
-				t.Error("the child's Client is not done 10 s after both ends closed")
-			}
-		}
+	c, sp := stdiotest.ConnectScripted(t, stdiotest.ScriptedConfig{
+		Client:  relay.Hook(stdio.ClientConfig{Logger: log}),
+		Connect: stdio.ConnectConfig{Versions: versions},
+		Handshake: map[string]func(msg) string{
+			"initialize": func(m msg) string {
+				return result(m.ID, `{"protocolVersion":"`+cfg.version+`","capabilities":`+cfg.caps+
+					`,"serverInfo":`+serverInfo+`,"instructions":"`+instructions+`"}`)
+			},
+			"server/discover": func(m msg) string {
+				return result(m.ID, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":`+cfg.caps+
+					`,"instructions":"`+instructions+`","_meta":{"`+protocol.MetaServerInfo+`":`+serverInfo+`}}`)
+			},
+		},
+		Wait: wait,
 	})
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	if !protocol.Modern(c.Protocol()) {
-		select { // the handshake's last line reached the peer
-		case <-initialized:
-		case <-time.After(wait):
-			t.Fatal("the child got no notifications/initialized")
-		}
-	}
-	for _, m := range []string{"initialize", "notifications/initialized", "server/discover"} {
-		p.handle(m, nil) // from now on the test sees them
-	}
+	p := &peer{sp}
 	level := fanout.NewChildLevel(c, cfg.floor, log, relay.InFlight)
 	if level != nil {
 		relay.Settle = level.Settle

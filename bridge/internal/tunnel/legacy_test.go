@@ -359,7 +359,7 @@ func TestHalfCloseEndsWithTheChild(t *testing.T) {
 	p.expect(t, "tools/call")
 	done := make(chan error, 1)
 	go func() { done <- cl.halfClose(context.Background()) }()
-	p.out.Close() // the child's output ends: it is gone
+	p.CloseOutput() // the child's output ends: it is gone
 	select {
 	case err := <-done:
 		var e *jsonrpc.Error
