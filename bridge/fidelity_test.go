@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -117,10 +118,30 @@ func TestPrivateSessionIsTheHostsOwn(t *testing.T) {
 func TestServerRequestAtSessionStart(t *testing.T) {
 	t.Parallel()
 	sc := everythingServer(t, "ev")
-	base := startHTTPDoor(t, Config{Servers: []ServerConfig{sc}}, HTTPOptions{})
-	url := base + "/mcp"
+	svc, err := New(Config{Servers: []ServerConfig{sc}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() }) // after serveHTTPDoor's cleanup
+	url := serveHTTPDoor(t, svc, HTTPOptions{}) + "/mcp"
 	session := openMCPSession(t, url, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"host","version":"1"}}}`)
-	time.Sleep(1500 * time.Millisecond) // the host is late with its GET stream: the server has asked by then
+	// The host is late with its GET stream: it opens it only once the
+	// server's request is pending on the server's child.
+	asked := func() bool {
+		for _, m := range svc.serverSet()["ev"].Children() {
+			if c := m.Status().Child; c != nil {
+				if _, requests := c.Client.Load(); requests > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(testWait); !asked(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server never asked for roots")
+		}
+	}
 	events := bufio.NewScanner(sseRequest(t, http.MethodGet, url, "", session))
 	for events.Scan() {
 		if data, ok := strings.CutPrefix(events.Text(), "data: "); ok && strings.Contains(data, `"roots/list"`) {

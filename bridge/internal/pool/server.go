@@ -450,18 +450,18 @@ func (srv *Server) StopSession(name string) {
 	}
 }
 
-// Release is called when a Connect stream ends: its private session's
-// child stops with it.
+// Release is called when a session ends: its private child stops with
+// it, in the background, and Stop waits for that as for every child (the
+// stop is counted under srv.mu, so before Stop can wait).
 func (srv *Server) Release(c *Process) {
 	if c.child == nil || !c.child.private {
 		return
 	}
 	srv.mu.Lock()
-	removed := srv.dropSession(c.child)
-	srv.mu.Unlock()
-	if removed {
-		go c.child.sup.Stop()
+	if srv.dropSession(c.child) {
+		srv.wg.Go(c.child.sup.Stop)
 	}
+	srv.mu.Unlock()
 }
 
 // dropSession forgets a session's child; srv.mu is held.
