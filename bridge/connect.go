@@ -20,11 +20,11 @@ import (
 )
 
 // Connect is a raw JSON-RPC tunnel to one child (bridge.proto, Connect):
-// the gRPC door's adapter over a Session (session.go). The tunnel's ids,
-// progress tokens, cancellations and subscription ids are its own:
-// requests are forwarded with stdio.Client.Call, which owns the child's
-// id space, and everything coming back is restored to the tunnel's values
-// with their JSON type.
+// the gRPC door's adapter over a Session (session.go). On a shared child
+// the tunnel's ids, progress tokens, cancellations and subscription ids
+// are its own: stdio.Client.Call owns the child's id space, and
+// everything coming back is restored to the tunnel's values with their
+// JSON type. On a child of the tunnel's own they pass as they are.
 //
 // Goroutines: the handler sends the session's messages on the stream; a
 // receiving goroutine hands the stream's messages to the session, and

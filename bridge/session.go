@@ -139,10 +139,7 @@ func (ss *Session) sendBy(msg []byte, deadline time.Time) error {
 	case <-ss.inClosed:
 		return errors.New("bridge: Send after CloseSend")
 	case <-ss.done:
-		if ss.err != nil {
-			return ss.err
-		}
-		return io.EOF
+		return ss.outcome()
 	case <-ss.stop:
 		return errSessionClosed
 	}
@@ -162,13 +159,19 @@ func (ss *Session) Recv(ctx context.Context) ([]byte, error) {
 	case m := <-ss.out:
 		return m, nil
 	case <-ss.done:
-		if ss.err != nil {
-			return nil, ss.err
-		}
-		return nil, io.EOF
+		return nil, ss.outcome()
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// outcome is how the session ended, once done is closed: the status that
+// ended it, or io.EOF when it ended well.
+func (ss *Session) outcome() error {
+	if ss.err != nil {
+		return ss.err
+	}
+	return io.EOF
 }
 
 // Done is closed when the session has ended.
