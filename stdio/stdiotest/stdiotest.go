@@ -1,6 +1,7 @@
 // Package stdiotest holds the test helpers that drive an MCP server
 // through the project's stdio.Client: connect to a child and check how it
-// exits, make a call that must succeed or fail. Helpers that do not need a
+// exits, make a call that must succeed or fail; and a scripted in-process
+// peer behind a real Client (scripted.go). Helpers that do not need a
 // Client (and so may be used by package stdio's own tests) are in package
 // testkit.
 package stdiotest
