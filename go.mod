@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	connectrpc.com/connect v1.19.1
 	connectrpc.com/cors v0.1.0
-	connectrpc.com/vanguard v0.4.0
 	github.com/MicahParks/keyfunc/v3 v3.9.2
 	github.com/go-logfmt/logfmt v0.6.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
@@ -67,6 +66,7 @@ require (
 )
 
 tool (
+	connectrpc.com/connect/cmd/protoc-gen-connect-go
 	github.com/modelcontextprotocol/go-sdk/conformance/everything-server
 	google.golang.org/grpc/cmd/protoc-gen-go-grpc
 	google.golang.org/protobuf/cmd/protoc-gen-go

@@ -68,12 +68,13 @@ func startHonestBridge(t *testing.T) *honestHarness {
 			}
 		}
 	})
-	gs := svc.NewGRPCServer(grpc.ChainUnaryInterceptor(
+	own := []grpc.UnaryServerInterceptor{
 		logging.UnaryServerInterceptor(payloads, logging.WithLogOnEvents(logging.PayloadSent)),
 		intercept,
-	))
+	}
+	gs := svc.NewGRPCServer(grpc.ChainUnaryInterceptor(own...))
 	h.bc = mcpbridgev1.NewBridgeServiceClient(serveLoopback(t, gs))
-	d, err := svc.NewHTTPDoor(gs, HTTPOptions{})
+	d, err := svc.NewHTTPDoor(HTTPOptions{Unary: own})
 	if err != nil {
 		t.Fatalf("NewHTTPDoor: %v", err)
 	}

@@ -133,7 +133,7 @@ func (s *Service) ListServers(ctx context.Context, _ *mcpbridgev1.ListServersReq
 // Ping checks that the child answers: ping (legacy) or server/discover
 // (2026, which has no ping).
 func (s *Service) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpbridgev1.PingResponse, error) {
-	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.ViaGRPC, Method: "ping"})
+	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: "ping"})
 	if err != nil {
 		return nil, err
 	}

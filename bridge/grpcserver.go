@@ -48,18 +48,11 @@ const (
 	keepaliveMinTime = 10 * time.Second
 )
 
-// NewGRPCServer returns a grpc.Server serving s: BridgeService, health and
-// reflection (v1 and v1alpha, so grpcurl works without proto files), the
-// message size limit, authentication as a call's headers arrive, before
-// its message is read, and a bound on its metadata (preauth.go),
-// keepalive for long quiet streams, a recovery
-// interceptor that turns a handler panic into INTERNAL without a stack
-// trace (the stack goes to the log), and one log line per finished call
-// (no payloads; callFields says what it carries), health and reflection
-// excepted, and skipped altogether when the Logger drops Info (its fields
-// cost about 8% of a trivial call's throughput). Its Stop waits for the
-// handlers it cancels. opts come last and may override.
-func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
+// interceptors are the chains of every BridgeService call, whatever the
+// door: the gRPC server's (NewGRPCServer) and the HTTP door's in-process
+// calls of the API (package internal/inproc), so that a check that holds
+// on one holds on the other.
+func (s *Service) interceptors() ([]grpc.UnaryServerInterceptor, []grpc.StreamServerInterceptor) {
 	log := logging.LoggerFunc(func(ctx context.Context, lvl logging.Level, msg string, fields ...any) {
 		s.cfg.Logger.Log(ctx, slog.Level(lvl), msg, fields...)
 	})
@@ -80,6 +73,50 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		return status.Error(codes.Internal, "internal error")
 	})
 	logOpts := []logging.Option{logging.WithLogOnEvents(logging.FinishCall)}
+	unary := append(s.metrics.unary(),
+		recovery.UnaryServerInterceptor(rec),
+		apiwire.RespellUnary,
+		apiwire.UTF8Unary,
+		selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.authenticateOnce), guarded),
+		selector.UnaryServerInterceptor(s.reauthUnary, guarded),
+		selector.UnaryServerInterceptor(s.limitUnary, guarded),
+		// The request's fields first, injected into the context the
+		// logging interceptor reads.
+		selector.UnaryServerInterceptor(s.callFieldsUnary, logged),
+		selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(log, logOpts...), logged),
+		// Innermost, so that the log and the metrics see what the
+		// caller gets.
+		selector.UnaryServerInterceptor(s.abortableUnary, bridgeCall),
+	)
+	stream := append(s.metrics.stream(),
+		recovery.StreamServerInterceptor(rec),
+		apiwire.RespellStream,
+		apiwire.UTF8Stream,
+		selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.authenticateOnce), guarded),
+		selector.StreamServerInterceptor(s.reauthStream, guarded),
+		selector.StreamServerInterceptor(s.limitStream, guarded),
+		selector.StreamServerInterceptor(logging.StreamServerInterceptor(log, logOpts...), logged),
+		// Inside the logging interceptor: a stream's request arrives
+		// in the handler, and its fields are added then.
+		selector.StreamServerInterceptor(s.callFieldsStream, logged),
+		selector.StreamServerInterceptor(s.abortableStream, bridgeCall),
+	)
+	return unary, stream
+}
+
+// NewGRPCServer returns a grpc.Server serving s: BridgeService, health and
+// reflection (v1 and v1alpha, so grpcurl works without proto files), the
+// message size limit, authentication as a call's headers arrive, before
+// its message is read, and a bound on its metadata (preauth.go),
+// keepalive for long quiet streams, a recovery
+// interceptor that turns a handler panic into INTERNAL without a stack
+// trace (the stack goes to the log), and one log line per finished call
+// (no payloads; callFields says what it carries), health and reflection
+// excepted, and skipped altogether when the Logger drops Info (its fields
+// cost about 8% of a trivial call's throughput). Its Stop waits for the
+// handlers it cancels. opts come last and may override.
+func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
+	unary, stream := s.interceptors()
 	all := append(append(s.ServerOptions(), s.transportOptions()...), // preauth.go
 		// Stop waits for the handlers it cancels, so that the calls they
 		// abandon are cancelled on the children before Close closes
@@ -94,34 +131,8 @@ func (s *Service) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		apiwire.Codec(), // invalid UTF-8 is bad input, not INTERNAL
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: keepaliveTime, Timeout: keepaliveTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinTime, PermitWithoutStream: true}),
-		grpc.ChainUnaryInterceptor(append(s.metrics.unary(),
-			recovery.UnaryServerInterceptor(rec),
-			apiwire.RespellUnary,
-			apiwire.UTF8Unary,
-			selector.UnaryServerInterceptor(auth.UnaryServerInterceptor(s.authenticateOnce), guarded),
-			selector.UnaryServerInterceptor(s.reauthUnary, guarded),
-			selector.UnaryServerInterceptor(s.limitUnary, guarded),
-			// The request's fields first, injected into the context the
-			// logging interceptor reads.
-			selector.UnaryServerInterceptor(s.callFieldsUnary, logged),
-			selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(log, logOpts...), logged),
-			// Innermost, so that the log and the metrics see what the
-			// caller gets.
-			selector.UnaryServerInterceptor(s.abortableUnary, bridgeCall),
-		)...),
-		grpc.ChainStreamInterceptor(append(s.metrics.stream(),
-			recovery.StreamServerInterceptor(rec),
-			apiwire.RespellStream,
-			apiwire.UTF8Stream,
-			selector.StreamServerInterceptor(auth.StreamServerInterceptor(s.authenticateOnce), guarded),
-			selector.StreamServerInterceptor(s.reauthStream, guarded),
-			selector.StreamServerInterceptor(s.limitStream, guarded),
-			selector.StreamServerInterceptor(logging.StreamServerInterceptor(log, logOpts...), logged),
-			// Inside the logging interceptor: a stream's request arrives
-			// in the handler, and its fields are added then.
-			selector.StreamServerInterceptor(s.callFieldsStream, logged),
-			selector.StreamServerInterceptor(s.abortableStream, bridgeCall),
-		)...),
+		grpc.ChainUnaryInterceptor(unary...),
+		grpc.ChainStreamInterceptor(stream...),
 	)
 	if tp := s.cfg.TracerProvider; tp != nil {
 		// A server span per RPC, health checks excepted, continuing the

@@ -6,10 +6,13 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/httpdoor"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/inproc"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
 // The HTTP door (docs/operations.md, "HTTP"; docs/security.md, "Every
@@ -45,6 +48,12 @@ type HTTPOptions struct {
 	// DefaultHTTPBodyTimeout). The bidirectional Connect RPC's body is a
 	// stream and has none.
 	BodyTimeout time.Duration
+	// Unary and Stream are the program's own interceptors of the API's
+	// calls over HTTP, run innermost as those it passes to NewGRPCServer
+	// are on the gRPC listener (grpc.ServerOption values cannot be read
+	// back, so an embedder names its interceptors for both doors).
+	Unary  []grpc.UnaryServerInterceptor
+	Stream []grpc.StreamServerInterceptor
 }
 
 // HTTPDoor is the HTTP listener's handler: MCP Streamable HTTP at /mcp
@@ -54,10 +63,12 @@ type HTTPOptions struct {
 // bridge starts to drain, and Closes it before the grpc.Server stops.
 type HTTPDoor struct{ d *httpdoor.Door }
 
-// NewHTTPDoor returns the HTTP door of s, whose API calls gs serves (the
-// grpc.Server that NewGRPCServer returned).
-func (s *Service) NewHTTPDoor(gs *grpc.Server, o HTTPOptions) (*HTTPDoor, error) {
-	d, err := httpdoor.New(doorBridge{s}, gs, httpdoor.Options{Origins: o.Origins, AnyHost: o.AnyHost, MaxSessions: o.MaxSessions, BodyTimeout: o.BodyTimeout})
+// NewHTTPDoor returns the HTTP door of s. Its API calls run in process,
+// behind the interceptors NewGRPCServer chains, then o's.
+func (s *Service) NewHTTPDoor(o HTTPOptions) (*HTTPDoor, error) {
+	unary, stream := s.interceptors()
+	calls := inproc.New(&mcpbridgev1.BridgeService_ServiceDesc, s, append(unary, o.Unary...), append(stream, o.Stream...))
+	d, err := httpdoor.New(doorBridge{s}, calls, httpdoor.Options{Origins: o.Origins, AnyHost: o.AnyHost, MaxSessions: o.MaxSessions, BodyTimeout: o.BodyTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +101,7 @@ func (b doorBridge) Open(ctx context.Context, server string, first []byte) (http
 func (b doorBridge) Authenticator() *access.Authenticator { return b.s.door.Access().Auth }
 func (b doorBridge) MaxMessageBytes() int                 { return b.s.cfg.MaxMessageBytes }
 func (b doorBridge) Logger() *slog.Logger                 { return b.s.cfg.Logger }
+func (b doorBridge) TracerProvider() trace.TracerProvider { return b.s.cfg.TracerProvider }
 
 // doorSession is a Session as the HTTP door sees it.
 type doorSession struct{ *Session }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,11 +15,18 @@ import (
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/httpdoor"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1/mcpbridgev1connect"
 )
 
 // These tests hold the HTTP door's guard (httpdoor.go) on every path of
@@ -273,8 +281,7 @@ func TestHTTPDoorRefusalsAsStatuses(t *testing.T) {
 // else serves svc, and returns its base URL; cleanup as startHTTPDoor's.
 func serveHTTPDoor(tb testing.TB, svc *Service, o HTTPOptions) string {
 	tb.Helper()
-	gs := svc.NewGRPCServer()
-	d, err := svc.NewHTTPDoor(gs, o)
+	d, err := svc.NewHTTPDoor(o)
 	if err != nil {
 		tb.Fatalf("NewHTTPDoor: %v", err)
 	}
@@ -282,7 +289,7 @@ func serveHTTPDoor(tb testing.TB, svc *Service, o HTTPOptions) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	hs := &http.Server{Handler: d, ReadHeaderTimeout: 10 * time.Second}
+	hs := httpdoor.NewServer(d, nil, slog.New(slog.DiscardHandler)) // HTTP/1.1 and h2c, as Serve's
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -295,7 +302,6 @@ func serveHTTPDoor(tb testing.TB, svc *Service, o HTTPOptions) string {
 		hs.Shutdown(ctx)
 		hs.Close()
 		<-served
-		gs.Stop()
 	})
 	return "http://" + lis.Addr().String()
 }
@@ -336,8 +342,7 @@ func grpcWeb(tb testing.TB, url string, req proto.Message, header ...string) str
 // the gRPC ones have (TestDoorEveryPath): a request the rules forbid and
 // a request over a limit are refused on the API as Connect JSON, as
 // gRPC-Web and at /mcp, each with its audit record and refusals metric
-// (via grpc for the API, whose calls are BridgeService calls; via http for
-// the MCP endpoint), and nothing reaches the child; a call whose key a
+// (via http, the listener they came by), and nothing reaches the child; a call whose key a
 // reload removes ends unauthenticated.
 func TestHTTPDoorEveryGuard(t *testing.T) {
 	t.Parallel()
@@ -366,12 +371,12 @@ func TestHTTPDoorEveryGuard(t *testing.T) {
 
 	sent := b.sentToChildren("p", "r")
 	chk := &refusalCheck{t: t, b: b, reason: door.RefusedDenied, records: len(b.records(t))}
-	chk.expect("Connect JSON", "p", "tools/call", door.ViaGRPC, func() {
+	chk.expect("Connect JSON", "p", "tools/call", door.ViaHTTP, func() {
 		if code, _, body := doorPost(t, api, "application/json", `{"server":"p","name":"secret"}`, bob...); code != http.StatusForbidden || !strings.Contains(body, "permission_denied") {
 			t.Errorf("CallTool(secret) as Connect JSON: %d %s, want 403 permission_denied", code, body)
 		}
 	})
-	chk.expect("gRPC-Web", "p", "tools/call", door.ViaGRPC, func() {
+	chk.expect("gRPC-Web", "p", "tools/call", door.ViaHTTP, func() {
 		if got := grpcWeb(t, api, &mcpbridgev1.CallToolRequest{Server: "p", Name: "secret"}, bob...); got != "7" {
 			t.Errorf("CallTool(secret) as gRPC-Web: grpc-status %s, want 7", got)
 		}
@@ -392,12 +397,12 @@ func TestHTTPDoorEveryGuard(t *testing.T) {
 	}
 	chk.records = len(b.records(t))
 	sent = b.sentToChildren("p", "r")
-	chk.expect("Connect JSON", "r", "tools/call", door.ViaGRPC, func() {
+	chk.expect("Connect JSON", "r", "tools/call", door.ViaHTTP, func() {
 		if code, _, body := doorPost(t, api, "application/json", `{"server":"r","name":"pid"}`, bob...); code != http.StatusTooManyRequests || !strings.Contains(body, "resource_exhausted") {
 			t.Errorf("CallTool over the rate as Connect JSON: %d %s, want 429 resource_exhausted", code, body)
 		}
 	})
-	chk.expect("gRPC-Web", "r", "tools/call", door.ViaGRPC, func() {
+	chk.expect("gRPC-Web", "r", "tools/call", door.ViaHTTP, func() {
 		if got := grpcWeb(t, api, &mcpbridgev1.CallToolRequest{Server: "r", Name: "pid"}, bob...); got != "8" {
 			t.Errorf("CallTool over the rate as gRPC-Web: grpc-status %s, want 8", got)
 		}
@@ -462,5 +467,98 @@ func TestHTTPDoorEveryGuard(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("bob's held calls did not end when his key was removed")
 		}
+	}
+}
+
+// TestHTTPDoorAPIInProcess: the API on the HTTP listener runs in process,
+// with no grpc.Server behind it. The bidirectional Connect tunnel works
+// over HTTP/2 without TLS (h2c) as the Connect protocol and as gRPC, its
+// requests pass the door via http; a Connect call with a traceparent gets
+// a server span in the caller's trace, with the door's client span under
+// it; and the call sees the request's headers as metadata (mcp-server
+// picks the server, as on gRPC).
+func TestHTTPDoorAPIInProcess(t *testing.T) {
+	t.Parallel()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	p := policyServer(t, "p", PolicyShared)
+	q := policyServer(t, "q", PolicyShared)
+	b := startSecureBridge(t, Config{Servers: []ServerConfig{p, q}, TracerProvider: tp,
+		Rules: access.Rules{{Principals: []string{"alice"}, Servers: []string{"*"}, Tools: []string{"*"}}}})
+	base := serveHTTPDoor(t, b.svc, HTTPOptions{})
+	ctx := testCtx(t)
+
+	var protocols http.Protocols
+	protocols.SetUnencryptedHTTP2(true)
+	h2c := &http.Client{Transport: &http.Transport{Protocols: &protocols}}
+	t.Cleanup(h2c.CloseIdleConnections)
+	for _, tt := range []struct {
+		name string
+		opts []connect.ClientOption
+	}{{"connect", nil}, {"grpc", []connect.ClientOption{connect.WithGRPC()}}} {
+		c := mcpbridgev1connect.NewBridgeServiceClient(h2c, base, tt.opts...)
+		records := len(b.records(t))
+		st := c.Connect(ctx)
+		st.RequestHeader().Set("Authorization", "Bearer "+aliceKey)
+		if err := st.Send(&mcpbridgev1.ConnectRequest{Server: "p",
+			MessageJson: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + testkit.WithModernMeta(`{"name":"pid","arguments":{}}`) + `}`}); err != nil {
+			t.Fatalf("%s: Send: %v", tt.name, err)
+		}
+		res, err := st.Receive()
+		if err != nil || !strings.Contains(res.GetMessageJson(), `"id":1`) || !strings.Contains(res.GetMessageJson(), `"text"`) {
+			t.Errorf("%s: tools/call pid in a tunnel over h2c = %v, %v; want its result", tt.name, res, err)
+		}
+		st.CloseRequest()
+		for err == nil {
+			_, err = st.Receive()
+		}
+		st.CloseResponse()
+		if !errors.Is(err, io.EOF) {
+			t.Errorf("%s: the tunnel ended with %v, want its end", tt.name, err)
+		}
+		recs := b.records(t)
+		var found bool
+		for _, r := range recs[records:] {
+			found = found || (r["method"] == "tools/call" && r["via"] == door.ViaHTTP && r["principal"] == "alice")
+		}
+		if !found {
+			t.Errorf("%s: audit records %v, want alice's tools/call via http", tt.name, recs[records:])
+		}
+	}
+
+	// A traced Connect call, its server named by the mcp-server header.
+	parent := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	code, _, body := doorPost(t, base+"/mcpbridge.v1.BridgeService/CallTool", "application/json", `{"name":"pid"}`,
+		"Authorization", "Bearer "+aliceKey, "Traceparent", parent, "Mcp-Server", "q")
+	if code != http.StatusOK || !strings.Contains(body, `"text"`) {
+		t.Fatalf("CallTool with mcp-server q: %d %s", code, body)
+	}
+	var server, client sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		switch {
+		case s.Name() == "mcpbridge.v1.BridgeService/CallTool" && s.SpanKind() == trace.SpanKindServer:
+			server = s
+		case s.Name() == "tools/call pid" && s.SpanKind() == trace.SpanKindClient:
+			client = s
+		}
+	}
+	if server == nil || client == nil {
+		t.Fatalf("spans %v, want the call's server span and the door's client span", rec.Ended())
+	}
+	if server.Parent().TraceID().String() != "0af7651916cd43dd8448eb211c80319c" || server.Parent().SpanID().String() != "b7ad6b7169203331" {
+		t.Errorf("server span's parent %v, want the caller's traceparent", server.Parent())
+	}
+	if client.Parent().SpanID() != server.SpanContext().SpanID() {
+		t.Errorf("the door's span's parent %v, want the server span %v", client.Parent().SpanID(), server.SpanContext().SpanID())
+	}
+	var srvAttr string
+	for _, a := range client.Attributes() {
+		if a.Key == "mcpbridge.server" {
+			srvAttr = a.Value.AsString()
+		}
+	}
+	if srvAttr != "q" {
+		t.Errorf("the call went to server %q, want q (the mcp-server header)", srvAttr)
 	}
 }

@@ -78,7 +78,7 @@ func (s *Service) Serve(l Listeners, o ServeOptions) error {
 	}
 	sv := &serving{gs: s.NewGRPCServer(o.GRPC...), drain: o.DrainDelay, stopping: make(chan struct{}), stop: make(chan struct{})}
 	if l.HTTP != nil {
-		d, err := s.NewHTTPDoor(sv.gs, o.HTTP)
+		d, err := s.NewHTTPDoor(o.HTTP)
 		if err != nil {
 			return err
 		}

@@ -26,7 +26,7 @@ func (s *Service) Call(ctx context.Context, req *mcpbridgev1.CallRequest) (*mcpb
 	if err != nil {
 		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))
 	}
-	r, err := s.route(ctx, req.GetServer(), door.NewRequest(door.ViaGRPC, nil, method, params))
+	r, err := s.route(ctx, req.GetServer(), door.NewRequest(door.Via(ctx, door.ViaGRPC), nil, method, params))
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.Ser
 	if err != nil {
 		return rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))
 	}
-	r, err := s.route(ctx, req.GetServer(), door.NewRequest(door.ViaGRPC, nil, method, own))
+	r, err := s.route(ctx, req.GetServer(), door.NewRequest(door.Via(ctx, door.ViaGRPC), nil, method, own))
 	if err != nil {
 		return err
 	}

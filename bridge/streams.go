@@ -132,7 +132,7 @@ func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream 
 	// a Send fails.
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
-	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.ViaGRPC, Method: method, Kind: access.Tool, Names: []string{req.GetName()}})
+	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: method, Kind: access.Tool, Names: []string{req.GetName()}})
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	// the calls in flight). What the bridge then sends the child on its
 	// behalf (resources/subscribe, subscriptions/listen, logging/setLevel)
 	// is what passed here.
-	if err := s.admitOpening(ctx, &door.Request{Via: door.ViaGRPC, Server: srv.Door(), Method: method, Kind: access.Resource, Names: req.GetResourceSubscriptions(), Long: true}); err != nil {
+	if err := s.admitOpening(ctx, &door.Request{Via: door.Via(ctx, door.ViaGRPC), Server: srv.Door(), Method: method, Kind: access.Resource, Names: req.GetResourceSubscriptions(), Long: true}); err != nil {
 		return err
 	}
 	c, err := srv.Acquire(ctx, method)

@@ -28,7 +28,7 @@ func typedCall[Resp proto.Message](ctx context.Context, s *Service, server, meth
 	decode func(json.RawMessage, convert.Era) (Resp, error),
 ) (Resp, error) {
 	var zero Resp
-	r, err := s.route(ctx, server, &door.Request{Via: door.ViaGRPC, Method: method, Kind: kind, Names: names})
+	r, err := s.route(ctx, server, &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: method, Kind: kind, Names: names})
 	if err != nil {
 		return zero, err
 	}

@@ -44,7 +44,7 @@ import (
 const (
 	ViaGRPC    = "grpc"
 	ViaConnect = "connect" // a Connect tunnel opened by a gRPC client
-	ViaHTTP    = "http"    // a session the MCP endpoint opened in process for an HTTP client
+	ViaHTTP    = "http"    // the HTTP listener: an MCP endpoint's session, or a call of the API as Connect, gRPC-Web or gRPC
 )
 
 // viaKey marks the context of a caller that a door other than gRPC let

@@ -24,12 +24,12 @@ import (
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
-// TestAPIReachesTheGRPCServer: the API's paths are calls on the
-// grpc.Server: Connect JSON (with or without Connect-Protocol-Version, as
+// TestAPIReachesTheHandlers: the API's paths are calls of the service's
+// handlers, run in process (Calls): Connect JSON (with or without Connect-Protocol-Version, as
 // curl users send it), Connect binary and gRPC-Web each reach
 // ListServers and get its answer in their own encoding; a GET is no
 // Connect unary call without its query form.
-func TestAPIReachesTheGRPCServer(t *testing.T) {
+func TestAPIReachesTheHandlers(t *testing.T) {
 	s := serveDoor(t, &testBridge{}, Options{})
 	for _, tt := range []struct {
 		name, contentType, body string
@@ -85,7 +85,7 @@ func TestAPIReachesTheGRPCServer(t *testing.T) {
 		t.Errorf("gRPC-Web trailers frame %q, want grpc-status 0", trailers)
 	}
 
-	// What ListServers does not serve is the gRPC server's answer.
+	// What the service does not serve is its own UNIMPLEMENTED.
 	if resp, body := s.post(t, "/mcpbridge.v1.BridgeService/GetServer", "application/json", `{}`); resp.StatusCode != http.StatusNotImplemented || !strings.Contains(body, `"unimplemented"`) {
 		t.Errorf("GetServer: %d %s, want the service's UNIMPLEMENTED", resp.StatusCode, body)
 	}

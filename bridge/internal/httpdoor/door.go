@@ -5,9 +5,11 @@
 //     (package stdio/mcphttp). Each MCP session, and each caller's 2026
 //     requests, is a session the bridge opens in process (Bridge.Open):
 //     no gRPC request is made to reach the bridge.
-//   - the gRPC API over the Connect protocol and gRPC-Web, for browsers and
-//     curl. Vanguard transcodes each request into a call on the bridge's
-//     grpc.Server, whose interceptors treat it as any gRPC call.
+//   - the gRPC API over the Connect protocol, gRPC-Web and gRPC, for
+//     browsers, curl and clients that cannot reach the gRPC listener.
+//     connect-go decodes each call, and the bridge's handlers run it in
+//     process behind the interceptors of every BridgeService call
+//     ([Calls]): no gRPC request is made to reach them either.
 //
 // One guard stands before every path, before any byte of a body is read:
 // the Host and Origin rule against DNS rebinding, authentication (401 with
@@ -29,7 +31,7 @@ import (
 	"time"
 
 	"github.com/rs/cors"
-	"google.golang.org/grpc"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/codes"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
@@ -82,6 +84,8 @@ type Bridge interface {
 	Authenticator() *access.Authenticator
 	MaxMessageBytes() int
 	Logger() *slog.Logger
+	// TracerProvider is the bridge's (nil: calls are not traced).
+	TracerProvider() trace.TracerProvider
 }
 
 // Door is the HTTP listener's handler. Shutdown it when the bridge starts
@@ -94,8 +98,8 @@ type Door struct {
 	streams map[string]bool // the API's paths whose request body is a stream
 }
 
-// New returns the door of b, whose API calls gs serves.
-func New(b Bridge, gs *grpc.Server, o Options) (*Door, error) {
+// New returns the door of b, whose API calls runs.
+func New(b Bridge, calls Calls, o Options) (*Door, error) {
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
@@ -122,11 +126,7 @@ func New(b Bridge, gs *grpc.Server, o Options) (*Door, error) {
 	if err != nil {
 		return nil, fmt.Errorf("http: %w", err)
 	}
-	api, err := newAPIHandler(gs, o.Origins)
-	if err != nil {
-		mcp.Close()
-		return nil, err
-	}
+	api := newAPIHandler(calls, b.MaxMessageBytes(), b.TracerProvider(), o.Origins)
 	var mcpH http.Handler = mcp
 	if len(o.Origins) > 0 {
 		mcpH = cors.New(cors.Options{

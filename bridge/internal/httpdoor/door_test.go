@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 )
 
@@ -404,12 +403,11 @@ func TestKindOf(t *testing.T) {
 	}
 }
 
-// TestNew: the defaults New fills in, and the settings it refuses: an
-// origin that is none, and a grpc.Server whose services the API cannot
-// describe.
+// TestNew: the defaults New fills in, and the setting it refuses: an
+// origin that is none.
 func TestNew(t *testing.T) {
-	gs, _ := testGRPC(t)
-	d, err := New(&testBridge{}, gs, Options{})
+	calls, _ := testCalls()
+	d, err := New(&testBridge{}, calls, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,19 +419,11 @@ func TestNew(t *testing.T) {
 		t.Errorf("Close after Shutdown: %v", err)
 	}
 
-	if d, err := New(&testBridge{}, gs, Options{Origins: []string{"app.example"}}); err == nil || !strings.Contains(err.Error(), "app.example") {
+	if d, err := New(&testBridge{}, calls, Options{Origins: []string{"app.example"}}); err == nil || !strings.Contains(err.Error(), "app.example") {
 		if d != nil {
 			d.Close()
 		}
 		t.Errorf("New with origin app.example: %v, want an error naming it", err)
-	}
-
-	bad := grpc.NewServer()
-	defer bad.Stop()
-	bad.RegisterService(&grpc.ServiceDesc{ServiceName: "nowhere.Unknown", HandlerType: (*any)(nil)}, struct{}{})
-	if d, err := New(&testBridge{}, bad, Options{}); err == nil {
-		d.Close()
-		t.Errorf("New with a service no descriptor describes: no error")
 	}
 }
 

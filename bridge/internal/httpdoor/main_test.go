@@ -16,11 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/inproc"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
 
@@ -68,6 +69,7 @@ type testBridge struct {
 	// refuse, when set, decides Open's refusal of each opening (nil
 	// opens a session).
 	refuse func(server string) error
+	tp     trace.TracerProvider
 
 	mu       sync.Mutex
 	openings []opening
@@ -92,6 +94,7 @@ func (b *testBridge) Open(ctx context.Context, server string, first []byte) (Ses
 
 func (b *testBridge) Authenticator() *access.Authenticator { return b.auth }
 func (b *testBridge) Logger() *slog.Logger                 { return slog.New(slog.DiscardHandler) }
+func (b *testBridge) TracerProvider() trace.TracerProvider { return b.tp }
 func (b *testBridge) MaxMessageBytes() int {
 	if b.maxBytes == 0 {
 		return 4 << 20
@@ -330,14 +333,10 @@ func (s *testService) lastMD() metadata.MD {
 	return nil
 }
 
-// testGRPC is a grpc.Server with the test BridgeService; cleanup stops it.
-func testGRPC(tb testing.TB) (*grpc.Server, *testService) {
-	tb.Helper()
-	gs := grpc.NewServer()
+// testCalls runs the test BridgeService in process, without interceptors.
+func testCalls() (*inproc.Server, *testService) {
 	svc := &testService{}
-	mcpbridgev1.RegisterBridgeServiceServer(gs, svc)
-	tb.Cleanup(gs.Stop)
-	return gs, svc
+	return inproc.New(&mcpbridgev1.BridgeService_ServiceDesc, svc, nil, nil), svc
 }
 
 // served is a door on a loopback http.Server.
@@ -351,11 +350,11 @@ type served struct {
 }
 
 // serveDoor serves the door of b on 127.0.0.1:0. Cleanup closes the door,
-// then the listener and its connections, then the gRPC server.
+// then the listener and its connections.
 func serveDoor(tb testing.TB, b *testBridge, o Options) *served {
 	tb.Helper()
-	gs, api := testGRPC(tb)
-	d, err := New(b, gs, o)
+	calls, api := testCalls()
+	d, err := New(b, calls, o)
 	if err != nil {
 		tb.Fatalf("New: %v", err)
 	}
