@@ -93,8 +93,13 @@ func Command(argv, env []string, dir string, stderr io.Writer) StartFunc {
 // Config says how an [Adapter] reaches its servers and whom it serves. The
 // zero value of each optional field means its default.
 type Config struct {
-	// Start opens a connection to a server (required).
+	// Start opens a connection to a server as a stdio.Client: a child
+	// process ([Command]). Exactly one of Start and Open is set.
 	Start StartFunc
+	// Open opens a raw connection to a server, one that carries whole
+	// messages (an in-process session): the adapter speaks JSON-RPC on it
+	// itself, with no Client in between.
+	Open OpenFunc
 	// Caller names the credentials a request carries; requests with the
 	// same name are one caller. A 2025 session answers only its own
 	// caller, and 2026 requests share connections only within a caller.
@@ -138,8 +143,11 @@ type Config struct {
 }
 
 func (cfg *Config) normalize() error {
-	if cfg.Start == nil {
-		return errors.New("mcphttp: Config.Start is nil")
+	switch {
+	case cfg.Start == nil && cfg.Open == nil:
+		return errors.New("mcphttp: Config.Start and Config.Open are nil")
+	case cfg.Start != nil && cfg.Open != nil:
+		return errors.New("mcphttp: Config.Start and Config.Open are both set")
 	}
 	origins := make([]string, 0, len(cfg.Origins))
 	for _, o := range cfg.Origins {
@@ -463,6 +471,10 @@ func (a *Adapter) refuse(w http.ResponseWriter, r *http.Request, id []byte, err 
 	newResponder(w, r, modern).final(id, nil, err)
 }
 
+// connectedClientInfo is the clientInfo of a shared 2026 connection's
+// stamped _meta.
+const connectedClientInfo = `{"name":"mcpbridge-http","version":"1"}`
+
 // startBackend opens a connection for r. A connected one is pinned to
 // 2026-07-28, which sends nothing at start.
 func (a *Adapter) startBackend(r *http.Request, c caller, first []byte, name string, legacy, connected bool) (*backend, error) {
@@ -475,6 +487,14 @@ func (a *Adapter) startBackend(r *http.Request, c caller, first []byte, name str
 		OnServerRequest: b.serverRequest,
 		OnNotification:  b.notification,
 	}
+	if a.cfg.Open != nil {
+		conn, err := a.cfg.Open(a.ctx, r, c.server, first)
+		if err != nil {
+			return nil, err
+		}
+		b.link = newRawLink(conn, cfg.Logger, cfg, connected)
+		return b, nil
+	}
 	start := func(ctx context.Context) (*stdio.Client, error) {
 		return a.cfg.Start(ctx, r, c.server, first, cfg)
 	}
@@ -483,7 +503,7 @@ func (a *Adapter) startBackend(r *http.Request, c caller, first []byte, name str
 	if connected {
 		cl, err = stdio.Connect(a.ctx, start, stdio.ConnectConfig{
 			Versions:   []string{protocol.Version20260728},
-			ClientInfo: []byte(`{"name":"mcpbridge-http","version":"1"}`),
+			ClientInfo: []byte(connectedClientInfo),
 		})
 	} else {
 		cl, err = start(a.ctx)
@@ -491,14 +511,14 @@ func (a *Adapter) startBackend(r *http.Request, c caller, first []byte, name str
 	if err != nil {
 		return nil, err
 	}
-	b.client = cl
+	b.link = clientLink{c: cl, wg: &a.wg}
 	return b, nil
 }
 
 // stop closes a connection's Client and reaps its child in the background,
 // escalating to signals; Close waits for it.
 func (a *Adapter) stop(b *backend) {
-	b.client.Close()
+	b.link.close()
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
@@ -511,20 +531,20 @@ func (a *Adapter) reap(b *backend) {
 	defer t.Stop()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		select {
-		case <-b.client.Done():
+		case <-b.link.done():
 			return
 		case <-t.C:
 		}
-		if b.client.Pid() != 0 {
+		if b.link.pid() != 0 {
 			a.log.Warn("mcphttp: child still running; signalling it", "connection", b.name, "signal", sig)
 		}
-		b.client.Signal(sig)
+		b.link.signal(sig)
 		t.Reset(a.cfg.StopTimeout)
 	}
 	select {
-	case <-b.client.Done():
+	case <-b.link.done():
 	case <-t.C:
-		a.log.Error("mcphttp: connection still open after SIGKILL", "connection", b.name, "pid", b.client.Pid())
+		a.log.Error("mcphttp: connection still open after SIGKILL", "connection", b.name, "pid", b.link.pid())
 	}
 }
 
@@ -557,7 +577,7 @@ func (a *Adapter) modernBackend(r *http.Request, c caller, first []byte, shared 
 		slot, name = &p.shared, "shared"
 	}
 	if b := *slot; b != nil {
-		if b.client.Err() == nil {
+		if b.link.failed() == nil {
 			b.touch()
 			return b, nil
 		}

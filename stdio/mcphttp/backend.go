@@ -17,14 +17,14 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// backend is one child, its Client, and the HTTP streams its unsolicited
-// messages may go to.
+// backend is one connection (a child's Client, or a raw Conn) and the
+// HTTP streams its unsolicited messages may go to.
 type backend struct {
 	a      *Adapter
 	name   string
-	legacy bool          // a 2025 session's child
-	client *stdio.Client // set before the backend is published
-	used   atomic.Int64  // when a stream last opened or closed, in unix nanoseconds
+	legacy bool         // a 2025 session's child
+	link   link         // set before the backend is published
+	used   atomic.Int64 // when a stream last opened or closed, in unix nanoseconds
 
 	mu       sync.Mutex
 	inflight []*stream                // POST streams of requests in flight, oldest first
@@ -69,7 +69,7 @@ func (b *backend) streamOpened() {
 // its reason. A nil cancel marks an id two calls share: a cancel for it is
 // ambiguous and dropped.
 type callEntry struct {
-	cancel context.CancelCauseFunc
+	cancel func(cause error)
 }
 
 // reply is the client's response to one of the child's requests.
@@ -215,7 +215,7 @@ func (b *backend) keepProgress(token json.RawMessage, st *stream) (func(), bool)
 
 // track makes a call cancellable by its client id until the returned func
 // runs.
-func (b *backend) track(id json.RawMessage, cancel context.CancelCauseFunc) func() {
+func (b *backend) track(id json.RawMessage, cancel func(cause error)) func() {
 	key := string(id)
 	e := &callEntry{cancel: cancel}
 	b.mu.Lock()
@@ -436,9 +436,6 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 	st := b.open(resp.allowSSE, modern && hasMeta(params, protocol.MetaLogLevel))
 	defer b.close(st)
 
-	ctx, cancel := context.WithCancelCause(parent)
-	untrack := b.track(id, cancel)
-	untrackProgress := func() {}
 	// A 2025 session's connection is its client's own: the request
 	// reaches the server under the client's id and progress token, as if
 	// the client had launched the server, wherever they are free on the
@@ -454,6 +451,7 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 		// is nothing to stamp, so the Client need not look.
 		opts = &stdio.CallOptions{Verbatim: true}
 	}
+	untrackProgress := func() {}
 	if token, ok := progressToken(params); ok {
 		kept := false
 		if b.legacy {
@@ -463,16 +461,12 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 			params, untrackProgress = b.trackProgress(params, clone(token), st)
 		}
 	}
-	done := make(chan outcome, 1)
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		defer cancel(nil)
-		defer untrack()
-		defer untrackProgress()
-		res, err := b.client.Call(ctx, m.Method, params, opts)
-		done <- outcome{res, err, ctx.Err() != nil}
-	}()
+	f := newInflight()
+	untrack := b.track(id, f.cancel)
+	b.link.begin(parent, f, m.Method, params, m.Dirty, opts, func() {
+		untrack()
+		untrackProgress()
+	})
 
 	for {
 		select {
@@ -480,7 +474,7 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 			for _, msg := range st.take() {
 				resp.event(msg)
 			}
-		case out := <-done:
+		case out := <-f.out:
 			for _, msg := range st.take() {
 				resp.event(msg)
 			}
@@ -494,11 +488,34 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 			}
 			resp.final(id, out.result, out.err)
 			return
+		case <-parent.Done():
+			// The client left (2026), the session ended or Close: the
+			// call is abandoned and gets no response.
+			f.cancel(context.Cause(parent))
+			<-f.out
+			return
 		case <-r.Context().Done():
-			if modern {
-				<-done // the call's ctx ended too; it returns at once
+			if modern { // parent ends with r
+				f.cancel(context.Cause(parent))
+				<-f.out
 			}
+			// In 2025 the call runs on, its result dropped.
 			return
 		}
+	}
+}
+
+// call sends a request of the adapter's own and waits for its outcome,
+// abandoning it when ctx ends.
+func (b *backend) call(ctx context.Context, method string, params json.RawMessage, dirty bool) (json.RawMessage, error) {
+	f := newInflight()
+	b.link.begin(ctx, f, method, params, dirty, nil, func() {})
+	select {
+	case out := <-f.out:
+		return out.result, out.err
+	case <-ctx.Done():
+		f.cancel(context.Cause(ctx))
+		out := <-f.out
+		return out.result, out.err
 	}
 }

@@ -83,11 +83,21 @@ func (l *startLog) count(who string) int {
 // (callerHeader).
 func recordStarts(cfg Config) (Config, *startLog) {
 	l := &startLog{}
-	start := cfg.Start
-	cfg.Start = func(ctx context.Context, r *http.Request, server string, first []byte, ccfg stdio.ClientConfig) (*stdio.Client, error) {
+	note := func(r *http.Request, server string) {
 		l.mu.Lock()
 		l.calls = append(l.calls, startCall{server: server, caller: r.Header.Get(callerHeader)})
 		l.mu.Unlock()
+	}
+	if open := cfg.Open; open != nil {
+		cfg.Open = func(ctx context.Context, r *http.Request, server string, first []byte) (Conn, error) {
+			note(r, server)
+			return open(ctx, r, server, first)
+		}
+		return cfg, l
+	}
+	start := cfg.Start
+	cfg.Start = func(ctx context.Context, r *http.Request, server string, first []byte, ccfg stdio.ClientConfig) (*stdio.Client, error) {
+		note(r, server)
 		return start(ctx, r, server, first, ccfg)
 	}
 	return cfg, l
@@ -187,10 +197,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // waitDone waits (at most 10 s) for a connection's Client to be done.
-func waitDone(t *testing.T, what string, c *stdio.Client) {
+func waitDone(t *testing.T, what string, l link) {
 	t.Helper()
 	select {
-	case <-c.Done():
+	case <-l.done():
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s: the Client is not done 10 s after its connection ended", what)
 	}
@@ -621,12 +631,12 @@ func TestStartHTTPError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			started := 0
 			var mu sync.Mutex
-			a, url := serve(t, Config{Start: func(context.Context, *http.Request, string, []byte, stdio.ClientConfig) (*stdio.Client, error) {
+			a, url := serve(t, refusing(func() error {
 				mu.Lock()
 				started++
 				mu.Unlock()
-				return nil, tt.err
-			}})
+				return tt.err
+			}))
 			for _, r := range []struct {
 				what string
 				body string
@@ -676,12 +686,21 @@ func TestStartHTTPError(t *testing.T) {
 	}
 }
 
+// refusing is a Config whose connections are refused with refuse's error,
+// through Start, or through Open when rawFixtures is set.
+func refusing(refuse func() error) Config {
+	if rawFixtures {
+		return Config{Open: func(context.Context, *http.Request, string, []byte) (Conn, error) { return nil, refuse() }}
+	}
+	return Config{Start: func(context.Context, *http.Request, string, []byte, stdio.ClientConfig) (*stdio.Client, error) {
+		return nil, refuse()
+	}}
+}
+
 // TestStartHTTPErrorWithoutErr: an *HTTPError without Err is still
 // answered with its status (and a generic JSON-RPC error).
 func TestStartHTTPErrorWithoutErr(t *testing.T) {
-	_, url := serve(t, Config{Start: func(context.Context, *http.Request, string, []byte, stdio.ClientConfig) (*stdio.Client, error) {
-		return nil, &HTTPError{Status: http.StatusNotFound}
-	}})
+	_, url := serve(t, refusing(func() error { return &HTTPError{Status: http.StatusNotFound} }))
 	h := map[string]string{"Content-Type": "application/json", "Accept": "application/json",
 		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
 	status, _, body := exchange(t, http.MethodPost, url, h, "", modernCall("1", "tools/list", ""))
@@ -748,7 +767,7 @@ func TestMaxSessions(t *testing.T) {
 	// Alice's connections expire (see TestExpireIdle); bob's turn.
 	shared := a.sharedOf(t, caller{name: "alice"})
 	a.expire(time.Now().Add(time.Minute))
-	waitDone(t, "alice's expired connection", shared.client)
+	waitDone(t, "alice's expired connection", shared.link)
 	ok("bob")
 	over("alice")
 
@@ -789,8 +808,8 @@ func TestExpireIdle(t *testing.T) {
 	if a.pairOf(alice) != nil {
 		t.Error("alice's idle 2026 connections are still there")
 	}
-	waitDone(t, "the expired session", session.client)
-	waitDone(t, "alice's expired 2026 connection", shared.client)
+	waitDone(t, "the expired session", session.link)
+	waitDone(t, "alice's expired 2026 connection", shared.link)
 	if _, _, reserved := a.counts(); reserved != 0 {
 		t.Errorf("%d reserved after everything expired, want 0", reserved)
 	}
@@ -845,8 +864,8 @@ func TestExpireIdle(t *testing.T) {
 		if a.pairOf(caller{name: "bob"}) != nil {
 			t.Error("bob's connections are still there once his request ended")
 		}
-		waitDone(t, "the expired session", session.client)
-		waitDone(t, "bob's expired connection", bob.client)
+		waitDone(t, "the expired session", session.link)
+		waitDone(t, "bob's expired connection", bob.link)
 	})
 }
 
@@ -903,8 +922,8 @@ func TestIdleSweeper(t *testing.T) {
 	tooEarly("the idle session", loneUsed)
 	tooEarly("the session opened later", laterUsed)
 	tooEarly("bob's connections", bobUsed)
-	waitDone(t, "the expired session", loneB.client)
-	waitDone(t, "bob's expired connection", bob.client)
+	waitDone(t, "the expired session", loneB.link)
+	waitDone(t, "bob's expired connection", bob.link)
 	echo := `{"jsonrpc":"2.0","id":1,"method":"test/echo"}`
 	if status, _, _ := post(t, url, as("alice", request{session: lone, body: echo})); status != http.StatusNotFound {
 		t.Errorf("POST to the expired session: status %d, want 404", status)
@@ -916,7 +935,7 @@ func TestIdleSweeper(t *testing.T) {
 		return seen("the session whose stream closed", !a.hasSession(watched))
 	})
 	tooEarly("the session whose stream closed", streamClosed)
-	waitDone(t, "the session expired after its stream", watchedB.client)
+	waitDone(t, "the session expired after its stream", watchedB.link)
 	if status, _, _ := post(t, url, as("alice", request{session: watched, body: echo})); status != http.StatusNotFound {
 		t.Errorf("POST to the session expired after its stream: status %d, want 404", status)
 	}

@@ -45,6 +45,9 @@ func fixtureConfig(t *testing.T) Config {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rawFixtures {
+		return Config{Open: openFixture(t)}
+	}
 	return Config{Start: Command([]string{exe}, []string{testkit.FixtureEnv + "=server", testkit.QuickRaceExit()}, "", nil)}
 }
 

@@ -8,9 +8,15 @@
 //
 // [New] returns an [Adapter], an [http.Handler] for [Endpoint] ("/mcp",
 // the default server) and Endpoint/NAME (the server NAME). Config.Start
-// opens each connection it needs: the bridge's opens a session in process
-// (bridge.Service.Open), with the credentials of the request that needs
-// it; [Command] runs a child process. Config.Caller names a request's
+// or Config.Open opens each connection it needs. A [StartFunc] returns a
+// stdio.Client: [Command] runs a child process. An [OpenFunc] returns a
+// raw [Conn], which carries whole JSON-RPC messages: the bridge's opens a
+// session in process (bridge.Service.Open), with the credentials of the
+// request that needs it, and the adapter speaks JSON-RPC on it itself, as
+// a Client would (its own ids, a 2025 session's under the client's own,
+// cancellations with the client's reason, the server's requests, listens),
+// with no line encoding and no Client's goroutines in between: what
+// reaches the server is the same either way. Config.Caller names a request's
 // caller (the bridge hashes its credentials): a 2025 session answers only
 // the caller that opened it, and 2026 requests share connections only within
 // a caller and server.
@@ -25,7 +31,7 @@
 //     connection of its own and a session named by the Mcp-Session-Id of
 //     the response; later requests carrying that header go to that
 //     connection. Messages pass verbatim apart from their ids, which the
-//     Client makes unique and the adapter restores. A request's progress
+//     connection makes unique and the adapter restores. A request's progress
 //     goes, by its token, to its own POST stream; the server's requests
 //     (sampling, elicitation, roots) and its logs go to the newest POST in
 //     flight; other notifications go to the session's GET stream. A client
@@ -72,5 +78,7 @@
 //     which connection answers does not change the answer.
 //
 // A listen's own _meta cannot be forwarded: [stdio.Client.Listen] stamps the
-// _meta of the connection.
+// _meta of the connection. On raw connections ([OpenFunc]) the same two
+// connections are opened, and the adapter stamps a listen as the connected
+// Client would.
 package mcphttp

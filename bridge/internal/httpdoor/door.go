@@ -113,7 +113,7 @@ func New(b Bridge, calls Calls, o Options) (*Door, error) {
 		}
 	}
 	mcp, err := mcphttp.New(mcphttp.Config{
-		Start:       d.start,
+		Open:        d.open,
 		Caller:      callerOf,
 		Principal:   func(r *http.Request) string { return access.CallerID(r.Context()) },
 		Origins:     o.Origins,

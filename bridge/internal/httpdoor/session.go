@@ -1,7 +1,6 @@
 package httpdoor
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -23,14 +21,13 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcphttp"
 )
 
 // This file is the MCP endpoint's sessions: the caller's context of each
-// (httpCaller), the Client that speaks to it message by message (start,
-// sessionConn, sessionReader), and the HTTP answer of a refusal
+// (httpCaller), the raw connection the adapter speaks to it on (open,
+// sessionConn), and the HTTP answer of a refusal
 // (httpRefusal).
 
 // callerOf names the credentials of an MCP request (mcphttp.Config's
@@ -93,102 +90,38 @@ type stringAddr string
 func (a stringAddr) Network() string { return "tcp" }
 func (a stringAddr) String() string  { return string(a) }
 
-// start is the MCP endpoint's mcphttp.StartFunc: a Session opened in
-// process for r's caller, under a Client that speaks to it as to a child,
-// message by message (sessionConn). What refuses the session is answered
-// with its HTTP status.
-func (d *Door) start(ctx context.Context, r *http.Request, server string, first []byte, cfg stdio.ClientConfig) (*stdio.Client, error) {
+// open is the MCP endpoint's mcphttp.OpenFunc: a Session opened in
+// process for r's caller, whose messages the adapter sends and receives
+// whole (sessionConn). What refuses the session is answered with its HTTP
+// status.
+func (d *Door) open(ctx context.Context, r *http.Request, server string, first []byte) (mcphttp.Conn, error) {
 	ss, err := d.b.Open(httpCaller(ctx, r), server, first)
 	if err != nil {
 		return nil, httpRefusal(err)
 	}
-	conn := &sessionConn{ss: ss}
-	c, err := stdio.Open(conn, &sessionReader{ss: ss}, cfg)
+	return sessionConn{ss}, nil
+}
+
+// sessionConn is a Session as the adapter's raw connection: each message
+// the adapter sends is one the session is handed, each it receives one
+// the session gives. Nothing is framed or copied.
+type sessionConn struct{ ss Session }
+
+func (c sessionConn) Send(msg []byte) error { return c.ss.SendBy(msg, time.Time{}) }
+
+// Recv returns the session's next message; its end, however it ended, is
+// io.EOF: the connection's end, which the client hears of as a session
+// that is gone.
+func (c sessionConn) Recv() ([]byte, error) {
+	msg, err := c.ss.Recv(context.Background())
 	if err != nil {
-		ss.Close()
-		return nil, err
+		return nil, io.EOF
 	}
-	go func() { // closing the Client ends the session
-		select {
-		case <-c.Closed():
-			ss.Close()
-		case <-ss.Done():
-		}
-	}()
-	return c, nil
+	return msg, nil
 }
 
-// sessionConn is the Client's stdin on a Session: each line the Client
-// writes is one message Send hands the session, in the writing goroutine
-// (the Client writes a call's line itself, with its deadline, when few
-// are in flight). Nothing is copied through a pipe.
-type sessionConn struct {
-	ss       Session
-	mu       sync.Mutex
-	partial  []byte    // the start of a line the Client has not finished
-	deadline time.Time // of the writes, as the Client sets it
-}
-
-func (w *sessionConn) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			w.partial = append(w.partial, b...)
-			return n + len(b), nil
-		}
-		line := append(w.partial, b[:i]...)
-		w.partial = nil
-		if err := w.ss.SendBy(line, w.deadline); err != nil {
-			return n, err
-		}
-		n += i + 1
-		b = b[i+1:]
-	}
-	return n, nil
-}
-
-// SetWriteDeadline bounds the writes that follow: a message the session
-// has not taken by then is not sent, and Write fails with
-// os.ErrDeadlineExceeded.
-func (w *sessionConn) SetWriteDeadline(t time.Time) error {
-	w.mu.Lock()
-	w.deadline = t
-	w.mu.Unlock()
-	return nil
-}
-
-// Close is the Client closing its stdin: the session's side of the client
-// ends (CloseSend).
-func (w *sessionConn) Close() error {
-	w.ss.CloseSend()
-	return nil
-}
-
-// sessionReader is the Client's stdout on a Session: the session's
-// messages, each followed by a newline, read as the Client's reader asks.
-type sessionReader struct {
-	ss   Session
-	rest []byte // what is left of the current message
-}
-
-func (r *sessionReader) Read(b []byte) (int, error) {
-	if len(r.rest) == 0 {
-		msg, err := r.ss.Recv(context.Background())
-		if err != nil {
-			return 0, io.EOF // the session ended: the Client's connection ends
-		}
-		r.rest = append(msg, '\n')
-	}
-	n := copy(b, r.rest)
-	r.rest = r.rest[n:]
-	return n, nil
-}
-
-// Close is the Client letting go of its stdout: the session ends.
-func (r *sessionReader) Close() error { return r.ss.Close() }
+// Close ends the session at once; its requests in flight are cancelled.
+func (c sessionConn) Close() error { return c.ss.Close() }
 
 // httpRefusal maps a status that refused a session to the MCP endpoint's
 // answer: the HTTP status of its code (401, 403, 404 for an unknown

@@ -2,7 +2,6 @@ package httpdoor
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -12,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -479,12 +477,11 @@ func TestCallerOf(t *testing.T) {
 	}
 }
 
-// recSession records what a sessionConn or sessionReader does with it.
+// recSession records what a sessionConn does with it.
 type recSession struct {
 	mu        sync.Mutex
 	msgs      [][]byte
 	deadlines []time.Time
-	failAt    int // SendBy fails at this line (1-based; 0: never)
 	recv      [][]byte
 	recvErr   error
 	closeSend int
@@ -495,26 +492,9 @@ type recSession struct {
 func (s *recSession) SendBy(msg []byte, deadline time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.failAt == len(s.msgs)+1 {
-		return io.ErrClosedPipe
-	}
-	// Kept as given, as the bridge's Session keeps a message until its
-	// loop takes it: a message that shares the Client's buffer changes
-	// when the Client writes the next line.
 	s.msgs = append(s.msgs, msg)
 	s.deadlines = append(s.deadlines, deadline)
 	return nil
-}
-
-// lines are the messages SendBy was given, as they are now.
-func (s *recSession) lines() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, m := range s.msgs {
-		out = append(out, string(m))
-	}
-	return out
 }
 
 func (s *recSession) CloseSend() { s.mu.Lock(); s.closeSend++; s.mu.Unlock() }
@@ -533,102 +513,36 @@ func (s *recSession) Recv(context.Context) ([]byte, error) {
 func (s *recSession) Close() error          { s.mu.Lock(); s.closes++; s.mu.Unlock(); return nil }
 func (s *recSession) Done() <-chan struct{} { return s.done }
 
-// TestSessionConnLines: each line the Client writes is one message, with
-// several lines in one Write and a line across Writes; the messages are
-// the session's own (a later Write of the Client's buffer does not change
-// them), and n counts what was taken.
-func TestSessionConnLines(t *testing.T) {
-	ss := &recSession{}
-	w := &sessionConn{ss: ss}
-	buf := []byte(`{"a":1}` + "\n" + `{"b":2}` + "\n" + `{"c":`)
-	if n, err := w.Write(buf); n != len(buf) || err != nil {
-		t.Fatalf("Write = %d, %v; want %d", n, err, len(buf))
-	}
-	copy(buf, bytes.Repeat([]byte("!"), len(buf))) // the Client reuses its buffer
-	for _, part := range []string{"3", "", `,"d":4}` + "\n"} {
-		if n, err := w.Write([]byte(part)); n != len(part) || err != nil {
-			t.Fatalf("Write(%q) = %d, %v", part, n, err)
-		}
-	}
-	want := []string{`{"a":1}`, `{"b":2}`, `{"c":3,"d":4}`}
-	if got := ss.lines(); !slices.Equal(got, want) {
-		t.Errorf("messages %q, want %q", got, want)
-	}
-
-	// SendBy's error stops the Write there: n counts the lines taken.
-	ss = &recSession{failAt: 2}
-	w = &sessionConn{ss: ss}
-	if n, err := w.Write([]byte("one\ntwo\nthree\n")); n != len("one\n") || !errors.Is(err, io.ErrClosedPipe) {
-		t.Errorf("Write with the second line refused = %d, %v; want 4 and the session's error", n, err)
-	}
-
-	// The deadline the Client sets is every SendBy's until it changes.
-	ss = &recSession{}
-	w = &sessionConn{ss: ss}
-	at := time.Now().Add(time.Minute)
-	w.SetWriteDeadline(at)
-	w.Write([]byte("x\ny\n"))
-	w.SetWriteDeadline(time.Time{})
-	w.Write([]byte("z\n"))
-	if len(ss.deadlines) != 3 || !ss.deadlines[0].Equal(at) || !ss.deadlines[1].Equal(at) || !ss.deadlines[2].IsZero() {
-		t.Errorf("deadlines %v, want %v twice, then none", ss.deadlines, at)
-	}
-
-	// Close is the Client closing its stdin: CloseSend, not Close.
-	w.Close()
-	if ss.closeSend != 1 || ss.closes != 0 {
-		t.Errorf("Close: %d CloseSend, %d Close; want CloseSend alone", ss.closeSend, ss.closes)
-	}
-}
-
-// TestSessionConnDeadline: a message the session does not take by the
-// write deadline is not sent, and Write fails with
-// os.ErrDeadlineExceeded at the deadline, not before or long after.
-func TestSessionConnDeadline(t *testing.T) {
-	ss := &scripted{in: make(chan []byte), inClosed: make(chan struct{}), done: make(chan struct{})} // nobody takes its messages
-	// Should the deadline be lost, the session ends at testWait instead.
-	end := time.AfterFunc(testWait, func() { close(ss.done) })
-	defer end.Stop()
-	w := &sessionConn{ss: ss}
-	if err := w.SetWriteDeadline(time.Now().Add(100 * time.Millisecond)); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	n, err := w.Write([]byte(`{"jsonrpc":"2.0","method":"x"}` + "\n"))
-	if took := time.Since(start); !errors.Is(err, os.ErrDeadlineExceeded) || n != 0 || took < 90*time.Millisecond || took > testWait {
-		t.Errorf("Write past the deadline = %d, %v after %v; want 0, os.ErrDeadlineExceeded after 100ms", n, err, took)
-	}
-	// A deadline already past fails at once.
-	w.SetWriteDeadline(time.Now().Add(-time.Second))
-	if _, err := w.Write([]byte("{}\n")); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Errorf("Write after the deadline: %v", err)
-	}
-}
-
-// TestSessionReader: the session's messages are the Client's stdout, each
-// followed by a newline, however small the reads; the session's end (an
-// error or its status) is EOF; Close closes the session.
-func TestSessionReader(t *testing.T) {
+// TestSessionConn: each message the adapter sends is one the session is
+// handed, as it is and without a deadline; the session's messages come
+// back as they are, and its end, an error or its status, is EOF; Close
+// closes the session.
+func TestSessionConn(t *testing.T) {
 	for _, end := range []error{io.EOF, status.Error(codes.Unauthenticated, "revoked")} {
 		ss := &recSession{recv: [][]byte{[]byte(`{"id":1}`), []byte(`{"method":"notifications/message","params":{}}`)}, recvErr: end}
-		r := &sessionReader{ss: ss}
-		var got []byte
-		buf := make([]byte, 5)
+		c := sessionConn{ss}
+		msg := []byte(`{"jsonrpc":"2.0","method":"x"}`)
+		if err := c.Send(msg); err != nil {
+			t.Fatalf("Send: %v", err)
+		}
+		if len(ss.msgs) != 1 || &ss.msgs[0][0] != &msg[0] || !ss.deadlines[0].IsZero() {
+			t.Errorf("end %v: the session was handed %q with deadlines %v; want the message itself, without a deadline", end, ss.msgs, ss.deadlines)
+		}
+		var got []string
 		var err error
-		for range 100 {
-			var n int
-			n, err = r.Read(buf)
-			got = append(got, buf[:n]...)
-			if err != nil {
+		for range 10 {
+			var m []byte
+			if m, err = c.Recv(); err != nil {
 				break
 			}
+			got = append(got, string(m))
 		}
-		if want := `{"id":1}` + "\n" + `{"method":"notifications/message","params":{}}` + "\n"; string(got) != want || err != io.EOF {
-			t.Errorf("end %v: read %q, %v; want %q, EOF", end, got, err, want)
+		if want := []string{`{"id":1}`, `{"method":"notifications/message","params":{}}`}; !slices.Equal(got, want) || err != io.EOF {
+			t.Errorf("end %v: received %q, %v; want %q, EOF", end, got, err, want)
 		}
-		r.Close()
-		if ss.closes != 1 {
-			t.Errorf("end %v: Close closed the session %d times, want 1", end, ss.closes)
+		c.Close()
+		if ss.closes != 1 || ss.closeSend != 0 {
+			t.Errorf("end %v: Close: %d Close, %d CloseSend; want one Close", end, ss.closes, ss.closeSend)
 		}
 	}
 }
