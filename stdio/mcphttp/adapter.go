@@ -436,6 +436,10 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, c caller, sid str
 		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, &jsonrpc.Error{Code: e.Code, Message: e.Message}))
 		return
 	}
+	var mv metaView // a request's _meta, read once
+	if m.Kind == wire.KindRequest {
+		mv = readMeta(m.Params)
+	}
 	switch {
 	case sid != "":
 		s := a.session(sid, c)
@@ -443,11 +447,11 @@ func (a *Adapter) post(w http.ResponseWriter, r *http.Request, c caller, sid str
 			writeJSON(w, http.StatusNotFound, errorFrame(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Session not found")))
 			return
 		}
-		s.post(w, r, &m)
-	case m.Kind == wire.KindRequest && m.Method == "initialize" && !hasModernVersion(m.Params):
+		s.post(w, r, &m, &mv)
+	case m.Kind == wire.KindRequest && m.Method == "initialize" && !mv.hasModernVersion():
 		a.initialize(w, r, c, &m, body)
 	default:
-		a.stateless(w, r, c, &m, body)
+		a.stateless(w, r, c, &m, &mv, body)
 	}
 }
 

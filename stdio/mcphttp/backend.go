@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
@@ -429,11 +428,11 @@ type outcome struct {
 // cancels it. In 2025 it is the session's: disconnection is not
 // cancellation there (only notifications/cancelled is), so the call runs on
 // and its result is dropped.
-func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, server string, m *wire.Message, parent context.Context, modern bool) {
+func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, server string, m *wire.Message, mv *metaView, parent context.Context, modern bool) {
 	id := clone(m.ID)
 	params := m.Params
 	resp := newResponder(w, r, modern)
-	st := b.open(resp.allowSSE, modern && hasMeta(params, protocol.MetaLogLevel))
+	st := b.open(resp.allowSSE, modern && mv.logLevel)
 	defer b.close(st)
 
 	// A 2025 session's connection is its client's own: the request
@@ -452,7 +451,7 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 		opts = &stdio.CallOptions{Verbatim: true}
 	}
 	untrackProgress := func() {}
-	if token, ok := progressToken(params); ok {
+	if token, ok := mv.progressToken(); ok {
 		kept := false
 		if b.legacy {
 			untrackProgress, kept = b.keepProgress(clone(token), st)
@@ -492,6 +491,10 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 			// The client left (2026), the session ended or Close: the
 			// call is abandoned and gets no response.
 			f.cancel(context.Cause(parent))
+			<-f.out
+			return
+		case <-a.ctx.Done():
+			f.cancel(context.Cause(a.ctx)) // Close
 			<-f.out
 			return
 		case <-r.Context().Done():

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -100,8 +99,8 @@ var nameParam = map[string]string{
 //
 // Values are compared after trimming optional whitespace, and Mcp-Name after
 // decoding the =?base64?…?= form.
-func checkHeaders(h http.Header, m *wire.Message) error {
-	if v, ok := metaString(m.Params, protocol.MetaProtocolVersion); ok {
+func checkHeaders(h http.Header, m *wire.Message, mv *metaView) error {
+	if v, ok := mv.versionString(); ok {
 		got, present := header(h, "MCP-Protocol-Version")
 		switch {
 		case !present:

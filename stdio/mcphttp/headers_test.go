@@ -136,8 +136,8 @@ func TestSharedCanCarry(t *testing.T) {
 		{"initialize", `{"_meta":{` + v + `,` + caps + `,` + info + `}}`, false},
 	}
 	for _, tt := range tests {
-		if got := sharedCanCarry(tt.method, json.RawMessage(tt.params)); got != tt.want {
-			t.Errorf("sharedCanCarry(%s, %s) = %v, want %v", tt.method, tt.params, got, tt.want)
+		if mv := readMeta(json.RawMessage(tt.params)); sharedCanCarry(tt.method, &mv) != tt.want {
+			t.Errorf("sharedCanCarry(%s, %s) = %v, want %v", tt.method, tt.params, !tt.want, tt.want)
 		}
 	}
 }

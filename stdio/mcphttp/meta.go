@@ -18,60 +18,75 @@ func meta(params json.RawMessage) (json.RawMessage, bool) {
 	return m, true
 }
 
-// metaString returns the string value of params._meta[key].
-func metaString(params json.RawMessage, key string) (string, bool) {
-	m, ok := meta(params)
-	if !ok {
-		return "", false
-	}
-	raw, ok := rawjson.Member(m, key)
-	if !ok {
-		return "", false
-	}
-	return rawjson.StringValue(raw)
+// metaView is what the adapter reads of a request's params._meta, read
+// in one pass over params and one over _meta (each key's last value, as
+// rawjson.Member has it), rather than once for each question.
+type metaView struct {
+	version    json.RawMessage // protocolVersion, nil when absent
+	caps       bool            // clientCapabilities is present
+	info       bool            // clientInfo is present
+	logLevel   bool            // logLevel is present
+	token      json.RawMessage // progressToken, nil when absent
+	hasVersion bool
 }
 
-func hasMeta(params json.RawMessage, key string) bool {
+// readMeta reads params._meta; a _meta that is not an object is none.
+func readMeta(params json.RawMessage) metaView {
+	var v metaView
 	m, ok := meta(params)
 	if !ok {
-		return false
+		return v
 	}
-	_, ok = rawjson.Member(m, key)
-	return ok
+	rawjson.EachRawField(m, func(k, val json.RawMessage) bool {
+		switch {
+		case rawjson.KeyIs(k, protocol.MetaProtocolVersion):
+			v.version, v.hasVersion = val, true
+		case rawjson.KeyIs(k, protocol.MetaClientCapabilities):
+			v.caps = true
+		case rawjson.KeyIs(k, protocol.MetaClientInfo):
+			v.info = true
+		case rawjson.KeyIs(k, protocol.MetaLogLevel):
+			v.logLevel = true
+		case rawjson.KeyIs(k, "progressToken"):
+			v.token = val
+		}
+		return true
+	})
+	return v
 }
 
-// hasModernVersion reports whether params carry a 2026-style protocol
-// version in _meta, whatever its value: such a request is stateless, even
-// an initialize.
-func hasModernVersion(params json.RawMessage) bool {
-	return hasMeta(params, protocol.MetaProtocolVersion)
+// hasModernVersion reports whether _meta carries a 2026-style protocol
+// version, whatever its value: such a request is stateless, even an
+// initialize.
+func (v *metaView) hasModernVersion() bool { return v.hasVersion }
+
+// versionString is _meta's protocolVersion when it is a string.
+func (v *metaView) versionString() (string, bool) {
+	if !v.hasVersion {
+		return "", false
+	}
+	return rawjson.StringValue(v.version)
+}
+
+// progressToken is _meta's progressToken when it is a valid token (a
+// string or an integer).
+func (v *metaView) progressToken() (json.RawMessage, bool) {
+	if v.token == nil || !wire.ValidID(v.token) {
+		return nil, false
+	}
+	return v.token, true
 }
 
 // sharedCanCarry reports whether the connected Client would send the
 // request unchanged: its _meta already holds every key the Client stamps,
 // with the version it is connected at, and its method is not one it
 // refuses.
-func sharedCanCarry(method string, params json.RawMessage) bool {
+func sharedCanCarry(method string, v *metaView) bool {
 	if slices.Contains(protocol.LegacyOnly, method) {
 		return false
 	}
-	v, ok := metaString(params, protocol.MetaProtocolVersion)
-	return ok && v == protocol.Version20260728 &&
-		hasMeta(params, protocol.MetaClientCapabilities) && hasMeta(params, protocol.MetaClientInfo)
-}
-
-// progressToken returns params._meta.progressToken when it is a valid
-// token (a string or an integer).
-func progressToken(params json.RawMessage) (json.RawMessage, bool) {
-	m, ok := meta(params)
-	if !ok {
-		return nil, false
-	}
-	token, ok := rawjson.Member(m, "progressToken")
-	if !ok || !wire.ValidID(token) {
-		return nil, false
-	}
-	return token, true
+	s, ok := v.versionString()
+	return ok && s == protocol.Version20260728 && v.caps && v.info
 }
 
 // setMeta returns params with _meta[key] set to value, every other member

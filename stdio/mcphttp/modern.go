@@ -12,7 +12,7 @@ import (
 )
 
 // stateless handles a message outside any session: the 2026-07-28 era.
-func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message, body []byte) {
+func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message, mv *metaView, body []byte) {
 	switch m.Kind {
 	case wire.KindResponse:
 		writeJSON(w, http.StatusBadRequest, errorFrame(nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
@@ -22,7 +22,7 @@ func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, c caller, m 
 		a.statelessNotification(w, r, c, m, body)
 		return
 	}
-	err := checkHeaders(r.Header, m)
+	err := checkHeaders(r.Header, m, mv)
 	if err == nil && m.Method == "tools/call" {
 		err = a.paramsOf(c.server).check(r.Header, m.Params)
 	}
@@ -34,14 +34,13 @@ func (a *Adapter) stateless(w http.ResponseWriter, r *http.Request, c caller, m 
 		a.listen(w, r, c, m, body)
 		return
 	}
-	b, err := a.modernBackend(r, c, body, sharedCanCarry(m.Method, m.Params))
+	b, err := a.modernBackend(r, c, body, sharedCanCarry(m.Method, mv))
 	if err != nil {
 		a.refuse(w, r, m.ID, err, true)
 		return
 	}
-	ctx, cancel := a.mergeCtx(r)
-	defer cancel()
-	a.forward(w, r, b, c.server, m, ctx, true)
+	// The call ends with the request; forward also watches Close.
+	a.forward(w, r, b, c.server, m, mv, r.Context(), true)
 }
 
 // statelessNotification accepts a notification outside a session. 2026

@@ -123,7 +123,7 @@ func (a *Adapter) endSession(s *session) {
 }
 
 // post handles a message that names this session.
-func (s *session) post(w http.ResponseWriter, r *http.Request, m *wire.Message) {
+func (s *session) post(w http.ResponseWriter, r *http.Request, m *wire.Message, mv *metaView) {
 	if v, ok := header(r.Header, "MCP-Protocol-Version"); ok && s.version != "" && v != s.version {
 		writeJSON(w, http.StatusBadRequest, errorFrame(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"Bad Request: MCP-Protocol-Version %q is not the session's %q", v, s.version)))
@@ -132,7 +132,7 @@ func (s *session) post(w http.ResponseWriter, r *http.Request, m *wire.Message) 
 	s.b.touch()
 	switch m.Kind {
 	case wire.KindRequest:
-		s.a.forward(w, r, s.b, s.caller.server, m, s.ctx, false)
+		s.a.forward(w, r, s.b, s.caller.server, m, mv, s.ctx, false)
 	case wire.KindResponse:
 		s.b.answer(m)
 		w.WriteHeader(http.StatusAccepted)
