@@ -17,28 +17,34 @@
 // its deadline, [Service.Close].
 //
 // Every door opens a client's JSON-RPC session with a server through one
-// in-process API, [Service.Open] (session.go): the Connect RPC
-// (connect.go) and the HTTP door's MCP endpoint (httpdoor.go) only carry
-// messages between their transport and a [Session].
+// in-process API, [Service.Open] (session.go): the Connect RPC and the
+// HTTP door's MCP endpoint (httpdoor.go) only carry messages between
+// their transport and a [Session]. Every door that serves the API's RPCs
+// runs the same handlers behind the same interceptors (grpcserver.go):
+// the gRPC listener, and the HTTP listener's Connect, gRPC-Web and gRPC
+// forms in process (package internal/inproc).
 //
 // How a request travels, file by file:
 //
-//   - fronted.go finds the fronted server a request names; package
+//   - core.go finds the fronted server a request names (lookup); package
 //     internal/pool runs its children under its policy (shared, pool,
-//     session) and gives a request its ready child. Package internal/door is the one pipeline every
-//     request to a child passes, from every path: the caller's
-//     credentials still hold (door.Watch, applied by reauth.go), the
-//     rules, the limits, the audit of every refusal, then the observed
-//     call. route.go takes an RPC through it to the child and maps every
-//     failure to a status (package internal/rpcerr, the only place where
-//     errors become statuses, with the original JSON-RPC error in the
-//     details: docs/errors.md).
-//   - The RPCs: typed.go (lists, CallTool, ReadResource, GetPrompt,
-//     Complete), streams.go (CallToolStream), raw.go (Call and CallStream,
-//     lossless JSON text), subscribe.go (Subscribe), connect.go (Connect, a
-//     raw JSON-RPC tunnel over a Session, package internal/tunnel), respond.go (RespondToServerRequest), and
-//     fronted.go (GetServer, Ping). The conversions between MCP's JSON
-//     and the typed messages are package internal/convert.
+//     session) and gives a request its ready child. Package internal/door
+//     is the one pipeline every request to a child passes, from every
+//     path: the caller's credentials still hold (door.Watch, applied by
+//     reauth.go), the rules, the limits, the audit of every refusal, then
+//     the observed call.
+//   - The RPCs are package internal/grpcdoor, whose API [Service] embeds,
+//     over the service's core (core.go): route.go takes an RPC through the
+//     door to the child and maps every failure to a status (package
+//     internal/rpcerr, the only place where errors become statuses, with
+//     the original JSON-RPC error in the details: docs/errors.md); typed.go
+//     (lists, CallTool, ReadResource, GetPrompt, Complete), streams.go
+//     (CallToolStream), raw.go (Call and CallStream, lossless JSON text),
+//     subscribe.go (Subscribe), connect.go (Connect, a raw JSON-RPC tunnel
+//     over a Session, package internal/tunnel), respond.go
+//     (RespondToServerRequest) and fronted.go (GetServer, ListServers,
+//     Ping). The conversions between MCP's JSON and the typed messages are
+//     package internal/convert.
 //   - Package internal/pool starts and negotiates each child (stdio.Start
 //     and stdio.Connect) and logs its stderr; package internal/supervisor
 //     keeps it running: restarts with backoff, the crash-loop limit, stops

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	"google.golang.org/grpc"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
-	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // This file ends the long-lived streams, Subscribe and Connect, when the
@@ -23,15 +20,8 @@ import (
 // RetryInfo, so that a replica's callers know at once to go elsewhere
 // (docs/scaling.md).
 
-// errDraining is the cause with which Drain cancels a long-lived
-// stream's context, and Abort a call's.
-var errDraining = errors.New("bridge: shutting down")
-
-// drainRetry is the RetryInfo delay of a stream ended by Drain.
-const drainRetry = time.Second
-
 // longLived returns the context of a long-lived stream: parent's, also
-// cancelled (with errDraining) when the service drains, and already so
+// cancelled (with rpcerr.ErrDraining) when the service drains, and already so
 // when it has (the caller then refuses the stream: refusedDraining). end
 // releases it.
 func (s *Service) longLived(parent context.Context) (ctx context.Context, end func()) {
@@ -40,60 +30,34 @@ func (s *Service) longLived(parent context.Context) (ctx context.Context, end fu
 		// Now, not when AfterFunc's goroutine gets to it: a stream opened
 		// after Drain could otherwise send its first message before it
 		// learned that it is refused.
-		cancel(errDraining)
+		cancel(rpcerr.ErrDraining)
 		return ctx, func() {}
 	}
-	stop := context.AfterFunc(s.draining, func() { cancel(errDraining) })
+	stop := context.AfterFunc(s.draining, func() { cancel(rpcerr.ErrDraining) })
 	return ctx, func() {
 		stop()
 		cancel(nil)
 	}
 }
 
-// refusedDraining reports that Drain (or Abort) cancelled ctx: a
-// long-lived stream's from longLived, or a call's from abortable.
-func refusedDraining(ctx context.Context) bool {
-	return errors.Is(context.Cause(ctx), errDraining)
-}
-
-// drained replaces the outcome of a long-lived stream that Drain ended
-// with UNAVAILABLE and RetryInfo.
-func drained(ctx context.Context, server, method string, err error) error {
-	if !refusedDraining(ctx) {
-		return err
-	}
-	return rpcerr.ToStatus(server, method, &rpcerr.CallError{
-		RPC:        &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The bridge is shutting down"},
-		RetryAfter: drainRetry,
-	})
-}
-
-// subscribeStream carries a long-lived stream's context to its handler.
-type subscribeStream struct {
-	grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]
-	ctx context.Context
-}
-
-func (s subscribeStream) Context() context.Context { return s.ctx }
-
-// abortable gives a call a context that Abort cancels with errDraining,
+// abortable gives a call a context that Abort cancels with rpcerr.ErrDraining,
 // and turns the outcome of a call so ended into UNAVAILABLE and RetryInfo.
 func (s *Service) abortable(ctx context.Context, fullMethod string, call func(context.Context) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	if s.aborting.Err() != nil {
 		// After Abort a call is refused, not started: AfterFunc's goroutine
 		// would cancel it only later, and a quick call could finish first.
-		cancel(errDraining)
-		return drained(ctx, s.logServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], context.Cause(ctx))
+		cancel(rpcerr.ErrDraining)
+		return rpcerr.Drained(ctx, s.logServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], context.Cause(ctx))
 	}
-	stop := context.AfterFunc(s.aborting, func() { cancel(errDraining) })
+	stop := context.AfterFunc(s.aborting, func() { cancel(rpcerr.ErrDraining) })
 	err := call(ctx)
 	stop()
 	cancel(nil)
-	if err == nil || !errors.Is(context.Cause(ctx), errDraining) {
+	if err == nil || !errors.Is(context.Cause(ctx), rpcerr.ErrDraining) {
 		return err
 	}
-	return drained(ctx, s.logServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], err)
+	return rpcerr.Drained(ctx, s.logServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], err)
 }
 
 func (s *Service) abortableUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {

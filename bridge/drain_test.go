@@ -15,6 +15,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -180,7 +181,7 @@ func TestLongLivedAfterShutdownIsRefusedAtOnce(t *testing.T) {
 	svc.Drain()
 	for range 100 {
 		ctx, end := svc.longLived(context.Background())
-		refused := refusedDraining(ctx)
+		refused := rpcerr.RefusedDraining(ctx)
 		end()
 		if !refused {
 			t.Fatal("a stream's context after Shutdown is not yet cancelled with errDraining")

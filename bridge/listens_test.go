@@ -456,7 +456,7 @@ func TestListensOpen(t *testing.T) {
 		h = fanout.NewListens(c)
 		join = func(req *mcpbridgev1.SubscribeRequest) (*fanout.Listener, *fanout.SharedListen) {
 			l := fanout.NewListener(req)
-			return l, h.Join(l, convert.ListenFilter(req), stdio.ListenOptions{Timeout: testWait, MaxBuffer: subscribeBuffer})
+			return l, h.Join(l, convert.ListenFilter(req), stdio.ListenOptions{Timeout: testWait, MaxBuffer: fanout.StreamBuffer})
 		}
 		tool("hold", "")
 		return h, tool, join

@@ -10,6 +10,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/grpcdoor"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -28,7 +29,7 @@ const HealthService = "mcpbridge.v1.BridgeService"
 // (docs/architecture.md). It is safe for concurrent use. New starts the
 // children; Close stops them.
 type Service struct {
-	mcpbridgev1.UnimplementedBridgeServiceServer
+	*api // the RPCs' handlers (package internal/grpcdoor), over coreView
 
 	cfg     Config
 	servers atomic.Pointer[map[string]*pool.Server] // replaced whole by Reload
@@ -63,6 +64,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{cfg: cfg, health: health.NewServer(), ready: map[string]bool{}}
+	s.api = grpcdoor.New(coreView{s})
 	var err error
 	s.door = door.New(cfg.Auth, cfg.Rules, cfg.Limits)
 	s.door.Audit = cfg.Audit

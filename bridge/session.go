@@ -81,11 +81,11 @@ func (s *Service) Open(ctx context.Context, server string, first []byte) (*Sessi
 	ctx, release := s.longLived(ctx)
 	end := func() { release(); unwatch() }
 	fail := func(srvName string, err error) (*Session, error) {
-		err = revoked(ctx, drained(ctx, srvName, sessionMethod, err))
+		err = revoked(ctx, rpcerr.Drained(ctx, srvName, sessionMethod, err))
 		end()
 		return nil, err
 	}
-	if refusedDraining(ctx) { // opened after Shutdown
+	if rpcerr.RefusedDraining(ctx) { // opened after Shutdown
 		return fail(server, ctx.Err())
 	}
 	srv, err := s.lookup(ctx, server, sessionMethod)
@@ -94,7 +94,7 @@ func (s *Service) Open(ctx context.Context, server string, first []byte) (*Sessi
 	}
 	// The session's opening passes the door (the server, and the rate),
 	// and so does each request in it (tunnelServer.Admit).
-	if err := s.admitOpening(ctx, &door.Request{Via: door.Via(ctx, door.ViaConnect), Server: srv.Door(), Method: sessionMethod, Long: true}); err != nil {
+	if err := s.door.AdmitOpening(ctx, &door.Request{Via: door.Via(ctx, door.ViaConnect), Server: srv.Door(), Method: sessionMethod, Long: true}); err != nil {
 		return fail(srv.Name(), err)
 	}
 	ss := &Session{s: s, srv: srv, ctx: ctx, end: end,
@@ -224,7 +224,7 @@ func (ss *Session) run() {
 	defer close(ss.done)
 	defer ss.end()
 	err := ss.serve()
-	ss.err = revoked(ss.ctx, drained(ss.ctx, ss.srv.Name(), sessionMethod, err))
+	ss.err = revoked(ss.ctx, rpcerr.Drained(ss.ctx, ss.srv.Name(), sessionMethod, err))
 }
 
 // serve is the session: the legacy probes, then the tunnel on its child.

@@ -143,6 +143,15 @@ func ParseRequest(via string, srv *Server, method string, params json.RawMessage
 	return req
 }
 
+// Tool is the tool a tools/call names, as the door read it; "" for any
+// other request.
+func (r *Request) Tool() string {
+	if r.Method != "tools/call" || len(r.Names) != 1 {
+		return ""
+	}
+	return r.Names[0]
+}
+
 // name is the first name the request is about, "" for none.
 func (r *Request) name() string {
 	if len(r.Names) == 0 {
@@ -221,6 +230,19 @@ func (d *Door) refuse(ctx context.Context, req *Request, why string, ce *rpcerr.
 		d.Refused(req, why)
 	}
 	return &Refusal{CallError: ce, Why: why}
+}
+
+// AdmitOpening admits the opening of a stream that stays open (Subscribe,
+// Connect and the sessions of every door): it counts for the rate, so its
+// pass holds nothing and is given back at once. A refusal is already a
+// status.
+func (d *Door) AdmitOpening(ctx context.Context, req *Request) error {
+	ps, refused := d.Admit(ctx, req)
+	if refused != nil {
+		return refused.Status(req)
+	}
+	ps.Release()
+	return nil
 }
 
 // deniedError is the error of a request the rules deny.

@@ -206,3 +206,29 @@ func code32(code int64) int32 {
 	}
 	return int32(code)
 }
+
+// ErrDraining is the cause with which the bridge's drain cancels a
+// long-lived stream's context, and its abort a call's (docs/operations.md,
+// "Graceful shutdown").
+var ErrDraining = errors.New("bridge: shutting down")
+
+// drainRetry is the RetryInfo delay of a stream or call the shutdown
+// ended.
+const drainRetry = time.Second
+
+// RefusedDraining reports that the drain or the abort cancelled ctx.
+func RefusedDraining(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), ErrDraining)
+}
+
+// Drained replaces the outcome of a stream or call that the shutdown ended
+// with UNAVAILABLE and RetryInfo; any other outcome is left as it is.
+func Drained(ctx context.Context, server, method string, err error) error {
+	if !RefusedDraining(ctx) {
+		return err
+	}
+	return ToStatus(server, method, &CallError{
+		RPC:        &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The bridge is shutting down"},
+		RetryAfter: drainRetry,
+	})
+}

@@ -1,4 +1,4 @@
-package bridge
+package grpcdoor
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // from another principal or with an mcp-session that is not the routing key
 // of a stream the request was offered on: it tells the caller nothing about
 // other callers' and sessions' requests.
-func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.RespondToServerRequestRequest) (*mcpbridgev1.RespondToServerRequestResponse, error) {
+func (s *API) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.RespondToServerRequestRequest) (*mcpbridgev1.RespondToServerRequestResponse, error) {
 	const method = "RespondToServerRequest"
 	var o fanout.Outcome
 	switch out := req.GetOutcome().(type) {
@@ -51,10 +51,10 @@ func (s *Service) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.R
 	if req.GetId() == "" {
 		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidField(req.GetServer(), method, "id", convert.ReasonRequired, " is required"))
 	}
-	set := s.serverSet()
+	set := s.core.Servers()
 	srvs := make([]*pool.Server, 0, len(set))
 	if req.GetServer() != "" {
-		srv, err := s.lookup(ctx, req.GetServer(), method)
+		srv, err := s.core.Lookup(ctx, req.GetServer(), method)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package bridge
+package grpcdoor
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 // route is one request on its way to a child: the server, the door's
 // pass, the child that serves it and the child's era.
 type route struct {
-	s      *Service
+	s      *API
 	srv    *pool.Server
 	req    *door.Request
 	pass   *door.Pass
@@ -41,14 +41,14 @@ type route struct {
 // RPC names req's target itself and sets the params it builds with
 // setParams. A failure is already a status. The caller releases the route
 // when it is done.
-func (s *Service) route(ctx context.Context, field string, req *door.Request) (*route, error) {
+func (s *API) route(ctx context.Context, field string, req *door.Request) (*route, error) {
 	method := req.Method
-	srv, err := s.lookup(ctx, field, method)
+	srv, err := s.core.Lookup(ctx, field, method)
 	if err != nil {
 		return nil, err
 	}
 	req.Server = srv.Door()
-	ps, refused := s.door.Admit(ctx, req)
+	ps, refused := s.core.Door().Admit(ctx, req)
 	if refused != nil {
 		return nil, refused.Status(req)
 	}
@@ -59,18 +59,6 @@ func (s *Service) route(ctx context.Context, field string, req *door.Request) (*
 		return nil, err
 	}
 	return &route{s: s, srv: srv, req: req, pass: ps, c: c, era: convert.EraOf(c.Protocol()), method: method}, nil
-}
-
-// admitOpening admits the opening of a stream that stays open (Subscribe,
-// Connect) at the door: it counts for the rate, so its pass holds nothing
-// and is given back at once. A refusal is already a status.
-func (s *Service) admitOpening(ctx context.Context, req *door.Request) error {
-	ps, refused := s.door.Admit(ctx, req)
-	if refused != nil {
-		return refused.Status(req)
-	}
-	ps.Release()
-	return nil
 }
 
 // release gives back the route's places in the limits.
@@ -89,21 +77,12 @@ func (r *route) setParams(params json.RawMessage) { r.req.Params = params }
 // first it resets the stream, and a client whose own timer has not yet
 // fired sees CANCELLED without details.
 func (r *route) callOptions(ctx context.Context) *stdio.CallOptions {
-	d := pool.DeadlinesOf(r.srv.Config(), toolName(r.req))
+	d := pool.DeadlinesOf(r.srv.Config(), r.req.Tool())
 	if dl, ok := ctx.Deadline(); ok {
 		left := time.Until(dl)
 		return &stdio.CallOptions{Timeout: max(min(left-deadlineMargin(left), d.Max), time.Millisecond)}
 	}
 	return &stdio.CallOptions{Timeout: d.Default}
-}
-
-// toolName is the tool a tools/call names, as the door read it; "" for
-// any other request.
-func toolName(req *door.Request) string {
-	if req.Method != "tools/call" || len(req.Names) != 1 {
-		return ""
-	}
-	return req.Names[0]
 }
 
 // deadlineMargin is how much earlier than its gRPC deadline a call is
@@ -138,7 +117,7 @@ func (r *route) callCounted(ctx context.Context, params json.RawMessage, opts *s
 	if err != nil {
 		return nil, err
 	}
-	return r.s.door.FilterList(ctx, r.srv.Name(), r.method, res), nil
+	return r.s.core.Door().FilterList(ctx, r.srv.Name(), r.method, res), nil
 }
 
 // invalid refuses bad input from the gRPC client; nothing reaches the
@@ -167,7 +146,7 @@ const typedExpansion = 8
 // done: RESOURCE_EXHAUSTED, reason TOO_LARGE, pointing to Call, whose JSON
 // result is smaller. raw is the child's result it was decoded from.
 func (r *route) fits(raw json.RawMessage, out proto.Message) error {
-	limit := r.s.cfg.MaxMessageBytes
+	limit := r.s.core.MaxMessageBytes()
 	if len(raw) < limit/typedExpansion {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package bridge
+package grpcdoor
 
 import (
 	"context"
@@ -125,7 +125,7 @@ func callStreamEvent(ev any) *mcpbridgev1.CallStreamResponse {
 // CallToolStream is tools/call with a progress token: progress and log
 // messages, then the result (which may be input_required from a 2026-07-28
 // child).
-func (s *Service) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream grpc.ServerStreamingServer[mcpbridgev1.CallToolStreamResponse]) error {
+func (s *API) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream grpc.ServerStreamingServer[mcpbridgev1.CallToolStreamResponse]) error {
 	const method = "tools/call"
 	// The call's ctx is the stream's: its deadline and cancellation reach
 	// the child as notifications/cancelled. cancel also ends the call when

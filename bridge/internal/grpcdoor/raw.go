@@ -1,4 +1,4 @@
-package bridge
+package grpcdoor
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 // Call sends any method with params as JSON text and returns the result as
 // JSON text, both validated and compacted but never re-encoded.
-func (s *Service) Call(ctx context.Context, req *mcpbridgev1.CallRequest) (*mcpbridgev1.CallResponse, error) {
+func (s *API) Call(ctx context.Context, req *mcpbridgev1.CallRequest) (*mcpbridgev1.CallResponse, error) {
 	method := req.GetMethod()
 	if err := checkRawMethod(method); err != nil {
 		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))
@@ -58,7 +58,7 @@ func checkRawMethod(method string) error {
 
 // CallStream is Call with a progress token: progress and log messages,
 // then the result as JSON text, losslessly.
-func (s *Service) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.ServerStreamingServer[mcpbridgev1.CallStreamResponse]) error {
+func (s *API) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.ServerStreamingServer[mcpbridgev1.CallStreamResponse]) error {
 	method := req.GetMethod()
 	if err := checkRawMethod(method); err != nil {
 		return rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))

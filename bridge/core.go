@@ -1,30 +1,30 @@
 package bridge
 
-// This file is a fronted server as the API sees it: how a request names
-// one, and the RPCs about the servers themselves: GetServer, ListServers
-// and Ping. The servers and their children are package internal/pool.
-
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/grpcdoor"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
-	"github.com/mcpbridge/mcpbridge/internal/protocol"
-	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/tunnel"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
+
+// This file is the bridge as the parts below it see it: how a request
+// names a fronted server (lookup), the gRPC API's handlers' view of the
+// service (grpcdoor.Core), and a session tunnel's view of its server
+// (tunnel.Host). The HTTP door's view is httpdoor.go's.
 
 // lookup finds the fronted server a request names, by its server field or
 // the mcp-server metadata key; when the bridge fronts one server, an empty
@@ -90,62 +90,61 @@ func (s *Service) nameOneOf(ctx context.Context, set map[string]*pool.Server) st
 		"the %s metadata key, the path /mcp/{name} over HTTP, or mcpbridge connect --server NAME", listed, ServerMetadataKey)
 }
 
-// GetServer returns the state of a fronted server as it is now: a child
-// that is starting, restarting, failed or stopping is reported so, and the
-// negotiated fields are set while it is READY. Only with wait_for_ready
-// does it wait while the child starts (bounded by the RPC's deadline and
-// the handshake timeout). A session server describes the session the
-// request names, if it runs; it never starts one.
-func (s *Service) GetServer(ctx context.Context, req *mcpbridgev1.GetServerRequest) (*mcpbridgev1.GetServerResponse, error) {
-	const method = "GetServer"
-	srv, err := s.lookup(ctx, req.GetServer(), method)
-	if err != nil {
-		return nil, err
-	}
-	dr := &door.Request{Via: door.Via(ctx, door.ViaGRPC), Server: srv.Door(), Method: method}
-	ps, refused := s.door.Admit(ctx, dr)
+// tunnelServer is the tunnel's view of its server and of the bridge
+// (tunnelHost): the door each of its requests passes, the rules on list
+// results, the server's deadlines.
+type tunnelServer struct {
+	s   *Service
+	srv *pool.Server
+}
+
+// Admit reads the request once (door.ParseRequest: its target and its
+// _meta) and takes it through the door; its deadline is the server's or
+// the tool's longest.
+func (h *tunnelServer) Admit(ctx context.Context, method string, params json.RawMessage, long bool) (*tunnel.Admission, *jsonrpc.Error) {
+	req := door.ParseRequest(door.Via(ctx, door.ViaConnect), h.srv.Door(), method, params)
+	req.Long = long
+	ps, refused := h.s.door.Admit(ctx, req)
 	if refused != nil {
-		return nil, refused.Status(dr)
+		return nil, refused.RPC
 	}
-	defer ps.Release()
-	if req.GetWaitForReady() && srv.Config().Policy != PolicySession {
-		if _, err := srv.Acquire(ctx, method); err != nil {
-			if status.Code(err) != codes.Unavailable {
-				return nil, err
-			}
-		}
-	}
-	return srv.Describe(pool.SessionName(ctx)), nil
+	return &tunnel.Admission{Pass: ps, Meta: req.Meta, Deadline: pool.DeadlinesOf(h.srv.Config(), req.Tool()).Max}, nil
 }
 
-// ListServers describes every fronted server, sorted by name.
-func (s *Service) ListServers(ctx context.Context, _ *mcpbridgev1.ListServersRequest) (*mcpbridgev1.ListServersResponse, error) {
-	set := s.serverSet()
-	resp := &mcpbridgev1.ListServersResponse{}
-	for _, name := range slices.Sorted(maps.Keys(set)) {
-		if s.allowServer(ctx, name) { // a caller sees only the servers it may use
-			resp.Servers = append(resp.Servers, set[name].Describe(""))
-		}
-	}
-	return resp, nil
+func (h *tunnelServer) FilterList(ctx context.Context, method string, res json.RawMessage) json.RawMessage {
+	return h.s.door.FilterList(ctx, h.srv.Name(), method, res)
 }
 
-// Ping checks that the child answers: ping (legacy) or server/discover
-// (2026, which has no ping).
-func (s *Service) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpbridgev1.PingResponse, error) {
-	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: "ping"})
+func (h *tunnelServer) DefaultDeadline() time.Duration { return h.s.cfg.DefaultDeadline }
+
+func (h *tunnelServer) Logger() *slog.Logger { return h.s.cfg.Logger }
+
+// api is the handlers' type under a name of this package's, so that
+// Service embeds it without an exported field: its RPCs are Service's
+// methods.
+type api = grpcdoor.API
+
+// coreView is the service as the gRPC API's handlers see it.
+type coreView struct{ s *Service }
+
+func (v coreView) Lookup(ctx context.Context, field, method string) (*pool.Server, error) {
+	return v.s.lookup(ctx, field, method)
+}
+func (v coreView) Servers() map[string]*pool.Server { return v.s.serverSet() }
+func (v coreView) AllowServer(ctx context.Context, server string) bool {
+	return v.s.allowServer(ctx, server)
+}
+func (v coreView) Door() *door.Door { return v.s.door }
+func (v coreView) LongLived(ctx context.Context) (context.Context, func()) {
+	return v.s.longLived(ctx)
+}
+func (v coreView) Open(ctx context.Context, server string, first []byte) (grpcdoor.Session, error) {
+	ss, err := v.s.Open(ctx, server, first)
 	if err != nil {
-		return nil, err
+		return nil, err // not a nil *Session in an interface
 	}
-	defer r.release()
-	c := r.c
-	if protocol.Modern(c.Protocol()) {
-		r.method, r.req.Method = "server/discover", "server/discover"
-	}
-	start := time.Now()
-	if _, err := r.call(ctx, nil, nil); err != nil {
-		return nil, err
-	}
-	rtt := time.Since(start)
-	return &mcpbridgev1.PingResponse{RoundTrip: durationpb.New(rtt), Method: r.method, Child: c.Info()}, nil
+	return ss, nil
 }
+func (v coreView) MaxMessageBytes() int           { return v.s.cfg.MaxMessageBytes }
+func (v coreView) DefaultDeadline() time.Duration { return v.s.cfg.DefaultDeadline }
+func (v coreView) Logger() *slog.Logger           { return v.s.cfg.Logger }

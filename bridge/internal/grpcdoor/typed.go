@@ -1,4 +1,4 @@
-package bridge
+package grpcdoor
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // kind and names are what the request is about, for the door: the typed
 // request names them before its params, which depend on the child's era,
 // are built.
-func typedCall[Resp proto.Message](ctx context.Context, s *Service, server, method string, kind access.Kind, names []string,
+func typedCall[Resp proto.Message](ctx context.Context, s *API, server, method string, kind access.Kind, names []string,
 	build func(convert.Era) (json.RawMessage, error),
 	decode func(json.RawMessage, convert.Era) (Resp, error),
 ) (Resp, error) {
@@ -53,14 +53,14 @@ func typedCall[Resp proto.Message](ctx context.Context, s *Service, server, meth
 }
 
 // ListTools is tools/list: one page of the child's tools.
-func (s *Service) ListTools(ctx context.Context, req *mcpbridgev1.ListToolsRequest) (*mcpbridgev1.ListToolsResponse, error) {
+func (s *API) ListTools(ctx context.Context, req *mcpbridgev1.ListToolsRequest) (*mcpbridgev1.ListToolsResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "tools/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListTools)
 }
 
 // ListResources is resources/list: one page of the child's resources.
-func (s *Service) ListResources(ctx context.Context, req *mcpbridgev1.ListResourcesRequest) (*mcpbridgev1.ListResourcesResponse, error) {
+func (s *API) ListResources(ctx context.Context, req *mcpbridgev1.ListResourcesRequest) (*mcpbridgev1.ListResourcesResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "resources/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListResources)
@@ -68,14 +68,14 @@ func (s *Service) ListResources(ctx context.Context, req *mcpbridgev1.ListResour
 
 // ListResourceTemplates is resources/templates/list: one page of the
 // child's resource templates.
-func (s *Service) ListResourceTemplates(ctx context.Context, req *mcpbridgev1.ListResourceTemplatesRequest) (*mcpbridgev1.ListResourceTemplatesResponse, error) {
+func (s *API) ListResourceTemplates(ctx context.Context, req *mcpbridgev1.ListResourceTemplatesRequest) (*mcpbridgev1.ListResourceTemplatesResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "resources/templates/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListResourceTemplates)
 }
 
 // ListPrompts is prompts/list: one page of the child's prompts.
-func (s *Service) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsRequest) (*mcpbridgev1.ListPromptsResponse, error) {
+func (s *API) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsRequest) (*mcpbridgev1.ListPromptsResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "prompts/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListPrompts)
@@ -88,7 +88,7 @@ func (s *Service) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsR
 // StructuredContent and Meta, for interceptors, payload logs and
 // proto.Equal alike; the gRPC server's codec writes those two fields
 // without protobuf-go's reflection (bridge/internal/apiwire).
-func (s *Service) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
+func (s *API) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "tools/call", access.Tool, []string{req.GetName()},
 		func(e convert.Era) (json.RawMessage, error) {
 			return convert.CallToolParams(req, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED, e)
@@ -98,21 +98,21 @@ func (s *Service) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest
 
 // ReadResource is resources/read; a 2026-07-28 child may answer
 // input_required.
-func (s *Service) ReadResource(ctx context.Context, req *mcpbridgev1.ReadResourceRequest) (*mcpbridgev1.ReadResourceResponse, error) {
+func (s *API) ReadResource(ctx context.Context, req *mcpbridgev1.ReadResourceRequest) (*mcpbridgev1.ReadResourceResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "resources/read", access.Resource, []string{req.GetUri()},
 		func(e convert.Era) (json.RawMessage, error) { return convert.ReadResourceParams(req, e) },
 		convert.DecodeReadResourceResult)
 }
 
 // GetPrompt is prompts/get; a 2026-07-28 child may answer input_required.
-func (s *Service) GetPrompt(ctx context.Context, req *mcpbridgev1.GetPromptRequest) (*mcpbridgev1.GetPromptResponse, error) {
+func (s *API) GetPrompt(ctx context.Context, req *mcpbridgev1.GetPromptRequest) (*mcpbridgev1.GetPromptResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "prompts/get", access.Prompt, []string{req.GetName()},
 		func(e convert.Era) (json.RawMessage, error) { return convert.GetPromptParams(req, e) },
 		convert.DecodeGetPromptResult)
 }
 
 // Complete is completion/complete.
-func (s *Service) Complete(ctx context.Context, req *mcpbridgev1.CompleteRequest) (*mcpbridgev1.CompleteResponse, error) {
+func (s *API) Complete(ctx context.Context, req *mcpbridgev1.CompleteRequest) (*mcpbridgev1.CompleteResponse, error) {
 	kind, names := access.Server, []string(nil) // no ref: refused as bad input
 	switch {
 	case req.GetPromptName() != "":

@@ -1,4 +1,4 @@
-package bridge
+package grpcdoor
 
 import (
 	"context"
@@ -34,19 +34,19 @@ const subscribeBuffer = fanout.StreamBuffer
 // resources/subscribe and fan-out on a legacy child.
 //
 // Shutdown ends it at once with UNAVAILABLE and RetryInfo (drain.go).
-func (s *Service) Subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
-	ctx, end := s.longLived(stream.Context())
+func (s *API) Subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
+	ctx, end := s.core.LongLived(stream.Context())
 	defer end()
-	if refusedDraining(ctx) { // opened after Shutdown
-		return drained(ctx, req.GetServer(), "Subscribe", ctx.Err())
+	if rpcerr.RefusedDraining(ctx) { // opened after Shutdown
+		return rpcerr.Drained(ctx, req.GetServer(), "Subscribe", ctx.Err())
 	}
-	return drained(ctx, req.GetServer(), "Subscribe", s.subscribe(req, subscribeStream{stream, ctx}))
+	return rpcerr.Drained(ctx, req.GetServer(), "Subscribe", s.subscribe(req, subscribeStream{stream, ctx}))
 }
 
-func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
+func (s *API) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "Subscribe"
 	ctx := stream.Context()
-	srv, err := s.lookup(ctx, req.GetServer(), method)
+	srv, err := s.core.Lookup(ctx, req.GetServer(), method)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 	// the calls in flight). What the bridge then sends the child on its
 	// behalf (resources/subscribe, subscriptions/listen, logging/setLevel)
 	// is what passed here.
-	if err := s.admitOpening(ctx, &door.Request{Via: door.Via(ctx, door.ViaGRPC), Server: srv.Door(), Method: method, Kind: access.Resource, Names: req.GetResourceSubscriptions(), Long: true}); err != nil {
+	if err := s.core.Door().AdmitOpening(ctx, &door.Request{Via: door.Via(ctx, door.ViaGRPC), Server: srv.Door(), Method: method, Kind: access.Resource, Names: req.GetResourceSubscriptions(), Long: true}); err != nil {
 		return err
 	}
 	c, err := srv.Acquire(ctx, method)
@@ -82,7 +82,7 @@ func (s *Service) subscribe(req *mcpbridgev1.SubscribeRequest, stream grpc.Serve
 // ends the listen, every stream of it ends with OK, and when the child
 // exits, with UNAVAILABLE. The last stream to leave closes the listen,
 // which sends notifications/cancelled for it.
-func (s *Service) listen(ctx context.Context, srv *pool.Server, c *pool.Process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
+func (s *API) listen(ctx context.Context, srv *pool.Server, c *pool.Process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "subscriptions/listen"
 	l := fanout.NewListener(req)
 	shared, err := s.joinListen(ctx, srv, c, l, convert.ListenFilter(req))
@@ -129,9 +129,9 @@ func (s *Service) listen(ctx context.Context, srv *pool.Server, c *pool.Process,
 // stream waiting for it gets the failure, except one that asked for less
 // than the listen did and the child refused it: it opens one of its own,
 // since the refusal may concern what only the others asked for.
-func (s *Service) joinListen(ctx context.Context, srv *pool.Server, c *pool.Process, l *fanout.Listener, request json.RawMessage) (*fanout.SharedListen, error) {
+func (s *API) joinListen(ctx context.Context, srv *pool.Server, c *pool.Process, l *fanout.Listener, request json.RawMessage) (*fanout.SharedListen, error) {
 	const method = "subscriptions/listen"
-	opts := stdio.ListenOptions{Timeout: s.cfg.DefaultDeadline, MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest}
+	opts := stdio.ListenOptions{Timeout: s.core.DefaultDeadline(), MaxBuffer: subscribeBuffer, Overflow: stdio.DropOldest}
 	for {
 		sl := c.Listens.Join(l, request, opts)
 		select {
@@ -243,7 +243,7 @@ func (l *legacySub) add(uri string) {
 // what the child's capabilities support, each URI is subscribed on the
 // child once for all its subscribers, and the child's notifications are
 // fanned out by the relay.
-func (s *Service) subscribeLegacy(ctx context.Context, srv *pool.Server, c *pool.Process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
+func (s *API) subscribeLegacy(ctx context.Context, srv *pool.Server, c *pool.Process, req *mcpbridgev1.SubscribeRequest, stream grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]) error {
 	const method = "resources/subscribe"
 	caps := c.ServerCapabilities()
 	sub := &legacySub{
@@ -267,7 +267,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *pool.Server, c *pool
 	var held []string
 	defer func() {
 		for _, uri := range held {
-			c.Relay.UnsubscribeURI(c.Client, uri, s.cfg.DefaultDeadline)
+			c.Relay.UnsubscribeURI(c.Client, uri, s.core.DefaultDeadline())
 		}
 	}()
 	if uris := req.GetResourceSubscriptions(); len(uris) > 0 && protocol.Capability(caps, "resources", "subscribe") {
@@ -275,7 +275,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *pool.Server, c *pool
 			if slices.Contains(held, uri) {
 				continue
 			}
-			err := c.Relay.SubscribeURI(ctx, c.Client, uri, s.cfg.DefaultDeadline)
+			err := c.Relay.SubscribeURI(ctx, c.Client, uri, s.core.DefaultDeadline())
 			var e *jsonrpc.Error
 			switch {
 			case err == nil:
@@ -287,7 +287,7 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *pool.Server, c *pool
 			case errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed:
 				return srv.Failure(c, method, err)
 			default: // the child refused this URI: it is left out of the acknowledgement
-				s.cfg.Logger.Info("mcpbridge: the server refused a resource subscription", "server", srv.Name(), "uri", uri, "error", err)
+				s.core.Logger().Info("mcpbridge: the server refused a resource subscription", "server", srv.Name(), "uri", uri, "error", err)
 			}
 		}
 	}
@@ -334,3 +334,11 @@ func (s *Service) subscribeLegacy(ctx context.Context, srv *pool.Server, c *pool
 		}
 	}
 }
+
+// subscribeStream carries a long-lived stream's context to its handler.
+type subscribeStream struct {
+	grpc.ServerStreamingServer[mcpbridgev1.SubscribeResponse]
+	ctx context.Context
+}
+
+func (s subscribeStream) Context() context.Context { return s.ctx }
