@@ -19,6 +19,10 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
@@ -476,7 +480,8 @@ func TestHTTPDoorEveryGuard(t *testing.T) {
 // requests pass the door via http; a Connect call with a traceparent gets
 // a server span in the caller's trace, with the door's client span under
 // it; and the call sees the request's headers as metadata (mcp-server
-// picks the server, as on gRPC).
+// picks the server, as on gRPC); a gRPC client of the HTTP listener gets
+// the guard's refusals as gRPC statuses.
 func TestHTTPDoorAPIInProcess(t *testing.T) {
 	t.Parallel()
 	rec := tracetest.NewSpanRecorder()
@@ -524,6 +529,39 @@ func TestHTTPDoorAPIInProcess(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: audit records %v, want alice's tools/call via http", tt.name, recs[records:])
+		}
+	}
+
+	// A gRPC client of the HTTP listener: the guard's refusals are gRPC
+	// statuses with their words; an authenticated call is served.
+	target := strings.TrimPrefix(base, "http://")
+	for _, tt := range []struct {
+		name      string
+		authority string
+		key       string
+		want      codes.Code
+		words     string
+	}{
+		{"no credentials", "", "", codes.Unauthenticated, "authentication required"},
+		{"a foreign Host", "evil.example", aliceKey, codes.PermissionDenied, `Forbidden: Host "evil.example" is not a loopback name`},
+		{"alice", "", aliceKey, codes.OK, ""},
+	} {
+		opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+		if tt.authority != "" {
+			opts = append(opts, grpc.WithAuthority(tt.authority))
+		}
+		conn, err := grpc.NewClient(target, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		callCtx := ctx
+		if tt.key != "" {
+			callCtx = as(ctx, tt.key)
+		}
+		_, err = mcpbridgev1.NewBridgeServiceClient(conn).CallTool(callCtx, &mcpbridgev1.CallToolRequest{Server: "p", Name: "pid"})
+		conn.Close()
+		if status.Code(err) != tt.want || !strings.HasPrefix(status.Convert(err).Message(), tt.words) {
+			t.Errorf("%s: CallTool over gRPC on the HTTP listener = %v, want %v %q", tt.name, err, tt.want, tt.words)
 		}
 	}
 

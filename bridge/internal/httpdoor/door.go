@@ -161,6 +161,7 @@ type pathKind int
 const (
 	pathAPI     pathKind = iota // the Connect protocol (JSON or binary)
 	pathGRPCWeb                 // gRPC-Web
+	pathGRPC                    // gRPC over HTTP/2
 	pathMCP                     // MCP Streamable HTTP
 )
 
@@ -168,8 +169,11 @@ func kindOf(r *http.Request) pathKind {
 	if r.URL.Path == mcphttp.Endpoint || strings.HasPrefix(r.URL.Path, mcphttp.Endpoint+"/") {
 		return pathMCP
 	}
-	if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "application/grpc-web") {
+	switch ct := strings.ToLower(r.Header.Get("Content-Type")); {
+	case strings.HasPrefix(ct, "application/grpc-web"):
 		return pathGRPCWeb
+	case ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;"):
+		return pathGRPC
 	}
 	return pathAPI
 }
@@ -249,8 +253,9 @@ func (d *Door) readBody(w http.ResponseWriter, r *http.Request, kind pathKind) b
 
 // refuseHTTP answers a request the guard or the door refuses, in the
 // spelling of its path: a JSON-RPC error for the MCP endpoint, a Connect
-// error for the API, and for gRPC-Web the status in the headers as well.
-// The HTTP status is the same for all.
+// error for the API, for gRPC-Web the status in the headers as well, and
+// for gRPC the status alone, in a trailers-only answer. The HTTP status is
+// the same for all but gRPC, whose clients read only grpc-status.
 func refuseHTTP(w http.ResponseWriter, kind pathKind, httpStatus int, code codes.Code, msg string, header http.Header) {
 	for k, vv := range header {
 		for _, v := range vv {
@@ -268,6 +273,14 @@ func refuseHTTP(w http.ResponseWriter, kind pathKind, httpStatus int, code codes
 		w.Header().Set("Grpc-Status", strconv.Itoa(int(code)))
 		w.Header().Set("Grpc-Message", encodeGRPCMessage(msg))
 		w.WriteHeader(httpStatus)
+	case pathGRPC:
+		// A trailers-only answer: a gRPC client takes the status from
+		// grpc-status only under HTTP 200; under any other it makes one
+		// up from the HTTP status, without the message.
+		w.Header().Set("Content-Type", "application/grpc")
+		w.Header().Set("Grpc-Status", strconv.Itoa(int(code)))
+		w.Header().Set("Grpc-Message", encodeGRPCMessage(msg))
+		w.WriteHeader(http.StatusOK)
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(httpStatus)

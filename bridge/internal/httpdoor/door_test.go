@@ -354,6 +354,11 @@ func TestRefuseHTTPSpellings(t *testing.T) {
 				t.Errorf("body %q, want none", rec.Body)
 			}
 		}},
+		{pathGRPC, "application/grpc", func(t *testing.T, rec *httptest.ResponseRecorder) {
+			if got := rec.Header().Get("Grpc-Status"); got != "8" || rec.Header().Get("Grpc-Message") == "" || rec.Body.Len() != 0 {
+				t.Errorf("grpc-status %q, message %q, body %q; want a trailers-only 8 with the message", got, rec.Header().Get("Grpc-Message"), rec.Body)
+			}
+		}},
 		{pathAPI, "application/json", func(t *testing.T, rec *httptest.ResponseRecorder) {
 			var e struct{ Code, Message string }
 			if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || e.Code != "resource_exhausted" || e.Message != msg {
@@ -363,8 +368,12 @@ func TestRefuseHTTPSpellings(t *testing.T) {
 	} {
 		rec := httptest.NewRecorder()
 		refuseHTTP(rec, tt.kind, http.StatusTooManyRequests, codes.ResourceExhausted, msg, http.Header{"Retry-After": {"3"}, "X-Two": {"a", "b"}})
-		if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "3" || len(rec.Header().Values("X-Two")) != 2 {
-			t.Errorf("kind %d: %d %v, want 429 with the extra headers", tt.kind, rec.Code, rec.Header())
+		want := http.StatusTooManyRequests
+		if tt.kind == pathGRPC {
+			want = http.StatusOK
+		}
+		if rec.Code != want || rec.Header().Get("Retry-After") != "3" || len(rec.Header().Values("X-Two")) != 2 {
+			t.Errorf("kind %d: %d %v, want %d with the extra headers", tt.kind, rec.Code, rec.Header(), want)
 		}
 		if ct := rec.Header().Get("Content-Type"); ct != tt.contentType {
 			t.Errorf("kind %d: Content-Type %q, want %q", tt.kind, ct, tt.contentType)
@@ -392,7 +401,9 @@ func TestKindOf(t *testing.T) {
 		{"/mcpx", "application/json", pathAPI},
 		{listPath, "application/grpc-web+proto", pathGRPCWeb},
 		{listPath, "Application/GRPC-Web-Text", pathGRPCWeb},
-		{listPath, "application/grpc", pathAPI},
+		{listPath, "application/grpc", pathGRPC},
+		{listPath, "application/grpc+proto", pathGRPC},
+		{listPath, "application/grpcx", pathAPI},
 		{listPath, "application/proto", pathAPI},
 	} {
 		r := httptest.NewRequest(http.MethodPost, tt.path, nil)
