@@ -90,3 +90,53 @@ func TestImportsRunDown(t *testing.T) {
 func isTestSupport(rel string) bool {
 	return strings.HasPrefix(rel, "internal/testkit") || strings.HasSuffix(rel, "test")
 }
+
+// TestDoorsStandApart: inside bridge/, the doors are adapters over the
+// core and nothing else: the gRPC API's handlers (internal/grpcdoor), the
+// HTTP door (internal/httpdoor) and the in-process calls
+// (internal/inproc) import none of one another, nor the session tunnel
+// (a session is the core's, opened through it), and inproc, which runs any
+// gRPC service, imports nothing of the module (docs/architecture.md,
+// "Inside bridge").
+func TestDoorsStandApart(t *testing.T) {
+	const module = "github.com/mcpbridge/mcpbridge/"
+	doors := map[string]bool{"bridge/internal/grpcdoor": true, "bridge/internal/httpdoor": true, "bridge/internal/inproc": true}
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", "./bridge/...")
+	cmd.Dir = testkit.ModuleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	seen := 0
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		src := strings.TrimPrefix(p.ImportPath, module)
+		if !doors[src] {
+			continue
+		}
+		seen++
+		for _, imp := range p.Imports {
+			dst, ours := strings.CutPrefix(imp, module)
+			switch {
+			case !ours:
+			case src == "bridge/internal/inproc":
+				t.Errorf("inproc imports %s: it runs any gRPC service and imports nothing of the module", dst)
+			case doors[dst], dst == "bridge/internal/tunnel":
+				t.Errorf("%s imports %s: a door reaches sessions and the other doors only through the core", src, dst)
+			}
+		}
+	}
+	if seen != len(doors) {
+		t.Fatalf("go list found %d of the %d doors", seen, len(doors))
+	}
+}
