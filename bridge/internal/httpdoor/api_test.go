@@ -1,6 +1,7 @@
 package httpdoor
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -9,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/binary"
 	"errors"
+	"io"
 	"log/slog"
 	"math/big"
 	"net"
@@ -19,9 +21,15 @@ import (
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
+	otelcodes "go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1/mcpbridgev1connect"
 )
 
 // TestAPIReachesTheHandlers: the API's paths are calls of the service's
@@ -265,5 +273,159 @@ func TestNewServer(t *testing.T) {
 	}
 	if _, err := alpn(t, addr, "h2"); err == nil {
 		t.Error("a handshake succeeded although the configuration in force refused it")
+	}
+}
+
+// TestAPIEveryMethod: every method of the API reaches the service through
+// its adapter, over h2c with connect-go's client: the unary ones the test
+// service leaves out answer its UNIMPLEMENTED; a server stream carries
+// its messages, headers and trailer; the bidirectional Connect echoes,
+// ends at the client's end, and ends with the service's status, details
+// and all; a traced call gets a server span under the caller's parent,
+// marked as an error when the call fails.
+func TestAPIEveryMethod(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	s := serveDoor(t, &testBridge{tp: tp}, Options{})
+	var protocols http.Protocols
+	protocols.SetUnencryptedHTTP2(true)
+	h2c := &http.Client{Transport: &http.Transport{Protocols: &protocols}}
+	t.Cleanup(h2c.CloseIdleConnections)
+	c := mcpbridgev1connect.NewBridgeServiceClient(h2c, s.base)
+	ctx, cancel := context.WithTimeout(t.Context(), testWait)
+	defer cancel()
+
+	unimplemented := map[string]error{}
+	_, unimplemented["GetServer"] = c.GetServer(ctx, connect.NewRequest(&mcpbridgev1.GetServerRequest{}))
+	_, unimplemented["ListTools"] = c.ListTools(ctx, connect.NewRequest(&mcpbridgev1.ListToolsRequest{}))
+	_, unimplemented["ListResources"] = c.ListResources(ctx, connect.NewRequest(&mcpbridgev1.ListResourcesRequest{}))
+	_, unimplemented["ListResourceTemplates"] = c.ListResourceTemplates(ctx, connect.NewRequest(&mcpbridgev1.ListResourceTemplatesRequest{}))
+	_, unimplemented["ListPrompts"] = c.ListPrompts(ctx, connect.NewRequest(&mcpbridgev1.ListPromptsRequest{}))
+	_, unimplemented["CallTool"] = c.CallTool(ctx, connect.NewRequest(&mcpbridgev1.CallToolRequest{}))
+	_, unimplemented["ReadResource"] = c.ReadResource(ctx, connect.NewRequest(&mcpbridgev1.ReadResourceRequest{}))
+	_, unimplemented["GetPrompt"] = c.GetPrompt(ctx, connect.NewRequest(&mcpbridgev1.GetPromptRequest{}))
+	_, unimplemented["Complete"] = c.Complete(ctx, connect.NewRequest(&mcpbridgev1.CompleteRequest{}))
+	_, unimplemented["Call"] = c.Call(ctx, connect.NewRequest(&mcpbridgev1.CallRequest{}))
+	_, unimplemented["Ping"] = c.Ping(ctx, connect.NewRequest(&mcpbridgev1.PingRequest{}))
+	_, unimplemented["RespondToServerRequest"] = c.RespondToServerRequest(ctx, connect.NewRequest(&mcpbridgev1.RespondToServerRequestRequest{}))
+	for _, open := range []struct {
+		name string
+		err  func() error
+	}{
+		{"Subscribe", func() error {
+			st, err := c.Subscribe(ctx, connect.NewRequest(&mcpbridgev1.SubscribeRequest{}))
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			for st.Receive() {
+			}
+			return st.Err()
+		}},
+		{"CallStream", func() error {
+			st, err := c.CallStream(ctx, connect.NewRequest(&mcpbridgev1.CallStreamRequest{}))
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			for st.Receive() {
+			}
+			return st.Err()
+		}},
+	} {
+		unimplemented[open.name] = open.err()
+	}
+	for name, err := range unimplemented {
+		if connect.CodeOf(err) != connect.CodeUnimplemented || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v, want the service's UNIMPLEMENTED naming it", name, err)
+		}
+	}
+
+	// A server stream: three progress events, the headers set and sent,
+	// the trailer.
+	st, err := c.CallToolStream(ctx, connect.NewRequest(&mcpbridgev1.CallToolStreamRequest{Name: "abc"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for st.Receive() {
+		n++
+		if st.Msg().GetProgress().GetProgress() != float64(n) {
+			t.Errorf("event %d: %v", n, st.Msg())
+		}
+	}
+	if err := st.Err(); err != nil || n != 3 || st.ResponseHeader().Get("X-Stream") != "head" || st.ResponseHeader().Get("X-Sent") != "yes" ||
+		st.ResponseTrailer().Get("X-Stream-End") != "tail" {
+		t.Errorf("CallToolStream: %d events, %v, header %v, trailer %v; want 3 with the service's header and trailer", n, err, st.ResponseHeader(), st.ResponseTrailer())
+	}
+	st.Close()
+
+	// Connect, as a client that ends, then as one the service refuses.
+	bs := c.Connect(ctx)
+	for _, m := range []string{"one", "two"} {
+		if err := bs.Send(&mcpbridgev1.ConnectRequest{MessageJson: m}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := bs.Receive(); err != nil || got.GetMessageJson() != m {
+			t.Errorf("Connect echo of %s: %v, %v", m, got, err)
+		}
+	}
+	bs.CloseRequest()
+	if _, err := bs.Receive(); !errors.Is(err, io.EOF) {
+		t.Errorf("Connect after the client's end: %v, want its end", err)
+	}
+	bs.CloseResponse()
+	bs = c.Connect(ctx)
+	if err := bs.Send(&mcpbridgev1.ConnectRequest{MessageJson: "fail"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = bs.Receive()
+	bs.CloseRequest()
+	bs.CloseResponse()
+	var ce *connect.Error
+	if !errors.As(err, &ce) || ce.Code() != connect.CodeInvalidArgument || ce.Message() != "failed as asked" || len(ce.Details()) != 1 {
+		t.Fatalf("Connect refused: %v, want INVALID_ARGUMENT with one detail", err)
+	}
+	if d, err := ce.Details()[0].Value(); err != nil || d.(*mcpbridgev1.JsonRpcError).GetCode() != -32602 {
+		t.Errorf("the refusal's detail: %v, %v; want the JsonRpcError -32602", d, err)
+	}
+
+	// A traced call, and a traced failure.
+	req := connect.NewRequest(&mcpbridgev1.ListServersRequest{})
+	req.Header().Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	if _, err := c.ListServers(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	var ok, failed sdktrace.ReadOnlySpan
+	for _, sp := range rec.Ended() {
+		switch sp.Name() {
+		case "mcpbridge.v1.BridgeService/ListServers":
+			ok = sp
+		case "mcpbridge.v1.BridgeService/Ping":
+			failed = sp
+		}
+	}
+	if ok == nil || ok.Parent().TraceID().String() != "0af7651916cd43dd8448eb211c80319c" || ok.SpanKind() != trace.SpanKindServer || ok.Status().Code != otelcodes.Unset {
+		t.Errorf("ListServers' span %v, want a server span under the caller's trace", ok)
+	}
+	if failed == nil || failed.Status().Code != otelcodes.Error {
+		t.Errorf("Ping's span %v, want one marked as an error", failed)
+	}
+}
+
+// TestToConnect: a status becomes a Connect error with its code, message
+// and details; a context's end its code; a Connect error stays itself.
+func TestToConnect(t *testing.T) {
+	if toConnect(nil) != nil {
+		t.Error("toConnect(nil) is not nil")
+	}
+	own := connect.NewError(connect.CodeAborted, errors.New("own"))
+	if got := toConnect(own); got != own {
+		t.Errorf("toConnect of a Connect error = %v, want it unchanged", got)
+	}
+	var ce *connect.Error
+	if errors.As(toConnect(context.DeadlineExceeded), &ce); ce == nil || ce.Code() != connect.CodeDeadlineExceeded {
+		t.Errorf("toConnect(context.DeadlineExceeded) = %v, want deadline_exceeded", ce)
 	}
 }

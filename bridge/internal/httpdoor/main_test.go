@@ -18,7 +18,10 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/inproc"
@@ -323,6 +326,46 @@ func (s *testService) ListServers(ctx context.Context, _ *mcpbridgev1.ListServer
 	s.md.Store(&md)
 	s.calls.Add(1)
 	return &mcpbridgev1.ListServersResponse{Servers: []*mcpbridgev1.GetServerResponse{{ProtocolVersion: "2025-11-25"}}}, nil
+}
+
+// CallToolStream sends a header, a progress event per step named by the
+// tool's name length, and a trailer.
+func (s *testService) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, st grpc.ServerStreamingServer[mcpbridgev1.CallToolStreamResponse]) error {
+	if err := st.SetHeader(metadata.Pairs("x-stream", "head")); err != nil {
+		return err
+	}
+	if err := st.SendHeader(metadata.Pairs("x-sent", "yes")); err != nil {
+		return err
+	}
+	for i := range len(req.GetName()) {
+		ev := &mcpbridgev1.CallToolStreamResponse{Event: &mcpbridgev1.CallToolStreamResponse_Progress{Progress: &mcpbridgev1.Progress{Progress: float64(i + 1)}}}
+		if err := st.Send(ev); err != nil {
+			return err
+		}
+	}
+	st.SetTrailer(metadata.Pairs("x-stream-end", "tail"))
+	return nil
+}
+
+// Connect answers each message with itself until the client's end; a
+// message "fail" ends the stream INVALID_ARGUMENT with a JsonRpcError.
+func (s *testService) Connect(st grpc.BidiStreamingServer[mcpbridgev1.ConnectRequest, mcpbridgev1.ConnectResponse]) error {
+	for {
+		m, err := st.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if m.GetMessageJson() == "fail" {
+			st, _ := status.New(codes.InvalidArgument, "failed as asked").WithDetails(&mcpbridgev1.JsonRpcError{Code: -32602, Message: "Invalid params"})
+			return st.Err()
+		}
+		if err := st.Send(&mcpbridgev1.ConnectResponse{MessageJson: m.GetMessageJson()}); err != nil {
+			return err
+		}
+	}
 }
 
 // lastMD is the metadata of the last call.
