@@ -1,0 +1,212 @@
+package grpcdoor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
+	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// TestCall sends raw JSON-RPC through Call, and refuses what Call may not
+// send before it reaches a child.
+func TestCall(t *testing.T) {
+	t.Parallel()
+	_, client := twoEras(t)
+	ctx := testCtx(t)
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) {
+			res, err := client.Call(ctx, &mcpbridgev1.CallRequest{Server: era, Method: "tools/call", ParamsJson: `{"name":"echo","arguments":{"text":"raw"}}`})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out struct {
+				Content []struct{ Text string }
+			}
+			if err := json.Unmarshal([]byte(res.GetResultJson()), &out); err != nil || len(out.Content) != 1 || out.Content[0].Text != "raw" {
+				t.Errorf("Call(echo) = %s, want the text raw", res.GetResultJson())
+			}
+			// A result too large for the typed response is no problem
+			// for Call.
+			res, err = client.Call(ctx, &mcpbridgev1.CallRequest{Server: era, Method: "tools/call", ParamsJson: fmt.Sprintf(`{"name":"big","arguments":{"n":%d}}`, testMaxMessageBytes+1)})
+			if err != nil || len(res.GetResultJson()) <= testMaxMessageBytes {
+				t.Errorf("Call(big) = %d bytes, %v; want the whole result", len(res.GetResultJson()), err)
+			}
+			_, err = client.Call(ctx, &mcpbridgev1.CallRequest{Server: era, Method: "no/such/method", ParamsJson: `{}`})
+			wantStatus(t, "Call(no/such/method)", err, codes.Unimplemented, rpcerr.ReasonChildError, jsonrpc.CodeMethodNotFound)
+		})
+	}
+	for _, tc := range []struct {
+		req   *mcpbridgev1.CallRequest
+		field string
+	}{
+		{&mcpbridgev1.CallRequest{Server: "legacy"}, "method"},
+		{&mcpbridgev1.CallRequest{Server: "legacy", Method: "initialize"}, "method"},
+		{&mcpbridgev1.CallRequest{Server: "legacy", Method: "notifications/cancelled"}, "method"},
+		{&mcpbridgev1.CallRequest{Server: "legacy", Method: "tools/list", ParamsJson: `{"cursor":`}, "params_json"},
+		{&mcpbridgev1.CallRequest{Server: "legacy", Method: "tools/list", ParamsJson: `[1]`}, "params_json"},
+	} {
+		_, err := client.Call(ctx, tc.req)
+		wantField(t, "Call("+tc.req.String()+")", err, tc.field)
+		st, err := client.CallStream(ctx, &mcpbridgev1.CallStreamRequest{Server: tc.req.Server, Method: tc.req.Method, ParamsJson: tc.req.ParamsJson})
+		if err == nil {
+			_, err = recvAll(st)
+		}
+		wantField(t, "CallStream("+tc.req.String()+")", err, tc.field)
+	}
+}
+
+// event is a stream's message as a line: "P 1/3" progress, "L info {...}"
+// a log, "S method" a server request, "R text" the result.
+func toolEvent(t *testing.T, m *mcpbridgev1.CallToolStreamResponse) string {
+	switch {
+	case m.GetProgress() != nil:
+		return fmt.Sprintf("P %v/%v", m.GetProgress().GetProgress(), m.GetProgress().GetTotal())
+	case m.GetLog() != nil:
+		data, _ := m.GetLog().GetData().MarshalJSON()
+		return fmt.Sprintf("L %v %s", m.GetLog().GetLevel(), data)
+	case m.GetServerRequest() != nil:
+		return "S " + m.GetServerRequest().GetMethod()
+	case m.GetResult() != nil:
+		return "R " + text(t, m.GetResult())
+	}
+	t.Fatalf("unknown event %v", m)
+	return ""
+}
+
+func callEvent(t *testing.T, m *mcpbridgev1.CallStreamResponse) string {
+	switch {
+	case m.GetProgress() != nil:
+		return fmt.Sprintf("P %v/%v", m.GetProgress().GetProgress(), m.GetProgress().GetTotal())
+	case m.GetLog() != nil:
+		data, _ := m.GetLog().GetData().MarshalJSON()
+		return fmt.Sprintf("L %v %s", m.GetLog().GetLevel(), data)
+	case m.GetServerRequest() != nil:
+		return "S " + m.GetServerRequest().GetMethod()
+	case m.GetResult() != nil:
+		return "R " + m.GetResult().GetResultJson()
+	}
+	t.Fatalf("unknown event %v", m)
+	return ""
+}
+
+// TestCallToolStream shows a tool's progress and logs, in order, then its
+// result, on a child of each era; without a log level, no logs.
+func TestCallToolStream(t *testing.T) {
+	t.Parallel()
+	_, client := twoEras(t)
+	ctx := testCtx(t)
+	steps := []string{"P 1/3", `L LOGGING_LEVEL_INFO {"i":1}`, "P 2/3", `L LOGGING_LEVEL_INFO {"i":2}`, "P 3/3", `L LOGGING_LEVEL_INFO {"i":3}`}
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) {
+			for _, tc := range []struct {
+				level mcpbridgev1.LoggingLevel
+				want  []string
+			}{
+				{mcpbridgev1.LoggingLevel_LOGGING_LEVEL_INFO, append(steps[:len(steps):len(steps)], "R stepped")},
+				{mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED, []string{"P 1/3", "P 2/3", "P 3/3", "R stepped"}},
+				{mcpbridgev1.LoggingLevel_LOGGING_LEVEL_ERROR, []string{"P 1/3", "P 2/3", "P 3/3", "R stepped"}},
+			} {
+				st, err := client.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Server: era, Name: "steps", Arguments: args(t, map[string]any{"n": 3}), LogLevel: tc.level})
+				if err != nil {
+					t.Fatal(err)
+				}
+				msgs, err := recvAll(st)
+				if err != nil {
+					t.Fatalf("CallToolStream(steps, %v) ended with %v", tc.level, err)
+				}
+				var got []string
+				for _, m := range msgs {
+					got = append(got, toolEvent(t, m))
+				}
+				if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+					t.Errorf("CallToolStream(steps, %v):\n%s\nwant\n%s", tc.level, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+				}
+			}
+			// A refusal of the child ends the stream with its status.
+			st, err := client.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Server: era, Name: "nope"})
+			if err == nil {
+				_, err = recvAll(st)
+			}
+			wantStatus(t, "CallToolStream(nope)", err, codes.InvalidArgument, rpcerr.ReasonChildError, jsonrpc.CodeInvalidParams)
+			// So does bad input, before it reaches the child.
+			st, err = client.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Server: era})
+			if err == nil {
+				_, err = recvAll(st)
+			}
+			wantField(t, "CallToolStream(no name)", err, "name")
+			// And a result too large for the typed response.
+			st, err = client.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Server: era, Name: "big", Arguments: args(t, map[string]any{"n": testMaxMessageBytes + 1})})
+			if err == nil {
+				_, err = recvAll(st)
+			}
+			wantStatus(t, "CallToolStream(big)", err, codes.ResourceExhausted, rpcerr.ReasonTooLarge, jsonrpc.CodeInternalError)
+		})
+	}
+}
+
+// TestCallStream is CallToolStream's raw twin: progress and logs, then the
+// result as JSON text.
+func TestCallStream(t *testing.T) {
+	t.Parallel()
+	_, client := twoEras(t)
+	ctx := testCtx(t)
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) {
+			st, err := client.CallStream(ctx, &mcpbridgev1.CallStreamRequest{Server: era, Method: "tools/call", ParamsJson: `{"name":"steps","arguments":{"n":2}}`,
+				LogLevel: mcpbridgev1.LoggingLevel_LOGGING_LEVEL_DEBUG})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs, err := recvAll(st)
+			if err != nil {
+				t.Fatalf("CallStream(steps) ended with %v", err)
+			}
+			var got []string
+			for _, m := range msgs {
+				got = append(got, callEvent(t, m))
+			}
+			want := []string{"P 1/2", `L LOGGING_LEVEL_INFO {"i":1}`, "P 2/2", `L LOGGING_LEVEL_INFO {"i":2}`}
+			if len(got) != len(want)+1 || strings.Join(got[:len(want)], "\n") != strings.Join(want, "\n") || !strings.Contains(got[len(want)], `"text":"stepped"`) {
+				t.Errorf("CallStream(steps):\n%s\nwant\n%s\nthen the result", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			st, err = client.CallStream(ctx, &mcpbridgev1.CallStreamRequest{Server: era, Method: "prompts/get", ParamsJson: `{"name":"nope"}`})
+			if err == nil {
+				_, err = recvAll(st)
+			}
+			wantStatus(t, "CallStream(prompts/get nope)", err, codes.InvalidArgument, rpcerr.ReasonChildError, jsonrpc.CodeInvalidParams)
+		})
+	}
+}
+
+// TestDeadline shows a call whose gRPC deadline is shorter than the tool
+// takes end DEADLINE_EXCEEDED with the bridge's JsonRpcError, -32001,
+// before the client's own deadline fires.
+func TestDeadline(t *testing.T) {
+	t.Parallel()
+	_, client := twoEras(t)
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			_, err := client.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: era, Name: "slow"})
+			wantStatus(t, "CallTool(slow)", err, codes.DeadlineExceeded, rpcerr.ReasonTimeout, jsonrpc.CodeRequestTimeout)
+
+			ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			st, err := client.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Server: era, Name: "slow"})
+			if err == nil {
+				_, err = recvAll(st)
+			}
+			wantStatus(t, "CallToolStream(slow)", err, codes.DeadlineExceeded, rpcerr.ReasonTimeout, jsonrpc.CodeRequestTimeout)
+		})
+	}
+}
