@@ -44,6 +44,7 @@ const fixturePageSize = 3
 //   - touch {uri}: announces the resource at uri updated
 //   - grow: registers the tool "grown" (tools list_changed)
 //   - exit: exits at once, answering nothing
+//   - odd: a result whose _meta is an array, which no typed response holds
 //
 // its resource mem://a ("alpha"), template mem://items/{id} ("item ID"),
 // prompt greet {name} ("Hello, NAME") and the completion of greet's name
@@ -124,6 +125,9 @@ func runMCPFixture() int {
 	srv.AddTool(mcp.Tool{Name: "exit"}, func(context.Context, *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		os.Exit(0)
 		return nil, nil
+	})
+	srv.AddTool(mcp.Tool{Name: "odd"}, func(context.Context, *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		return &mcp.ToolResult{Content: []mcp.Content{mcp.Text("odd")}, Meta: json.RawMessage(`[5]`)}, nil
 	})
 	srv.AddResource(mcp.Resource{URI: "mem://a", Name: "a", MIMEType: "text/plain"}, mcp.TextResource("alpha"))
 	srv.AddResourceTemplate(mcp.ResourceTemplate{URITemplate: "mem://items/{id}", Name: "item", MIMEType: "text/plain"},

@@ -39,9 +39,9 @@ func TestTyped(t *testing.T) {
 						break
 					}
 				}
-				want := []string{"ask", "big", "echo", "exit", "fail", "grow", "slow", "steps", "touch"}
-				if !slices.Equal(names, want) || pages != 3 {
-					t.Errorf("tools %v in %d pages, want %v in 3", names, pages, want)
+				want := []string{"ask", "big", "echo", "exit", "fail", "grow", "odd", "slow", "steps", "touch"}
+				if !slices.Equal(names, want) || pages != 4 {
+					t.Errorf("tools %v in %d pages, want %v in 4", names, pages, want)
 				}
 			})
 			t.Run("ListTools bad cursor", func(t *testing.T) {
@@ -174,6 +174,26 @@ func TestTyped(t *testing.T) {
 				d := detailsOf(err)
 				if d.st.Code() != codes.InvalidArgument || d.bad == nil {
 					t.Errorf("Complete(no ref) = %v, want INVALID_ARGUMENT with a field violation", err)
+				}
+			})
+			t.Run("a result no typed response holds", func(t *testing.T) {
+				_, err := client.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: era, Name: "odd"})
+				d := wantStatus(t, "CallTool(odd)", err, codes.Internal, rpcerr.ReasonChildError, jsonrpc.CodeInternalError)
+				if era == "modern" {
+					// The 2026 runtime cannot add its _meta to an array:
+					// the child's own -32603, for Call too.
+					_, err = client.Call(ctx, &mcpbridgev1.CallRequest{Server: era, Method: "tools/call", ParamsJson: `{"name":"odd"}`})
+					wantStatus(t, "Call(odd)", err, codes.Internal, rpcerr.ReasonChildError, jsonrpc.CodeInternalError)
+					return
+				}
+				if !strings.Contains(d.rpc.GetMessage(), "Call returns it as JSON") || !strings.Contains(d.rpc.GetDataJson(), `"error"`) {
+					t.Errorf("CallTool(odd): JsonRpcError %v, want it to point to Call, with the reason in its data", d.rpc)
+				}
+				st, err := client.CallToolStream(ctx, &mcpbridgev1.CallToolStreamRequest{Server: era, Name: "odd"})
+				wantStatus(t, "CallToolStream(odd)", streamEnd(st, err), codes.Internal, rpcerr.ReasonChildError, jsonrpc.CodeInternalError)
+				res, err := client.Call(ctx, &mcpbridgev1.CallRequest{Server: era, Method: "tools/call", ParamsJson: `{"name":"odd"}`})
+				if err != nil || !strings.Contains(res.GetResultJson(), `"_meta":[5]`) {
+					t.Errorf("Call(odd) = %v, %v; want the result as it is", res, err)
 				}
 			})
 			t.Run("too large for the typed response", func(t *testing.T) {
