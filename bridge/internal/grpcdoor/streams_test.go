@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -195,6 +196,10 @@ func TestDeadline(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
 			t.Parallel()
+			// The child is up first: the deadline is the tool's alone.
+			if _, err := client.GetServer(testCtx(t), &mcpbridgev1.GetServerRequest{Server: era, WaitForReady: true}); err != nil {
+				t.Fatal(err)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
 			_, err := client.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: era, Name: "slow"})
@@ -209,4 +214,33 @@ func TestDeadline(t *testing.T) {
 			wantStatus(t, "CallToolStream(slow)", err, codes.DeadlineExceeded, rpcerr.ReasonTimeout, jsonrpc.CodeRequestTimeout)
 		})
 	}
+}
+
+// TestServerDeadlines shows the server's own deadlines bounding a call:
+// its default for a call without a gRPC deadline, its maximum for a call
+// whose gRPC deadline is longer. Either ends DEADLINE_EXCEEDED, -32001.
+func TestServerDeadlines(t *testing.T) {
+	t.Parallel()
+	short := startServer(t, "short", "legacy", func(sc *pool.ServerConfig) {
+		sc.DefaultDeadline, sc.MaxDeadline = 300*time.Millisecond, 400*time.Millisecond
+	})
+	client := serve(t, newCore(short))
+	// No gRPC deadline, yet a bound: the test's own cancel.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(wait, cancel).Stop()
+	defer cancel()
+	start := time.Now()
+	_, err := client.CallTool(ctx, &mcpbridgev1.CallToolRequest{Server: "short", Name: "slow"})
+	wantStatus(t, "CallTool(slow) without a deadline", err, codes.DeadlineExceeded, rpcerr.ReasonTimeout, jsonrpc.CodeRequestTimeout)
+	if ctx.Err() != nil {
+		t.Fatalf("the test's bound of %v ended the call", wait)
+	}
+	long, cancelLong := context.WithTimeout(context.Background(), wait)
+	defer cancelLong()
+	_, err = client.CallTool(long, &mcpbridgev1.CallToolRequest{Server: "short", Name: "slow"})
+	wantStatus(t, "CallTool(slow) with a long deadline", err, codes.DeadlineExceeded, rpcerr.ReasonTimeout, jsonrpc.CodeRequestTimeout)
+	if long.Err() != nil {
+		t.Errorf("the call's own deadline of %v ended it, not the server's maximum", wait)
+	}
+	t.Logf("both calls took %v", time.Since(start))
 }
