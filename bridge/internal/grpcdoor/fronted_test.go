@@ -15,12 +15,11 @@ import (
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// TestServers covers the RPCs about the servers: GetServer, ListServers
+// testServers covers the RPCs about the servers: GetServer, ListServers
 // (only the servers the caller may use) and Ping (ping, or server/discover
 // on a 2026 child).
-func TestServers(t *testing.T) {
-	t.Parallel()
-	core, client := twoEras(t)
+func testServers(t *testing.T, servers []*pool.Server) {
+	core, client := twoEras(t, servers)
 	core.hidden["modern"] = true // AllowServer refuses it: ListServers leaves it out
 	ctx := testCtx(t)
 	for era, version := range map[string]string{"legacy": protocol.Version20251125, "modern": protocol.Version20260728} {

@@ -169,12 +169,45 @@ func startServer(t *testing.T, name, era string, edit func(*pool.ServerConfig)) 
 	return srv
 }
 
-// twoEras starts a legacy and a modern fixture, named after their eras,
-// and serves them.
-func twoEras(t *testing.T) (*testCore, mcpbridgev1.BridgeServiceClient) {
+// startEras starts a legacy and a modern fixture, named after their eras.
+func startEras(t *testing.T) []*pool.Server {
 	t.Helper()
-	core := newCore(startServer(t, "legacy", "legacy", nil), startServer(t, "modern", "modern", nil))
+	return []*pool.Server{startServer(t, "legacy", "legacy", nil), startServer(t, "modern", "modern", nil)}
+}
+
+// twoEras serves servers (startEras) through a core of their own.
+func twoEras(t *testing.T, servers []*pool.Server) (*testCore, mcpbridgev1.BridgeServiceClient) {
+	t.Helper()
+	core := newCore(servers...)
 	return core, serve(t, core)
+}
+
+// TestOnSharedChildren runs the tests that leave their children as they
+// found them, each with a core and a gRPC server of its own, on one legacy
+// and one modern child: a race-built child costs more to start than most
+// of these tests take. The tests that change their children (Subscribe's
+// grow and exit), or need to be the only one asking for their server
+// requests, start their own.
+func TestOnSharedChildren(t *testing.T) {
+	t.Parallel()
+	servers := startEras(t)
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T, []*pool.Server)
+	}{
+		{"Typed", testTyped},
+		{"Call", testCall},
+		{"CallStream", testCallStream},
+		{"CallToolStream", testCallToolStream},
+		{"Deadline", testDeadline},
+		{"Servers", testServers},
+		{"RespondRefusals", testRespondRefusals},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.test(t, servers)
+		})
+	}
 }
 
 var eras = []string{"legacy", "modern"}

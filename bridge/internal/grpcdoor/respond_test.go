@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -16,9 +17,11 @@ import (
 // on the call stream that caused it, with a result on CallToolStream and
 // with an error on CallStream: each answer reaches the child, whose tool
 // result follows; a second answer for the same id is NOT_FOUND.
+//
+// Its children are its own: it must be the only caller they ask.
 func TestServerRequestRoundTrip(t *testing.T) {
 	t.Parallel()
-	_, client := twoEras(t)
+	_, client := twoEras(t, startEras(t))
 	ctx := testCtx(t)
 
 	t.Run("CallToolStream", func(t *testing.T) {
@@ -91,12 +94,11 @@ func TestServerRequestRoundTrip(t *testing.T) {
 	})
 }
 
-// TestRespondRefusals shows the answers RespondToServerRequest refuses
+// testRespondRefusals shows the answers RespondToServerRequest refuses
 // before looking for the request, and the NOT_FOUND of an id that no
 // stream was offered.
-func TestRespondRefusals(t *testing.T) {
-	t.Parallel()
-	_, client := twoEras(t)
+func testRespondRefusals(t *testing.T, servers []*pool.Server) {
+	_, client := twoEras(t, servers)
 	ctx := testCtx(t)
 	result := func(s string) *mcpbridgev1.RespondToServerRequestRequest_ResultJson {
 		return &mcpbridgev1.RespondToServerRequestRequest_ResultJson{ResultJson: s}

@@ -54,7 +54,7 @@ func nextEvent(t *testing.T, st grpc.ServerStreamingClient[mcpbridgev1.Subscribe
 // to a stream that opted in.
 func TestSubscribe(t *testing.T) {
 	t.Parallel()
-	_, client := twoEras(t)
+	_, client := twoEras(t, startEras(t))
 	ctx := testCtx(t)
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
@@ -122,7 +122,7 @@ func TestSubscribe(t *testing.T) {
 // client cancels it.
 func TestSubscribeEnds(t *testing.T) {
 	t.Parallel()
-	core, client := twoEras(t)
+	core, client := twoEras(t, startEras(t))
 	ctx := testCtx(t)
 	for _, era := range eras {
 		t.Run(era+" client cancels", func(t *testing.T) {

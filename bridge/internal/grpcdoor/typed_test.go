@@ -7,16 +7,16 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
-// TestTyped calls every typed unary RPC on a child of each era: the
+// testTyped calls every typed unary RPC on a child of each era: the
 // requests are built for the child's era and the results decoded from it.
-func TestTyped(t *testing.T) {
-	t.Parallel()
-	_, client := twoEras(t)
+func testTyped(t *testing.T, servers []*pool.Server) {
+	_, client := twoEras(t, servers)
 	ctx := testCtx(t)
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
