@@ -21,6 +21,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/mcphttp/internal/peer"
 )
 
 // Endpoint is the path of the MCP endpoint of the default server; a named
@@ -496,7 +497,11 @@ func (a *Adapter) startBackend(r *http.Request, c caller, first []byte, name str
 		if err != nil {
 			return nil, err
 		}
-		b.link = newRawLink(conn, cfg.Logger, cfg, connected)
+		connectedAs := ""
+		if connected {
+			connectedAs = connectedClientInfo
+		}
+		b.link = peer.NewRaw(conn, cfg.Logger, cfg, connectedAs)
 		return b, nil
 	}
 	start := func(ctx context.Context) (*stdio.Client, error) {
@@ -515,14 +520,14 @@ func (a *Adapter) startBackend(r *http.Request, c caller, first []byte, name str
 	if err != nil {
 		return nil, err
 	}
-	b.link = clientLink{c: cl, wg: &a.wg}
+	b.link = peer.Client{C: cl, WG: &a.wg}
 	return b, nil
 }
 
 // stop closes a connection's Client and reaps its child in the background,
 // escalating to signals; Close waits for it.
 func (a *Adapter) stop(b *backend) {
-	b.link.close()
+	b.link.Close()
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
@@ -535,20 +540,20 @@ func (a *Adapter) reap(b *backend) {
 	defer t.Stop()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		select {
-		case <-b.link.done():
+		case <-b.link.Done():
 			return
 		case <-t.C:
 		}
-		if b.link.pid() != 0 {
+		if b.link.Pid() != 0 {
 			a.log.Warn("mcphttp: child still running; signalling it", "connection", b.name, "signal", sig)
 		}
-		b.link.signal(sig)
+		b.link.Signal(sig)
 		t.Reset(a.cfg.StopTimeout)
 	}
 	select {
-	case <-b.link.done():
+	case <-b.link.Done():
 	case <-t.C:
-		a.log.Error("mcphttp: connection still open after SIGKILL", "connection", b.name, "pid", b.link.pid())
+		a.log.Error("mcphttp: connection still open after SIGKILL", "connection", b.name, "pid", b.link.Pid())
 	}
 }
 
@@ -581,7 +586,7 @@ func (a *Adapter) modernBackend(r *http.Request, c caller, first []byte, shared 
 		slot, name = &p.shared, "shared"
 	}
 	if b := *slot; b != nil {
-		if b.link.failed() == nil {
+		if b.link.Failed() == nil {
 			b.touch()
 			return b, nil
 		}

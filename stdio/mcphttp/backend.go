@@ -14,6 +14,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/mcphttp/internal/peer"
 )
 
 // backend is one connection (a child's Client, or a raw Conn) and the
@@ -22,7 +23,7 @@ type backend struct {
 	a      *Adapter
 	name   string
 	legacy bool         // a 2025 session's child
-	link   link         // set before the backend is published
+	link   peer.Link    // set before the backend is published
 	used   atomic.Int64 // when a stream last opened or closed, in unix nanoseconds
 
 	mu       sync.Mutex
@@ -460,9 +461,9 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 			params, untrackProgress = b.trackProgress(params, clone(token), st)
 		}
 	}
-	f := newInflight()
-	untrack := b.track(id, f.cancel)
-	b.link.begin(parent, f, m.Method, params, m.Dirty, opts, func() {
+	f := peer.NewInflight()
+	untrack := b.track(id, f.Cancel)
+	b.link.Begin(parent, f, m.Method, params, m.Dirty, opts, func() {
 		untrack()
 		untrackProgress()
 	})
@@ -473,34 +474,34 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 			for _, msg := range st.take() {
 				resp.event(msg)
 			}
-		case out := <-f.out:
+		case out := <-f.Out:
 			for _, msg := range st.take() {
 				resp.event(msg)
 			}
-			if out.cancelled || a.ctx.Err() != nil {
+			if out.Cancelled || a.ctx.Err() != nil {
 				// Cancelled by the client, its disconnection or Close: a
 				// cancelled request gets no response.
 				return
 			}
-			if modern && m.Method == "tools/list" && out.err == nil {
-				a.paramsOf(server).learn(out.result)
+			if modern && m.Method == "tools/list" && out.Err == nil {
+				a.paramsOf(server).learn(out.Result)
 			}
-			resp.final(id, out.result, out.err)
+			resp.final(id, out.Result, out.Err)
 			return
 		case <-parent.Done():
 			// The client left (2026), the session ended or Close: the
 			// call is abandoned and gets no response.
-			f.cancel(context.Cause(parent))
-			<-f.out
+			f.Cancel(context.Cause(parent))
+			<-f.Out
 			return
 		case <-a.ctx.Done():
-			f.cancel(context.Cause(a.ctx)) // Close
-			<-f.out
+			f.Cancel(context.Cause(a.ctx)) // Close
+			<-f.Out
 			return
 		case <-r.Context().Done():
 			if modern { // parent ends with r
-				f.cancel(context.Cause(parent))
-				<-f.out
+				f.Cancel(context.Cause(parent))
+				<-f.Out
 			}
 			// In 2025 the call runs on, its result dropped.
 			return
@@ -511,14 +512,14 @@ func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, se
 // call sends a request of the adapter's own and waits for its outcome,
 // abandoning it when ctx ends.
 func (b *backend) call(ctx context.Context, method string, params json.RawMessage, dirty bool) (json.RawMessage, error) {
-	f := newInflight()
-	b.link.begin(ctx, f, method, params, dirty, nil, func() {})
+	f := peer.NewInflight()
+	b.link.Begin(ctx, f, method, params, dirty, nil, func() {})
 	select {
-	case out := <-f.out:
-		return out.result, out.err
+	case out := <-f.Out:
+		return out.Result, out.Err
 	case <-ctx.Done():
-		f.cancel(context.Cause(ctx))
-		out := <-f.out
-		return out.result, out.err
+		f.Cancel(context.Cause(ctx))
+		out := <-f.Out
+		return out.Result, out.Err
 	}
 }

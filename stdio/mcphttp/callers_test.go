@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+	"github.com/mcpbridge/mcpbridge/stdio/mcphttp/internal/peer"
 )
 
 // This file tests what the adapter does for whom: callers, server paths,
@@ -197,10 +198,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // waitDone waits (at most 10 s) for a connection's Client to be done.
-func waitDone(t *testing.T, what string, l link) {
+func waitDone(t *testing.T, what string, l peer.Link) {
 	t.Helper()
 	select {
-	case <-l.done():
+	case <-l.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s: the Client is not done 10 s after its connection ended", what)
 	}

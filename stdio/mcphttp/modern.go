@@ -58,7 +58,7 @@ func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, 
 	}
 	b, err := a.modernBackend(r, c, body, true)
 	if err == nil {
-		err = b.link.notify(r.Context(), m.Method, m.Params, m.Dirty)
+		err = b.link.Notify(r.Context(), m.Method, m.Params, m.Dirty)
 	}
 	if err != nil {
 		a.refuse(w, r, nil, err, true)
@@ -91,7 +91,7 @@ func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, c caller, m *wi
 	}
 	ctx, cancel := a.mergeCtx(r)
 	defer cancel()
-	sub, err := b.link.listen(ctx, filter)
+	sub, err := b.link.Listen(ctx, filter)
 	if err != nil {
 		if ctx.Err() == nil {
 			resp.final(id, nil, err)

@@ -99,7 +99,7 @@ func (a *Adapter) session(sid string, c caller) *session {
 	if s != nil && s.caller != c {
 		return nil
 	}
-	if s != nil && s.b.link.failed() != nil {
+	if s != nil && s.b.link.Failed() != nil {
 		a.endSession(s)
 		return nil
 	}
@@ -141,7 +141,7 @@ func (s *session) post(w http.ResponseWriter, r *http.Request, m *wire.Message, 
 			// The client names its own id; the Client cancels under
 			// the child's.
 			s.b.cancelCall(m.Params)
-		} else if err := s.b.link.notify(r.Context(), m.Method, m.Params, m.Dirty); err != nil {
+		} else if err := s.b.link.Notify(r.Context(), m.Method, m.Params, m.Dirty); err != nil {
 			writeJSON(w, http.StatusOK, errorFrame(nil, err))
 			return
 		}

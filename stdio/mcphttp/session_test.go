@@ -162,10 +162,10 @@ func TestSessionChildExit(t *testing.T) {
 	a.mu.Lock()
 	c := a.sessions[sid].b.link
 	a.mu.Unlock()
-	if err := c.signal(syscall.SIGKILL); err != nil {
+	if err := c.Signal(syscall.SIGKILL); err != nil {
 		t.Fatalf("killing the child: %v", err)
 	}
-	<-c.done()
+	<-c.Done()
 	if status, _, _ := post(t, url, request{session: sid, body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`}); status != http.StatusNotFound {
 		t.Errorf("POST to a session whose child died: status %d, want 404", status)
 	}
@@ -203,7 +203,7 @@ func TestClose(t *testing.T) {
 	}
 	for _, b := range children {
 		select {
-		case <-b.link.done():
+		case <-b.link.Done():
 		default:
 			t.Errorf("child %s still running after Close", b.name)
 		}
