@@ -26,14 +26,6 @@ var rooms = map[string]int{"internal": 0, "proto": 0, "stdio": 1, "bridge": 2, "
 // "test", as httptest's does).
 func TestImportsRunDown(t *testing.T) {
 	const module = "github.com/mcpbridge/mcpbridge/"
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", "./...")
-	cmd.Dir = testkit.ModuleRoot(t)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.String())
-	}
 	roomOf := func(path string) (string, bool) {
 		rel, ok := strings.CutPrefix(path, module)
 		if !ok {
@@ -42,18 +34,8 @@ func TestImportsRunDown(t *testing.T) {
 		room, _, _ := strings.Cut(rel, "/")
 		return rel, ok && room != ""
 	}
-	dec := json.NewDecoder(bytes.NewReader(out))
 	packages := 0
-	for {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range goListImports(t, "./...") {
 		src, ok := roomOf(p.ImportPath)
 		if !ok {
 			continue
@@ -101,25 +83,8 @@ func isTestSupport(rel string) bool {
 func TestDoorsStandApart(t *testing.T) {
 	const module = "github.com/mcpbridge/mcpbridge/"
 	doors := map[string]bool{"bridge/internal/grpcdoor": true, "bridge/internal/httpdoor": true, "bridge/internal/inproc": true}
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", "./bridge/...")
-	cmd.Dir = testkit.ModuleRoot(t)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.String())
-	}
 	seen := 0
-	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
-		var p struct {
-			ImportPath string
-			Imports    []string
-		}
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range goListImports(t, "./bridge/...") {
 		src := strings.TrimPrefix(p.ImportPath, module)
 		if !doors[src] {
 			continue
@@ -139,4 +104,34 @@ func TestDoorsStandApart(t *testing.T) {
 	if seen != len(doors) {
 		t.Fatalf("go list found %d of the %d doors", seen, len(doors))
 	}
+}
+
+// goListImports returns the non-test imports of the module's packages
+// that pattern matches, as go list reads them.
+func goListImports(t *testing.T, pattern string) []listedPackage {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", pattern)
+	cmd.Dir = testkit.ModuleRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []listedPackage
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var p listedPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			return pkgs
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+}
+
+// listedPackage is a package as go list -json gives it.
+type listedPackage struct {
+	ImportPath string
+	Imports    []string
 }
