@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,7 +43,7 @@ func field(msg proto.Message, name string) protowire.Number {
 // Invalid UTF-8 in a string field, at the top of a request or deep inside
 // a Struct, is refused like any bad input: INVALID_ARGUMENT, reason
 // INVALID_INPUT, naming the field; it never reaches the child, and the
-// bridge keeps serving.
+// bridge keeps serving; on the HTTP listener's binary Connect too.
 func TestInvalidUTF8IsBadInput(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -89,6 +91,13 @@ func TestInvalidUTF8IsBadInput(t *testing.T) {
 				t.Errorf("status %v, reason %s; want %q, INVALID_INPUT", err, info.GetReason(), want)
 			}
 		})
+	}
+	// The HTTP listener's binary forms decode as the gRPC door does: the
+	// same refusal, with the same words, as a Connect error.
+	base := serveHTTPDoor(t, svc, HTTPOptions{})
+	code, _, body := doorPost(t, base+"/mcpbridge.v1.BridgeService/CallTool", "application/proto", string(name))
+	if code != http.StatusBadRequest || !strings.Contains(body, `"invalid_argument"`) || !strings.Contains(body, "name is not valid UTF-8") || !strings.Contains(body, "INVALID_INPUT") {
+		t.Errorf("CallTool as binary Connect with invalid UTF-8: %d %s, want 400 invalid_argument naming the field, INVALID_INPUT", code, body)
 	}
 	echoWorks(ctx, t, bc, "after invalid UTF-8")
 }

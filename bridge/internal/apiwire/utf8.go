@@ -43,11 +43,32 @@ func Codec() grpc.ServerOption {
 func (c utf8Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	err := c.CodecV2.Unmarshal(data, v)
 	m, ok := v.(proto.Message)
-	if err == nil || !ok || !strings.Contains(err.Error(), "invalid UTF-8") {
+	if err == nil || !ok {
+		return err
+	}
+	return repaired(data.Materialize(), m, err)
+}
+
+// Unmarshal is proto.Unmarshal with the repair and the mark: the decoding
+// of the API's requests on the doors that are not grpc-go (the HTTP
+// listener's binary Connect, gRPC-Web and gRPC, through connect-go), so
+// that their interceptors refuse invalid UTF-8 as the gRPC door's do.
+func Unmarshal(data []byte, m proto.Message) error {
+	if err := proto.Unmarshal(data, m); err != nil {
+		return repaired(data, m, err)
+	}
+	return nil
+}
+
+// repaired decodes data into m repaired and marked when err, the error of
+// its plain decoding, is invalid UTF-8 in a string field; else it returns
+// err.
+func repaired(data []byte, m proto.Message, err error) error {
+	if !strings.Contains(err.Error(), "invalid UTF-8") {
 		return err
 	}
 	field := ""
-	fixed, ok := repairUTF8(data.Materialize(), m.ProtoReflect().Descriptor(), "", &field)
+	fixed, ok := repairUTF8(data, m.ProtoReflect().Descriptor(), "", &field)
 	if !ok || field == "" {
 		return err
 	}

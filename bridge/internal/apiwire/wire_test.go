@@ -440,3 +440,26 @@ func TestBadUTF8Mark(t *testing.T) {
 		t.Errorf("refuseBadUTF8 does not name the field")
 	}
 }
+
+// TestUnmarshal: the decoding of the doors that are not grpc-go: a valid
+// request as proto.Unmarshal gives it, one with invalid UTF-8 repaired and
+// marked with the field the interceptors name, bytes that do not parse an
+// error.
+func TestUnmarshal(t *testing.T) {
+	valid, err := proto.Marshal(&mcpbridgev1.CallToolRequest{Name: "echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got mcpbridgev1.CallToolRequest
+	if err := Unmarshal(valid, &got); err != nil || got.GetName() != "echo" || badUTF8(&got) != "" {
+		t.Errorf("Unmarshal of a valid request = %v, %v (mark %q)", &got, err, badUTF8(&got))
+	}
+	bad := protowire.AppendString(protowire.AppendTag(nil, 2, protowire.BytesType), "caf\xe9")
+	got.Reset()
+	if err := Unmarshal(bad, &got); err != nil || badUTF8(&got) != "name" || got.GetName() != "caf\uFFFD" {
+		t.Errorf("Unmarshal with invalid UTF-8 = %q, %v (mark %q); want it repaired and marked name", got.GetName(), err, badUTF8(&got))
+	}
+	if err := Unmarshal([]byte{0xff, 0xff}, &got); err == nil {
+		t.Error("Unmarshal of bytes that do not parse: no error")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/apiwire"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/internal/tracemeta"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -56,7 +58,7 @@ func newAPIHandler(calls Calls, maxBytes int, tp trace.TracerProvider, origins [
 	if tp != nil {
 		a.tracer = tp.Tracer("github.com/mcpbridge/mcpbridge/bridge")
 	}
-	path, h := mcpbridgev1connect.NewBridgeServiceHandler(a,
+	path, h := mcpbridgev1connect.NewBridgeServiceHandler(a, connect.WithCodec(protoCodec{}),
 		connect.WithReadMaxBytes(maxBytes), connect.WithSendMaxBytes(maxBytes))
 	mux := http.NewServeMux()
 	mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,6 +76,30 @@ func newAPIHandler(calls Calls, maxBytes int, tp trace.TracerProvider, origins [
 		ExposedHeaders: connectcors.ExposedHeaders(),
 		MaxAge:         2 * 60 * 60,
 	}).Handler(mux)
+}
+
+// protoCodec is connect-go's binary codec with the gRPC door's decoding
+// (apiwire.Unmarshal): a request whose strings are not valid UTF-8 is
+// repaired and marked, and the interceptors refuse it naming the field,
+// as on the gRPC listener.
+type protoCodec struct{}
+
+func (protoCodec) Name() string { return "proto" }
+
+func (protoCodec) Marshal(v any) ([]byte, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, fmt.Errorf("%T is not a protobuf message", v)
+	}
+	return proto.Marshal(m)
+}
+
+func (protoCodec) Unmarshal(data []byte, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return fmt.Errorf("%T is not a protobuf message", v)
+	}
+	return apiwire.Unmarshal(data, m)
 }
 
 // api is BridgeService as connect-go serves it.
