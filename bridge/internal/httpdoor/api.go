@@ -327,6 +327,11 @@ func toConnect(err error) error {
 // bounded by the calls' own deadlines.
 const httpReadHeaderTimeout = 10 * time.Second
 
+// httpMaxHeaderBytes bounds a request's headers, which the listener reads
+// before it knows who the caller is: 64 KiB, as the gRPC listener bounds a
+// call's metadata (431 beyond; net/http's own bound is 1 MiB).
+const httpMaxHeaderBytes = 64 << 10
+
 // NewServer is the HTTP listener's server for h: with TLS when
 // tlsConfig is set (HTTP/1.1 and HTTP/2 by ALPN, the client CA pool of
 // the configuration in force), in plaintext otherwise (HTTP/1.1 and
@@ -358,6 +363,7 @@ func NewServer(h http.Handler, tlsConfig *tls.Config, log *slog.Logger) *http.Se
 		Protocols:         &protocols,
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: httpReadHeaderTimeout,
+		MaxHeaderBytes:    httpMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 }

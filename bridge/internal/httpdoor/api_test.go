@@ -178,7 +178,7 @@ func TestNewServer(t *testing.T) {
 
 	// Plaintext: HTTP/1.1 and h2c.
 	plain := NewServer(ok, nil, log)
-	if plain.TLSConfig != nil || plain.ReadHeaderTimeout != httpReadHeaderTimeout || plain.ErrorLog == nil || plain.Handler == nil {
+	if plain.TLSConfig != nil || plain.ReadHeaderTimeout != httpReadHeaderTimeout || plain.MaxHeaderBytes != httpMaxHeaderBytes || plain.ErrorLog == nil || plain.Handler == nil {
 		t.Errorf("plaintext server %+v", plain)
 	}
 	if p := plain.Protocols; p == nil || !p.HTTP1() || !p.UnencryptedHTTP2() || p.HTTP2() {
@@ -187,6 +187,15 @@ func TestNewServer(t *testing.T) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	closed := make(chan string, 8) // the client's address of each connection the server is done with
+	plain.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			select {
+			case closed <- c.RemoteAddr().String():
+			default: // never blocks the server
+			}
+		}
 	}
 	done := make(chan struct{})
 	go func() {
@@ -219,6 +228,39 @@ func TestNewServer(t *testing.T) {
 		tr.CloseIdleConnections()
 		if string(b[:n]) != tt.want {
 			t.Errorf("plaintext %s: served as %q", tt.want, b[:n])
+		}
+	}
+
+	// Headers beyond the bound (net/http allows 4 KiB of slack): 431,
+	// before any handler.
+	big, err := http.NewRequest(http.MethodGet, "http://"+lis.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.Header.Set("X-Big", strings.Repeat("x", httpMaxHeaderBytes+8<<10))
+	var bigAddr atomic.Value
+	bigClient := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err == nil {
+			bigAddr.Store(c.LocalAddr().String())
+		}
+		return c, err
+	}}, Timeout: testWait}
+	if resp, err := bigClient.Do(big); err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a request with %d bytes of headers: %v, %v; want 431", httpMaxHeaderBytes+8<<10, resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	bigClient.CloseIdleConnections()
+	// net/http lingers 500 ms on a refused connection before it closes it
+	// (its RST avoidance): wait for that, so that no goroutine outlives
+	// the test.
+	for gone := false; !gone; {
+		select {
+		case addr := <-closed:
+			gone = addr == bigAddr.Load()
+		case <-time.After(testWait):
+			t.Fatal("the refused connection was never closed")
 		}
 	}
 
