@@ -332,6 +332,12 @@ const httpReadHeaderTimeout = 10 * time.Second
 // call's metadata (431 beyond; net/http's own bound is 1 MiB).
 const httpMaxHeaderBytes = 64 << 10
 
+// httpIdleTimeout closes a kept-alive connection with no request in
+// progress after this long (net/http keeps one forever by default): a
+// client's connections do not outlive its use of them. A stream in
+// progress (an SSE GET, a server stream) is not idle.
+const httpIdleTimeout = 2 * time.Minute
+
 // NewServer is the HTTP listener's server for h: with TLS when
 // tlsConfig is set (HTTP/1.1 and HTTP/2 by ALPN, the client CA pool of
 // the configuration in force), in plaintext otherwise (HTTP/1.1 and
@@ -364,6 +370,7 @@ func NewServer(h http.Handler, tlsConfig *tls.Config, log *slog.Logger) *http.Se
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		MaxHeaderBytes:    httpMaxHeaderBytes,
+		IdleTimeout:       httpIdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 }

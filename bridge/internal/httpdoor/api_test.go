@@ -178,7 +178,7 @@ func TestNewServer(t *testing.T) {
 
 	// Plaintext: HTTP/1.1 and h2c.
 	plain := NewServer(ok, nil, log)
-	if plain.TLSConfig != nil || plain.ReadHeaderTimeout != httpReadHeaderTimeout || plain.MaxHeaderBytes != httpMaxHeaderBytes || plain.ErrorLog == nil || plain.Handler == nil {
+	if plain.TLSConfig != nil || plain.ReadHeaderTimeout != httpReadHeaderTimeout || plain.MaxHeaderBytes != httpMaxHeaderBytes || plain.IdleTimeout != httpIdleTimeout || plain.ErrorLog == nil || plain.Handler == nil {
 		t.Errorf("plaintext server %+v", plain)
 	}
 	if p := plain.Protocols; p == nil || !p.HTTP1() || !p.UnencryptedHTTP2() || p.HTTP2() {
