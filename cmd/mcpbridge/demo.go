@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -17,38 +16,21 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/demo"
+
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpbridge/mcpbridge/internal/telemetry"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/mcp"
 	"github.com/mcpbridge/mcpbridge/stdio/server"
 )
-
-// demoConfig is what the flags of `mcpbridge demo` set.
-type demoConfig struct {
-	// tick is the period of the timer that changes demo://counter (and,
-	// with conformance, test://watched-resource); 0 stops it.
-	tick time.Duration
-	// conformance adds the test_* fixtures of the MCP conformance suite
-	// (demo_conformance.go).
-	conformance bool
-	// requestTimeout is each request's deadline (server.Config).
-	requestTimeout time.Duration
-	// versions are the protocol versions served (mcp.Config.Versions);
-	// empty: every version. A single era makes a one-era peer, for
-	// cross-era tests of a client or a bridge.
-	versions []string
-	// tracing traces every request (mcp.Config.TracerProvider); nil
-	// when the OTEL_* environment does not ask for traces.
-	tracing trace.TracerProvider
-}
 
 // demoFlags are what the flags of `mcpbridge demo` set: the config and
 // the flags checked before it is complete.
 type demoFlags struct {
-	cfg                            demoConfig
+	cfg demo.Config
+	// requestTimeout is each request's deadline (server.Config).
+	requestTimeout                 time.Duration
 	logLevel, versions, cpuProfile string
 }
 
@@ -56,9 +38,9 @@ type demoFlags struct {
 func newDemoFlags() (*demoFlags, *flag.FlagSet) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	f := &demoFlags{}
-	fs.DurationVar(&f.cfg.tick, "tick", 3*time.Second, "how often demo://counter changes and its subscribers are notified (0: never)")
-	fs.BoolVar(&f.cfg.conformance, "conformance", false, "also serve the test_* tools, resources and prompts the official MCP conformance suite calls")
-	fs.DurationVar(&f.cfg.requestTimeout, "request-timeout", 5*time.Minute, "the deadline of each request, counted from its arrival (negative: none)")
+	fs.DurationVar(&f.cfg.Tick, "tick", 3*time.Second, "how often demo://counter changes and its subscribers are notified (0: never)")
+	fs.BoolVar(&f.cfg.Conformance, "conformance", false, "also serve the test_* tools, resources and prompts the official MCP conformance suite calls")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", 5*time.Minute, "the deadline of each request, counted from its arrival (negative: none)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
 	fs.StringVar(&f.versions, "versions", "", "the protocol versions served, comma-separated, in preference order (default: "+strings.Join(stdio.DefaultVersions(), ",")+")")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for benchmarks)")
@@ -68,8 +50,8 @@ func newDemoFlags() (*demoFlags, *flag.FlagSet) {
 // runDemo is `mcpbridge demo`, the built-in stdio MCP demo server: every
 // protocol era the runtime serves (2026-07-28, 2025-11-25, 2025-06-18) on
 // stdin and stdout, until stdin ends or SIGINT or SIGTERM arrives. Its
-// content is in demo_content.go; -conformance adds the conformance suite's
-// fixtures (demo_conformance.go). When the OTEL_* environment asks for
+// content is package internal/demo's; -conformance adds the conformance
+// suite's fixtures. When the OTEL_* environment asks for
 // traces (telemetry.Configured), every request is a span exported over
 // OTLP, flushed before the demo exits (docs/operations.md).
 func runDemo(args []string) error {
@@ -94,17 +76,17 @@ func runDemo(args []string) error {
 	}
 	cfg := f.cfg
 	if f.versions != "" {
-		cfg.versions = strings.Split(f.versions, ",")
+		cfg.Versions = strings.Split(f.versions, ",")
 		seen := map[string]bool{}
-		for _, v := range cfg.versions {
+		for _, v := range cfg.Versions {
 			if !slices.Contains(stdio.DefaultVersions(), v) || seen[v] {
 				return usageError{err: fmt.Errorf("invalid value %q for flag --versions: want distinct versions among %s", f.versions, strings.Join(stdio.DefaultVersions(), ", "))}
 			}
 			seen[v] = true
 		}
 	}
-	if cfg.tick < 0 {
-		return usageError{err: fmt.Errorf("invalid value %v for flag --tick: must not be negative", cfg.tick)}
+	if cfg.Tick < 0 {
+		return usageError{err: fmt.Errorf("invalid value %v for flag --tick: must not be negative", cfg.Tick)}
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
@@ -112,7 +94,7 @@ func runDemo(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	if telemetry.Configured(os.Getenv) {
-		tp, err := telemetry.NewTracerProvider(context.Background(), os.Getenv, "mcpbridge-demo", demoVersion())
+		tp, err := telemetry.NewTracerProvider(context.Background(), os.Getenv, "mcpbridge-demo", demo.Version())
 		if err != nil {
 			// A mistake in the environment, reported as a flag's would be.
 			return usageError{err: err}
@@ -120,7 +102,7 @@ func runDemo(args []string) error {
 		// Registered first, so it runs last: after Serve has returned and
 		// the ticker stopped, at stdin EOF and after a signal alike.
 		defer flushTraces(tp, log)
-		cfg.tracing = tp
+		cfg.Tracing = tp
 	}
 	if f.cpuProfile != "" {
 		stop, err := startCPUProfile(f.cpuProfile)
@@ -130,7 +112,7 @@ func runDemo(args []string) error {
 		defer stop()
 	}
 
-	d, err := newDemo(cfg, log)
+	d, err := demo.New(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -140,16 +122,16 @@ func runDemo(args []string) error {
 	// The ticker is runDemo's: it stops and is waited for before return.
 	tickCtx, stopTick := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { d.tickLoop(tickCtx) })
+	wg.Go(func() { d.TickLoop(tickCtx) })
 	defer func() {
 		stopTick()
 		wg.Wait()
 	}()
 
-	log.Info("mcpbridge demo: serving MCP on stdin and stdout", "conformance", cfg.conformance, "tick", cfg.tick,
-		"tracing", cfg.tracing != nil)
-	err = server.Serve(ctx, d.srv, os.Stdin, out, server.Config{
-		RequestTimeout: cfg.requestTimeout,
+	log.Info("mcpbridge demo: serving MCP on stdin and stdout", "conformance", cfg.Conformance, "tick", cfg.Tick,
+		"tracing", cfg.Tracing != nil)
+	err = server.Serve(ctx, d.Server(), os.Stdin, out, server.Config{
+		RequestTimeout: f.requestTimeout,
 		Logger:         log,
 	})
 	if ctx.Err() != nil {
@@ -179,35 +161,7 @@ func printDemoUsage(w io.Writer, fs *flag.FlagSet) {
 	printDefaults(w, fs)
 }
 
-// demoAbout describes the demo's content: the text of demo://about and the
-// heart of `mcpbridge demo -h`.
-const demoAbout = `The built-in MCP demo server. It speaks MCP on stdin and stdout, in every
-protocol era (2026-07-28, and 2025-11-25 or 2025-06-18 after initialize;
--versions serves fewer), logs on stderr, and exits when stdin ends. Every tool argument has a default,
-so each tool can be called without arguments.
-
-Tools:
-  echo(message)         returns message (default "hello"), as text and as structured content
-  progress(seconds, steps)
-                        works for seconds (default 2), reporting progress after each of
-                        steps equal steps (default 4)
-  large_result(bytes)   returns one text block of that many bytes (default 100000)
-  fail(message)         always fails: an isError result carrying message
-  ask(question)         asks the user through elicitation (a one-field form)
-  exit(code)            exits the process at once with code (default 1), for crash tests
-  whoami()              the process id, host name and DEMO_SESSION variable of the
-                        process that answered: where a balancer sent the call
-Resources:
-  demo://about          this text
-  demo://counter        changes every -tick; subscribe to it to be notified
-  demo://pixel.png      a 1x1 PNG image (a blob)
-  demo://greeting/{name}
-                        a template, with completion of name
-Prompts:
-  greet(name, style)    with completion of both arguments
-`
-
-const demoUsage = "usage: mcpbridge demo [flags]\n\n" + demoAbout + `
+const demoUsage = "usage: mcpbridge demo [flags]\n\n" + demo.About + `
 With -conformance it also serves the fixtures of the official MCP conformance
 suite (@modelcontextprotocol/conformance): tools test_simple_text ...
 test_input_required_result_capabilities, json_schema_2020_12_tool; resources
@@ -223,37 +177,6 @@ it off.
 
 Flags:
 `
-
-// demoVersion is the version the demo introduces itself with: the module's
-// version when built from a tagged module, else "dev".
-func demoVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
-// newDemoServer builds the demo's mcp.Server, tracing into tp unless it is
-// nil.
-func newDemoServer(versions []string, log *slog.Logger, tp trace.TracerProvider) (*mcp.Server, error) {
-	return mcp.NewServer(mcp.Implementation{
-		Name:        "mcpbridge-demo",
-		Title:       "mcpbridge demo server",
-		Version:     demoVersion(),
-		Description: "The MCP demo server built into mcpbridge",
-		WebsiteURL:  "https://github.com/mcpbridge/mcpbridge",
-	}, mcp.Config{
-		Versions:     versions,
-		Instructions: demoInstructions,
-		// Nothing the demo returns depends on who asks.
-		CacheScope:     "public",
-		Logger:         log,
-		TracerProvider: tp,
-	})
-}
-
-const demoInstructions = "The mcpbridge demo server. Read demo://about for what each tool, resource and prompt shows; " +
-	"every tool argument has a default."
 
 // startCPUProfile profiles the process into path until stop is called. The
 // demo runs as a child of the host, so a profile of the server under load

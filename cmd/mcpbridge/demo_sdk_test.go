@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/demo"
+
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -143,18 +145,18 @@ func TestDemoGoSDKClient(t *testing.T) {
 			}
 			// 2026: a listen stream with resourceSubscriptions; 2025:
 			// resources/subscribe. Either way the timer's updates arrive.
-			if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: counterURI}); err != nil {
+			if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: demo.CounterURI}); err != nil {
 				t.Fatalf("Subscribe: %v", err)
 			}
 			select {
 			case uri := <-updated:
-				if uri != counterURI {
-					t.Errorf("updated %s, want %s", uri, counterURI)
+				if uri != demo.CounterURI {
+					t.Errorf("updated %s, want %s", uri, demo.CounterURI)
 				}
 			case <-ctx.Done():
 				t.Fatal("no resources/updated after Subscribe")
 			}
-			if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: counterURI}); err != nil {
+			if err := cs.Unsubscribe(ctx, &sdk.UnsubscribeParams{URI: demo.CounterURI}); err != nil {
 				t.Errorf("Unsubscribe: %v", err)
 			}
 

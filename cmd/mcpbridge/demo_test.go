@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/demo"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -256,7 +258,7 @@ func TestDemoResources(t *testing.T) {
 			for _, r := range list.Resources {
 				uris = append(uris, r.URI)
 			}
-			if diff := cmp.Diff([]string{aboutURI, counterURI, pixelURI}, uris); diff != "" {
+			if diff := cmp.Diff([]string{demo.AboutURI, demo.CounterURI, demo.PixelURI}, uris); diff != "" {
 				t.Errorf("resources/list (-want +got):\n%s", diff)
 			}
 			if got := string(stdiotest.Call(t, c, "resources/templates/list", `{}`, nil)); !strings.Contains(got, `"uriTemplate":"demo://greeting/{name}"`) {
@@ -274,14 +276,14 @@ func TestDemoResources(t *testing.T) {
 			if got := read("demo://greeting/Grace%20Hopper").Contents; len(got) != 1 || got[0].Text != "Hello, Grace Hopper!" {
 				t.Errorf("read greeting = %+v", got)
 			}
-			if got := read(counterURI).Contents; len(got) != 1 || got[0].Text != "tick 0" {
+			if got := read(demo.CounterURI).Contents; len(got) != 1 || got[0].Text != "tick 0" {
 				t.Errorf("read counter = %+v", got)
 			}
-			png := read(pixelURI).Contents
+			png := read(demo.PixelURI).Contents
 			if data, err := base64.StdEncoding.DecodeString(png[0].Blob); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) || png[0].MIMEType != "image/png" {
 				t.Errorf("read pixel = %+v, %v", png, err)
 			}
-			if !strings.Contains(read(aboutURI).Contents[0].Text, "large_result") {
+			if !strings.Contains(read(demo.AboutURI).Contents[0].Text, "large_result") {
 				t.Errorf("demo://about does not describe the tools")
 			}
 			// A missing resource: -32002 on 2025 connections, -32602 on
@@ -301,7 +303,7 @@ func TestDemoSubscriptionModern(t *testing.T) {
 	c := connectDemo(t, demoChild{version: protocol.Version20260728, args: []string{"-tick", "20ms"}})
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	sub, err := c.Listen(ctx, json.RawMessage(`{"resourceSubscriptions":["`+counterURI+`"],"toolsListChanged":true}`), nil)
+	sub, err := c.Listen(ctx, json.RawMessage(`{"resourceSubscriptions":["`+demo.CounterURI+`"],"toolsListChanged":true}`), nil)
 	if err != nil {
 		t.Fatalf("Listen: %v", err)
 	}
@@ -318,11 +320,11 @@ func TestDemoSubscriptionModern(t *testing.T) {
 			URI  string                     `json:"uri"`
 			Meta map[string]json.RawMessage `json:"_meta"`
 		}](t, ev.Params)
-		if ev.Method != "notifications/resources/updated" || p.URI != counterURI || p.Meta[protocol.MetaSubscriptionID] == nil {
-			t.Errorf("event %s %s, want resources/updated of %s with a subscription id", ev.Method, ev.Params, counterURI)
+		if ev.Method != "notifications/resources/updated" || p.URI != demo.CounterURI || p.Meta[protocol.MetaSubscriptionID] == nil {
+			t.Errorf("event %s %s, want resources/updated of %s with a subscription id", ev.Method, ev.Params, demo.CounterURI)
 		}
 	}
-	text := decode[struct{ Contents []struct{ Text string } }](t, stdiotest.Call(t, c, "resources/read", `{"uri":"`+counterURI+`"}`, nil)).Contents[0].Text
+	text := decode[struct{ Contents []struct{ Text string } }](t, stdiotest.Call(t, c, "resources/read", `{"uri":"`+demo.CounterURI+`"}`, nil)).Contents[0].Text
 	if text == "tick 0" {
 		t.Errorf("counter after two updates = %q", text)
 	}
@@ -339,18 +341,18 @@ func TestDemoSubscriptionLegacy(t *testing.T) {
 			default: // the test has what it needs
 			}
 		}}})
-	stdiotest.Call(t, c, "resources/subscribe", `{"uri":"`+counterURI+`"}`, nil)
+	stdiotest.Call(t, c, "resources/subscribe", `{"uri":"`+demo.CounterURI+`"}`, nil)
 	for range 2 {
 		select {
 		case n := <-notes:
 			if n.Method != "notifications/resources/updated" || !strings.Contains(string(n.Params), `"uri":"demo://counter"`) {
-				t.Errorf("notification %s %s, want resources/updated of %s", n.Method, n.Params, counterURI)
+				t.Errorf("notification %s %s, want resources/updated of %s", n.Method, n.Params, demo.CounterURI)
 			}
 		case <-time.After(waitLimit):
 			t.Fatal("no notifications/resources/updated after resources/subscribe")
 		}
 	}
-	stdiotest.Call(t, c, "resources/unsubscribe", `{"uri":"`+counterURI+`"}`, nil)
+	stdiotest.Call(t, c, "resources/unsubscribe", `{"uri":"`+demo.CounterURI+`"}`, nil)
 }
 
 func TestDemoPrompts(t *testing.T) {

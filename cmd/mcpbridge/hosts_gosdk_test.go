@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/demo"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -504,7 +506,7 @@ func TestHostGoSDKDemo(t *testing.T) {
 			progress:      toolCall{"progress", map[string]any{"seconds": 0.3, "steps": 3}},
 			progressSteps: 3,
 			slow:          toolCall{"progress", map[string]any{"seconds": 60, "steps": 120}},
-			subscribe:     counterURI,
+			subscribe:     demo.CounterURI,
 			logTool:       "test_tool_with_logging",
 			logCount:      3,
 			logLogger:     func(m *sdk.LoggingMessageParams) bool { return m.Logger == "test_tool_with_logging" },

@@ -42,6 +42,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/demo"
+
 	"github.com/mcpbridge/mcpbridge/stdio/reaper"
 )
 
@@ -198,7 +200,7 @@ func printDefaults(w io.Writer, fs *flag.FlagSet) {
 // version is what `mcpbridge version` prints: the main module's version
 // ("dev" when built from a checkout without one) and the Go version.
 func version() string {
-	return fmt.Sprintf("mcpbridge %s (%s)", demoVersion(), runtime.Version())
+	return fmt.Sprintf("mcpbridge %s (%s)", demo.Version(), runtime.Version())
 }
 
 // runVersion is `mcpbridge version`.

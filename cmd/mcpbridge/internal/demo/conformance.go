@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -33,7 +33,7 @@ const (
 	fixtureTemplate = "test://template/{id}/data"
 )
 
-func (d *demo) addConformance() {
+func (d *Demo) addConformance() {
 	d.addConformanceTools()
 	d.addConformanceMRTRTools()
 	d.addConformanceResources()
@@ -50,14 +50,14 @@ func fixed(res *mcp.ToolResult) mcp.ToolHandler {
 
 // tool registers a fixture tool with a name, a description and a schema
 // (nil: no arguments).
-func (d *demo) tool(name, description string, schema json.RawMessage, h mcp.ToolHandler) {
+func (d *Demo) tool(name, description string, schema json.RawMessage, h mcp.ToolHandler) {
 	if schema == nil {
 		schema = noArgs
 	}
 	d.srv.AddTool(mcp.Tool{Name: name, Description: description, InputSchema: schema}, h)
 }
 
-func (d *demo) addConformanceTools() {
+func (d *Demo) addConformanceTools() {
 	d.tool("test_simple_text", "Returns a simple text block", nil,
 		fixed(mcp.TextResult("This is a simple text response for testing.")))
 	d.tool("test_image_content", "Returns an image block (a 1x1 PNG)", nil,
@@ -254,7 +254,7 @@ var (
 // 2026-07-28 a round that lacks an answer ends in input_required and the
 // retry runs the handler again; on 2025 connections the same code sends
 // real server-to-client requests.
-func (d *demo) addConformanceMRTRTools() {
+func (d *Demo) addConformanceMRTRTools() {
 	d.tool("test_input_required_result_elicitation", "Asks for the user's name (elicitation key user_name)", nil,
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 			res, err := req.Elicit(ctx, "user_name", mcp.ElicitParams{Message: "What is your name?", RequestedSchema: nameSchema})
@@ -371,7 +371,7 @@ func (d *demo) addConformanceMRTRTools() {
 		})
 }
 
-func (d *demo) addConformanceResources() {
+func (d *Demo) addConformanceResources() {
 	d.srv.AddResource(mcp.Resource{URI: "test://static-text", Name: "static-text", MIMEType: "text/plain",
 		Description: "A static text resource"},
 		mcp.TextResource("This is the content of the static text resource."))
@@ -397,7 +397,7 @@ func (d *demo) addConformanceResources() {
 	d.srv.AddCompletion(mcp.TemplateReference(fixtureTemplate), completeFrom(map[string][]string{"id": {"1", "2", "3", "42", "123"}}))
 }
 
-func (d *demo) addConformancePrompts() {
+func (d *Demo) addConformancePrompts() {
 	d.srv.AddPrompt(mcp.Prompt{Name: "test_simple_prompt", Title: "Simple prompt", Description: "A prompt without arguments"},
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Description: "A simple prompt", Messages: []mcp.PromptMessage{

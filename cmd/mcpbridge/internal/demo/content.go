@@ -1,14 +1,12 @@
-package main
+package demo
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/stdio/mcp"
@@ -17,54 +15,6 @@ import (
 // This file is the demo's own content: one tool, resource or prompt per
 // feature of MCP, each small enough to read as an example of the runtime
 // (package stdio/mcp).
-
-// demo is the running demo server: its mcp.Server and the state of its
-// timer-driven resources.
-type demo struct {
-	cfg  demoConfig
-	log  *slog.Logger
-	srv  *mcp.Server
-	tick atomic.Int64 // ticks so far: the content of demo://counter
-}
-
-// newDemo builds the demo server with its content and, with
-// cfg.conformance, the conformance fixtures.
-func newDemo(cfg demoConfig, log *slog.Logger) (*demo, error) {
-	srv, err := newDemoServer(cfg.versions, log, cfg.tracing)
-	if err != nil {
-		return nil, err
-	}
-	d := &demo{cfg: cfg, log: log, srv: srv}
-	d.addTools()
-	d.addResources()
-	d.addPrompts()
-	if cfg.conformance {
-		d.addConformance()
-	}
-	return d, nil
-}
-
-// tickLoop advances the counter every cfg.tick and announces the change to
-// subscribers, until ctx ends. With a zero tick it returns at once.
-func (d *demo) tickLoop(ctx context.Context) {
-	if d.cfg.tick <= 0 {
-		return
-	}
-	t := time.NewTicker(d.cfg.tick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			d.tick.Add(1)
-			d.srv.ResourceUpdated(counterURI)
-			if d.cfg.conformance {
-				d.srv.ResourceUpdated(watchedURI)
-			}
-		}
-	}
-}
 
 // args decodes a tool's arguments into v, whose fields hold the defaults
 // beforehand: an argument that is absent keeps its default. A wrong type is
@@ -114,7 +64,7 @@ type (
 	}
 )
 
-func (d *demo) addTools() {
+func (d *Demo) addTools() {
 	mcp.AddTool(d.srv, mcp.Tool{
 		Name:         "echo",
 		Title:        "Echo",
@@ -258,20 +208,20 @@ func filler(n int) string {
 
 // The demo's resources.
 const (
-	aboutURI    = "demo://about"
-	counterURI  = "demo://counter"
-	pixelURI    = "demo://pixel.png"
-	greetingURI = "demo://greeting/{name}"
+	AboutURI    = "demo://about"
+	CounterURI  = "demo://counter"
+	PixelURI    = "demo://pixel.png"
+	GreetingURI = "demo://greeting/{name}"
 )
 
-func (d *demo) addResources() {
+func (d *Demo) addResources() {
 	d.srv.AddResource(mcp.Resource{
-		URI: aboutURI, Name: "about", Title: "About this server", MIMEType: "text/plain",
+		URI: AboutURI, Name: "about", Title: "About this server", MIMEType: "text/plain",
 		Description: "What the demo server offers",
-	}, mcp.TextResource(demoAbout))
+	}, mcp.TextResource(About))
 
 	d.srv.AddResource(mcp.Resource{
-		URI: counterURI, Name: "counter", Title: "Counter", MIMEType: "text/plain",
+		URI: CounterURI, Name: "counter", Title: "Counter", MIMEType: "text/plain",
 		Description: "A counter that the server advances on a timer (mcpbridge demo -tick); " +
 			"subscribers are told each time it changes",
 	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -280,12 +230,12 @@ func (d *demo) addResources() {
 	})
 
 	d.srv.AddResource(mcp.Resource{
-		URI: pixelURI, Name: "pixel.png", Title: "A pixel", MIMEType: "image/png",
+		URI: PixelURI, Name: "pixel.png", Title: "A pixel", MIMEType: "image/png",
 		Description: "A 1x1 PNG image: a binary resource", Size: ptr(int64(len(pixelPNG))),
 	}, mcp.BlobResource(pixelPNG))
 
 	mcp.AddResourceTemplate(d.srv, mcp.ResourceTemplate{
-		URITemplate: greetingURI, Name: "greeting", Title: "Greeting", MIMEType: "text/plain",
+		URITemplate: GreetingURI, Name: "greeting", Title: "Greeting", MIMEType: "text/plain",
 		Description: "A greeting for anyone: the template's variable is the name",
 	}, func(_ context.Context, req *mcp.ReadResourceRequest, v struct {
 		Name string `json:"name"`
@@ -293,7 +243,7 @@ func (d *demo) addResources() {
 		text := "Hello, " + v.Name + "!"
 		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{{URI: req.URI, MIMEType: req.MIMEType, Text: text}}}, nil
 	})
-	d.srv.AddCompletion(mcp.TemplateReference(greetingURI), completeFrom(map[string][]string{"name": names}))
+	d.srv.AddCompletion(mcp.TemplateReference(GreetingURI), completeFrom(map[string][]string{"name": names}))
 }
 
 // greetArgs are the greet prompt's arguments; styles lists the style's
@@ -323,7 +273,7 @@ func completeFrom(candidates map[string][]string) mcp.CompletionHandler {
 	}
 }
 
-func (d *demo) addPrompts() {
+func (d *Demo) addPrompts() {
 	mcp.AddPrompt(d.srv, mcp.Prompt{
 		Name: "greet", Title: "Greet someone",
 		Description: "Asks the model to greet someone in a style; both arguments complete",
