@@ -35,7 +35,7 @@ type testConn struct {
 
 	mu      sync.Mutex
 	sendErr error
-	hook    func(msg []byte) // runs first in Send when set
+	hook    func(msg []byte) // runs first in Send when set, before sendErr is read
 }
 
 func newTestConn() *testConn {
@@ -47,11 +47,14 @@ func newTestConn() *testConn {
 
 func (c *testConn) Send(msg []byte) error {
 	c.mu.Lock()
-	err, hook := c.sendErr, c.hook
+	hook := c.hook
 	c.mu.Unlock()
 	if hook != nil {
 		hook(msg)
 	}
+	c.mu.Lock()
+	err := c.sendErr
+	c.mu.Unlock()
 	if err != nil {
 		return err
 	}

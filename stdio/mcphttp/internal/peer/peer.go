@@ -186,6 +186,10 @@ type rawCall struct {
 	id       json.RawMessage // the id it was sent under
 	f        *Inflight
 	finished func()
+
+	// Guarded by Raw.mu.
+	sending bool                // Begin's Send of the request is under way
+	held    *stdio.CancelReason // the notice of a cancel that came meanwhile
 }
 
 func NewRaw(conn Conn, log *slog.Logger, cfg stdio.ClientConfig, connectedAs string) *Raw {
@@ -253,13 +257,23 @@ func (l *Raw) Begin(_ context.Context, f *Inflight, method string, params json.R
 		return
 	}
 	l.reserve(rc, own)
+	rc.sending = true
 	l.mu.Unlock()
 	if early := f.arm(func(cause error) { l.abandon(rc, cause, true) }); early != nil {
 		l.abandon(rc, early, false)
 		return
 	}
-	if err := l.conn.Send(trimLF(wire.AppendRequest(make([]byte, 0, len(params)+len(method)+48), rc.id, method, params))); err != nil {
+	err := l.conn.Send(trimLF(wire.AppendRequest(make([]byte, 0, len(params)+len(method)+48), rc.id, method, params)))
+	l.mu.Lock()
+	rc.sending = false
+	held := rc.held
+	l.mu.Unlock()
+	if err != nil {
 		l.fail(sendFailed(err))
+		return
+	}
+	if held != nil { // cancelled while it was being sent: now the server has it
+		l.cancelNotice(rc.id, *held)
 	}
 }
 
@@ -271,30 +285,29 @@ func (l *Raw) settle(rc *rawCall, out Outcome) {
 	}
 }
 
-// take removes a call from the calls in flight and reports whether it was
-// there: whoever takes it settles it.
-func (l *Raw) take(rc *rawCall) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.calls[rc.key] != rc {
-		return false
-	}
-	delete(l.calls, rc.key)
-	return true
-}
-
 // abandon gives up on a call for cause, telling the server when it was
-// sent, unless its outcome was decided first.
+// sent, unless its outcome was decided first. Whoever takes the call off
+// the calls in flight settles it. While Begin is still sending the request
+// the notice waits for Begin, which sends it once the request went out:
+// on a Conn that several goroutines send on, it could otherwise overtake
+// the request, and the server would ignore it and run the request anyway.
 func (l *Raw) abandon(rc *rawCall, cause error, sent bool) {
-	if !l.take(rc) {
+	reason := stdio.CancelReason{Reason: "Request cancelled", Given: true}
+	if errors.Is(cause, context.DeadlineExceeded) {
+		reason.Reason = "Request timed out"
+	}
+	errors.As(cause, &reason) // a reason passed on: as it was given
+	l.mu.Lock()
+	if l.calls[rc.key] != rc {
+		l.mu.Unlock()
 		return
 	}
+	delete(l.calls, rc.key)
+	if sent && rc.sending {
+		rc.held, sent = &reason, false
+	}
+	l.mu.Unlock()
 	if sent {
-		reason := stdio.CancelReason{Reason: "Request cancelled", Given: true}
-		if errors.Is(cause, context.DeadlineExceeded) {
-			reason.Reason = "Request timed out"
-		}
-		errors.As(cause, &reason) // a reason passed on: as it was given
 		l.cancelNotice(rc.id, reason)
 	}
 	l.settle(rc, Outcome{Err: &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout, Message: "Request cancelled", Cause: cause}, Cancelled: true})

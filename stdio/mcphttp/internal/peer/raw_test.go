@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -471,4 +472,51 @@ func TestInflightCancelNil(t *testing.T) {
 	if got != io.EOF {
 		t.Errorf("an armed cancel got %v", got)
 	}
+}
+
+// TestRawCancelWhileSending: a cancel that comes while Begin's Send of the
+// request is under way (a Send may wait while the server is busy) tells
+// the server only once the request went out, never before it: a
+// cancellation of an id the server has not seen is ignored, and the
+// request would then run for nothing.
+func TestRawCancelWhileSending(t *testing.T) {
+	r := newRig(t, stdio.ClientConfig{}, "")
+	c := call{f: NewInflight(), finished: make(chan struct{})}
+	var once sync.Once
+	r.c.setHook(func(msg []byte) {
+		if m, _ := wire.Decode(msg); m.Method == "tools/call" {
+			once.Do(func() { c.f.Cancel(stdio.CancelReason{Reason: "gone", Given: true}) })
+		}
+	})
+	r.l.Begin(t.Context(), c.f, "tools/call", nil, false, nil, func() { close(c.finished) })
+	if !c.outcome(t).Cancelled {
+		t.Error("not cancelled")
+	}
+	r.c.expect(t, "tools/call")
+	if m := r.c.expect(t, "notifications/cancelled"); string(m.Params) != `{"requestId":1,"reason":"gone"}` {
+		t.Errorf("cancellation %s", m.Params)
+	}
+	r.sync(t)
+}
+
+// TestRawCancelWhileSendFails: a cancel held while the request's Send
+// fails is dropped with the link.
+func TestRawCancelWhileSendFails(t *testing.T) {
+	r := newRig(t, stdio.ClientConfig{}, "")
+	c := call{f: NewInflight(), finished: make(chan struct{})}
+	broken := errors.New("broken")
+	r.c.setHook(func(msg []byte) {
+		if m, _ := wire.Decode(msg); m.Method == "tools/call" {
+			c.f.Cancel(nil)
+			r.c.setSendErr(broken)
+		}
+	})
+	r.l.Begin(t.Context(), c.f, "tools/call", nil, false, nil, func() { close(c.finished) })
+	if !c.outcome(t).Cancelled {
+		t.Error("not cancelled")
+	}
+	if !errors.Is(r.l.Failed(), broken) {
+		t.Errorf("Failed() = %v", r.l.Failed())
+	}
+	r.c.none(t)
 }
