@@ -411,14 +411,6 @@ func (b *backend) answer(m *wire.Message) {
 	}
 }
 
-// outcome is what a call returned. cancelled records that its ctx had
-// ended by then.
-type outcome struct {
-	result    json.RawMessage
-	err       error
-	cancelled bool
-}
-
 // forward sends the request m to b's child and streams back what belongs
 // to it: its progress (under the client's token), the logs and requests the
 // backend routes to it, and its response under the client's id. Everything

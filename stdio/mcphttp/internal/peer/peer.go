@@ -371,7 +371,7 @@ func (l *Raw) replyError(id json.RawMessage, e *jsonrpc.Error) {
 
 var errProcessDone = errors.New("mcphttp: a raw connection has no process")
 
-// close ends the connection: calls in flight and listens fail with -32000
+// Close ends the connection: calls in flight and listens fail with -32000
 // "Connection closed", the server hears of each abandoned request (within
 // rawCloseGrace), and the Conn is closed.
 func (l *Raw) Close() {
