@@ -115,6 +115,8 @@ func (s *Service) Open(ctx context.Context, server string, first []byte) (*Sessi
 
 // Send hands the session one message of the client. It waits while the
 // session takes the previous one; it fails once the session has ended.
+// The session keeps msg, which is not copied: the caller hands it over
+// and does not touch it again.
 func (ss *Session) Send(msg []byte) error { return ss.sendBy(msg, time.Time{}) }
 
 // sendBy is Send, given up at deadline (zero: none) with
@@ -275,7 +277,7 @@ func (ss *Session) serve() error {
 		return nil
 	}
 	if first != nil {
-		t.Handle(string(first))
+		t.Handle(first)
 	}
 	for {
 		select {
@@ -288,7 +290,7 @@ func (ss *Session) serve() error {
 				}
 			default:
 			}
-			t.Handle(string(msg))
+			t.Handle(msg)
 		case <-ss.inClosed:
 			// What was sent before CloseSend is handled first: Send
 			// returns once a message is queued (sessionInbox), and select
@@ -296,7 +298,7 @@ func (ss *Session) serve() error {
 			for queued := true; queued; {
 				select {
 				case msg := <-ss.in:
-					t.Handle(string(msg))
+					t.Handle(msg)
 				default:
 					queued = false
 				}

@@ -48,7 +48,8 @@ type Core interface {
 // Session is a client's session with a fronted server (package bridge's
 // Session), as Connect adapts it.
 type Session interface {
-	Send(msg []byte) error
+	Send(msg []byte) error // the session keeps msg
+
 	CloseSend()
 	Recv(ctx context.Context) ([]byte, error)
 	Close() error

@@ -67,7 +67,8 @@ type Options struct {
 // Session is a client's session with a fronted server (bridge.Session).
 type Session interface {
 	// SendBy hands the session a message of the client, given up at
-	// deadline (zero: none) with os.ErrDeadlineExceeded.
+	// deadline (zero: none) with os.ErrDeadlineExceeded. The session
+	// keeps msg: the caller does not touch it again.
 	SendBy(msg []byte, deadline time.Time) error
 	CloseSend()
 	Recv(ctx context.Context) ([]byte, error)

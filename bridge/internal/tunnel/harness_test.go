@@ -310,7 +310,7 @@ func open(t *testing.T, h *host, c *Child, ctx context.Context) *client {
 	return cl
 }
 
-func (cl *client) send(line string) { cl.tun.Handle(line) }
+func (cl *client) send(line string) { cl.tun.Handle([]byte(line)) }
 
 func (cl *client) request(id, method, params string) {
 	if params == "" {

@@ -424,7 +424,7 @@ func TestWriterFailureEndsTheTunnel(t *testing.T) {
 	c.Relay.AddTunnel(tun)
 	broken := errors.New("stream broke")
 	go tun.Write(func([]byte) error { return broken })
-	tun.Handle(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	tun.Handle([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	req := p.expect(t, "ping")
 	p.reply(t, req.ID, `{}`)
 	select {

@@ -313,9 +313,10 @@ func (t *Tunnel) fail(id json.RawMessage, e *jsonrpc.Error) {
 }
 
 // Handle dispatches one message from the client. Nothing that is not
-// valid JSON-RPC reaches the child.
-func (t *Tunnel) Handle(text string) {
-	line := []byte(text)
+// valid JSON-RPC reaches the child. The tunnel keeps line: its params
+// go to the child as they are, after Handle returned, so the caller hands
+// the slice over and never touches it again.
+func (t *Tunnel) Handle(line []byte) {
 	m, err := wire.Decode(line)
 	if err != nil {
 		var id json.RawMessage
