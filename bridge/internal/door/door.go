@@ -124,17 +124,30 @@ func NewRequest(via string, srv *Server, method string, params json.RawMessage) 
 }
 
 // targetKeys are the members of params that Target and ParseRequest read.
-var targetKeys = []string{"name", "uri", "ref", "notifications", "_meta"}
+var targetKeys = [...]string{"name", "uri", "ref", "notifications", "_meta"}
 
 // ParseRequest is NewRequest for a request whose _meta matters too (a
 // tunnel's, which the bridge forwards as sent): params are read once, in
-// one pass, for the target and Meta.
+// one pass, for the target and Meta. params are those of a decoded
+// message (wire.Decode validated them), so the pass skips their values
+// without validating them again, as NewRequest's reads do.
 func ParseRequest(via string, srv *Server, method string, params json.RawMessage) *Request {
-	vals := make([][]byte, len(targetKeys))
-	if _, err := rawjson.ScanMembers(params, targetKeys, vals); err != nil {
-		clear(vals)
-	}
-	member := func(key string) json.RawMessage { return vals[slices.Index(targetKeys, key)] }
+	var vals [len(targetKeys)]json.RawMessage
+	rawjson.EachRawField(params, func(rawKey, value json.RawMessage) bool {
+		key, plain := rawjson.Plain(rawKey)
+		if !plain {
+			name, _ := rawjson.StringValue(rawKey)
+			key = []byte(name)
+		}
+		for i, k := range targetKeys {
+			if string(key) == k { // with duplicates the last one wins, as in Member
+				vals[i] = value
+				break
+			}
+		}
+		return true
+	})
+	member := func(key string) json.RawMessage { return vals[slices.Index(targetKeys[:], key)] }
 	kind, names := target(method, member)
 	req := &Request{Via: via, Server: srv, Method: method, Params: params, Kind: kind, Names: names}
 	if meta := member("_meta"); rawjson.IsObject(meta) {

@@ -133,6 +133,8 @@ func TestParseRequest(t *testing.T) {
 		{"subscriptions/listen", `{"notifications":{"resourceSubscriptions":["a://1","a://2"]},"_meta":{}}`, `{}`},
 		{"tools/list", `{}`, ``},
 		{"tools/call", `not json`, ``},
+		{"tools/call", `{"name":"first","_meta":{"a":1},"name":"last","_meta":{"b":2}}`, `{"b":2}`},
+		{"tools/call", ` { "name" : "spaced" , "_meta" : { "a" : [1, "}"] } } `, `{ "a" : [1, "}"] }`},
 	} {
 		got := ParseRequest(ViaConnect, nil, c.method, json.RawMessage(c.params))
 		want := NewRequest(ViaConnect, nil, c.method, json.RawMessage(c.params))
