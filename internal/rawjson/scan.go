@@ -43,9 +43,15 @@ type scanner struct {
 
 	// keys, when set, name the top-level members whose values go to vals
 	// (a fixed table, not a callback, so that nothing escapes to the heap).
+	// vals is the scanner's own array, not the caller's slice: the
+	// recursive walk leaks what the scanner points to, and a caller's
+	// table would move to the heap on every call.
 	keys []string
-	vals [][]byte
+	vals [maxMembers][]byte
 }
+
+// maxMembers is the most members ScanMembers picks in one pass.
+const maxMembers = 8
 
 func (s *scanner) fail(msg string) error {
 	return &SyntaxError{Msg: msg, Offset: s.pos}
@@ -358,9 +364,14 @@ func Scan(data []byte) (Info, error) {
 // ScanMembers is Scan that also picks members out of a top-level object
 // as it validates them: the raw value of the member named keys[i] (the
 // last one, when a key repeats) goes to vals[i], which stays nil when
-// there is none. Keys are compared decoded. vals must be as long as keys.
+// there is none. Keys are compared decoded. vals must be as long as keys,
+// which are at most 8.
 func ScanMembers(data []byte, keys []string, vals [][]byte) (Info, error) {
-	s := scanner{data: data, keys: keys, vals: vals}
+	if len(keys) > maxMembers {
+		panic("rawjson: ScanMembers picks at most 8 members")
+	}
+	s := scanner{data: data, keys: keys}
+	defer copy(vals, s.vals[:len(keys)])
 	s.skipSpace()
 	info := Info{Start: s.pos}
 	if err := s.value(); err != nil {
