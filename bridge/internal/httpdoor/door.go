@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -229,11 +230,19 @@ func (d *Door) readBody(w http.ResponseWriter, r *http.Request, kind pathKind) b
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(d.o.BodyTimeout))
-	var buf bytes.Buffer
+	body := http.MaxBytesReader(w, r.Body, limit)
+	var buf *bytes.Buffer
+	var err error
 	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
+		// Read into a slice of the body's size: ReadFrom would grow it
+		// again, to keep room for a read past the end.
+		b := make([]byte, r.ContentLength)
+		_, err = io.ReadFull(body, b)
+		buf = bytes.NewBuffer(b)
+	} else {
+		buf = new(bytes.Buffer)
+		_, err = buf.ReadFrom(body)
 	}
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
 	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -248,7 +257,7 @@ func (d *Door) readBody(w http.ResponseWriter, r *http.Request, kind pathKind) b
 		}
 		return false // else the client went away
 	}
-	r.Body = wholeBody{&buf} // its Bytes spare the MCP endpoint a second read and copy (mcphttp)
+	r.Body = wholeBody{buf} // its Bytes spare the MCP endpoint a second read and copy (mcphttp)
 	return true
 }
 
