@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -12,8 +13,17 @@ import (
 // JSON, as Decode and rawjson.AppendCompact produce; a nil params is left
 // out.
 
+// Each builder grows dst once, to the frame's size (a method's escapes
+// aside), rather than at each part: the frames of a call are built from
+// nil on every hop.
+
+// frameOverhead bounds a frame's bytes besides its raw parts and its
+// method: the envelope's keys and punctuation, a null id, the LF.
+const frameOverhead = 48
+
 // AppendRequest appends a request frame.
 func AppendRequest(dst []byte, id json.RawMessage, method string, params json.RawMessage) []byte {
+	dst = slices.Grow(dst, frameOverhead+len(id)+len(method)+len(params))
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = append(dst, id...)
 	dst = append(dst, `,"method":`...)
@@ -27,6 +37,7 @@ func AppendRequest(dst []byte, id json.RawMessage, method string, params json.Ra
 
 // AppendNotification appends a notification frame.
 func AppendNotification(dst []byte, method string, params json.RawMessage) []byte {
+	dst = slices.Grow(dst, frameOverhead+len(method)+len(params))
 	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
 	dst = rawjson.AppendString(dst, method)
 	if params != nil {
@@ -38,6 +49,7 @@ func AppendNotification(dst []byte, method string, params json.RawMessage) []byt
 
 // AppendResponse appends a success response frame.
 func AppendResponse(dst []byte, id json.RawMessage, result json.RawMessage) []byte {
+	dst = slices.Grow(dst, frameOverhead+len(id)+len(result))
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)
 	dst = append(dst, `,"result":`...)
@@ -48,6 +60,7 @@ func AppendResponse(dst []byte, id json.RawMessage, result json.RawMessage) []by
 // AppendError appends an error response frame. A nil id is written as
 // null, for requests whose id could not be read.
 func AppendError(dst []byte, id json.RawMessage, e *Error) []byte {
+	dst = slices.Grow(dst, 2*frameOverhead+len(id)+len(e.Message)+len(e.Data))
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)
 	dst = append(dst, `,"error":`...)
