@@ -71,9 +71,16 @@ func startSSE(w http.ResponseWriter, legacy bool) error {
 // is the response's last: the handler's return then sends it with the end
 // of the body, in one write.
 func writeEvent(w http.ResponseWriter, rc *http.ResponseController, msg []byte, last bool) error {
-	buf := make([]byte, 0, len(msg)+24)
-	buf = append(buf, "event: message\ndata: "...)
-	buf = append(buf, msg...)
+	buf := make([]byte, 0, len(eventHead)+len(msg)+2)
+	return writeEventBuf(w, rc, append(append(buf, eventHead...), msg...), last)
+}
+
+// eventHead starts an SSE event of one message.
+const eventHead = "event: message\ndata: "
+
+// writeEventBuf is writeEvent of buf, which holds eventHead and the
+// message; it appends the event's end.
+func writeEventBuf(w http.ResponseWriter, rc *http.ResponseController, buf []byte, last bool) error {
 	buf = append(buf, "\n\n"...)
 	if _, err := w.Write(buf); err != nil || last {
 		return err
@@ -87,24 +94,41 @@ func (r *responder) event(msg []byte) { r.send(msg, false) }
 
 // send writes msg as an SSE event, flushed unless it is the last.
 func (r *responder) send(msg []byte, last bool) {
+	if r.startEvents() && writeEvent(r.w, r.rc, msg, last) != nil {
+		r.failed = true
+	}
+}
+
+// startEvents starts the SSE body unless it has started, and reports
+// whether events can be sent.
+func (r *responder) startEvents() bool {
 	if r.failed || !r.allowSSE {
-		return
+		return false
 	}
 	if !r.sse {
 		r.sse = true
 		if startSSE(r.w, !r.modern) != nil {
 			r.failed = true
-			return
+			return false
 		}
 	}
-	if writeEvent(r.w, r.rc, msg, last) != nil {
-		r.failed = true
-	}
+	return true
 }
 
 // final sends the response to id: result, or err when it is not nil.
 func (r *responder) final(id, result json.RawMessage, err error) {
 	if r.failed {
+		return
+	}
+	if err == nil && r.allowSSE {
+		// The result is the last event (finalFrame), built in its
+		// event's place: one buffer.
+		if r.startEvents() {
+			buf := append(make([]byte, 0, len(eventHead)+len(id)+len(result)+64), eventHead...)
+			if writeEventBuf(r.w, r.rc, trimLF(wire.AppendResponse(buf, id, result)), true) != nil {
+				r.failed = true
+			}
+		}
 		return
 	}
 	if err == nil {
