@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -50,6 +49,9 @@ func acceptsSSE(h http.Header) bool {
 // that reconnects gets a fresh stream; the hint only paces it.
 const retryMs = 1000
 
+// retryField is the retry field of retryMs, formatted once.
+var retryField = []byte("retry: " + strconv.Itoa(retryMs) + "\n\n")
+
 // startSSE writes the headers of an SSE response and, for a 2025 stream,
 // the retry field, without flushing them: the first event flushes them
 // with it, in one write.
@@ -60,7 +62,7 @@ func startSSE(w http.ResponseWriter, legacy bool) error {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	if legacy {
-		if _, err := fmt.Fprintf(w, "retry: %d\n\n", retryMs); err != nil {
+		if _, err := w.Write(retryField); err != nil {
 			return err
 		}
 	}
