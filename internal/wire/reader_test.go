@@ -344,9 +344,17 @@ func TestReaderHugeLineReusesChunks(t *testing.T) {
 	if err != nil || len(line) != size || line[0] != 'z' || line[size-1] != 'z' {
 		t.Fatalf("second ReadLine = %d bytes, %v", len(line), err)
 	}
-	// Under the race detector sync.Pool drops a quarter of what it is
-	// given, so the bound is 1.5 bytes a byte; without the pool it is 2.
-	if got := after.TotalAlloc - before.TotalAlloc; got > size*3/2 {
-		t.Errorf("reading a second %d-byte line allocated %d bytes (%.2f per byte), want about 1", size, got, float64(got)/size)
+	// The line is joined once (a byte a byte) from the chunks the first
+	// line left in the pool. Under the race detector sync.Pool drops each
+	// chunk given to it with a chance of a quarter, at random, so any
+	// number of the ten may be made again (five or more about one run in
+	// thirteen): the bound there is that of no pool at all, 2 bytes a
+	// byte, and the reuse shows without the race detector.
+	limit := uint64(size * 11 / 10)
+	if raceEnabled {
+		limit = 2*size + maxKeep
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > limit {
+		t.Errorf("reading a second %d-byte line allocated %d bytes (%.2f per byte), want at most %.2f", size, got, float64(got)/size, float64(limit)/size)
 	}
 }
