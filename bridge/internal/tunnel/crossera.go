@@ -313,9 +313,49 @@ func (t *Tunnel) answerInputs(ctx context.Context, params, res json.RawMessage) 
 
 // legacyResult is a 2026 result as a 2025 client expects it: without
 // resultType, the cache hints and the serverInfo _meta.
+//
+// It is one pass over the result's members, in order and byte for byte,
+// on the path of every translated call (a second pass reads _meta alone).
 func legacyResult(res json.RawMessage) json.RawMessage {
-	res = rawjson.DeleteMember(rawjson.DeleteMember(rawjson.DeleteMember(res, "resultType"), "ttlMs"), "cacheScope")
-	return dropMetaKeys(res, protocol.MetaServerInfo)
+	out := append(make(json.RawMessage, 0, len(res)), '{')
+	rawjson.EachRawField(res, func(rawKey, value json.RawMessage) bool {
+		switch {
+		case rawjson.KeyIs(rawKey, "resultType"), rawjson.KeyIs(rawKey, "ttlMs"), rawjson.KeyIs(rawKey, "cacheScope"):
+			return true
+		case rawjson.KeyIs(rawKey, "_meta") && rawjson.IsObject(value):
+			if value = legacyMeta(value); value == nil {
+				return true
+			}
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, rawKey...), ':'), value...)
+		return true
+	})
+	return append(out, '}')
+}
+
+// legacyMeta is a 2026 result's _meta without the server's own keys, nil
+// when nothing is left of it.
+func legacyMeta(meta json.RawMessage) json.RawMessage {
+	var out json.RawMessage
+	rawjson.EachRawField(meta, func(rawKey, value json.RawMessage) bool {
+		if rawjson.KeyIs(rawKey, protocol.MetaServerInfo) {
+			return true
+		}
+		if out == nil {
+			out = append(make(json.RawMessage, 0, len(meta)), '{')
+		} else {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, rawKey...), ':'), value...)
+		return true
+	})
+	if out == nil {
+		return nil
+	}
+	return append(out, '}')
 }
 
 // dropMetaKeys deletes keys from obj._meta, and _meta itself when nothing

@@ -656,3 +656,24 @@ func TestModernClientListenOnLegacyChild(t *testing.T) {
 		t.Errorf("the tunnel delivered %s: a listen gets no response", m)
 	}
 }
+
+// TestLegacyResult: a 2026 result as a 2025 client gets it: the 2026
+// members and the server's _meta key gone, every other member kept byte
+// for byte and in order, an emptied _meta gone, a _meta that is not an
+// object kept as it is.
+func TestLegacyResult(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"resultType":"complete","content":[{"type":"text","text":"a"}],"ttlMs":5,"cacheScope":"public","isError":false}`,
+			`{"content":[{"type":"text","text":"a"}],"isError":false}`},
+		{`{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"},"k":1}}`, `{"content":[],"_meta":{"k":1}}`},
+		{`{"_meta":{"io.modelcontextprotocol/serverInfo":{}},"content":[]}`, `{"content":[]}`},
+		{`{"_meta":"odd","x":1}`, `{"_meta":"odd","x":1}`},
+		{`{"ttlMs":1,"ttlMs":2,"x":{"ttlMs":3}}`, `{"x":{"ttlMs":3}}`},
+		{`{}`, `{}`},
+		{`[1]`, `{}`},
+	} {
+		if got := string(legacyResult(json.RawMessage(tt.in))); got != tt.want {
+			t.Errorf("legacyResult(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
