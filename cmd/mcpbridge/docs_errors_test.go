@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -106,7 +108,7 @@ func failureModelRows(t *testing.T, doc string) [][]string {
 	}
 	lines := strings.Split(doc[i:], "\n")
 	for j, line := range lines {
-		if cells := splitRow(line); len(cells) < 2 || cells[0] != "What happens" {
+		if cells := testkit.TableCells(line); len(cells) < 2 || cells[0] != "What happens" {
 			continue
 		}
 		var rows [][]string
@@ -114,7 +116,7 @@ func failureModelRows(t *testing.T, doc string) [][]string {
 			if !strings.HasPrefix(l, "|") {
 				break
 			}
-			if cells := splitRow(l); len(cells) >= 2 {
+			if cells := testkit.TableCells(l); len(cells) >= 2 {
 				rows = append(rows, cells)
 			}
 		}

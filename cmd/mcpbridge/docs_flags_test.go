@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 )
 
 // The flag tables of docs/operations.md, one per subcommand, are held to
@@ -144,7 +146,7 @@ func flagTableRows(t *testing.T, doc, anchor string) [][]string {
 	lines := strings.Split(doc[i:], "\n")
 	start := -1
 	for j, line := range lines {
-		if cells := splitRow(line); len(cells) >= 2 && cells[0] == "Flag" && cells[1] == "Default" {
+		if cells := testkit.TableCells(line); len(cells) >= 2 && cells[0] == "Flag" && cells[1] == "Default" {
 			start = j
 			break
 		}
@@ -157,37 +159,12 @@ func flagTableRows(t *testing.T, doc, anchor string) [][]string {
 		if !strings.HasPrefix(line, "|") {
 			break
 		}
-		rows = append(rows, splitRow(line))
+		rows = append(rows, testkit.TableCells(line))
 	}
 	if len(rows) == 0 {
 		t.Fatalf("the flag table after %q in docs/operations.md has no rows", anchor)
 	}
 	return rows
-}
-
-// splitRow splits a markdown table row into its trimmed cells; a | inside
-// a code span does not split.
-func splitRow(line string) []string {
-	line = strings.TrimSpace(line)
-	if !strings.HasPrefix(line, "|") {
-		return nil
-	}
-	line = strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|")
-	var cells []string
-	var cell strings.Builder
-	code := false
-	for _, r := range line {
-		switch {
-		case r == '`':
-			code = !code
-		case r == '|' && !code:
-			cells = append(cells, strings.TrimSpace(cell.String()))
-			cell.Reset()
-			continue
-		}
-		cell.WriteRune(r)
-	}
-	return append(cells, strings.TrimSpace(cell.String()))
 }
 
 // codeSpans are the texts of the code spans of s, in order.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
+
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -82,7 +84,7 @@ func docTable(t *testing.T, doc, anchor, first string) [][]string {
 	}
 	lines := strings.Split(doc[i:], "\n")
 	for j, line := range lines {
-		cells := tableCells(line)
+		cells := testkit.TableCells(line)
 		if len(cells) == 0 || cells[0] != first {
 			continue
 		}
@@ -91,7 +93,7 @@ func docTable(t *testing.T, doc, anchor, first string) [][]string {
 			if !strings.HasPrefix(l, "|") {
 				break
 			}
-			rows = append(rows, tableCells(l))
+			rows = append(rows, testkit.TableCells(l))
 		}
 		if len(rows) == 0 {
 			t.Fatalf("the table headed %q after %q in docs/errors.md has no rows", first, anchor)
@@ -100,31 +102,6 @@ func docTable(t *testing.T, doc, anchor, first string) [][]string {
 	}
 	t.Fatalf("docs/errors.md has no table headed %q after %q", first, anchor)
 	return nil
-}
-
-// tableCells splits a markdown table row into its trimmed cells; a | in a
-// code span does not split.
-func tableCells(line string) []string {
-	line = strings.TrimSpace(line)
-	if !strings.HasPrefix(line, "|") {
-		return nil
-	}
-	line = strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|")
-	var cells []string
-	var cell strings.Builder
-	code := false
-	for _, r := range line {
-		switch {
-		case r == '`':
-			code = !code
-		case r == '|' && !code:
-			cells = append(cells, strings.TrimSpace(cell.String()))
-			cell.Reset()
-			continue
-		}
-		cell.WriteRune(r)
-	}
-	return append(cells, strings.TrimSpace(cell.String()))
 }
 
 var (
