@@ -29,31 +29,11 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 	"github.com/mcpbridge/mcpbridge/stdio/mcphttp"
+	"github.com/mcpbridge/mcpbridge/stdio/stdiotest"
 )
 
-// rpcReply is a JSON-RPC response as the tests read it.
-type rpcReply struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int64           `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
-func decodeReply(tb testing.TB, body string) rpcReply {
-	tb.Helper()
-	var r rpcReply
-	if err := json.Unmarshal([]byte(body), &r); err != nil {
-		tb.Fatalf("answer %q is no JSON-RPC message: %v", body, err)
-	}
-	return r
-}
-
 // toolText is the first text block of a tools/call result.
-func toolText(tb testing.TB, r rpcReply) string {
+func toolText(tb testing.TB, r stdiotest.Msg) string {
 	tb.Helper()
 	var res struct {
 		Content []struct{ Text string } `json:"content"`
@@ -109,7 +89,7 @@ func TestLegacySessionThroughTheDoor(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || sid == "" || !strings.Contains(body, `"scripted"`) {
 		t.Fatalf("initialize: %d %q %s", resp.StatusCode, sid, body)
 	}
-	if r := decodeReply(t, body); string(r.ID) != "1" {
+	if r := stdiotest.DecodeMsg(t, []byte(body)); string(r.ID) != "1" {
 		t.Errorf("initialize answered id %s, want the client's 1", r.ID)
 	}
 	o := s.b.opened()
@@ -146,7 +126,7 @@ func TestLegacySessionThroughTheDoor(t *testing.T) {
 	ss.waitSeen(t, "notifications/initialized")
 
 	resp, body = s.post(t, "/mcp/demo", "application/json", `{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"echo","arguments":{"message":"over http"}}}`, inSession...)
-	if r := decodeReply(t, body); resp.StatusCode != http.StatusOK || string(r.ID) != `"c1"` || toolText(t, r) != "over http" {
+	if r := stdiotest.DecodeMsg(t, []byte(body)); resp.StatusCode != http.StatusOK || string(r.ID) != `"c1"` || toolText(t, r) != "over http" {
 		t.Fatalf("echo: %d %s", resp.StatusCode, body)
 	}
 
@@ -179,7 +159,7 @@ func TestLegacySessionThroughTheDoor(t *testing.T) {
 		t.Fatalf("a call that asks: %d %v %s, want an SSE stream", stream.StatusCode, stream.Header, b)
 	}
 	events := sseEvents(stream.Body)
-	ask := decodeReply(t, nextEvent(t, events))
+	ask := stdiotest.DecodeMsg(t, []byte(nextEvent(t, events)))
 	if ask.Method != "roots/list" || ask.ID == nil {
 		t.Fatalf("first event %+v, want the server's roots/list", ask)
 	}
@@ -187,7 +167,7 @@ func TestLegacySessionThroughTheDoor(t *testing.T) {
 	if resp, body := s.post(t, "/mcp/demo", "application/json", answer, inSession...); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("the client's answer: %d %s", resp.StatusCode, body)
 	}
-	final := decodeReply(t, nextEvent(t, events))
+	final := stdiotest.DecodeMsg(t, []byte(nextEvent(t, events)))
 	if string(final.ID) != "2" || toolText(t, final) != `{"roots":[{"uri":"file:///w"}]}` {
 		t.Errorf("the call's result %+v %s, want the client's answer as its text", final, final.Result)
 	}
@@ -227,7 +207,7 @@ func TestSessionEndedByTheBridge(t *testing.T) {
 		if resp.StatusCode == http.StatusNotFound {
 			break
 		}
-		if r := decodeReply(t, body); r.Error == nil {
+		if r := stdiotest.DecodeMsg(t, []byte(body)); r.Error == nil {
 			t.Fatalf("a call in an ended session was answered: %s", body)
 		}
 		if time.Now().After(deadline) {
@@ -248,7 +228,7 @@ func TestModernRequestsThroughTheDoor(t *testing.T) {
 	for i, who := range []string{aliceKey, aliceKey, bobKey} {
 		echo, header := modernEcho(10+i, "modern")
 		resp, body := s.post(t, "/mcp/demo", "application/json", echo, append(header, "Authorization", "Bearer "+who)...)
-		if r := decodeReply(t, body); resp.StatusCode != http.StatusOK || toolText(t, r) != "modern" {
+		if r := stdiotest.DecodeMsg(t, []byte(body)); resp.StatusCode != http.StatusOK || toolText(t, r) != "modern" {
 			t.Fatalf("request %d: %d %s", i, resp.StatusCode, body)
 		}
 	}
@@ -343,7 +323,7 @@ func TestRefusalsAsHTTPStatuses(t *testing.T) {
 				if resp.Header.Get("Mcp-Session-Id") != "" {
 					t.Errorf("%s: a refused initialize named a session", req.era)
 				}
-				r := decodeReply(t, body)
+				r := stdiotest.DecodeMsg(t, []byte(body))
 				if r.Error == nil || r.Error.Code != tt.code || r.Error.Message != tt.message || string(r.ID) != req.id {
 					t.Errorf("%s: answer %s, want error %d %q to id %s", req.era, body, tt.code, tt.message, req.id)
 				}
