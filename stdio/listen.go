@@ -66,14 +66,12 @@ type Subscription struct {
 
 	next sync.Mutex // serialises Next
 
-	// events holds the queued events, fires its signal when something
-	// changed, and its lock guards the fields below.
-	events   *dropq.Signalled[Event]
+	// events holds the queued events and the stream's end (io.EOF for a
+	// normal end, else a *jsonrpc.Error), fires its signal when something
+	// changed, and its lock guards accepted.
+	events   *dropq.Stream[Event]
 	accepted json.RawMessage
 	acked    chan struct{} // closed at the acknowledgement
-	ended    bool
-	endErr   error // io.EOF for a normal end, else *jsonrpc.Error
-	closed   bool
 }
 
 // Listen opens a subscriptions/listen stream with filter as its
@@ -126,7 +124,7 @@ func (c *Client) Listen(ctx context.Context, filter json.RawMessage, opts *Liste
 		return nil, err
 	}
 	s := &Subscription{
-		c: c, id: c.nextID.Add(1), events: dropq.NewSignalled[Event](o.MaxBuffer, o.Overflow == DropNewest),
+		c: c, id: c.nextID.Add(1), events: dropq.NewStream[Event](o.MaxBuffer, o.Overflow == DropNewest),
 		acked: make(chan struct{}),
 	}
 	buf := wire.AppendRequest(nil, rawjson.AppendInt(nil, s.id), "subscriptions/listen", params)
@@ -165,13 +163,7 @@ wait:
 		case <-s.acked:
 			break wait
 		case <-s.events.C(): // an early event, or the end of the stream
-			s.events.Lock()
-			ended, endErr := s.ended, s.endErr
-			if ended {
-				s.closed = true
-				s.events.Q().Clear()
-			}
-			s.events.Unlock()
+			endErr, ended := s.events.CloseIfEnded()
 			if !ended {
 				continue
 			}
@@ -221,46 +213,28 @@ func (s *Subscription) Accepted() json.RawMessage {
 func (s *Subscription) Next(ctx context.Context) (Event, error) {
 	s.next.Lock()
 	defer s.next.Unlock()
-	for {
-		s.events.Lock()
-		switch {
-		case s.closed:
-			s.events.Unlock()
-			return Event{}, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Subscription closed"}
-		case s.events.Q().Len() > 0:
-			it, _ := s.events.Q().Pop()
-			s.events.Unlock()
-			ev := it.V
-			ev.Dropped = it.Dropped
-			return ev, nil
-		case s.ended:
-			err := s.endErr
-			s.events.Unlock()
-			return Event{}, err
-		}
-		s.events.Unlock()
-		select {
-		case <-s.events.C():
-		case <-ctx.Done():
-			return Event{}, ctxError(ctx)
-		}
+	it, err := s.events.Next(ctx, subscriptionClosed, func(ctx context.Context) error { return ctxError(ctx) })
+	if err != nil {
+		return Event{}, err
 	}
+	ev := it.V
+	ev.Dropped = it.Dropped
+	return ev, nil
+}
+
+// subscriptionClosed is Next's error after Close.
+func subscriptionClosed() error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Subscription closed"}
 }
 
 // Close ends the subscription: it discards queued events and, unless the
 // stream already ended, sends notifications/cancelled for it. It is
 // idempotent and returns nil.
 func (s *Subscription) Close() error {
-	s.events.Lock()
-	if s.closed {
-		s.events.Unlock()
+	first, wasOpen := s.events.Close()
+	if !first {
 		return nil
 	}
-	wasOpen := !s.ended
-	s.closed, s.ended = true, true
-	s.events.Q().Clear()
-	s.events.Unlock()
-	s.events.Wake()
 	s.c.mu.Lock()
 	if s.c.subs[s.id] == s {
 		delete(s.c.subs, s.id)
@@ -292,26 +266,14 @@ func (s *Subscription) abort(e *jsonrpc.Error, reason string) {
 	}
 	healthy := s.c.err == nil
 	s.c.mu.Unlock()
-	s.events.Lock()
-	s.ended, s.closed, s.endErr = true, true, e
-	s.events.Q().Clear()
-	s.events.Unlock()
+	s.events.Abort(e)
 	if mine && healthy {
 		s.c.cancelRequest(s.id, nil, CancelReason{Reason: reason, Given: true})
 	}
 }
 
 // push queues an event from the reader, dropping by the overflow policy.
-func (s *Subscription) push(ev Event) {
-	s.events.Lock()
-	if s.ended {
-		s.events.Unlock()
-		return
-	}
-	s.events.Q().Push(ev)
-	s.events.Unlock()
-	s.events.Wake()
-}
+func (s *Subscription) push(ev Event) { s.events.PushLive(ev) }
 
 // ack records the acknowledgement.
 func (s *Subscription) ack(params json.RawMessage) {
@@ -329,19 +291,7 @@ func (s *Subscription) ack(params json.RawMessage) {
 
 // end finishes the stream with err (io.EOF for a normal end). Queued events
 // stay deliverable unless discard is set.
-func (s *Subscription) end(err error, discard bool) {
-	s.events.Lock()
-	if s.ended {
-		s.events.Unlock()
-		return
-	}
-	s.ended, s.endErr = true, err
-	if discard {
-		s.events.Q().Clear()
-	}
-	s.events.Unlock()
-	s.events.Wake()
-}
+func (s *Subscription) end(err error, discard bool) { s.events.End(err, discard) }
 
 // terminal handles the response to the listen request, which ends the
 // stream: a complete result normally, an error with that error, an

@@ -679,14 +679,10 @@ type rawSub struct {
 	l      *Raw
 	key    string
 	id     json.RawMessage
-	events *dropq.Signalled[stdio.Event]
+	events *dropq.Stream[stdio.Event] // the events and the listen's end
 	acked  chan struct{}
 
-	// Guarded by events' lock.
-	accepted json.RawMessage
-	ended    bool
-	endErr   error
-	closed   bool
+	accepted json.RawMessage // guarded by events' lock
 }
 
 func (l *Raw) Listen(ctx context.Context, filter json.RawMessage) (Subscription, error) {
@@ -704,7 +700,7 @@ func (l *Raw) Listen(ctx context.Context, filter json.RawMessage) (Subscription,
 	params := append(append(append(append([]byte(`{"notifications":`), f...), `,"_meta":`...), l.listenMeta...), '}')
 	n := l.nextID.Add(1)
 	s := &rawSub{l: l, id: rawjson.AppendInt(nil, n), key: "i" + strconv.FormatInt(n, 10),
-		events: dropq.NewSignalled[stdio.Event](rawListenBuffer, false), acked: make(chan struct{})}
+		events: dropq.NewStream[stdio.Event](rawListenBuffer, false), acked: make(chan struct{})}
 	l.mu.Lock()
 	if l.err != nil {
 		e := l.err
@@ -738,13 +734,7 @@ func (l *Raw) Listen(ctx context.Context, filter json.RawMessage) (Subscription,
 			}
 			return s, nil
 		case <-s.events.C():
-			s.events.Lock()
-			ended, endErr := s.ended, s.endErr
-			if ended {
-				s.closed = true
-				s.events.Q().Clear()
-			}
-			s.events.Unlock()
+			endErr, ended := s.events.CloseIfEnded()
 			if !ended {
 				continue
 			}
@@ -767,45 +757,29 @@ func (s *rawSub) Accepted() json.RawMessage {
 }
 
 func (s *rawSub) Next(ctx context.Context) (stdio.Event, error) {
-	for {
-		s.events.Lock()
-		switch {
-		case s.closed:
-			s.events.Unlock()
-			return stdio.Event{}, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Subscription closed"}
-		case s.events.Q().Len() > 0:
-			it, _ := s.events.Q().Pop()
-			s.events.Unlock()
-			ev := it.V
-			ev.Dropped = it.Dropped
-			return ev, nil
-		case s.ended:
-			err := s.endErr
-			s.events.Unlock()
-			return stdio.Event{}, err
-		}
-		s.events.Unlock()
-		select {
-		case <-s.events.C():
-		case <-ctx.Done():
-			return stdio.Event{}, &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout, Message: "Request cancelled", Cause: context.Cause(ctx)}
-		}
+	it, err := s.events.Next(ctx, subscriptionClosed, func(ctx context.Context) error {
+		return &jsonrpc.Error{Code: jsonrpc.CodeRequestTimeout, Message: "Request cancelled", Cause: context.Cause(ctx)}
+	})
+	if err != nil {
+		return stdio.Event{}, err
 	}
+	ev := it.V
+	ev.Dropped = it.Dropped
+	return ev, nil
+}
+
+// subscriptionClosed is Next's error after Close, as stdio.Subscription's.
+func subscriptionClosed() error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "Subscription closed"}
 }
 
 // Close ends the listen: queued events are discarded and, unless the
 // stream already ended, the server is told.
 func (s *rawSub) Close() error {
-	s.events.Lock()
-	if s.closed {
-		s.events.Unlock()
+	first, wasOpen := s.events.Close()
+	if !first {
 		return nil
 	}
-	wasOpen := !s.ended
-	s.closed, s.ended = true, true
-	s.events.Q().Clear()
-	s.events.Unlock()
-	s.events.Wake()
 	if s.l.forget(s) && wasOpen {
 		s.l.cancelNotice(s.id, stdio.CancelReason{Reason: "Closed by the client", Given: true})
 	}
@@ -828,25 +802,13 @@ func (l *Raw) forget(s *rawSub) bool {
 // the server.
 func (s *rawSub) abort(e *jsonrpc.Error, reason string) {
 	mine := s.l.forget(s)
-	s.events.Lock()
-	s.ended, s.closed, s.endErr = true, true, e
-	s.events.Q().Clear()
-	s.events.Unlock()
+	s.events.Abort(e)
 	if mine {
 		s.l.cancelNotice(s.id, stdio.CancelReason{Reason: reason, Given: true})
 	}
 }
 
-func (s *rawSub) push(ev stdio.Event) {
-	s.events.Lock()
-	if s.ended {
-		s.events.Unlock()
-		return
-	}
-	s.events.Q().Push(ev)
-	s.events.Unlock()
-	s.events.Wake()
-}
+func (s *rawSub) push(ev stdio.Event) { s.events.PushLive(ev) }
 
 func (s *rawSub) ack(params json.RawMessage) {
 	s.events.Lock()
@@ -860,19 +822,7 @@ func (s *rawSub) ack(params json.RawMessage) {
 	close(s.acked)
 }
 
-func (s *rawSub) end(err error, discard bool) {
-	s.events.Lock()
-	if s.ended {
-		s.events.Unlock()
-		return
-	}
-	s.ended, s.endErr = true, err
-	if discard {
-		s.events.Q().Clear()
-	}
-	s.events.Unlock()
-	s.events.Wake()
-}
+func (s *rawSub) end(err error, discard bool) { s.events.End(err, discard) }
 
 // terminal handles the response to the listen, which ends the stream.
 func (s *rawSub) terminal(out Outcome) {
