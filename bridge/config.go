@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 )
@@ -27,12 +28,47 @@ const (
 // its network address.
 type Limits = door.Limits
 
+// An aggregate's configuration is package internal/aggregate's; these are
+// its names in the API.
+type (
+	// AggregateConfig is one aggregated server: its name, its members,
+	// how it keeps their names apart, and which of their tools and
+	// prompts it lists.
+	AggregateConfig = aggregate.Config
+	// AggregateFilter picks and renames the tools or prompts an aggregate
+	// lists, by the names it gives them.
+	AggregateFilter = aggregate.Filter
+	// AggregateOverride is what an aggregate lists of one tool or prompt
+	// instead of what its member says.
+	AggregateOverride = aggregate.Override
+	// Conflicts is how an aggregate keeps its members' names apart.
+	Conflicts = aggregate.Conflicts
+)
+
+// How an aggregate keeps its members' names apart.
+const (
+	// ConflictsPrefix names every tool and prompt with its member's
+	// prefix (the default).
+	ConflictsPrefix = aggregate.Prefix
+	// ConflictsPriority keeps the members' names; the first member listing
+	// a name wins.
+	ConflictsPriority = aggregate.Priority
+)
+
+// ParseConflicts reads a conflicts name of the config file ("prefix",
+// "priority"; "" is prefix).
+func ParseConflicts(name string) (Conflicts, error) { return aggregate.ParseConflicts(name) }
+
 // Config configures a Service. The zero value of each field means its
 // default; negative sizes and durations are invalid.
 type Config struct {
 	// Servers are the fronted servers; at least one. Names must be unique;
 	// one server may have an empty name.
 	Servers []ServerConfig
+	// Aggregates are the aggregated servers: each merges the tools,
+	// prompts and resources of some of Servers under one name
+	// (docs/aggregation.md). Their names are unique among the servers'.
+	Aggregates []AggregateConfig
 	// MaxMessageBytes is the one size limit (default 16 MiB): the child's
 	// stdout lines and the gRPC messages in both directions. Use
 	// [Service.ServerOptions] to apply it to the grpc.Server.
@@ -122,6 +158,7 @@ func (c Config) CheckCommands() error {
 // is a *ConfigError.
 func (c Config) Validate() error {
 	c.Servers = append([]ServerConfig(nil), c.Servers...)
+	c.Aggregates = append([]AggregateConfig(nil), c.Aggregates...)
 	return c.normalize()
 }
 
@@ -183,6 +220,42 @@ func (c *Config) normalize() error {
 				path += "." + fe.Field
 			}
 			return &ConfigError{Path: path, Server: s.Name, Msg: fe.Msg}
+		}
+	}
+	return c.normalizeAggregates(seen)
+}
+
+// normalizeAggregates checks the aggregates: names unique among every
+// server's, members that are servers (not aggregates) of the same
+// configuration.
+func (c *Config) normalizeAggregates(servers map[string]int) error {
+	names := map[string]int{}
+	for i := range c.Aggregates {
+		a := &c.Aggregates[i]
+		path := "Aggregates[" + strconv.Itoa(i) + "]"
+		if err := a.Normalize(); err != nil {
+			fe := err.(*aggregate.FieldError)
+			return &ConfigError{Path: path + "." + fe.Field, Server: a.Name, Msg: fe.Msg}
+		}
+		if j, dup := servers[a.Name]; dup {
+			return &ConfigError{Path: path + ".Name", Server: a.Name, Msg: fmt.Sprintf("the name %q is already used by Servers[%d]", a.Name, j)}
+		}
+		if j, dup := names[a.Name]; dup {
+			return &ConfigError{Path: path + ".Name", Server: a.Name, Msg: fmt.Sprintf("the name %q is already used by Aggregates[%d]", a.Name, j)}
+		}
+		names[a.Name] = i
+	}
+	for i := range c.Aggregates {
+		a := &c.Aggregates[i]
+		for j, m := range a.Members {
+			if _, ok := servers[m]; ok {
+				continue
+			}
+			msg := fmt.Sprintf("no server is named %q", m)
+			if _, agg := names[m]; agg {
+				msg = fmt.Sprintf("%q is an aggregate: members are servers", m)
+			}
+			return &ConfigError{Path: fmt.Sprintf("Aggregates[%d].Members[%d]", i, j), Server: a.Name, Msg: msg}
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/grpcdoor"
@@ -31,17 +32,15 @@ import (
 // name selects it. A failure is already a status. Whether the caller may
 // use the server is the door's to say (package internal/door).
 func (s *Service) lookup(ctx context.Context, field, method string) (*pool.Server, error) {
-	name := field
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(ServerMetadataKey); len(v) > 0 {
-			if field != "" && v[0] != field {
-				return nil, rpcerr.ToStatus(field, method, rpcerr.InvalidInput(field, method, "%v", &convert.FieldError{Field: "server", Reason: convert.ReasonInvalidValue,
-					Err: fmt.Errorf("the server field %q and the %s metadata %q disagree", field, ServerMetadataKey, v[0])}))
-			}
-			name = v[0]
-		}
+	name, err := serverName(ctx, field, method)
+	if err != nil {
+		return nil, err
 	}
 	set := s.serverSet()
+	if agg, ok := s.aggregateSet()[name]; ok {
+		return nil, rpcerr.ToStatus(name, method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeMethodNotFound,
+			"%q is an aggregate of %s, and %s is not served on an aggregate yet: name one of its members", name, strings.Join(agg.Config().Members, ", "), method)})
+	}
 	srv, ok := set[name]
 	if !ok && name == "" && len(set) == 1 {
 		for _, only := range set {
@@ -64,6 +63,35 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*pool.Serve
 		ce.Field = &convert.FieldError{Field: "server", Reason: reason, Err: ce.RPC}
 	}
 	return nil, rpcerr.ToStatus(name, method, ce)
+}
+
+// serverName is the name of the server a request names: its server field
+// or the mcp-server metadata, which may not disagree.
+func serverName(ctx context.Context, field, method string) (string, error) {
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if v := md.Get(ServerMetadataKey); len(v) > 0 {
+			if field != "" && v[0] != field {
+				return "", rpcerr.ToStatus(field, method, rpcerr.InvalidInput(field, method, "%v", &convert.FieldError{Field: "server", Reason: convert.ReasonInvalidValue,
+					Err: fmt.Errorf("the server field %q and the %s metadata %q disagree", field, ServerMetadataKey, v[0])}))
+			}
+			return v[0], nil
+		}
+	}
+	return field, nil
+}
+
+// aggregateOf is the aggregate a request names, or nil when it names a
+// server (or nothing it knows: lookup says so).
+func (s *Service) aggregateOf(ctx context.Context, field string) *aggregate.Server {
+	set := s.aggregateSet()
+	if len(set) == 0 {
+		return nil
+	}
+	name, err := serverName(ctx, field, "")
+	if err != nil {
+		return nil
+	}
+	return set[name]
 }
 
 // namedServersShown bounds how many server names a refusal lists.
@@ -131,6 +159,17 @@ func (v coreView) Lookup(ctx context.Context, field, method string) (*pool.Serve
 	return v.s.lookup(ctx, field, method)
 }
 func (v coreView) Servers() map[string]*pool.Server { return v.s.serverSet() }
+func (v coreView) Aggregate(ctx context.Context, field string) *aggregate.Server {
+	return v.s.aggregateOf(ctx, field)
+}
+func (v coreView) Aggregates() []*aggregate.Server {
+	set := v.s.aggregateSet()
+	out := make([]*aggregate.Server, 0, len(set))
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, set[name])
+	}
+	return out
+}
 func (v coreView) AllowServer(ctx context.Context, server string) bool {
 	return v.s.allowServer(ctx, server)
 }

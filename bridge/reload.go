@@ -91,6 +91,7 @@ func (s *Service) Reload(cfg Config) error {
 		s.door.SetLimits(cfg.Limits) // every caller's bucket starts afresh
 	}
 	s.servers.Store(&next)
+	s.setAggregates(cfg.Aggregates)
 	for _, srv := range retire {
 		s.retiring.Go(func() { srv.Retire(s.draining, ReloadDrain) }) // Close waits for it
 	}

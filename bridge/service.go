@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/grpcdoor"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
@@ -33,8 +34,11 @@ type Service struct {
 
 	cfg     Config
 	servers atomic.Pointer[map[string]*pool.Server] // replaced whole by Reload
-	door    *door.Door                              // the one pipeline of every request to a child
-	health  *health.Server
+	// aggregates are the aggregated servers, by name, replaced whole by
+	// Reload after servers (a member is in servers before its aggregate).
+	aggregates atomic.Pointer[map[string]*aggregate.Server]
+	door       *door.Door // the one pipeline of every request to a child
+	health     *health.Server
 
 	healthMu sync.Mutex
 	ready    map[string]bool // per current server, for the overall health status
@@ -91,8 +95,23 @@ func New(cfg Config) (*Service, error) {
 		set[sc.Name] = s.newServer(sc)
 	}
 	s.servers.Store(&set)
+	s.setAggregates(cfg.Aggregates)
 	return s, nil
 }
+
+// setAggregates puts the aggregates of cfg in force, each afresh (the
+// routes of the last ones are forgotten).
+func (s *Service) setAggregates(cfg []AggregateConfig) {
+	set := make(map[string]*aggregate.Server, len(cfg))
+	for _, a := range cfg {
+		set[a.Name] = aggregate.NewServer(a)
+	}
+	s.aggregates.Store(&set)
+}
+
+// aggregateSet returns the current aggregates, by name; callers must not
+// modify it.
+func (s *Service) aggregateSet() map[string]*aggregate.Server { return *s.aggregates.Load() }
 
 // newServer makes a fronted server and starts its first children.
 func (s *Service) newServer(sc *ServerConfig) *pool.Server {

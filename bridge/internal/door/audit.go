@@ -41,6 +41,9 @@ func (d *Door) audit(ctx context.Context, req *Request, start time.Time, res jso
 		slog.String("server", req.Server.Name), slog.String("method", TruncateLogValue(req.Method)), slog.String("name", TruncateLogValue(req.name())),
 		slog.String("via", req.Via), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 	}
+	if a := req.Aggregate; a != nil {
+		attrs = append(attrs, slog.String("aggregate", a.Server), slog.String("aggregate_name", TruncateLogValue(a.Name)))
+	}
 	if p := access.FromContext(ctx); p != nil {
 		attrs = append(attrs, slog.String("principal", p.Name), slog.String("auth", p.Method))
 	}

@@ -114,6 +114,18 @@ type Request struct {
 	Names  []string        // the tools, resources or prompts the request is about
 	Long   bool            // a stream that stays open: it counts for the rate, not for the calls in flight
 	Meta   json.RawMessage // params._meta when it is an object (ParseRequest only): the era, the progress token, the trace parent
+	// Aggregate, when set, is the aggregated server the caller named and
+	// the name it used: the request passes the door as one to the member
+	// (Server) about the member's own name (Names), and its audit record
+	// names both.
+	Aggregate *Aggregated
+}
+
+// Aggregated is the aggregate a request to one of its members came
+// through, and the aggregate's name for the request's target ("" for a
+// list).
+type Aggregated struct {
+	Server, Name string
 }
 
 // NewRequest decodes what an MCP request asks of srv from its params: the

@@ -130,3 +130,10 @@ func (d *Door) FilterList(ctx context.Context, server, method string, res json.R
 	}
 	return filtered
 }
+
+// Shows reports whether a list shows the caller of ctx the item of server
+// named name, of kind: what FilterList keeps, one item at a time.
+func (d *Door) Shows(ctx context.Context, server string, kind access.Kind, name string) bool {
+	rules := d.Access().Rules
+	return len(rules) == 0 || rules.Allow(access.FromContext(ctx), server, kind, name)
+}

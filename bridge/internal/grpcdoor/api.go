@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -28,6 +29,11 @@ type Core interface {
 	// Servers are the fronted servers in force, by name; not to be
 	// modified.
 	Servers() map[string]*pool.Server
+	// Aggregate is the aggregated server a request names by its server
+	// field or the mcp-server metadata, or nil when it names none.
+	Aggregate(ctx context.Context, field string) *aggregate.Server
+	// Aggregates are the aggregated servers in force, sorted by name.
+	Aggregates() []*aggregate.Server
 	// AllowServer reports whether the caller of ctx may use the server
 	// at all.
 	AllowServer(ctx context.Context, server string) bool

@@ -8,12 +8,14 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -28,6 +30,9 @@ import (
 // request names, if it runs; it never starts one.
 func (s *API) GetServer(ctx context.Context, req *mcpbridgev1.GetServerRequest) (*mcpbridgev1.GetServerResponse, error) {
 	const method = "GetServer"
+	if agg := s.core.Aggregate(ctx, req.GetServer()); agg != nil {
+		return s.describeAggregate(ctx, agg, pool.SessionName(ctx)), nil
+	}
 	srv, err := s.core.Lookup(ctx, req.GetServer(), method)
 	if err != nil {
 		return nil, err
@@ -48,7 +53,8 @@ func (s *API) GetServer(ctx context.Context, req *mcpbridgev1.GetServerRequest) 
 	return srv.Describe(pool.SessionName(ctx)), nil
 }
 
-// ListServers describes every fronted server, sorted by name.
+// ListServers describes every fronted server and aggregate, sorted by
+// name.
 func (s *API) ListServers(ctx context.Context, _ *mcpbridgev1.ListServersRequest) (*mcpbridgev1.ListServersResponse, error) {
 	set := s.core.Servers()
 	resp := &mcpbridgev1.ListServersResponse{}
@@ -57,7 +63,26 @@ func (s *API) ListServers(ctx context.Context, _ *mcpbridgev1.ListServersRequest
 			resp.Servers = append(resp.Servers, set[name].Describe(""))
 		}
 	}
+	for _, agg := range s.core.Aggregates() {
+		if d := s.describeAggregate(ctx, agg, ""); len(d.Members) > 0 {
+			resp.Servers = append(resp.Servers, d)
+		}
+	}
+	slices.SortFunc(resp.Servers, func(a, b *mcpbridgev1.GetServerResponse) int { return strings.Compare(a.Name, b.Name) })
 	return resp, nil
+}
+
+// describeAggregate is GetServer of an aggregate: its members the caller
+// may use, each as GetServer describes it.
+func (s *API) describeAggregate(ctx context.Context, agg *aggregate.Server, session string) *mcpbridgev1.GetServerResponse {
+	out := &mcpbridgev1.GetServerResponse{Name: agg.Name(), Policy: mcpbridgev1.ServerPolicy_SERVER_POLICY_AGGREGATE}
+	set := s.core.Servers()
+	for _, m := range agg.Config().Members {
+		if srv, ok := set[m]; ok && s.core.AllowServer(ctx, m) {
+			out.Members = append(out.Members, srv.Describe(session))
+		}
+	}
+	return out
 }
 
 // Ping checks that the child answers: ping (legacy) or server/discover

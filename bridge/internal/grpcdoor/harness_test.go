@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
@@ -41,6 +44,7 @@ type testCore struct {
 	servers  map[string]*pool.Server
 	door     *door.Door
 	hidden   map[string]bool // servers AllowServer refuses
+	aggs     map[string]*aggregate.Server
 	draining context.Context // cancelled with rpcerr.ErrDraining by drain
 	drain    context.CancelCauseFunc
 	open     func(ctx context.Context, server string, first []byte) (Session, error)
@@ -68,6 +72,16 @@ func (c *testCore) Lookup(_ context.Context, field, method string) (*pool.Server
 }
 
 func (c *testCore) Servers() map[string]*pool.Server { return c.servers }
+
+func (c *testCore) Aggregate(_ context.Context, field string) *aggregate.Server { return c.aggs[field] }
+
+func (c *testCore) Aggregates() []*aggregate.Server {
+	var out []*aggregate.Server
+	for _, name := range slices.Sorted(maps.Keys(c.aggs)) {
+		out = append(out, c.aggs[name])
+	}
+	return out
+}
 
 func (c *testCore) AllowServer(_ context.Context, server string) bool { return !c.hidden[server] }
 

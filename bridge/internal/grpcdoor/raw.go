@@ -26,6 +26,13 @@ func (s *API) Call(ctx context.Context, req *mcpbridgev1.CallRequest) (*mcpbridg
 	if err != nil {
 		return nil, rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))
 	}
+	if agg := s.core.Aggregate(ctx, req.GetServer()); agg != nil {
+		res, err := s.aggregateRaw(ctx, agg, method, params)
+		if err != nil {
+			return nil, err
+		}
+		return &mcpbridgev1.CallResponse{ResultJson: string(res)}, nil
+	}
 	r, err := s.route(ctx, req.GetServer(), door.NewRequest(door.Via(ctx, door.ViaGRPC), nil, method, params))
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
@@ -28,6 +29,9 @@ func typedCall[Resp proto.Message](ctx context.Context, s *API, server, method s
 	decode func(json.RawMessage, convert.Era) (Resp, error),
 ) (Resp, error) {
 	var zero Resp
+	if agg := s.core.Aggregate(ctx, server); agg != nil {
+		return aggregateCall(ctx, s, agg, method, kind, names, build, decode)
+	}
 	r, err := s.route(ctx, server, &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: method, Kind: kind, Names: names})
 	if err != nil {
 		return zero, err
@@ -54,6 +58,11 @@ func typedCall[Resp proto.Message](ctx context.Context, s *API, server, method s
 
 // ListTools is tools/list: one page of the child's tools.
 func (s *API) ListTools(ctx context.Context, req *mcpbridgev1.ListToolsRequest) (*mcpbridgev1.ListToolsResponse, error) {
+	if agg := s.core.Aggregate(ctx, req.GetServer()); agg != nil {
+		return aggregateList(ctx, s, agg, aggregate.Tools, req.GetCursor(), convert.DecodeListTools,
+			func(dst, src *mcpbridgev1.ListToolsResponse) { dst.Tools = append(dst.Tools, src.Tools...) },
+			func(r *mcpbridgev1.ListToolsResponse, next string) { r.NextCursor = next })
+	}
 	return typedCall(ctx, s, req.GetServer(), "tools/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListTools)
@@ -61,6 +70,13 @@ func (s *API) ListTools(ctx context.Context, req *mcpbridgev1.ListToolsRequest) 
 
 // ListResources is resources/list: one page of the child's resources.
 func (s *API) ListResources(ctx context.Context, req *mcpbridgev1.ListResourcesRequest) (*mcpbridgev1.ListResourcesResponse, error) {
+	if agg := s.core.Aggregate(ctx, req.GetServer()); agg != nil {
+		return aggregateList(ctx, s, agg, aggregate.Resources, req.GetCursor(), convert.DecodeListResources,
+			func(dst, src *mcpbridgev1.ListResourcesResponse) {
+				dst.Resources = append(dst.Resources, src.Resources...)
+			},
+			func(r *mcpbridgev1.ListResourcesResponse, next string) { r.NextCursor = next })
+	}
 	return typedCall(ctx, s, req.GetServer(), "resources/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListResources)
@@ -69,6 +85,13 @@ func (s *API) ListResources(ctx context.Context, req *mcpbridgev1.ListResourcesR
 // ListResourceTemplates is resources/templates/list: one page of the
 // child's resource templates.
 func (s *API) ListResourceTemplates(ctx context.Context, req *mcpbridgev1.ListResourceTemplatesRequest) (*mcpbridgev1.ListResourceTemplatesResponse, error) {
+	if agg := s.core.Aggregate(ctx, req.GetServer()); agg != nil {
+		return aggregateList(ctx, s, agg, aggregate.ResourceTemplates, req.GetCursor(), convert.DecodeListResourceTemplates,
+			func(dst, src *mcpbridgev1.ListResourceTemplatesResponse) {
+				dst.ResourceTemplates = append(dst.ResourceTemplates, src.ResourceTemplates...)
+			},
+			func(r *mcpbridgev1.ListResourceTemplatesResponse, next string) { r.NextCursor = next })
+	}
 	return typedCall(ctx, s, req.GetServer(), "resources/templates/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListResourceTemplates)
@@ -76,6 +99,11 @@ func (s *API) ListResourceTemplates(ctx context.Context, req *mcpbridgev1.ListRe
 
 // ListPrompts is prompts/list: one page of the child's prompts.
 func (s *API) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsRequest) (*mcpbridgev1.ListPromptsResponse, error) {
+	if agg := s.core.Aggregate(ctx, req.GetServer()); agg != nil {
+		return aggregateList(ctx, s, agg, aggregate.Prompts, req.GetCursor(), convert.DecodeListPrompts,
+			func(dst, src *mcpbridgev1.ListPromptsResponse) { dst.Prompts = append(dst.Prompts, src.Prompts...) },
+			func(r *mcpbridgev1.ListPromptsResponse, next string) { r.NextCursor = next })
+	}
 	return typedCall(ctx, s, req.GetServer(), "prompts/list", access.Server, nil,
 		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListPrompts)

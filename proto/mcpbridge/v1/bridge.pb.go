@@ -321,6 +321,10 @@ const (
 	ServerPolicy_SERVER_POLICY_POOL ServerPolicy = 2
 	// One child per client session, named by the `mcp-session` metadata.
 	ServerPolicy_SERVER_POLICY_SESSION ServerPolicy = 3
+	// No child of its own: an aggregated server, which merges the tools,
+	// prompts and resources of its members (`members`) and sends each
+	// request to the member it is about.
+	ServerPolicy_SERVER_POLICY_AGGREGATE ServerPolicy = 4
 )
 
 // Enum value maps for ServerPolicy.
@@ -330,12 +334,14 @@ var (
 		1: "SERVER_POLICY_SHARED",
 		2: "SERVER_POLICY_POOL",
 		3: "SERVER_POLICY_SESSION",
+		4: "SERVER_POLICY_AGGREGATE",
 	}
 	ServerPolicy_value = map[string]int32{
 		"SERVER_POLICY_UNSPECIFIED": 0,
 		"SERVER_POLICY_SHARED":      1,
 		"SERVER_POLICY_POOL":        2,
 		"SERVER_POLICY_SESSION":     3,
+		"SERVER_POLICY_AGGREGATE":   4,
 	}
 )
 
@@ -648,7 +654,12 @@ type GetServerResponse struct {
 	// Every child the server runs now: one for the shared policy, the pool's
 	// children, or one per open session, in the order they were started.
 	// Default: empty for a session server with no session. Eras: all.
-	Children      []*Child `protobuf:"bytes,8,rep,name=children,proto3" json:"children,omitempty"`
+	Children []*Child `protobuf:"bytes,8,rep,name=children,proto3" json:"children,omitempty"`
+	// An aggregated server's members, in priority order, each as GetServer
+	// answers for it (SERVER_POLICY_AGGREGATE); a member the caller may not
+	// use is left out.
+	// Default: empty unless the server is an aggregate. Eras: all.
+	Members       []*GetServerResponse `protobuf:"bytes,9,rep,name=members,proto3" json:"members,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -735,6 +746,13 @@ func (x *GetServerResponse) GetPolicy() ServerPolicy {
 func (x *GetServerResponse) GetChildren() []*Child {
 	if x != nil {
 		return x.Children
+	}
+	return nil
+}
+
+func (x *GetServerResponse) GetMembers() []*GetServerResponse {
+	if x != nil {
+		return x.Members
 	}
 	return nil
 }
@@ -5522,7 +5540,7 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\x19mcpbridge/v1/bridge.proto\x12\fmcpbridge.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"P\n" +
 	"\x10GetServerRequest\x12\x16\n" +
 	"\x06server\x18\x01 \x01(\tR\x06server\x12$\n" +
-	"\x0ewait_for_ready\x18\x02 \x01(\bR\fwaitForReady\"\xfd\x02\n" +
+	"\x0ewait_for_ready\x18\x02 \x01(\bR\fwaitForReady\"\xb8\x03\n" +
 	"\x11GetServerResponse\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\tR\x0fprotocolVersion\x128\n" +
 	"\vserver_info\x18\x02 \x01(\v2\x17.google.protobuf.StructR\n" +
@@ -5532,7 +5550,8 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\x05child\x18\x05 \x01(\v2\x13.mcpbridge.v1.ChildR\x05child\x12\x12\n" +
 	"\x04name\x18\x06 \x01(\tR\x04name\x122\n" +
 	"\x06policy\x18\a \x01(\x0e2\x1a.mcpbridge.v1.ServerPolicyR\x06policy\x12/\n" +
-	"\bchildren\x18\b \x03(\v2\x13.mcpbridge.v1.ChildR\bchildren\"\x14\n" +
+	"\bchildren\x18\b \x03(\v2\x13.mcpbridge.v1.ChildR\bchildren\x129\n" +
+	"\amembers\x18\t \x03(\v2\x1f.mcpbridge.v1.GetServerResponseR\amembers\"\x14\n" +
 	"\x12ListServersRequest\"P\n" +
 	"\x13ListServersResponse\x129\n" +
 	"\aservers\x18\x01 \x03(\v2\x1f.mcpbridge.v1.GetServerResponseR\aservers\"\x8c\x02\n" +
@@ -5864,12 +5883,13 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\x11CHILD_STATE_READY\x10\x02\x12\x1a\n" +
 	"\x16CHILD_STATE_RESTARTING\x10\x03\x12\x18\n" +
 	"\x14CHILD_STATE_STOPPING\x10\x04\x12\x16\n" +
-	"\x12CHILD_STATE_FAILED\x10\x05*z\n" +
+	"\x12CHILD_STATE_FAILED\x10\x05*\x97\x01\n" +
 	"\fServerPolicy\x12\x1d\n" +
 	"\x19SERVER_POLICY_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14SERVER_POLICY_SHARED\x10\x01\x12\x16\n" +
 	"\x12SERVER_POLICY_POOL\x10\x02\x12\x19\n" +
-	"\x15SERVER_POLICY_SESSION\x10\x03*Z\n" +
+	"\x15SERVER_POLICY_SESSION\x10\x03\x12\x1b\n" +
+	"\x17SERVER_POLICY_AGGREGATE\x10\x04*Z\n" +
 	"\n" +
 	"CacheScope\x12\x1b\n" +
 	"\x17CACHE_SCOPE_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -5998,158 +6018,159 @@ var file_mcpbridge_v1_bridge_proto_depIdxs = []int32{
 	9,   // 2: mcpbridge.v1.GetServerResponse.child:type_name -> mcpbridge.v1.Child
 	1,   // 3: mcpbridge.v1.GetServerResponse.policy:type_name -> mcpbridge.v1.ServerPolicy
 	9,   // 4: mcpbridge.v1.GetServerResponse.children:type_name -> mcpbridge.v1.Child
-	6,   // 5: mcpbridge.v1.ListServersResponse.servers:type_name -> mcpbridge.v1.GetServerResponse
-	0,   // 6: mcpbridge.v1.Child.state:type_name -> mcpbridge.v1.ChildState
-	64,  // 7: mcpbridge.v1.Child.started_at:type_name -> google.protobuf.Timestamp
-	63,  // 8: mcpbridge.v1.ListToolsRequest.meta:type_name -> google.protobuf.Struct
-	18,  // 9: mcpbridge.v1.ListToolsResponse.tools:type_name -> mcpbridge.v1.Tool
-	63,  // 10: mcpbridge.v1.ListToolsResponse.meta:type_name -> google.protobuf.Struct
-	65,  // 11: mcpbridge.v1.ListToolsResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 12: mcpbridge.v1.ListToolsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	63,  // 13: mcpbridge.v1.ListResourcesRequest.meta:type_name -> google.protobuf.Struct
-	20,  // 14: mcpbridge.v1.ListResourcesResponse.resources:type_name -> mcpbridge.v1.Resource
-	63,  // 15: mcpbridge.v1.ListResourcesResponse.meta:type_name -> google.protobuf.Struct
-	65,  // 16: mcpbridge.v1.ListResourcesResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 17: mcpbridge.v1.ListResourcesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	63,  // 18: mcpbridge.v1.ListResourceTemplatesRequest.meta:type_name -> google.protobuf.Struct
-	21,  // 19: mcpbridge.v1.ListResourceTemplatesResponse.resource_templates:type_name -> mcpbridge.v1.ResourceTemplate
-	63,  // 20: mcpbridge.v1.ListResourceTemplatesResponse.meta:type_name -> google.protobuf.Struct
-	65,  // 21: mcpbridge.v1.ListResourceTemplatesResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 22: mcpbridge.v1.ListResourceTemplatesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	63,  // 23: mcpbridge.v1.ListPromptsRequest.meta:type_name -> google.protobuf.Struct
-	22,  // 24: mcpbridge.v1.ListPromptsResponse.prompts:type_name -> mcpbridge.v1.Prompt
-	63,  // 25: mcpbridge.v1.ListPromptsResponse.meta:type_name -> google.protobuf.Struct
-	65,  // 26: mcpbridge.v1.ListPromptsResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 27: mcpbridge.v1.ListPromptsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	63,  // 28: mcpbridge.v1.Tool.input_schema:type_name -> google.protobuf.Struct
-	63,  // 29: mcpbridge.v1.Tool.output_schema:type_name -> google.protobuf.Struct
-	63,  // 30: mcpbridge.v1.Tool.annotations:type_name -> google.protobuf.Struct
-	19,  // 31: mcpbridge.v1.Tool.icons:type_name -> mcpbridge.v1.Icon
-	63,  // 32: mcpbridge.v1.Tool.execution:type_name -> google.protobuf.Struct
-	63,  // 33: mcpbridge.v1.Tool.meta:type_name -> google.protobuf.Struct
-	63,  // 34: mcpbridge.v1.Resource.annotations:type_name -> google.protobuf.Struct
-	19,  // 35: mcpbridge.v1.Resource.icons:type_name -> mcpbridge.v1.Icon
-	63,  // 36: mcpbridge.v1.Resource.meta:type_name -> google.protobuf.Struct
-	63,  // 37: mcpbridge.v1.ResourceTemplate.annotations:type_name -> google.protobuf.Struct
-	19,  // 38: mcpbridge.v1.ResourceTemplate.icons:type_name -> mcpbridge.v1.Icon
-	63,  // 39: mcpbridge.v1.ResourceTemplate.meta:type_name -> google.protobuf.Struct
-	23,  // 40: mcpbridge.v1.Prompt.arguments:type_name -> mcpbridge.v1.PromptArgument
-	19,  // 41: mcpbridge.v1.Prompt.icons:type_name -> mcpbridge.v1.Icon
-	63,  // 42: mcpbridge.v1.Prompt.meta:type_name -> google.protobuf.Struct
-	63,  // 43: mcpbridge.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
-	63,  // 44: mcpbridge.v1.CallToolRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 45: mcpbridge.v1.CallToolRequest.input_responses:type_name -> google.protobuf.Struct
-	63,  // 46: mcpbridge.v1.CallToolRequest.client_capabilities:type_name -> google.protobuf.Struct
-	27,  // 47: mcpbridge.v1.CallToolResponse.content:type_name -> mcpbridge.v1.Content
-	66,  // 48: mcpbridge.v1.CallToolResponse.structured_content:type_name -> google.protobuf.Value
-	63,  // 49: mcpbridge.v1.CallToolResponse.meta:type_name -> google.protobuf.Struct
-	26,  // 50: mcpbridge.v1.CallToolResponse.input_required:type_name -> mcpbridge.v1.InputRequired
-	63,  // 51: mcpbridge.v1.InputRequired.input_requests:type_name -> google.protobuf.Struct
-	63,  // 52: mcpbridge.v1.InputRequired.meta:type_name -> google.protobuf.Struct
-	28,  // 53: mcpbridge.v1.Content.text:type_name -> mcpbridge.v1.TextContent
-	29,  // 54: mcpbridge.v1.Content.image:type_name -> mcpbridge.v1.ImageContent
-	30,  // 55: mcpbridge.v1.Content.audio:type_name -> mcpbridge.v1.AudioContent
-	20,  // 56: mcpbridge.v1.Content.resource_link:type_name -> mcpbridge.v1.Resource
-	31,  // 57: mcpbridge.v1.Content.resource:type_name -> mcpbridge.v1.EmbeddedResource
-	63,  // 58: mcpbridge.v1.TextContent.annotations:type_name -> google.protobuf.Struct
-	63,  // 59: mcpbridge.v1.TextContent.meta:type_name -> google.protobuf.Struct
-	63,  // 60: mcpbridge.v1.ImageContent.annotations:type_name -> google.protobuf.Struct
-	63,  // 61: mcpbridge.v1.ImageContent.meta:type_name -> google.protobuf.Struct
-	63,  // 62: mcpbridge.v1.AudioContent.annotations:type_name -> google.protobuf.Struct
-	63,  // 63: mcpbridge.v1.AudioContent.meta:type_name -> google.protobuf.Struct
-	32,  // 64: mcpbridge.v1.EmbeddedResource.resource:type_name -> mcpbridge.v1.ResourceContents
-	63,  // 65: mcpbridge.v1.EmbeddedResource.annotations:type_name -> google.protobuf.Struct
-	63,  // 66: mcpbridge.v1.EmbeddedResource.meta:type_name -> google.protobuf.Struct
-	63,  // 67: mcpbridge.v1.ResourceContents.meta:type_name -> google.protobuf.Struct
-	63,  // 68: mcpbridge.v1.ReadResourceRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 69: mcpbridge.v1.ReadResourceRequest.input_responses:type_name -> google.protobuf.Struct
-	63,  // 70: mcpbridge.v1.ReadResourceRequest.client_capabilities:type_name -> google.protobuf.Struct
-	32,  // 71: mcpbridge.v1.ReadResourceResponse.contents:type_name -> mcpbridge.v1.ResourceContents
-	63,  // 72: mcpbridge.v1.ReadResourceResponse.meta:type_name -> google.protobuf.Struct
-	26,  // 73: mcpbridge.v1.ReadResourceResponse.input_required:type_name -> mcpbridge.v1.InputRequired
-	65,  // 74: mcpbridge.v1.ReadResourceResponse.ttl:type_name -> google.protobuf.Duration
-	2,   // 75: mcpbridge.v1.ReadResourceResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	61,  // 76: mcpbridge.v1.GetPromptRequest.arguments:type_name -> mcpbridge.v1.GetPromptRequest.ArgumentsEntry
-	63,  // 77: mcpbridge.v1.GetPromptRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 78: mcpbridge.v1.GetPromptRequest.input_responses:type_name -> google.protobuf.Struct
-	63,  // 79: mcpbridge.v1.GetPromptRequest.client_capabilities:type_name -> google.protobuf.Struct
-	37,  // 80: mcpbridge.v1.GetPromptResponse.messages:type_name -> mcpbridge.v1.PromptMessage
-	63,  // 81: mcpbridge.v1.GetPromptResponse.meta:type_name -> google.protobuf.Struct
-	26,  // 82: mcpbridge.v1.GetPromptResponse.input_required:type_name -> mcpbridge.v1.InputRequired
-	3,   // 83: mcpbridge.v1.PromptMessage.role:type_name -> mcpbridge.v1.Role
-	27,  // 84: mcpbridge.v1.PromptMessage.content:type_name -> mcpbridge.v1.Content
-	62,  // 85: mcpbridge.v1.CompleteRequest.context_arguments:type_name -> mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
-	63,  // 86: mcpbridge.v1.CompleteRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 87: mcpbridge.v1.CompleteResponse.meta:type_name -> google.protobuf.Struct
-	63,  // 88: mcpbridge.v1.CallToolStreamRequest.arguments:type_name -> google.protobuf.Struct
-	63,  // 89: mcpbridge.v1.CallToolStreamRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 90: mcpbridge.v1.CallToolStreamRequest.input_responses:type_name -> google.protobuf.Struct
-	63,  // 91: mcpbridge.v1.CallToolStreamRequest.client_capabilities:type_name -> google.protobuf.Struct
-	4,   // 92: mcpbridge.v1.CallToolStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
-	42,  // 93: mcpbridge.v1.CallToolStreamResponse.progress:type_name -> mcpbridge.v1.Progress
-	43,  // 94: mcpbridge.v1.CallToolStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
-	44,  // 95: mcpbridge.v1.CallToolStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
-	25,  // 96: mcpbridge.v1.CallToolStreamResponse.result:type_name -> mcpbridge.v1.CallToolResponse
-	4,   // 97: mcpbridge.v1.LogMessage.level:type_name -> mcpbridge.v1.LoggingLevel
-	66,  // 98: mcpbridge.v1.LogMessage.data:type_name -> google.protobuf.Value
-	64,  // 99: mcpbridge.v1.ServerRequest.expire_time:type_name -> google.protobuf.Timestamp
-	4,   // 100: mcpbridge.v1.SubscribeRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
-	47,  // 101: mcpbridge.v1.SubscribeResponse.acknowledged:type_name -> mcpbridge.v1.SubscriptionAcknowledged
-	48,  // 102: mcpbridge.v1.SubscribeResponse.resource_updated:type_name -> mcpbridge.v1.ResourceUpdated
-	49,  // 103: mcpbridge.v1.SubscribeResponse.tools_list_changed:type_name -> mcpbridge.v1.ListChanged
-	49,  // 104: mcpbridge.v1.SubscribeResponse.prompts_list_changed:type_name -> mcpbridge.v1.ListChanged
-	49,  // 105: mcpbridge.v1.SubscribeResponse.resources_list_changed:type_name -> mcpbridge.v1.ListChanged
-	44,  // 106: mcpbridge.v1.SubscribeResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
-	43,  // 107: mcpbridge.v1.SubscribeResponse.log:type_name -> mcpbridge.v1.LogMessage
-	63,  // 108: mcpbridge.v1.ResourceUpdated.meta:type_name -> google.protobuf.Struct
-	63,  // 109: mcpbridge.v1.ListChanged.meta:type_name -> google.protobuf.Struct
-	4,   // 110: mcpbridge.v1.CallStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
-	42,  // 111: mcpbridge.v1.CallStreamResponse.progress:type_name -> mcpbridge.v1.Progress
-	43,  // 112: mcpbridge.v1.CallStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
-	44,  // 113: mcpbridge.v1.CallStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
-	51,  // 114: mcpbridge.v1.CallStreamResponse.result:type_name -> mcpbridge.v1.CallResponse
-	65,  // 115: mcpbridge.v1.PingResponse.round_trip:type_name -> google.protobuf.Duration
-	9,   // 116: mcpbridge.v1.PingResponse.child:type_name -> mcpbridge.v1.Child
-	60,  // 117: mcpbridge.v1.RespondToServerRequestRequest.error:type_name -> mcpbridge.v1.JsonRpcError
-	5,   // 118: mcpbridge.v1.BridgeService.GetServer:input_type -> mcpbridge.v1.GetServerRequest
-	7,   // 119: mcpbridge.v1.BridgeService.ListServers:input_type -> mcpbridge.v1.ListServersRequest
-	10,  // 120: mcpbridge.v1.BridgeService.ListTools:input_type -> mcpbridge.v1.ListToolsRequest
-	12,  // 121: mcpbridge.v1.BridgeService.ListResources:input_type -> mcpbridge.v1.ListResourcesRequest
-	14,  // 122: mcpbridge.v1.BridgeService.ListResourceTemplates:input_type -> mcpbridge.v1.ListResourceTemplatesRequest
-	16,  // 123: mcpbridge.v1.BridgeService.ListPrompts:input_type -> mcpbridge.v1.ListPromptsRequest
-	24,  // 124: mcpbridge.v1.BridgeService.CallTool:input_type -> mcpbridge.v1.CallToolRequest
-	33,  // 125: mcpbridge.v1.BridgeService.ReadResource:input_type -> mcpbridge.v1.ReadResourceRequest
-	35,  // 126: mcpbridge.v1.BridgeService.GetPrompt:input_type -> mcpbridge.v1.GetPromptRequest
-	38,  // 127: mcpbridge.v1.BridgeService.Complete:input_type -> mcpbridge.v1.CompleteRequest
-	40,  // 128: mcpbridge.v1.BridgeService.CallToolStream:input_type -> mcpbridge.v1.CallToolStreamRequest
-	45,  // 129: mcpbridge.v1.BridgeService.Subscribe:input_type -> mcpbridge.v1.SubscribeRequest
-	50,  // 130: mcpbridge.v1.BridgeService.Call:input_type -> mcpbridge.v1.CallRequest
-	52,  // 131: mcpbridge.v1.BridgeService.CallStream:input_type -> mcpbridge.v1.CallStreamRequest
-	54,  // 132: mcpbridge.v1.BridgeService.Connect:input_type -> mcpbridge.v1.ConnectRequest
-	56,  // 133: mcpbridge.v1.BridgeService.Ping:input_type -> mcpbridge.v1.PingRequest
-	58,  // 134: mcpbridge.v1.BridgeService.RespondToServerRequest:input_type -> mcpbridge.v1.RespondToServerRequestRequest
-	6,   // 135: mcpbridge.v1.BridgeService.GetServer:output_type -> mcpbridge.v1.GetServerResponse
-	8,   // 136: mcpbridge.v1.BridgeService.ListServers:output_type -> mcpbridge.v1.ListServersResponse
-	11,  // 137: mcpbridge.v1.BridgeService.ListTools:output_type -> mcpbridge.v1.ListToolsResponse
-	13,  // 138: mcpbridge.v1.BridgeService.ListResources:output_type -> mcpbridge.v1.ListResourcesResponse
-	15,  // 139: mcpbridge.v1.BridgeService.ListResourceTemplates:output_type -> mcpbridge.v1.ListResourceTemplatesResponse
-	17,  // 140: mcpbridge.v1.BridgeService.ListPrompts:output_type -> mcpbridge.v1.ListPromptsResponse
-	25,  // 141: mcpbridge.v1.BridgeService.CallTool:output_type -> mcpbridge.v1.CallToolResponse
-	34,  // 142: mcpbridge.v1.BridgeService.ReadResource:output_type -> mcpbridge.v1.ReadResourceResponse
-	36,  // 143: mcpbridge.v1.BridgeService.GetPrompt:output_type -> mcpbridge.v1.GetPromptResponse
-	39,  // 144: mcpbridge.v1.BridgeService.Complete:output_type -> mcpbridge.v1.CompleteResponse
-	41,  // 145: mcpbridge.v1.BridgeService.CallToolStream:output_type -> mcpbridge.v1.CallToolStreamResponse
-	46,  // 146: mcpbridge.v1.BridgeService.Subscribe:output_type -> mcpbridge.v1.SubscribeResponse
-	51,  // 147: mcpbridge.v1.BridgeService.Call:output_type -> mcpbridge.v1.CallResponse
-	53,  // 148: mcpbridge.v1.BridgeService.CallStream:output_type -> mcpbridge.v1.CallStreamResponse
-	55,  // 149: mcpbridge.v1.BridgeService.Connect:output_type -> mcpbridge.v1.ConnectResponse
-	57,  // 150: mcpbridge.v1.BridgeService.Ping:output_type -> mcpbridge.v1.PingResponse
-	59,  // 151: mcpbridge.v1.BridgeService.RespondToServerRequest:output_type -> mcpbridge.v1.RespondToServerRequestResponse
-	135, // [135:152] is the sub-list for method output_type
-	118, // [118:135] is the sub-list for method input_type
-	118, // [118:118] is the sub-list for extension type_name
-	118, // [118:118] is the sub-list for extension extendee
-	0,   // [0:118] is the sub-list for field type_name
+	6,   // 5: mcpbridge.v1.GetServerResponse.members:type_name -> mcpbridge.v1.GetServerResponse
+	6,   // 6: mcpbridge.v1.ListServersResponse.servers:type_name -> mcpbridge.v1.GetServerResponse
+	0,   // 7: mcpbridge.v1.Child.state:type_name -> mcpbridge.v1.ChildState
+	64,  // 8: mcpbridge.v1.Child.started_at:type_name -> google.protobuf.Timestamp
+	63,  // 9: mcpbridge.v1.ListToolsRequest.meta:type_name -> google.protobuf.Struct
+	18,  // 10: mcpbridge.v1.ListToolsResponse.tools:type_name -> mcpbridge.v1.Tool
+	63,  // 11: mcpbridge.v1.ListToolsResponse.meta:type_name -> google.protobuf.Struct
+	65,  // 12: mcpbridge.v1.ListToolsResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 13: mcpbridge.v1.ListToolsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	63,  // 14: mcpbridge.v1.ListResourcesRequest.meta:type_name -> google.protobuf.Struct
+	20,  // 15: mcpbridge.v1.ListResourcesResponse.resources:type_name -> mcpbridge.v1.Resource
+	63,  // 16: mcpbridge.v1.ListResourcesResponse.meta:type_name -> google.protobuf.Struct
+	65,  // 17: mcpbridge.v1.ListResourcesResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 18: mcpbridge.v1.ListResourcesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	63,  // 19: mcpbridge.v1.ListResourceTemplatesRequest.meta:type_name -> google.protobuf.Struct
+	21,  // 20: mcpbridge.v1.ListResourceTemplatesResponse.resource_templates:type_name -> mcpbridge.v1.ResourceTemplate
+	63,  // 21: mcpbridge.v1.ListResourceTemplatesResponse.meta:type_name -> google.protobuf.Struct
+	65,  // 22: mcpbridge.v1.ListResourceTemplatesResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 23: mcpbridge.v1.ListResourceTemplatesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	63,  // 24: mcpbridge.v1.ListPromptsRequest.meta:type_name -> google.protobuf.Struct
+	22,  // 25: mcpbridge.v1.ListPromptsResponse.prompts:type_name -> mcpbridge.v1.Prompt
+	63,  // 26: mcpbridge.v1.ListPromptsResponse.meta:type_name -> google.protobuf.Struct
+	65,  // 27: mcpbridge.v1.ListPromptsResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 28: mcpbridge.v1.ListPromptsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	63,  // 29: mcpbridge.v1.Tool.input_schema:type_name -> google.protobuf.Struct
+	63,  // 30: mcpbridge.v1.Tool.output_schema:type_name -> google.protobuf.Struct
+	63,  // 31: mcpbridge.v1.Tool.annotations:type_name -> google.protobuf.Struct
+	19,  // 32: mcpbridge.v1.Tool.icons:type_name -> mcpbridge.v1.Icon
+	63,  // 33: mcpbridge.v1.Tool.execution:type_name -> google.protobuf.Struct
+	63,  // 34: mcpbridge.v1.Tool.meta:type_name -> google.protobuf.Struct
+	63,  // 35: mcpbridge.v1.Resource.annotations:type_name -> google.protobuf.Struct
+	19,  // 36: mcpbridge.v1.Resource.icons:type_name -> mcpbridge.v1.Icon
+	63,  // 37: mcpbridge.v1.Resource.meta:type_name -> google.protobuf.Struct
+	63,  // 38: mcpbridge.v1.ResourceTemplate.annotations:type_name -> google.protobuf.Struct
+	19,  // 39: mcpbridge.v1.ResourceTemplate.icons:type_name -> mcpbridge.v1.Icon
+	63,  // 40: mcpbridge.v1.ResourceTemplate.meta:type_name -> google.protobuf.Struct
+	23,  // 41: mcpbridge.v1.Prompt.arguments:type_name -> mcpbridge.v1.PromptArgument
+	19,  // 42: mcpbridge.v1.Prompt.icons:type_name -> mcpbridge.v1.Icon
+	63,  // 43: mcpbridge.v1.Prompt.meta:type_name -> google.protobuf.Struct
+	63,  // 44: mcpbridge.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
+	63,  // 45: mcpbridge.v1.CallToolRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 46: mcpbridge.v1.CallToolRequest.input_responses:type_name -> google.protobuf.Struct
+	63,  // 47: mcpbridge.v1.CallToolRequest.client_capabilities:type_name -> google.protobuf.Struct
+	27,  // 48: mcpbridge.v1.CallToolResponse.content:type_name -> mcpbridge.v1.Content
+	66,  // 49: mcpbridge.v1.CallToolResponse.structured_content:type_name -> google.protobuf.Value
+	63,  // 50: mcpbridge.v1.CallToolResponse.meta:type_name -> google.protobuf.Struct
+	26,  // 51: mcpbridge.v1.CallToolResponse.input_required:type_name -> mcpbridge.v1.InputRequired
+	63,  // 52: mcpbridge.v1.InputRequired.input_requests:type_name -> google.protobuf.Struct
+	63,  // 53: mcpbridge.v1.InputRequired.meta:type_name -> google.protobuf.Struct
+	28,  // 54: mcpbridge.v1.Content.text:type_name -> mcpbridge.v1.TextContent
+	29,  // 55: mcpbridge.v1.Content.image:type_name -> mcpbridge.v1.ImageContent
+	30,  // 56: mcpbridge.v1.Content.audio:type_name -> mcpbridge.v1.AudioContent
+	20,  // 57: mcpbridge.v1.Content.resource_link:type_name -> mcpbridge.v1.Resource
+	31,  // 58: mcpbridge.v1.Content.resource:type_name -> mcpbridge.v1.EmbeddedResource
+	63,  // 59: mcpbridge.v1.TextContent.annotations:type_name -> google.protobuf.Struct
+	63,  // 60: mcpbridge.v1.TextContent.meta:type_name -> google.protobuf.Struct
+	63,  // 61: mcpbridge.v1.ImageContent.annotations:type_name -> google.protobuf.Struct
+	63,  // 62: mcpbridge.v1.ImageContent.meta:type_name -> google.protobuf.Struct
+	63,  // 63: mcpbridge.v1.AudioContent.annotations:type_name -> google.protobuf.Struct
+	63,  // 64: mcpbridge.v1.AudioContent.meta:type_name -> google.protobuf.Struct
+	32,  // 65: mcpbridge.v1.EmbeddedResource.resource:type_name -> mcpbridge.v1.ResourceContents
+	63,  // 66: mcpbridge.v1.EmbeddedResource.annotations:type_name -> google.protobuf.Struct
+	63,  // 67: mcpbridge.v1.EmbeddedResource.meta:type_name -> google.protobuf.Struct
+	63,  // 68: mcpbridge.v1.ResourceContents.meta:type_name -> google.protobuf.Struct
+	63,  // 69: mcpbridge.v1.ReadResourceRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 70: mcpbridge.v1.ReadResourceRequest.input_responses:type_name -> google.protobuf.Struct
+	63,  // 71: mcpbridge.v1.ReadResourceRequest.client_capabilities:type_name -> google.protobuf.Struct
+	32,  // 72: mcpbridge.v1.ReadResourceResponse.contents:type_name -> mcpbridge.v1.ResourceContents
+	63,  // 73: mcpbridge.v1.ReadResourceResponse.meta:type_name -> google.protobuf.Struct
+	26,  // 74: mcpbridge.v1.ReadResourceResponse.input_required:type_name -> mcpbridge.v1.InputRequired
+	65,  // 75: mcpbridge.v1.ReadResourceResponse.ttl:type_name -> google.protobuf.Duration
+	2,   // 76: mcpbridge.v1.ReadResourceResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
+	61,  // 77: mcpbridge.v1.GetPromptRequest.arguments:type_name -> mcpbridge.v1.GetPromptRequest.ArgumentsEntry
+	63,  // 78: mcpbridge.v1.GetPromptRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 79: mcpbridge.v1.GetPromptRequest.input_responses:type_name -> google.protobuf.Struct
+	63,  // 80: mcpbridge.v1.GetPromptRequest.client_capabilities:type_name -> google.protobuf.Struct
+	37,  // 81: mcpbridge.v1.GetPromptResponse.messages:type_name -> mcpbridge.v1.PromptMessage
+	63,  // 82: mcpbridge.v1.GetPromptResponse.meta:type_name -> google.protobuf.Struct
+	26,  // 83: mcpbridge.v1.GetPromptResponse.input_required:type_name -> mcpbridge.v1.InputRequired
+	3,   // 84: mcpbridge.v1.PromptMessage.role:type_name -> mcpbridge.v1.Role
+	27,  // 85: mcpbridge.v1.PromptMessage.content:type_name -> mcpbridge.v1.Content
+	62,  // 86: mcpbridge.v1.CompleteRequest.context_arguments:type_name -> mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
+	63,  // 87: mcpbridge.v1.CompleteRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 88: mcpbridge.v1.CompleteResponse.meta:type_name -> google.protobuf.Struct
+	63,  // 89: mcpbridge.v1.CallToolStreamRequest.arguments:type_name -> google.protobuf.Struct
+	63,  // 90: mcpbridge.v1.CallToolStreamRequest.meta:type_name -> google.protobuf.Struct
+	63,  // 91: mcpbridge.v1.CallToolStreamRequest.input_responses:type_name -> google.protobuf.Struct
+	63,  // 92: mcpbridge.v1.CallToolStreamRequest.client_capabilities:type_name -> google.protobuf.Struct
+	4,   // 93: mcpbridge.v1.CallToolStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
+	42,  // 94: mcpbridge.v1.CallToolStreamResponse.progress:type_name -> mcpbridge.v1.Progress
+	43,  // 95: mcpbridge.v1.CallToolStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
+	44,  // 96: mcpbridge.v1.CallToolStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
+	25,  // 97: mcpbridge.v1.CallToolStreamResponse.result:type_name -> mcpbridge.v1.CallToolResponse
+	4,   // 98: mcpbridge.v1.LogMessage.level:type_name -> mcpbridge.v1.LoggingLevel
+	66,  // 99: mcpbridge.v1.LogMessage.data:type_name -> google.protobuf.Value
+	64,  // 100: mcpbridge.v1.ServerRequest.expire_time:type_name -> google.protobuf.Timestamp
+	4,   // 101: mcpbridge.v1.SubscribeRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
+	47,  // 102: mcpbridge.v1.SubscribeResponse.acknowledged:type_name -> mcpbridge.v1.SubscriptionAcknowledged
+	48,  // 103: mcpbridge.v1.SubscribeResponse.resource_updated:type_name -> mcpbridge.v1.ResourceUpdated
+	49,  // 104: mcpbridge.v1.SubscribeResponse.tools_list_changed:type_name -> mcpbridge.v1.ListChanged
+	49,  // 105: mcpbridge.v1.SubscribeResponse.prompts_list_changed:type_name -> mcpbridge.v1.ListChanged
+	49,  // 106: mcpbridge.v1.SubscribeResponse.resources_list_changed:type_name -> mcpbridge.v1.ListChanged
+	44,  // 107: mcpbridge.v1.SubscribeResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
+	43,  // 108: mcpbridge.v1.SubscribeResponse.log:type_name -> mcpbridge.v1.LogMessage
+	63,  // 109: mcpbridge.v1.ResourceUpdated.meta:type_name -> google.protobuf.Struct
+	63,  // 110: mcpbridge.v1.ListChanged.meta:type_name -> google.protobuf.Struct
+	4,   // 111: mcpbridge.v1.CallStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
+	42,  // 112: mcpbridge.v1.CallStreamResponse.progress:type_name -> mcpbridge.v1.Progress
+	43,  // 113: mcpbridge.v1.CallStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
+	44,  // 114: mcpbridge.v1.CallStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
+	51,  // 115: mcpbridge.v1.CallStreamResponse.result:type_name -> mcpbridge.v1.CallResponse
+	65,  // 116: mcpbridge.v1.PingResponse.round_trip:type_name -> google.protobuf.Duration
+	9,   // 117: mcpbridge.v1.PingResponse.child:type_name -> mcpbridge.v1.Child
+	60,  // 118: mcpbridge.v1.RespondToServerRequestRequest.error:type_name -> mcpbridge.v1.JsonRpcError
+	5,   // 119: mcpbridge.v1.BridgeService.GetServer:input_type -> mcpbridge.v1.GetServerRequest
+	7,   // 120: mcpbridge.v1.BridgeService.ListServers:input_type -> mcpbridge.v1.ListServersRequest
+	10,  // 121: mcpbridge.v1.BridgeService.ListTools:input_type -> mcpbridge.v1.ListToolsRequest
+	12,  // 122: mcpbridge.v1.BridgeService.ListResources:input_type -> mcpbridge.v1.ListResourcesRequest
+	14,  // 123: mcpbridge.v1.BridgeService.ListResourceTemplates:input_type -> mcpbridge.v1.ListResourceTemplatesRequest
+	16,  // 124: mcpbridge.v1.BridgeService.ListPrompts:input_type -> mcpbridge.v1.ListPromptsRequest
+	24,  // 125: mcpbridge.v1.BridgeService.CallTool:input_type -> mcpbridge.v1.CallToolRequest
+	33,  // 126: mcpbridge.v1.BridgeService.ReadResource:input_type -> mcpbridge.v1.ReadResourceRequest
+	35,  // 127: mcpbridge.v1.BridgeService.GetPrompt:input_type -> mcpbridge.v1.GetPromptRequest
+	38,  // 128: mcpbridge.v1.BridgeService.Complete:input_type -> mcpbridge.v1.CompleteRequest
+	40,  // 129: mcpbridge.v1.BridgeService.CallToolStream:input_type -> mcpbridge.v1.CallToolStreamRequest
+	45,  // 130: mcpbridge.v1.BridgeService.Subscribe:input_type -> mcpbridge.v1.SubscribeRequest
+	50,  // 131: mcpbridge.v1.BridgeService.Call:input_type -> mcpbridge.v1.CallRequest
+	52,  // 132: mcpbridge.v1.BridgeService.CallStream:input_type -> mcpbridge.v1.CallStreamRequest
+	54,  // 133: mcpbridge.v1.BridgeService.Connect:input_type -> mcpbridge.v1.ConnectRequest
+	56,  // 134: mcpbridge.v1.BridgeService.Ping:input_type -> mcpbridge.v1.PingRequest
+	58,  // 135: mcpbridge.v1.BridgeService.RespondToServerRequest:input_type -> mcpbridge.v1.RespondToServerRequestRequest
+	6,   // 136: mcpbridge.v1.BridgeService.GetServer:output_type -> mcpbridge.v1.GetServerResponse
+	8,   // 137: mcpbridge.v1.BridgeService.ListServers:output_type -> mcpbridge.v1.ListServersResponse
+	11,  // 138: mcpbridge.v1.BridgeService.ListTools:output_type -> mcpbridge.v1.ListToolsResponse
+	13,  // 139: mcpbridge.v1.BridgeService.ListResources:output_type -> mcpbridge.v1.ListResourcesResponse
+	15,  // 140: mcpbridge.v1.BridgeService.ListResourceTemplates:output_type -> mcpbridge.v1.ListResourceTemplatesResponse
+	17,  // 141: mcpbridge.v1.BridgeService.ListPrompts:output_type -> mcpbridge.v1.ListPromptsResponse
+	25,  // 142: mcpbridge.v1.BridgeService.CallTool:output_type -> mcpbridge.v1.CallToolResponse
+	34,  // 143: mcpbridge.v1.BridgeService.ReadResource:output_type -> mcpbridge.v1.ReadResourceResponse
+	36,  // 144: mcpbridge.v1.BridgeService.GetPrompt:output_type -> mcpbridge.v1.GetPromptResponse
+	39,  // 145: mcpbridge.v1.BridgeService.Complete:output_type -> mcpbridge.v1.CompleteResponse
+	41,  // 146: mcpbridge.v1.BridgeService.CallToolStream:output_type -> mcpbridge.v1.CallToolStreamResponse
+	46,  // 147: mcpbridge.v1.BridgeService.Subscribe:output_type -> mcpbridge.v1.SubscribeResponse
+	51,  // 148: mcpbridge.v1.BridgeService.Call:output_type -> mcpbridge.v1.CallResponse
+	53,  // 149: mcpbridge.v1.BridgeService.CallStream:output_type -> mcpbridge.v1.CallStreamResponse
+	55,  // 150: mcpbridge.v1.BridgeService.Connect:output_type -> mcpbridge.v1.ConnectResponse
+	57,  // 151: mcpbridge.v1.BridgeService.Ping:output_type -> mcpbridge.v1.PingResponse
+	59,  // 152: mcpbridge.v1.BridgeService.RespondToServerRequest:output_type -> mcpbridge.v1.RespondToServerRequestResponse
+	136, // [136:153] is the sub-list for method output_type
+	119, // [119:136] is the sub-list for method input_type
+	119, // [119:119] is the sub-list for extension type_name
+	119, // [119:119] is the sub-list for extension extendee
+	0,   // [0:119] is the sub-list for field type_name
 }
 
 func init() { file_mcpbridge_v1_bridge_proto_init() }

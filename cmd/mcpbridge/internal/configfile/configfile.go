@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -54,6 +55,9 @@ type File struct {
 	Servers []Server `yaml:"servers"`
 
 	warnings []string
+	// aggregates are the index in Servers of each of the configuration's
+	// aggregates, for the location of their errors.
+	aggregates []int
 }
 
 // Warnings are what in the file loads but may not mean what it says,
@@ -157,6 +161,32 @@ type Server struct {
 	Tunnel               string             `yaml:"tunnel"`
 	Pool                 Pool               `yaml:"pool"`
 	Session              Session            `yaml:"session"`
+	// Aggregate, instead of a command, makes the server an aggregate of
+	// other servers of the file (docs/aggregation.md).
+	Aggregate *Aggregate `yaml:"aggregate"`
+}
+
+// Aggregate is an aggregated server: the servers it merges and how.
+type Aggregate struct {
+	Servers   []string        `yaml:"servers"`
+	Conflicts string          `yaml:"conflicts"`
+	Prefix    string          `yaml:"prefix"`
+	Tools     AggregateFilter `yaml:"tools"`
+	Prompts   AggregateFilter `yaml:"prompts"`
+}
+
+// AggregateFilter picks and renames an aggregate's tools or prompts, by
+// the names the aggregate gives them.
+type AggregateFilter struct {
+	Include   []string                     `yaml:"include"`
+	Exclude   []string                     `yaml:"exclude"`
+	Overrides map[string]AggregateOverride `yaml:"overrides"`
+}
+
+// AggregateOverride renames or redescribes one tool or prompt.
+type AggregateOverride struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
 }
 
 // Tool is a tool's own deadlines.
@@ -294,6 +324,32 @@ var goPath = regexp.MustCompile(`([A-Za-z]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]`)
 // has the same shape, spelt in snake case, but for the fields of fileKeys,
 // an env list that is a map, and a tool's deadlines under their own keys.
 func (f *File) keys(path string) []any {
+	if rest, ok := strings.CutPrefix(path, "Aggregates["); ok {
+		n, field, _ := strings.Cut(rest, "]")
+		i, _ := strconv.Atoi(n)
+		if i >= len(f.aggregates) {
+			return []any{"servers"}
+		}
+		out := []any{"servers", f.aggregates[i]}
+		field = strings.TrimPrefix(field, ".")
+		if field == "Name" {
+			return append(out, "name")
+		}
+		out = append(out, "aggregate")
+		if m, ok := strings.CutPrefix(field, "Members"); ok {
+			out = append(out, "servers")
+			if j, err := strconv.Atoi(strings.Trim(m, "[]")); err == nil {
+				out = append(out, j)
+			}
+			return out
+		}
+		for _, part := range strings.Split(field, ".") {
+			if part != "" {
+				out = append(out, snake(part))
+			}
+		}
+		return out
+	}
 	var out []any
 	server := -1
 	parts := goPath.FindAllStringSubmatch(path, -1)
@@ -409,6 +465,15 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		if s.Name == "" && len(f.Servers) > 1 {
 			return cfg, at("every server needs a name when there are several", "name")
 		}
+		if s.Aggregate != nil {
+			a, err := s.aggregate(at)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Aggregates = append(cfg.Aggregates, a)
+			f.aggregates = append(f.aggregates, i)
+			continue
+		}
 		sc := bridge.ServerConfig{
 			Name: s.Name, Dir: s.Dir, InheritEnv: s.InheritEnv,
 			HandshakeTimeout: s.HandshakeTimeout, DefaultDeadline: s.DefaultDeadline, MaxDeadline: s.MaxDeadline,
@@ -479,6 +544,36 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		cfg.Servers = append(cfg.Servers, sc)
 	}
 	return cfg, nil
+}
+
+// aggregate is the server's aggregate section as the bridge's
+// configuration; an aggregate has no command and none of a child's keys.
+func (s *Server) aggregate(at func(msg string, path ...any) error) (bridge.AggregateConfig, error) {
+	a := s.Aggregate
+	if s.Name == "" {
+		return bridge.AggregateConfig{}, at("an aggregate needs a name", "name")
+	}
+	var own Server
+	own.Name, own.Aggregate = s.Name, s.Aggregate
+	if !reflect.DeepEqual(own, *s) {
+		return bridge.AggregateConfig{}, at("an aggregate has no command and none of a command's settings: only name and aggregate", "aggregate")
+	}
+	conflicts, err := bridge.ParseConflicts(a.Conflicts)
+	if err != nil {
+		return bridge.AggregateConfig{}, at(err.Error(), "aggregate", "conflicts")
+	}
+	filter := func(f AggregateFilter) bridge.AggregateFilter {
+		out := bridge.AggregateFilter{Include: f.Include, Exclude: f.Exclude}
+		for name, o := range f.Overrides {
+			if out.Overrides == nil {
+				out.Overrides = map[string]bridge.AggregateOverride{}
+			}
+			out.Overrides[name] = bridge.AggregateOverride{Name: o.Name, Description: o.Description}
+		}
+		return out
+	}
+	return bridge.AggregateConfig{Name: s.Name, Members: a.Servers, Conflicts: conflicts, Prefix: a.Prefix,
+		Tools: filter(a.Tools), Prompts: filter(a.Prompts)}, nil
 }
 
 // orList is "a", "a or b", "a, b or c".

@@ -3,6 +3,7 @@ package configfile
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +101,20 @@ func TestParseErrors(t *testing.T) {
 			"bad.yaml:9: servers[0].session.env_from_metadata.LD_PRELOAD: LD_PRELOAD may not be set from request metadata"},
 		{"env from metadata, a prefix", "servers:\n  - name: a\n    command: [x]\n    policy: session\n    session: {env_from_metadata: {PythonPath: x-path}}\n",
 			"bad.yaml:5: servers[0].session.env_from_metadata.PythonPath: PythonPath may not be set from request metadata: a caller would choose what the child loads or runs (PYTHON* is refused)"},
+		{"aggregate with a command", "servers:\n  - name: a\n    command: [x]\n  - name: all\n    command: [y]\n    aggregate: {servers: [a]}\n",
+			"bad.yaml:6: servers[1].aggregate: an aggregate has no command"},
+		{"aggregate of nothing known", "servers:\n  - name: a\n    command: [x]\n  - name: all\n    aggregate:\n      servers: [a, b]\n",
+			`bad.yaml:6: servers[1].aggregate.servers[1]: no server is named "b"`},
+		{"aggregate of an aggregate", "servers:\n  - name: a\n    command: [x]\n  - name: one\n    aggregate: {servers: [a]}\n  - name: two\n    aggregate: {servers: [one]}\n",
+			`bad.yaml:7: servers[2].aggregate.servers[0]: "one" is an aggregate: members are servers`},
+		{"aggregate conflicts", "servers:\n  - name: a\n    command: [x]\n  - name: all\n    aggregate:\n      servers: [a]\n      conflicts: first\n",
+			`bad.yaml:7: servers[1].aggregate.conflicts: unknown conflicts "first"`},
+		{"aggregate prefix", "servers:\n  - name: a\n    command: [x]\n  - name: all\n    aggregate:\n      servers: [a]\n      prefix: x_\n",
+			`bad.yaml:7: servers[1].aggregate.prefix: "x_" does not hold {server}`},
+		{"aggregate name", "servers:\n  - name: a\n    command: [x]\n  - name: a\n    aggregate: {servers: [a]}\n",
+			`bad.yaml:4: servers[1].name: the name "a" is already used by Servers[0]`},
+		{"aggregate renames", "servers:\n  - name: a\n    command: [x]\n  - name: all\n    aggregate:\n      servers: [a]\n      tools:\n        overrides: {a_x: {name: y}, a_z: {name: y}}\n",
+			`bad.yaml:8: servers[1].aggregate.tools.overrides: "a_x" and "a_z" are both renamed "y"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,5 +226,35 @@ func TestLoadRefusesAMissingExecutable(t *testing.T) {
 		if _, _, err := Parse(path, []byte(text)); err != nil {
 			t.Errorf("Parse(%s) = %v; Parse does not look at the system", tc.server, err)
 		}
+	}
+}
+
+// An aggregate is a server with an aggregate section and no command: it
+// becomes one of the bridge's Aggregates, its filters and overrides as
+// written.
+func TestParseAggregate(t *testing.T) {
+	cfg, _, err := Parse("agg.yaml", []byte(`servers:
+  - name: demo
+    command: [x]
+  - name: conf
+    command: [y]
+  - name: all
+    aggregate:
+      servers: [conf, demo]
+      conflicts: priority
+      tools:
+        exclude: [slow]
+        overrides: {echo: {name: say, description: Says it.}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Servers) != 2 || len(cfg.Aggregates) != 1 {
+		t.Fatalf("%d servers and %d aggregates, want 2 and 1", len(cfg.Servers), len(cfg.Aggregates))
+	}
+	a := cfg.Aggregates[0]
+	if a.Name != "all" || !slices.Equal(a.Members, []string{"conf", "demo"}) || a.Conflicts != bridge.ConflictsPriority ||
+		!slices.Equal(a.Tools.Exclude, []string{"slow"}) || a.Tools.Overrides["echo"] != (bridge.AggregateOverride{Name: "say", Description: "Says it."}) {
+		t.Errorf("the aggregate = %+v", a)
 	}
 }
