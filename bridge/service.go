@@ -37,8 +37,11 @@ type Service struct {
 	// aggregates are the aggregated servers, by name, replaced whole by
 	// Reload after servers (a member is in servers before its aggregate).
 	aggregates atomic.Pointer[map[string]*aggregate.Server]
-	door       *door.Door // the one pipeline of every request to a child
-	health     *health.Server
+	// reloaded is closed, and replaced, by each Reload: sessions on an
+	// aggregate follow its members.
+	reloaded atomic.Pointer[chan struct{}]
+	door     *door.Door // the one pipeline of every request to a child
+	health   *health.Server
 
 	healthMu sync.Mutex
 	ready    map[string]bool // per current server, for the overall health status
@@ -107,7 +110,14 @@ func (s *Service) setAggregates(cfg []AggregateConfig) {
 		set[a.Name] = aggregate.NewServer(a)
 	}
 	s.aggregates.Store(&set)
+	next := make(chan struct{})
+	if old := s.reloaded.Swap(&next); old != nil {
+		close(*old)
+	}
 }
+
+// reloadSignal is closed at the next Reload.
+func (s *Service) reloadSignal() <-chan struct{} { return *s.reloaded.Load() }
 
 // aggregateSet returns the current aggregates, by name; callers must not
 // modify it.

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggsession"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
@@ -45,11 +47,13 @@ var errSessionClosed = errors.New("bridge: the session is closed")
 // and another receiving at once.
 type Session struct {
 	s      *Service
-	srv    *pool.Server
-	ctx    context.Context // the caller's, watched for revocation and drained by Shutdown
-	end    func()          // releases ctx
-	c      *pool.Process   // the child, once acquired
-	probes bool            // leading server/discover requests are answered here (legacyProbe)
+	name   string             // the server's or aggregate's name
+	srv    *pool.Server       // nil on an aggregate
+	router *aggsession.Router // on an aggregate: the member sessions
+	ctx    context.Context    // the caller's, watched for revocation and drained by Shutdown
+	end    func()             // releases ctx
+	c      *pool.Process      // the child, once acquired
+	probes bool               // leading server/discover requests are answered here (legacyProbe)
 
 	in        chan []byte   // the client's messages, for run
 	inClosed  chan struct{} // CloseSend
@@ -88,6 +92,11 @@ func (s *Service) Open(ctx context.Context, server string, first []byte) (*Sessi
 	if rpcerr.RefusedDraining(ctx) { // opened after Shutdown
 		return fail(server, ctx.Err())
 	}
+	if name, err := serverName(ctx, server, sessionMethod); err == nil {
+		if agg := s.aggregateSet()[name]; agg != nil {
+			return s.openAggregate(ctx, agg, first, end)
+		}
+	}
 	srv, err := s.lookup(ctx, server, sessionMethod)
 	if err != nil {
 		return fail(server, err)
@@ -97,7 +106,7 @@ func (s *Service) Open(ctx context.Context, server string, first []byte) (*Sessi
 	if err := s.door.AdmitOpening(ctx, &door.Request{Via: door.Via(ctx, door.ViaConnect), Server: srv.Door(), Method: sessionMethod, Long: true}); err != nil {
 		return fail(srv.Name(), err)
 	}
-	ss := &Session{s: s, srv: srv, ctx: ctx, end: end,
+	ss := &Session{s: s, name: srv.Name(), srv: srv, ctx: ctx, end: end,
 		in: make(chan []byte, sessionInbox), inClosed: make(chan struct{}), out: make(chan []byte),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	probe, err := legacyProbe(ctx, srv, first)
@@ -188,8 +197,8 @@ func (ss *Session) Close() error {
 	return nil
 }
 
-// Server is the name of the server the session is on.
-func (ss *Session) Server() string { return ss.srv.Name() }
+// Server is the name of the server (or aggregate) the session is on.
+func (ss *Session) Server() string { return ss.name }
 
 // deliver hands one message of the tunnel to Recv (the tunnel's writer).
 func (ss *Session) deliver(msg []byte) error {
@@ -225,8 +234,13 @@ func (ss *Session) next() (msg []byte, eof bool, ok bool) {
 func (ss *Session) run() {
 	defer close(ss.done)
 	defer ss.end()
-	err := ss.serve()
-	ss.err = revoked(ss.ctx, rpcerr.Drained(ss.ctx, ss.srv.Name(), sessionMethod, err))
+	var err error
+	if ss.router != nil {
+		err = ss.serveAggregate()
+	} else {
+		err = ss.serve()
+	}
+	ss.err = revoked(ss.ctx, rpcerr.Drained(ss.ctx, ss.name, sessionMethod, err))
 }
 
 // serve is the session: the legacy probes, then the tunnel on its child.
@@ -330,7 +344,75 @@ func (ss *Session) ended() error {
 	default:
 	}
 	if err := ss.ctx.Err(); err != nil {
-		return rpcerr.ToStatus(ss.srv.Name(), sessionMethod, err)
+		return rpcerr.ToStatus(ss.name, sessionMethod, err)
+	}
+	return nil
+}
+
+// openAggregate opens a session on an aggregate: the caller's session
+// with each member, opened with first as any session is (each passes the
+// door as the member's), and the router between the client and them.
+func (s *Service) openAggregate(ctx context.Context, agg *aggregate.Server, first []byte, end func()) (*Session, error) {
+	ss := &Session{s: s, name: agg.Name(), ctx: ctx, end: end,
+		in: make(chan []byte, sessionInbox), inClosed: make(chan struct{}), out: make(chan []byte),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	current := func() *aggregate.Server { return s.aggregateSet()[agg.Name()] }
+	open := func(ctx context.Context, member string, first []byte) (aggsession.Member, error) {
+		ms, err := s.Open(ctx, member, first)
+		if err != nil {
+			return nil, err // not a nil *Session in an interface
+		}
+		return ms, nil
+	}
+	r, err := aggsession.New(ctx, agg, current, open, first, ss.deliver, s.cfg.Logger)
+	if err != nil {
+		end()
+		return nil, revoked(ctx, rpcerr.Drained(ctx, agg.Name(), sessionMethod, err))
+	}
+	ss.router = r
+	go ss.run()
+	return ss, nil
+}
+
+// serveAggregate is a session on an aggregate: the client's messages and
+// the members' go through the router, one at a time, until the client has
+// closed its side and every member session has ended, or the session is
+// closed. A reload that changes the aggregate's members reaches the
+// router at once.
+func (ss *Session) serveAggregate() error {
+	r := ss.router
+	defer r.Close()
+	inClosed := ss.inClosed
+	reloads := ss.s.reloadSignal()
+	for !r.Done() {
+		var err error
+		select {
+		case msg := <-ss.in:
+			err = r.Handle(msg)
+		case <-inClosed:
+			for queued := true; queued && err == nil; { // what came before CloseSend first
+				select {
+				case msg := <-ss.in:
+					err = r.Handle(msg)
+				default:
+					queued = false
+				}
+			}
+			inClosed = nil
+			r.CloseSend()
+		case in := <-r.Incoming():
+			err = r.HandleMember(in)
+		case <-reloads:
+			reloads = ss.s.reloadSignal()
+			r.Reconfigure()
+		case <-ss.stop:
+			return errSessionClosed
+		case <-ss.ctx.Done():
+			return rpcerr.ToStatus(ss.name, sessionMethod, ss.ctx.Err())
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

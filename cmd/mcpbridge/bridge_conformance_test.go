@@ -188,3 +188,45 @@ func TestConformanceCrossEra(t *testing.T) {
 		})
 	}
 }
+
+// TestConformanceThroughAggregate scores an aggregate whose first member
+// is the Go SDK server and whose second is the demo, with conflicts:
+// priority, at /mcp/all: check by check as the Go SDK server alone, in
+// both eras (docs/aggregation.md, "Conformance").
+func TestConformanceThroughAggregate(t *testing.T) {
+	testkit.Conformance(t)
+	for _, era := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(era, func(t *testing.T) {
+			argv := testkit.GoSDKServer(t)
+			b := startBridge(t, nil, "--http-listen", "127.0.0.1:0", "--config", writeConfig(t, "", fmt.Sprintf(`servers:
+  - name: conf
+    command: %s
+    protocol: %s
+  - name: demo
+    command: %s
+    protocol: %s
+  - name: all
+    aggregate:
+      servers: [conf, demo]
+      conflicts: priority
+`, yamlList(argv), era, yamlList([]string{mcpbridgeBin, "demo"}), era)))
+			for attempt := 1; ; attempt++ {
+				direct := conformancetest.Score(t, argv, era, "")
+				agg := conformancetest.ScoreURL(t, "http://"+httpAddr(t, b)+"/mcp/all", era, "")
+				t.Logf("at %s: %d passed, %d failed directly; %d passed, %d failed through the aggregate", era, direct.Passed, direct.Failed, agg.Passed, agg.Failed)
+				diff := cmp.Diff(direct.FailedChecks(), agg.FailedChecks())
+				for _, sc := range scenarioDiffs(direct, agg) {
+					diff += "\n" + sc
+				}
+				if diff == "" && direct.Passed == agg.Passed {
+					break
+				}
+				if attempt == 2 {
+					t.Errorf("at %s the aggregate differs from the Go SDK server alone (-direct +aggregate):\n%s", era, diff)
+					break
+				}
+				t.Logf("attempt %d disagreed; scoring again:\n%s", attempt, diff)
+			}
+		})
+	}
+}

@@ -243,6 +243,17 @@ func (v *View) Filter(keep func(Target) bool) *View {
 	return out
 }
 
+// NameOf is the name under which the view lists member's own name (a
+// URI the aggregate rewrote, a prefixed tool).
+func (v *View) NameOf(member, own string) (string, bool) {
+	for name, t := range v.routes {
+		if t.Member == member && t.Name == own {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 // Route is where name, as the view lists it, leads.
 func (v *View) Route(name string) (Target, bool) {
 	t, ok := v.routes[name]

@@ -1,0 +1,740 @@
+// Package aggsession is a client's session with an aggregated server
+// (docs/aggregation.md, "Sessions"): one session of the client's with each
+// member, opened with the client's own first message, and a Router that
+// moves JSON-RPC messages between the client and them. A request about a
+// tool, prompt or resource goes to its member under the member's own name
+// and the client's own id; a list, initialize, server/discover or
+// logging/setLevel goes to every member, and the answers are merged; a
+// member's request to the client (elicitation, sampling, roots) reaches
+// the client under an id of the aggregate's, and the answer returns to
+// the member. Every member session is a session of the bridge's, so each
+// request passes the door as the member's.
+//
+// The Router is not safe for concurrent use: its owner (package bridge's
+// Session) calls it from one goroutine, with the client's messages
+// (Handle) and the members' (HandleMember, from Incoming).
+package aggsession
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
+	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/internal/wire"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
+)
+
+// Member is the client's session with one member (package bridge's
+// Session).
+type Member interface {
+	Send(msg []byte) error
+	Recv(ctx context.Context) ([]byte, error)
+	CloseSend()
+	Close() error
+	Done() <-chan struct{}
+}
+
+// Opener opens the client's session with member, for a client whose
+// first message is first.
+type Opener func(ctx context.Context, member string, first []byte) (Member, error)
+
+// Incoming is one message of a member (or its session's end, Err set).
+type Incoming struct {
+	m   *member
+	msg []byte
+	err error
+}
+
+// maxMemberPages bounds the pages read of one member's list.
+const maxMemberPages = 64
+
+// internalPrefix starts the ids of the aggregate's own requests to its
+// members (the pieces of a fan-out); a client request with such an id is
+// refused.
+const internalPrefix = "mcpbridge-aggregate-"
+
+// Router moves one client's messages between it and the members.
+type Router struct {
+	ctx     context.Context
+	name    string
+	current func() *aggregate.Server // the aggregate in force: a reload replaces it
+	open    Opener
+	deliver func([]byte) error
+	log     *slog.Logger
+
+	first   []byte // the client's first message, which opens a member's session
+	initMsg []byte // the client's initialize, sent again to a member opened later
+	inited  bool   // the client sent notifications/initialized
+
+	members  []*member
+	incoming chan Incoming
+	quit     chan struct{} // closed by Close: the pumps stop
+
+	seq      int64
+	calls    map[string]*member // the client's requests in flight, by id, and their member
+	fans     map[string]*part   // the aggregate's requests to members, by id
+	asks     map[string]asked   // members' requests to the client, by the aggregate's id
+	listens  map[string]*listen // the client's subscriptions/listen, by id
+	views    [4]*aggregate.View // the session's last view of each kind
+	changed  [4]bool            // a list_changed went to the client since its last list
+	queued   []queuedRequest    // requests waiting for a view
+	reading  [4]bool            // a view being read for them
+	meta     json.RawMessage    // the _meta of the client's last 2026 request
+	ending   bool               // CloseSend: end when every member has
+	pageSize int
+}
+
+type member struct {
+	name string
+	s    Member
+	down error // why it has no session
+}
+
+// asked is a member's request to the client: its member and its own id.
+type asked struct {
+	m  *member
+	id json.RawMessage
+}
+
+// listen is a client's subscriptions/listen, open on several members.
+type listen struct {
+	on    map[*member]bool
+	acked bool
+}
+
+type queuedRequest struct {
+	msg     wire.Message
+	fetched bool
+}
+
+// New opens the client's session with every member of agg, for a client
+// whose first message is first; members that refuse are down, and the
+// session goes on with the others unless every one refused. deliver hands
+// a message to the client.
+func New(ctx context.Context, agg *aggregate.Server, current func() *aggregate.Server, open Opener, first []byte,
+	deliver func([]byte) error, log *slog.Logger,
+) (*Router, error) {
+	r := &Router{ctx: ctx, name: agg.Name(), current: current, open: open, deliver: deliver, log: log,
+		first: bytes.Clone(first), incoming: make(chan Incoming), quit: make(chan struct{}),
+		calls: map[string]*member{}, fans: map[string]*part{}, asks: map[string]asked{}, listens: map[string]*listen{},
+		pageSize: aggregate.PageSize}
+	var firstErr error
+	for _, name := range agg.Config().Members {
+		m := r.connect(name)
+		if m.down != nil && firstErr == nil {
+			firstErr = m.down
+		}
+	}
+	if firstErr != nil && len(r.up()) == 0 {
+		r.Close()
+		return nil, firstErr
+	}
+	return r, nil
+}
+
+// connect opens the client's session with member name and starts
+// reading it.
+func (r *Router) connect(name string) *member {
+	m := &member{name: name}
+	r.members = append(r.members, m)
+	s, err := r.open(r.ctx, name, r.first)
+	if err != nil {
+		m.down = err
+		r.log.Debug("mcpbridge: an aggregate's member refused the session", "server", r.name, "member", name, "error", err)
+		return m
+	}
+	m.s = s
+	go r.pump(m, s)
+	return m
+}
+
+// pump hands the member session's messages to the router's owner.
+func (r *Router) pump(m *member, s Member) {
+	for {
+		msg, err := s.Recv(r.ctx)
+		select {
+		case r.incoming <- Incoming{m: m, msg: msg, err: err}:
+		case <-r.quit:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Incoming is where the members' messages arrive; the owner hands each to
+// HandleMember.
+func (r *Router) Incoming() <-chan Incoming { return r.incoming }
+
+// up are the members with a session.
+func (r *Router) up() []*member {
+	var out []*member
+	for _, m := range r.members {
+		if m.s != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (r *Router) byName(name string) *member {
+	for _, m := range r.members {
+		if m.name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// Close ends every member session at once.
+func (r *Router) Close() {
+	select {
+	case <-r.quit:
+		return
+	default:
+	}
+	close(r.quit)
+	for _, m := range r.members {
+		if m.s != nil {
+			m.s.Close()
+		}
+	}
+}
+
+// CloseSend says the client sends nothing more: every member session is
+// told so, and Done reports true once all have ended.
+func (r *Router) CloseSend() {
+	r.ending = true
+	for _, m := range r.up() {
+		m.s.CloseSend()
+	}
+}
+
+// Done reports whether the session is over: the client closed its side
+// and every member session has ended.
+func (r *Router) Done() bool { return r.ending && len(r.up()) == 0 }
+
+// send hands msg (a frame with its newline) to the client.
+func (r *Router) send(frame []byte) error {
+	return r.deliver(bytes.TrimSuffix(frame, []byte("\n")))
+}
+
+func (r *Router) respond(id, result json.RawMessage) error {
+	return r.send(wire.AppendResponse(nil, id, result))
+}
+
+func (r *Router) fail(id json.RawMessage, e *jsonrpc.Error) error {
+	we := &wire.Error{Code: e.Code, Message: e.Message}
+	if e.Data != nil {
+		we.Data, _ = json.Marshal(e.Data)
+	}
+	return r.send(wire.AppendError(nil, id, we))
+}
+
+// toMember sends one message to a member; a member whose session has
+// ended is down.
+func (r *Router) toMember(m *member, frame []byte) error {
+	if m.s == nil {
+		return m.down
+	}
+	if err := m.s.Send(bytes.TrimSuffix(frame, []byte("\n"))); err != nil {
+		r.lost(m, err)
+		return m.down
+	}
+	return nil
+}
+
+// nextID is a fresh id of the aggregate's.
+func (r *Router) nextID() json.RawMessage {
+	r.seq++
+	return rawjson.AppendString(nil, internalPrefix+strconv.FormatInt(r.seq, 10))
+}
+
+// Handle takes one message of the client.
+func (r *Router) Handle(raw []byte) error {
+	m, err := wire.Decode(raw)
+	if err != nil {
+		return r.send(wire.AppendError(nil, nil, &wire.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: " + err.Error()}))
+	}
+	if m.Dirty {
+		if m.Params, err = rawjson.Compact(m.Params); err != nil && m.Params != nil {
+			return r.fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params"))
+		}
+		m.Result, _ = rawjson.Compact(m.Result)
+		m.Error, _ = rawjson.Compact(m.Error)
+	}
+	switch m.Kind {
+	case wire.KindRequest:
+		return r.request(m, false)
+	case wire.KindNotification:
+		return r.notification(m)
+	case wire.KindResponse:
+		return r.answer(m)
+	}
+	return nil
+}
+
+// request routes one request of the client.
+func (r *Router) request(m wire.Message, fetched bool) error {
+	id := string(m.ID)
+	if strings.HasPrefix(id, `"`+internalPrefix) {
+		return r.fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: ids starting %q are the aggregate's own", internalPrefix))
+	}
+	if _, busy := r.calls[id]; busy {
+		return r.fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in flight", m.ID))
+	}
+	if modern(m.Params) {
+		r.meta, _ = rawjson.Member(m.Params, "_meta")
+	}
+	switch m.Method {
+	case "initialize":
+		r.initMsg = wire.AppendRequest(nil, m.ID, m.Method, m.Params)
+		return r.fanOut(m)
+	case "server/discover", "logging/setLevel":
+		return r.fanOut(m)
+	case "subscriptions/listen":
+		return r.listen(m, fetched)
+	}
+	if kind, ok := aggregate.KindOfList(m.Method); ok {
+		return r.list(m, kind)
+	}
+	name, kind, ok := target(m.Method, m.Params)
+	if !ok || modern(m.Params) && (m.Method == "resources/subscribe" || m.Method == "resources/unsubscribe") {
+		// Not one the aggregate routes (ping, a method of an extension,
+		// one of the other era): the first member answers it as it is.
+		return r.toFirst(m)
+	}
+	t, found, missing := r.route(kind, name)
+	if !found {
+		if !fetched && len(missing) > 0 {
+			r.queued = append(r.queued, queuedRequest{msg: m, fetched: true})
+			for _, k := range missing {
+				if err := r.fetch(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if r.config().Conflicts == aggregate.Priority {
+			return r.toFirst(m) // no member lists it: the first says so in its own words
+		}
+		return r.fail(m.ID, unknown(kind, name))
+	}
+	mem := r.byName(t.Member)
+	if mem == nil || mem.s == nil {
+		if mem == nil || !r.reconnect(mem) {
+			return r.fail(m.ID, memberDown(t.Member, mem))
+		}
+	}
+	params, err := aggregate.Rename(m.Method, m.Params, t.Name)
+	if err != nil {
+		return r.fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err))
+	}
+	r.calls[id] = mem
+	if err := r.toMember(mem, wire.AppendRequest(nil, m.ID, m.Method, params)); err != nil {
+		delete(r.calls, id)
+		return r.fail(m.ID, memberDown(mem.name, mem))
+	}
+	return nil
+}
+
+// toFirst forwards a request as it is to the first member with a session.
+func (r *Router) toFirst(m wire.Message) error {
+	for _, mem := range r.members {
+		if mem.s == nil && !r.reconnect(mem) {
+			continue
+		}
+		r.calls[string(m.ID)] = mem
+		if r.toMember(mem, wire.AppendRequest(nil, m.ID, m.Method, m.Params)) == nil {
+			return nil
+		}
+		delete(r.calls, string(m.ID))
+	}
+	return r.fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "No member of the aggregate %s is available", r.name))
+}
+
+// target is what a request names: a tool's or prompt's name, or a URI.
+func target(method string, params json.RawMessage) (string, aggregate.Kind, bool) {
+	member := func(obj json.RawMessage, key string) string {
+		raw, _ := rawjson.Member(obj, key)
+		s, _ := rawjson.StringValue(raw)
+		return s
+	}
+	switch method {
+	case "tools/call":
+		return member(params, "name"), aggregate.Tools, true
+	case "prompts/get":
+		return member(params, "name"), aggregate.Prompts, true
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		return member(params, "uri"), aggregate.Resources, true
+	case "completion/complete":
+		ref, _ := rawjson.Member(params, "ref")
+		if member(ref, "type") == "ref/resource" {
+			return member(ref, "uri"), aggregate.ResourceTemplates, true
+		}
+		return member(ref, "name"), aggregate.Prompts, true
+	}
+	return "", 0, false
+}
+
+// route is where a name of kind leads; missing are the kinds whose view
+// the session has not read yet, which might know it.
+func (r *Router) route(kind aggregate.Kind, name string) (t aggregate.Target, found bool, missing []aggregate.Kind) {
+	cfg := r.config()
+	if t, ok := cfg.RouteName(kind, name); ok {
+		return t, true, nil
+	}
+	kinds := []aggregate.Kind{kind}
+	if kind == aggregate.Resources || kind == aggregate.ResourceTemplates {
+		if t, ok := aggregate.RouteURI(name); ok {
+			return t, true, nil
+		}
+		kinds = []aggregate.Kind{aggregate.Resources, aggregate.ResourceTemplates}
+	}
+	for _, k := range kinds {
+		v := r.views[k]
+		if v == nil {
+			missing = append(missing, k)
+			continue
+		}
+		if t, ok := v.Route(name); ok {
+			return t, true, nil
+		}
+	}
+	if v := r.views[aggregate.ResourceTemplates]; v != nil && len(kinds) == 2 {
+		if t, ok := v.RouteTemplate(name); ok {
+			return t, true, nil
+		}
+	}
+	return aggregate.Target{}, false, missing
+}
+
+func unknown(kind aggregate.Kind, name string) *jsonrpc.Error {
+	switch kind {
+	case aggregate.Prompts:
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name)
+	case aggregate.Resources, aggregate.ResourceTemplates:
+		return jsonrpc.WithData(-32002, "Resource not found", map[string]string{"uri": name})
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", name)
+}
+
+// memberDown is the error of a request whose member has no session.
+func memberDown(name string, m *member) *jsonrpc.Error {
+	reason := "it is not in the aggregate any more"
+	if m != nil && m.down != nil {
+		reason = m.down.Error()
+	}
+	return jsonrpc.WithData(jsonrpc.CodeInternalError, fmt.Sprintf("The member server %q is unavailable: %s", name, reason),
+		map[string]any{"member": name, "retryable": true})
+}
+
+// config is the aggregate's configuration in force.
+func (r *Router) config() *aggregate.Config {
+	if agg := r.current(); agg != nil {
+		return agg.Config()
+	}
+	return &aggregate.Config{Name: r.name}
+}
+
+// reconnect opens a session again with a member whose session ended,
+// replaying the client's initialize; it reports whether it did.
+func (r *Router) reconnect(m *member) bool {
+	s, err := r.open(r.ctx, m.name, r.first)
+	if err != nil {
+		m.down = err
+		return false
+	}
+	m.s, m.down = s, nil
+	go r.pump(m, s)
+	r.reconnectInit(m)
+	return m.s != nil
+}
+
+// notification takes one notification of the client.
+func (r *Router) notification(m wire.Message) error {
+	switch m.Method {
+	case "notifications/cancelled":
+		raw, _ := rawjson.Member(m.Params, "requestId")
+		if l, ok := r.listens[string(raw)]; ok {
+			for mem := range l.on {
+				r.toMember(mem, wire.AppendNotification(nil, m.Method, m.Params))
+			}
+			return nil
+		}
+		if mem, ok := r.calls[string(raw)]; ok {
+			r.toMember(mem, wire.AppendNotification(nil, m.Method, m.Params))
+		}
+		return nil
+	case "notifications/initialized":
+		r.inited = true
+	}
+	for _, mem := range r.up() {
+		r.toMember(mem, wire.AppendNotification(nil, m.Method, m.Params))
+	}
+	return nil
+}
+
+// answer takes the client's answer to a member's request.
+func (r *Router) answer(m wire.Message) error {
+	a, ok := r.asks[string(m.ID)]
+	if !ok {
+		return nil // not one the aggregate asked: nothing waits for it
+	}
+	delete(r.asks, string(m.ID))
+	var frame []byte
+	if m.HasError() {
+		frame = append(append(append(append([]byte(`{"jsonrpc":"2.0","id":`), a.id...), `,"error":`...), m.Error...), '}')
+	} else {
+		frame = wire.AppendResponse(nil, a.id, m.Result)
+	}
+	r.toMember(a.m, frame)
+	return nil
+}
+
+// HandleMember takes one message of a member, or the end of its session.
+func (r *Router) HandleMember(in Incoming) error {
+	if in.err != nil {
+		if in.m.s == nil {
+			return nil
+		}
+		if errors.Is(in.err, io.EOF) {
+			in.err = errors.New("its session ended")
+		}
+		r.lost(in.m, in.err)
+		return nil
+	}
+	m, err := wire.Decode(in.msg)
+	if err != nil {
+		return nil // the bridge's own sessions send valid JSON-RPC
+	}
+	switch m.Kind {
+	case wire.KindResponse:
+		return r.memberResponse(in.m, m)
+	case wire.KindRequest:
+		id := rawjson.AppendString(nil, fmt.Sprintf("%s%d", internalPrefix, r.seq+1))
+		r.seq++
+		r.asks[string(id)] = asked{m: in.m, id: m.ID}
+		return r.send(wire.AppendRequest(nil, id, m.Method, m.Params))
+	}
+	return r.memberNotification(in.m, m)
+}
+
+// lost marks a member down: its requests in flight fail, and the client
+// hears that the lists changed.
+func (r *Router) lost(m *member, err error) {
+	if m.s == nil {
+		return
+	}
+	s := m.s
+	m.s, m.down = nil, err
+	s.Close()
+	r.log.Info("mcpbridge: an aggregate's member session ended", "server", r.name, "member", m.name, "error", err)
+	for id, mem := range r.calls {
+		if mem == m {
+			delete(r.calls, id)
+			r.fail(json.RawMessage(id), memberDown(m.name, m))
+		}
+	}
+	for id, p := range r.fans {
+		if p.m == m {
+			delete(r.fans, id)
+			p.fan.done(r, p.i, nil, m.down)
+		}
+	}
+	for id, l := range r.listens {
+		if l.on[m] {
+			delete(l.on, m)
+			if len(l.on) == 0 {
+				delete(r.listens, id)
+				r.respond(json.RawMessage(id), json.RawMessage(`{"resultType":"complete"}`))
+			}
+		}
+	}
+	for id, a := range r.asks {
+		if a.m == m {
+			delete(r.asks, id)
+		}
+	}
+	if !r.ending {
+		r.listsChanged()
+	}
+}
+
+// listsChanged tells the client that every list may have changed (a
+// member came or went), once until it lists again.
+func (r *Router) listsChanged() {
+	for _, k := range []aggregate.Kind{aggregate.Tools, aggregate.Prompts, aggregate.Resources} {
+		r.views[k] = nil
+		if k == aggregate.Resources {
+			r.views[aggregate.ResourceTemplates] = nil
+		}
+		if !r.changed[k] {
+			r.changed[k] = true
+			r.send(wire.AppendNotification(nil, listChanged[k], nil))
+		}
+	}
+}
+
+var listChanged = map[aggregate.Kind]string{
+	aggregate.Tools:     "notifications/tools/list_changed",
+	aggregate.Prompts:   "notifications/prompts/list_changed",
+	aggregate.Resources: "notifications/resources/list_changed",
+}
+
+// memberResponse takes a member's response: to one of the aggregate's
+// own requests, or to the client's, which goes to the client as it is.
+func (r *Router) memberResponse(mem *member, m wire.Message) error {
+	if p, ok := r.fans[string(m.ID)]; ok {
+		delete(r.fans, string(m.ID))
+		if p.discard {
+			return nil
+		}
+		if m.HasError() {
+			err := error(jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
+			if e, ok := wire.DecodeError(m.Error); ok {
+				je := &jsonrpc.Error{Code: e.Code, Message: e.Message}
+				if e.Data != nil {
+					je.Data = e.Data
+				}
+				err = je
+			}
+			return p.fan.done(r, p.i, nil, err)
+		}
+		return p.fan.result(r, p, m.Result)
+	}
+	if l, ok := r.listens[string(m.ID)]; ok {
+		delete(l.on, mem)
+		if len(l.on) > 0 {
+			return nil // the others still listen
+		}
+		delete(r.listens, string(m.ID))
+	}
+	delete(r.calls, string(m.ID))
+	frame := wire.AppendResponse(nil, m.ID, m.Result)
+	if m.HasError() {
+		frame = append(append(append(append([]byte(`{"jsonrpc":"2.0","id":`), m.ID...), `,"error":`...), m.Error...), "}\n"...)
+	}
+	return r.send(frame)
+}
+
+// memberNotification takes a member's notification.
+func (r *Router) memberNotification(mem *member, m wire.Message) error {
+	switch m.Method {
+	case "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed":
+		var kind aggregate.Kind
+		for k, method := range listChanged {
+			if method == m.Method {
+				kind = k
+			}
+		}
+		r.views[kind] = nil
+		if kind == aggregate.Resources {
+			r.views[aggregate.ResourceTemplates] = nil
+		}
+		if meta, ok := rawjson.Member(m.Params, "_meta"); ok {
+			if _, onListen := rawjson.Member(meta, protocol.MetaSubscriptionID); onListen {
+				break // an event of a listen: each is the listen's own
+			}
+		}
+		if r.changed[kind] {
+			return nil // one already told, and not listed since
+		}
+		r.changed[kind] = true
+	case "notifications/subscriptions/acknowledged":
+		meta, _ := rawjson.Member(m.Params, "_meta")
+		id, _ := rawjson.Member(meta, protocol.MetaSubscriptionID)
+		if l, ok := r.listens[string(id)]; ok {
+			if l.acked {
+				return nil
+			}
+			l.acked = true
+		}
+	case "notifications/resources/updated":
+		raw, _ := rawjson.Member(m.Params, "uri")
+		uri, _ := rawjson.StringValue(raw)
+		if v := r.views[aggregate.Resources]; v != nil {
+			if name, ok := v.NameOf(mem.name, uri); ok && name != uri {
+				m.Params, _ = rawjson.SetMember(m.Params, "uri", rawjson.AppendString(nil, name))
+			}
+		}
+	case "notifications/cancelled":
+		// A member cancels its own request to the client: the client knows
+		// it under the aggregate's id.
+		raw, _ := rawjson.Member(m.Params, "requestId")
+		for id, a := range r.asks {
+			if a.m == mem && bytes.Equal(a.id, raw) {
+				delete(r.asks, id)
+				m.Params, _ = rawjson.SetMember(m.Params, "requestId", json.RawMessage(id))
+				break
+			}
+		}
+	}
+	return r.send(wire.AppendNotification(nil, m.Method, m.Params))
+}
+
+// Reconfigure follows a reload: members added to the aggregate open a
+// session, members removed end theirs, and the client hears that the
+// lists changed.
+func (r *Router) Reconfigure() {
+	cfg := r.config()
+	changed := false
+	for _, m := range r.members {
+		if m.s != nil && !contains(cfg.Members, m.name) {
+			r.lost(m, errors.New("it was removed from the aggregate"))
+			changed = true
+		}
+	}
+	var kept []*member
+	for _, m := range r.members {
+		if contains(cfg.Members, m.name) {
+			kept = append(kept, m)
+		}
+	}
+	r.members = kept
+	for _, name := range cfg.Members {
+		if r.byName(name) == nil {
+			m := r.connect(name)
+			if m.s != nil {
+				r.reconnectInit(m)
+			}
+			changed = true
+		}
+	}
+	if changed {
+		r.listsChanged()
+	}
+}
+
+// reconnectInit replays the client's initialize on a member's new session.
+func (r *Router) reconnectInit(m *member) {
+	if r.initMsg == nil {
+		return
+	}
+	init, _ := wire.Decode(bytes.TrimSuffix(r.initMsg, []byte("\n")))
+	id := r.nextID()
+	r.fans[string(id)] = &part{discard: true}
+	r.toMember(m, wire.AppendRequest(nil, id, init.Method, init.Params))
+	if r.inited {
+		r.toMember(m, wire.AppendNotification(nil, "notifications/initialized", nil))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
