@@ -377,7 +377,7 @@ func (r *Router) listen(m wire.Message, fetched bool) error {
 			per[t.Member] = append(per[t.Member], t.Name)
 		}
 	}
-	l := &listen{on: map[*member]bool{}}
+	l := &listen{on: map[*member]bool{}, filter: filter}
 	for _, mem := range r.members {
 		if mem.s == nil {
 			continue

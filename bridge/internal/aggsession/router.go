@@ -107,8 +107,9 @@ type asked struct {
 
 // listen is a client's subscriptions/listen, open on several members.
 type listen struct {
-	on    map[*member]bool
-	acked bool
+	on     map[*member]bool
+	acked  bool
+	filter json.RawMessage // the client's notifications filter
 }
 
 type queuedRequest struct {
@@ -571,19 +572,39 @@ func (r *Router) lost(m *member, err error) {
 	}
 }
 
-// listsChanged tells the client that every list may have changed (a
-// member came or went), once until it lists again.
+// listsChanged tells the client that every list changed: a member came
+// or went. (A member's own list_changed goes to the client once until it
+// lists again: memberNotification.)
 func (r *Router) listsChanged() {
 	for _, k := range []aggregate.Kind{aggregate.Tools, aggregate.Prompts, aggregate.Resources} {
 		r.views[k] = nil
 		if k == aggregate.Resources {
 			r.views[aggregate.ResourceTemplates] = nil
 		}
-		if !r.changed[k] {
-			r.changed[k] = true
+		r.changed[k] = true
+		if r.meta == nil { // a 2025 client: unsolicited
 			r.send(wire.AppendNotification(nil, listChanged[k], nil))
+			continue
+		}
+		for id, l := range r.listens { // a 2026 client: on each listen that asked
+			if l.wants(k) {
+				params := append(append([]byte(`{"_meta":{"`+protocol.MetaSubscriptionID+`":`), id...), "}}"...)
+				r.send(wire.AppendNotification(nil, listChanged[k], params))
+			}
 		}
 	}
+}
+
+// listFilters are the members of a listen's filter that ask for each
+// kind's list_changed.
+var listFilters = map[aggregate.Kind]string{
+	aggregate.Tools: "toolsListChanged", aggregate.Prompts: "promptsListChanged", aggregate.Resources: "resourcesListChanged",
+}
+
+// wants reports whether the listen asked for kind's list_changed.
+func (l *listen) wants(k aggregate.Kind) bool {
+	raw, _ := rawjson.Member(l.filter, listFilters[k])
+	return string(raw) == "true"
 }
 
 var listChanged = map[aggregate.Kind]string{
