@@ -39,7 +39,8 @@ func (s *Service) lookup(ctx context.Context, field, method string) (*pool.Serve
 	set := s.serverSet()
 	if agg, ok := s.aggregateSet()[name]; ok {
 		return nil, rpcerr.ToStatus(name, method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeMethodNotFound,
-			"%q is an aggregate of %s, and %s is not served on an aggregate yet: name one of its members", name, strings.Join(agg.Config().Members, ", "), method)})
+			"%q is an aggregate of %s, and %s is not served on an aggregate: name one of its members, or open a session on the aggregate (Connect, /mcp/%s)",
+			name, strings.Join(agg.Config().Members, ", "), method, name)})
 	}
 	srv, ok := set[name]
 	if !ok && name == "" && len(set) == 1 {
@@ -84,8 +85,8 @@ func serverName(ctx context.Context, field, method string) (string, error) {
 // server (or nothing it knows: lookup says so).
 func (s *Service) aggregateOf(ctx context.Context, field string) *aggregate.Server {
 	set := s.aggregateSet()
-	if len(set) == 0 {
-		return nil
+	if len(set) == 0 || field != "" && set[field] == nil {
+		return nil // a server's name: lookup checks it against the metadata
 	}
 	name, err := serverName(ctx, field, "")
 	if err != nil {

@@ -89,6 +89,19 @@ func TestAggregateWithGrpcurl(t *testing.T) {
 		}
 	}
 
+	out, stderr, code = run("CallToolStream", `{"server":"all","name":"demo_progress","arguments":{"seconds":0.2,"steps":2},"log_level":"LOGGING_LEVEL_DEBUG"}`)
+	if code != 0 || strings.Count(out, `"progress"`) < 2 || !strings.Contains(out, "done: 2 steps") {
+		t.Errorf("CallToolStream demo_progress on all: exit %d, %s%s; want two progress events and the result", code, out, stderr)
+	}
+	out, stderr, code = run("Call", `{"server":"all","method":"tools/call","params_json":"{\"name\":\"everything_get-sum\",\"arguments\":{\"a\":4,\"b\":5}}"}`)
+	if code != 0 || !strings.Contains(out, "9") {
+		t.Errorf("Call tools/call everything_get-sum on all: exit %d, %s%s", code, out, stderr)
+	}
+	_, stderr, code = run("Subscribe", `{"server":"all"}`)
+	if code == 0 || !strings.Contains(stderr, "Unimplemented") || !strings.Contains(stderr, "name one of its members") {
+		t.Errorf("Subscribe on all: exit %d, %s; want Unimplemented naming the way out", code, stderr)
+	}
+
 	_, stderr, code = run("CallTool", `{"server":"all","name":"demo_echo","arguments":{"message":"denied"}}`)
 	if code == 0 || !strings.Contains(stderr, "PermissionDenied") {
 		t.Errorf("CallTool demo_echo on all, which the rules deny on demo: exit %d, %s; want PermissionDenied", code, stderr)

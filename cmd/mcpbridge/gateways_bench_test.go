@@ -203,9 +203,12 @@ func newMCPHTTPBench(b *testing.B, url string, modern bool) *mcpHTTPBench {
 }
 
 // echo calls the echo tool and checks its answer.
-func (c *mcpHTTPBench) echo() error {
+func (c *mcpHTTPBench) echo() error { return c.callEcho("echo") }
+
+// callEcho calls the demo's echo tool under name and checks its answer.
+func (c *mcpHTTPBench) callEcho(name string) error {
 	id := c.ids.Add(1)
-	params := `{"name":"echo","arguments":{"message":"hello"}}`
+	params := `{"name":"` + name + `","arguments":{"message":"hello"}}`
 	if c.modern {
 		params = testkit.WithModernMeta(params)
 	}

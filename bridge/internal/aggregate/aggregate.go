@@ -75,6 +75,8 @@ type Config struct {
 	Prefix string
 	// Tools and Prompts pick and rename the tools and prompts it lists.
 	Tools, Prompts Filter
+
+	prefixes []string // each member's prefix, by Normalize
 }
 
 // Filter picks and renames what an aggregate lists of one kind. Every name
@@ -139,6 +141,10 @@ func (c *Config) Normalize() error {
 	default:
 		return &FieldError{"Conflicts", fmt.Sprintf("unknown value %d", int(c.Conflicts))}
 	}
+	c.prefixes = make([]string, len(c.Members))
+	for i, m := range c.Members {
+		c.prefixes[i] = c.PrefixOf(m)
+	}
 	for _, f := range []struct {
 		name string
 		f    *Filter
@@ -155,6 +161,14 @@ func (c *Config) Normalize() error {
 		}
 	}
 	return nil
+}
+
+// prefixAt is PrefixOf(c.Members[i]), from the table Normalize keeps.
+func (c *Config) prefixAt(i int) string {
+	if len(c.prefixes) == len(c.Members) {
+		return c.prefixes[i]
+	}
+	return c.PrefixOf(c.Members[i])
 }
 
 // PrefixOf is the prefix of member's names under c ("" with Priority).
@@ -360,8 +374,8 @@ func (c *Config) RouteName(kind Kind, name string) (Target, bool) {
 	}
 	best := Target{}
 	bestLen := -1
-	for _, m := range c.Members {
-		p := c.PrefixOf(m)
+	for i, m := range c.Members {
+		p := c.prefixAt(i)
 		if len(p) > bestLen && len(listed) > len(p) && strings.HasPrefix(listed, p) {
 			best, bestLen = Target{Member: m, Name: listed[len(p):]}, len(p)
 		}

@@ -139,6 +139,22 @@ type ToolCall interface {
 	GetArguments() *structpb.Struct
 }
 
+// Named is req under another name: what a request to an aggregate's tool
+// sends to its member. req itself when name is its own.
+func Named(req ToolCall, name string) ToolCall {
+	if name == req.GetName() {
+		return req
+	}
+	return namedTool{req, name}
+}
+
+type namedTool struct {
+	ToolCall
+	name string
+}
+
+func (n namedTool) GetName() string { return n.name }
+
 // finishMRTR ends the params of a request that may carry MRTR fields:
 // inputResponses and requestState as writeMRTR allows, then _meta.
 func finishMRTR(o *object, req mrtrRequest, meta requestMeta, r Era) (json.RawMessage, error) {

@@ -241,10 +241,38 @@ func (s *API) routeMember(ctx context.Context, agg *aggregate.Server, req *door.
 	return r, t.Name, err
 }
 
+// routeNamed is route for a request that names one tool, prompt or
+// resource (req.Names[0]), on a server or an aggregate: it returns the
+// route and the name the request goes under (an aggregate's member's own;
+// the request's on a server). A request to an aggregate that names none
+// goes to its first member.
+func (s *API) routeNamed(ctx context.Context, field string, req *door.Request) (*route, string, error) {
+	agg := s.core.Aggregate(ctx, field)
+	name := ""
+	if len(req.Names) == 1 {
+		name = req.Names[0]
+	}
+	switch {
+	case agg == nil:
+		r, err := s.route(ctx, field, req)
+		return r, name, err
+	case name == "" || req.Kind == access.Server:
+		first := agg.Config().Members[0]
+		srv, ok := s.core.Servers()[first]
+		if !ok {
+			return nil, "", rpcerr.ToStatus(first, req.Method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q (a member of %q)", first, agg.Name()), Reason: rpcerr.ReasonUnknownServer})
+		}
+		req.Aggregate = &door.Aggregated{Server: agg.Name()}
+		r, err := s.routeTo(ctx, srv, req)
+		return r, name, err
+	}
+	return s.routeMember(ctx, agg, req, name)
+}
+
 // aggregateCall is typedCall on an aggregate: the request goes to the
 // member its name leads to, under the member's own name.
 func aggregateCall[Resp proto.Message](ctx context.Context, s *API, agg *aggregate.Server, method string, kind access.Kind, names []string,
-	build func(convert.Era) (json.RawMessage, error),
+	build func(e convert.Era, name string) (json.RawMessage, error),
 	decode func(json.RawMessage, convert.Era) (Resp, error),
 ) (Resp, error) {
 	var zero Resp
@@ -256,10 +284,7 @@ func aggregateCall[Resp proto.Message](ctx context.Context, s *API, agg *aggrega
 		return zero, err
 	}
 	defer r.release()
-	params, err := build(r.era)
-	if err == nil {
-		params, err = aggregate.Rename(method, params, own)
-	}
+	params, err := build(r.era, own)
 	if err != nil {
 		return zero, r.invalid(err)
 	}

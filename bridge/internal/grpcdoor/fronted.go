@@ -88,7 +88,7 @@ func (s *API) describeAggregate(ctx context.Context, agg *aggregate.Server, sess
 // Ping checks that the child answers: ping (legacy) or server/discover
 // (2026, which has no ping).
 func (s *API) Ping(ctx context.Context, req *mcpbridgev1.PingRequest) (*mcpbridgev1.PingResponse, error) {
-	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: "ping"})
+	r, _, err := s.routeNamed(ctx, req.GetServer(), &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: "ping"})
 	if err != nil {
 		return nil, err
 	}

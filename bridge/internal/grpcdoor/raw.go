@@ -76,12 +76,20 @@ func (s *API) CallStream(req *mcpbridgev1.CallStreamRequest, stream grpc.ServerS
 	if err != nil {
 		return rpcerr.ToStatus(req.GetServer(), method, rpcerr.InvalidInput(req.GetServer(), method, "%v", err))
 	}
-	r, err := s.route(ctx, req.GetServer(), door.NewRequest(door.Via(ctx, door.ViaGRPC), nil, method, own))
+	dr := door.NewRequest(door.Via(ctx, door.ViaGRPC), nil, method, own)
+	asked := ""
+	if len(dr.Names) == 1 {
+		asked = dr.Names[0]
+	}
+	r, name, err := s.routeNamed(ctx, req.GetServer(), dr)
 	if err != nil {
 		return err
 	}
 	defer r.release()
 	params, extra, err := convert.CallParams(req.GetParamsJson(), req.GetLogLevel(), r.era)
+	if err == nil {
+		params, err = renamed(method, name, asked)(params, nil)
+	}
 	if err != nil {
 		return r.invalid(err)
 	}

@@ -53,7 +53,13 @@ func (s *API) RespondToServerRequest(ctx context.Context, req *mcpbridgev1.Respo
 	}
 	set := s.core.Servers()
 	srvs := make([]*pool.Server, 0, len(set))
-	if req.GetServer() != "" {
+	if agg := s.core.Aggregate(ctx, req.GetServer()); agg != nil {
+		for _, m := range agg.Config().Members { // the member that asked, under the aggregate's name
+			if srv, ok := set[m]; ok {
+				srvs = append(srvs, srv)
+			}
+		}
+	} else if req.GetServer() != "" {
 		srv, err := s.core.Lookup(ctx, req.GetServer(), method)
 		if err != nil {
 			return nil, err

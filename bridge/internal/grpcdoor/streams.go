@@ -132,12 +132,12 @@ func (s *API) CallToolStream(req *mcpbridgev1.CallToolStreamRequest, stream grpc
 	// a Send fails.
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
-	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: method, Kind: access.Tool, Names: []string{req.GetName()}})
+	r, name, err := s.routeNamed(ctx, req.GetServer(), &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: method, Kind: access.Tool, Names: []string{req.GetName()}})
 	if err != nil {
 		return err
 	}
 	defer r.release()
-	params, err := convert.CallToolParams(req, req.GetLogLevel(), r.era)
+	params, err := convert.CallToolParams(convert.Named(req, name), req.GetLogLevel(), r.era)
 	if err != nil {
 		return r.invalid(err)
 	}

@@ -25,7 +25,7 @@ import (
 // request names them before its params, which depend on the child's era,
 // are built.
 func typedCall[Resp proto.Message](ctx context.Context, s *API, server, method string, kind access.Kind, names []string,
-	build func(convert.Era) (json.RawMessage, error),
+	build func(e convert.Era, name string) (json.RawMessage, error),
 	decode func(json.RawMessage, convert.Era) (Resp, error),
 ) (Resp, error) {
 	var zero Resp
@@ -37,7 +37,11 @@ func typedCall[Resp proto.Message](ctx context.Context, s *API, server, method s
 		return zero, err
 	}
 	defer r.release()
-	params, err := build(r.era)
+	name := ""
+	if len(names) > 0 {
+		name = names[0]
+	}
+	params, err := build(r.era, name)
 	if err != nil {
 		return zero, r.invalid(err)
 	}
@@ -64,7 +68,7 @@ func (s *API) ListTools(ctx context.Context, req *mcpbridgev1.ListToolsRequest) 
 			func(r *mcpbridgev1.ListToolsResponse, next string) { r.NextCursor = next })
 	}
 	return typedCall(ctx, s, req.GetServer(), "tools/list", access.Server, nil,
-		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
+		func(convert.Era, string) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListTools)
 }
 
@@ -78,7 +82,7 @@ func (s *API) ListResources(ctx context.Context, req *mcpbridgev1.ListResourcesR
 			func(r *mcpbridgev1.ListResourcesResponse, next string) { r.NextCursor = next })
 	}
 	return typedCall(ctx, s, req.GetServer(), "resources/list", access.Server, nil,
-		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
+		func(convert.Era, string) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListResources)
 }
 
@@ -93,7 +97,7 @@ func (s *API) ListResourceTemplates(ctx context.Context, req *mcpbridgev1.ListRe
 			func(r *mcpbridgev1.ListResourceTemplatesResponse, next string) { r.NextCursor = next })
 	}
 	return typedCall(ctx, s, req.GetServer(), "resources/templates/list", access.Server, nil,
-		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
+		func(convert.Era, string) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListResourceTemplates)
 }
 
@@ -105,7 +109,7 @@ func (s *API) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsReque
 			func(r *mcpbridgev1.ListPromptsResponse, next string) { r.NextCursor = next })
 	}
 	return typedCall(ctx, s, req.GetServer(), "prompts/list", access.Server, nil,
-		func(convert.Era) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
+		func(convert.Era, string) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
 		convert.DecodeListPrompts)
 }
 
@@ -118,8 +122,8 @@ func (s *API) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsReque
 // without protobuf-go's reflection (bridge/internal/apiwire).
 func (s *API) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest) (*mcpbridgev1.CallToolResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "tools/call", access.Tool, []string{req.GetName()},
-		func(e convert.Era) (json.RawMessage, error) {
-			return convert.CallToolParams(req, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED, e)
+		func(e convert.Era, name string) (json.RawMessage, error) {
+			return convert.CallToolParams(convert.Named(req, name), mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED, e)
 		},
 		convert.DecodeCallToolResult)
 }
@@ -128,27 +132,45 @@ func (s *API) CallTool(ctx context.Context, req *mcpbridgev1.CallToolRequest) (*
 // input_required.
 func (s *API) ReadResource(ctx context.Context, req *mcpbridgev1.ReadResourceRequest) (*mcpbridgev1.ReadResourceResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "resources/read", access.Resource, []string{req.GetUri()},
-		func(e convert.Era) (json.RawMessage, error) { return convert.ReadResourceParams(req, e) },
+		func(e convert.Era, uri string) (json.RawMessage, error) {
+			return renamed("resources/read", uri, req.GetUri())(convert.ReadResourceParams(req, e))
+		},
 		convert.DecodeReadResourceResult)
 }
 
 // GetPrompt is prompts/get; a 2026-07-28 child may answer input_required.
 func (s *API) GetPrompt(ctx context.Context, req *mcpbridgev1.GetPromptRequest) (*mcpbridgev1.GetPromptResponse, error) {
 	return typedCall(ctx, s, req.GetServer(), "prompts/get", access.Prompt, []string{req.GetName()},
-		func(e convert.Era) (json.RawMessage, error) { return convert.GetPromptParams(req, e) },
+		func(e convert.Era, name string) (json.RawMessage, error) {
+			return renamed("prompts/get", name, req.GetName())(convert.GetPromptParams(req, e))
+		},
 		convert.DecodeGetPromptResult)
 }
 
 // Complete is completion/complete.
 func (s *API) Complete(ctx context.Context, req *mcpbridgev1.CompleteRequest) (*mcpbridgev1.CompleteResponse, error) {
-	kind, names := access.Server, []string(nil) // no ref: refused as bad input
+	kind, names, asked := access.Server, []string(nil), "" // no ref: refused as bad input
 	switch {
 	case req.GetPromptName() != "":
-		kind, names = access.Prompt, []string{req.GetPromptName()}
+		kind, names, asked = access.Prompt, []string{req.GetPromptName()}, req.GetPromptName()
 	case req.GetResourceTemplateUri() != "":
-		kind, names = access.Resource, []string{req.GetResourceTemplateUri()}
+		kind, names, asked = access.Resource, []string{req.GetResourceTemplateUri()}, req.GetResourceTemplateUri()
 	}
 	return typedCall(ctx, s, req.GetServer(), "completion/complete", kind, names,
-		func(convert.Era) (json.RawMessage, error) { return convert.CompleteParams(req) },
+		func(_ convert.Era, name string) (json.RawMessage, error) {
+			return renamed("completion/complete", name, asked)(convert.CompleteParams(req))
+		},
 		convert.DecodeCompleteResult)
+}
+
+// renamed returns a function that gives params of method built with the
+// request's own target (asked) under the target name instead: a
+// request to an aggregate goes to its member under the member's name.
+func renamed(method, name, asked string) func(json.RawMessage, error) (json.RawMessage, error) {
+	return func(params json.RawMessage, err error) (json.RawMessage, error) {
+		if err != nil || name == asked {
+			return params, err
+		}
+		return aggregate.Rename(method, params, name)
+	}
 }
