@@ -68,7 +68,9 @@ func (s *API) ListTools(ctx context.Context, req *mcpbridgev1.ListToolsRequest) 
 			func(r *mcpbridgev1.ListToolsResponse, next string) { r.NextCursor = next })
 	}
 	return typedCall(ctx, s, req.GetServer(), "tools/list", access.Server, nil,
-		func(convert.Era, string) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
+		func(convert.Era, string) (json.RawMessage, error) {
+			return convert.ListParams(req.GetCursor(), req.GetMeta())
+		},
 		convert.DecodeListTools)
 }
 
@@ -82,7 +84,9 @@ func (s *API) ListResources(ctx context.Context, req *mcpbridgev1.ListResourcesR
 			func(r *mcpbridgev1.ListResourcesResponse, next string) { r.NextCursor = next })
 	}
 	return typedCall(ctx, s, req.GetServer(), "resources/list", access.Server, nil,
-		func(convert.Era, string) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
+		func(convert.Era, string) (json.RawMessage, error) {
+			return convert.ListParams(req.GetCursor(), req.GetMeta())
+		},
 		convert.DecodeListResources)
 }
 
@@ -97,7 +101,9 @@ func (s *API) ListResourceTemplates(ctx context.Context, req *mcpbridgev1.ListRe
 			func(r *mcpbridgev1.ListResourceTemplatesResponse, next string) { r.NextCursor = next })
 	}
 	return typedCall(ctx, s, req.GetServer(), "resources/templates/list", access.Server, nil,
-		func(convert.Era, string) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
+		func(convert.Era, string) (json.RawMessage, error) {
+			return convert.ListParams(req.GetCursor(), req.GetMeta())
+		},
 		convert.DecodeListResourceTemplates)
 }
 
@@ -109,7 +115,9 @@ func (s *API) ListPrompts(ctx context.Context, req *mcpbridgev1.ListPromptsReque
 			func(r *mcpbridgev1.ListPromptsResponse, next string) { r.NextCursor = next })
 	}
 	return typedCall(ctx, s, req.GetServer(), "prompts/list", access.Server, nil,
-		func(convert.Era, string) (json.RawMessage, error) { return convert.ListParams(req.GetCursor(), req.GetMeta()) },
+		func(convert.Era, string) (json.RawMessage, error) {
+			return convert.ListParams(req.GetCursor(), req.GetMeta())
+		},
 		convert.DecodeListPrompts)
 }
 
