@@ -79,18 +79,17 @@ type Router struct {
 	incoming chan Incoming
 	quit     chan struct{} // closed by Close: the pumps stop
 
-	seq      int64
-	calls    map[string]*member // the client's requests in flight, by id, and their member
-	fans     map[string]*part   // the aggregate's requests to members, by id
-	asks     map[string]asked   // members' requests to the client, by the aggregate's id
-	listens  map[string]*listen // the client's subscriptions/listen, by id
-	views    [4]*aggregate.View // the session's last view of each kind
-	changed  [4]bool            // a list_changed went to the client since its last list
-	queued   []queuedRequest    // requests waiting for a view
-	reading  [4]bool            // a view being read for them
-	meta     json.RawMessage    // the _meta of the client's last 2026 request
-	ending   bool               // CloseSend: end when every member has
-	pageSize int
+	seq     int64
+	calls   map[string]*member // the client's requests in flight, by id, and their member
+	fans    map[string]*part   // the aggregate's requests to members, by id
+	asks    map[string]asked   // members' requests to the client, by the aggregate's id
+	listens map[string]*listen // the client's subscriptions/listen, by id
+	views   [4]*aggregate.View // the session's last view of each kind
+	changed [4]bool            // a list_changed went to the client since its last list
+	queued  []queuedRequest    // requests waiting for a view
+	reading [4]bool            // a view being read for them
+	meta    json.RawMessage    // the _meta of the client's last 2026 request
+	ending  bool               // CloseSend: end when every member has
 }
 
 type member struct {
@@ -127,7 +126,7 @@ func New(ctx context.Context, agg *aggregate.Server, current func() *aggregate.S
 	r := &Router{ctx: ctx, name: agg.Name(), current: current, open: open, deliver: deliver, log: log,
 		first: bytes.Clone(first), incoming: make(chan Incoming), quit: make(chan struct{}),
 		calls: map[string]*member{}, fans: map[string]*part{}, asks: map[string]asked{}, listens: map[string]*listen{},
-		pageSize: aggregate.PageSize}
+	}
 	var firstErr error
 	for _, name := range agg.Config().Members {
 		m := r.connect(name)
@@ -394,6 +393,9 @@ func (r *Router) route(kind aggregate.Kind, name string) (t aggregate.Target, fo
 	cfg := r.config()
 	if t, ok := cfg.RouteName(kind, name); ok {
 		return t, true, nil
+	}
+	if cfg.Conflicts == aggregate.Prefix && (kind == aggregate.Tools || kind == aggregate.Prompts) {
+		return aggregate.Target{}, false, nil // the prefix alone says: no member's
 	}
 	kinds := []aggregate.Kind{kind}
 	if kind == aggregate.Resources || kind == aggregate.ResourceTemplates {

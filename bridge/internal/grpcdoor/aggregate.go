@@ -179,30 +179,34 @@ func (s *API) target(ctx context.Context, agg *aggregate.Server, method string, 
 	if t, ok := agg.Config().RouteName(kind, name); ok {
 		return t, nil
 	}
+	prefixed := agg.Config().Conflicts == aggregate.Prefix && k != access.Resource
 	if k == access.Resource {
 		if t, ok := aggregate.RouteURI(name); ok {
 			return t, nil
 		}
 	}
-	for fresh := false; ; fresh = true {
-		if v := agg.View(kind); v != nil {
-			if t, ok := v.Route(name); ok {
-				return t, nil
-			}
-		}
-		if k == access.Resource {
-			if v := agg.View(aggregate.ResourceTemplates); v != nil {
-				if t, ok := v.RouteTemplate(name); ok {
+	if !prefixed { // under prefix a tool's or prompt's name alone says
+		for fresh := false; ; fresh = true {
+			if v := agg.View(kind); v != nil {
+				if t, ok := v.Route(name); ok {
 					return t, nil
 				}
 			}
-		}
-		if fresh || !agg.Stale(kind) {
-			break
-		}
-		s.view(ctx, agg, kind)
-		if k == access.Resource {
-			s.view(ctx, agg, aggregate.ResourceTemplates)
+			if k == access.Resource {
+				if v := agg.View(aggregate.ResourceTemplates); v != nil {
+					if t, ok := v.RouteTemplate(name); ok {
+						return t, nil
+					}
+				}
+			}
+			stale := agg.Stale(kind) || k == access.Resource && agg.Stale(aggregate.ResourceTemplates)
+			if fresh || !stale {
+				break
+			}
+			s.view(ctx, agg, kind)
+			if k == access.Resource {
+				s.view(ctx, agg, aggregate.ResourceTemplates)
+			}
 		}
 	}
 	e := jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown %s: %s", kindNoun(k), name)
@@ -316,7 +320,7 @@ func (s *API) aggregateRaw(ctx context.Context, agg *aggregate.Server, method st
 		}
 		from, to, next, err := aggregate.Page(len(v.Items), cursor)
 		if err != nil {
-			return nil, rpcerr.ToStatus(agg.Name(), method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err)})
+			return nil, rpcerr.ToStatus(agg.Name(), method, rpcerr.InvalidInput(agg.Name(), method, "Invalid params: %v", err))
 		}
 		return aggregate.Result(kind, v.Items[from:to], next), nil
 	}
