@@ -92,18 +92,32 @@ func (s *Service) Open(ctx context.Context, server string, first []byte) (*Sessi
 	if rpcerr.RefusedDraining(ctx) { // opened after Shutdown
 		return fail(server, ctx.Err())
 	}
-	if name, err := serverName(ctx, server, sessionMethod); err == nil {
-		if agg := s.aggregateSet()[name]; agg != nil {
-			return s.openAggregate(ctx, agg, first, end)
+	var srv *pool.Server
+	if door.AggregateOf(ctx) != "" {
+		// A member session of an aggregate's: named by the aggregate, not
+		// by the caller's metadata (which names the aggregate).
+		if srv = s.serverSet()[server]; srv == nil {
+			return fail(server, rpcerr.ToStatus(server, sessionMethod, &rpcerr.CallError{
+				RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown server %q", server), Reason: rpcerr.ReasonUnknownServer}))
 		}
-	}
-	srv, err := s.lookup(ctx, server, sessionMethod)
-	if err != nil {
-		return fail(server, err)
+	} else {
+		if name, err := serverName(ctx, server, sessionMethod); err == nil {
+			if agg := s.aggregateSet()[name]; agg != nil {
+				return s.openAggregate(ctx, agg, first, end)
+			}
+		}
+		var err error
+		if srv, err = s.lookup(ctx, server, sessionMethod); err != nil {
+			return fail(server, err)
+		}
 	}
 	// The session's opening passes the door (the server, and the rate),
 	// and so does each request in it (tunnelServer.Admit).
-	if err := s.door.AdmitOpening(ctx, &door.Request{Via: door.Via(ctx, door.ViaConnect), Server: srv.Door(), Method: sessionMethod, Long: true}); err != nil {
+	opening := &door.Request{Via: door.Via(ctx, door.ViaConnect), Server: srv.Door(), Method: sessionMethod, Long: true}
+	if name := door.AggregateOf(ctx); name != "" {
+		opening.Aggregate = &door.Aggregated{Server: name}
+	}
+	if err := s.door.AdmitOpening(ctx, opening); err != nil {
 		return fail(srv.Name(), err)
 	}
 	ss := &Session{s: s, name: srv.Name(), srv: srv, ctx: ctx, end: end,
@@ -358,7 +372,7 @@ func (s *Service) openAggregate(ctx context.Context, agg *aggregate.Server, firs
 		stop: make(chan struct{}), done: make(chan struct{})}
 	current := func() *aggregate.Server { return s.aggregateSet()[agg.Name()] }
 	open := func(ctx context.Context, member string, first []byte) (aggsession.Member, error) {
-		ms, err := s.Open(ctx, member, first)
+		ms, err := s.Open(door.WithAggregate(ctx, agg.Name()), member, first)
 		if err != nil {
 			return nil, err // not a nil *Session in an interface
 		}

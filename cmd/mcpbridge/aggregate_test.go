@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -110,9 +111,25 @@ func TestAggregateWithGrpcurl(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "Unknown tool") {
 		t.Errorf("CallTool of the excluded tool on all: exit %d, %s; want an unknown tool", code, stderr)
 	}
+	// A session on the aggregate (a Connect tunnel): its call is audited
+	// as the member's, through the aggregate.
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	tun := g.start(t, true, "-plaintext", "-H", "authorization: Bearer "+key, "-H", "mcp-server: all", b.addr, "mcpbridge.v1.BridgeService/Connect")
+	tun.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+testkit.WithModernMeta(`{"name":"demo_whoami","arguments":{}}`)+`}`)
+	tun.out.WaitFor(ctx, t, "pid")
+	tun.stdin.Close()
+	if stderr, code := tun.wait(ctx, t); code != 0 {
+		t.Errorf("the tunnel on all ended with exit %d: %s", code, stderr)
+	}
+
 	data, err := os.ReadFile(audit)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"server":"demo","method":"tools/call","name":"whoami","via":"connect","duration_ms"`) ||
+		!strings.Contains(string(data), `"aggregate":"all","aggregate_name":"demo_whoami"`) {
+		t.Errorf("no audit record of the tunnel's demo_whoami naming demo, whoami and all's demo_whoami in\n%s", data)
 	}
 	refused := false
 	for line := range strings.SplitSeq(string(data), "\n") {

@@ -383,6 +383,22 @@ func (c *Config) RouteName(kind Kind, name string) (Target, bool) {
 	return best, bestLen >= 0
 }
 
+// ListedName is the name under which c lists member's tool or prompt own
+// (its prefix, then an override), for the audit of a request that came
+// through a session; "" when the name alone does not say (Priority lists
+// the member's own name; a resource's URI is its own unless two members
+// list it).
+func (c *Config) ListedName(kind Kind, member, own string) string {
+	if kind != Tools && kind != Prompts {
+		return own
+	}
+	name := c.PrefixOf(member) + own
+	if o, ok := c.filter(kind).Overrides[name]; ok && o.Name != "" {
+		name = o.Name
+	}
+	return name
+}
+
 // memberScheme is the scheme of a member's URI that the aggregate had to
 // rewrite: mcpbridge:{member}/{the member's URI}.
 const memberScheme = "mcpbridge:"

@@ -67,6 +67,21 @@ func Via(ctx context.Context, direct string) string {
 	return direct
 }
 
+type aggregateKey struct{}
+
+// WithAggregate marks ctx as the context of a member session of the
+// aggregate named name: the requests of that session are audited and
+// traced as having come through it.
+func WithAggregate(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, aggregateKey{}, name)
+}
+
+// AggregateOf is the aggregate WithAggregate named, or "".
+func AggregateOf(ctx context.Context) string {
+	name, _ := ctx.Value(aggregateKey{}).(string)
+	return name
+}
+
 // Door is the pipeline of one bridge: the access settings and the
 // bridge-wide limits in force (both replaced whole by a reload), where
 // refusals and outcomes are recorded, and the observer of the calls.

@@ -131,6 +131,9 @@ func (o *Observer) begin(ctx context.Context, srv string, c *stdio.Client, req *
 		attribute.String("network.transport", "pipe"),
 		attribute.String("mcpbridge.server", srv),
 	)
+	if req.Aggregate != nil {
+		attrs = append(attrs, attribute.String("mcpbridge.aggregate", req.Aggregate.Server))
+	}
 	if c != nil {
 		attrs = append(attrs, attribute.String("mcp.protocol.version", c.Protocol()), attribute.Int("process.pid", c.Pid()))
 	}
