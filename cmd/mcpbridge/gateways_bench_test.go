@@ -39,6 +39,8 @@ const installGateways = "npm ci --prefix testdata/gateways"
 //   - path=http-2025: tools/call POSTs in one 2025-11-25 session at the
 //     bridge's /mcp (the bridge runs --tunnel shared, so that the session
 //     is served by the same child as the other paths);
+//   - path=http2-2026 and http2-2025: the same over HTTP/2 (h2c), whose
+//     streams share one connection as the gRPC client's do;
 //   - path=supergateway: the same session at supergateway --stateful;
 //   - path=mcp-proxy: the same session at mcp-proxy.
 //
@@ -77,6 +79,10 @@ func BenchmarkGateways(b *testing.B) {
 	paths = append(paths, path{"http-2026", map[string]int{"gw": br.Process.Pid, "child": child}, modern.echo})
 	legacy := newMCPHTTPBench(b, bridgeURL, false)
 	paths = append(paths, path{"http-2025", map[string]int{"gw": br.Process.Pid, "child": child}, legacy.echo})
+	modernH2 := newMCPHTTPBench(b, bridgeURL, true, h2c)
+	paths = append(paths, path{"http2-2026", map[string]int{"gw": br.Process.Pid, "child": child}, modernH2.echo})
+	legacyH2 := newMCPHTTPBench(b, bridgeURL, false, h2c)
+	paths = append(paths, path{"http2-2025", map[string]int{"gw": br.Process.Pid, "child": child}, legacyH2.echo})
 
 	if bin := gatewayBin(b, "supergateway"); bin != "" {
 		port := closedPort(b)
@@ -184,8 +190,19 @@ type mcpHTTPBench struct {
 	ids    atomic.Int64
 }
 
-func newMCPHTTPBench(b *testing.B, url string, modern bool) *mcpHTTPBench {
+// h2c makes a bench client speak HTTP/2 without TLS, on one connection,
+// as a gRPC client does (a host behind TLS gets HTTP/2 the same way).
+func h2c(tr *http.Transport) {
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	tr.Protocols = &p
+}
+
+func newMCPHTTPBench(b *testing.B, url string, modern bool, opts ...func(*http.Transport)) *mcpHTTPBench {
 	tr := &http.Transport{MaxIdleConnsPerHost: 128}
+	for _, o := range opts {
+		o(tr)
+	}
 	b.Cleanup(tr.CloseIdleConnections)
 	c := &mcpHTTPBench{b: b, url: url, modern: modern, hc: &http.Client{Transport: tr, Timeout: time.Minute}}
 	if modern {

@@ -95,7 +95,44 @@ type Router struct {
 type member struct {
 	name string
 	s    Member
-	down error // why it has no session
+	out  chan []byte // what the router sends it, in order, for its sender
+	down error       // why it has no session
+}
+
+// memberQueue bounds the messages waiting for a member session's Send.
+// The router never waits for a member: a member session that does not
+// take its messages (its own tunnel waiting for the client to read)
+// would otherwise stop the router, and with it the member's answers.
+const memberQueue = 128
+
+// errBusy is why a message was not sent to a member whose queue is full.
+var errBusy = errors.New("too many messages are waiting for it")
+
+// attach gives m the session s: a goroutine sends m's messages to it,
+// another reads its messages for the router.
+func (r *Router) attach(m *member, s Member) {
+	m.s, m.down, m.out = s, nil, make(chan []byte, memberQueue)
+	go r.pump(m, s)
+	go func(out <-chan []byte) {
+		for msg := range out {
+			if msg == nil { // the client's CloseSend, after what it sent
+				s.CloseSend()
+				continue
+			}
+			if s.Send(msg) != nil {
+				for range out { // the session ended: pump reports it
+				}
+			}
+		}
+	}(m.out)
+}
+
+// detach ends m's session: its sender stops once what is queued is
+// given up.
+func (m *member) detach() {
+	close(m.out)
+	m.s.Close()
+	m.s = nil
 }
 
 // asked is a member's request to the client: its member and its own id.
@@ -152,8 +189,7 @@ func (r *Router) connect(name string) *member {
 		r.log.Debug("mcpbridge: an aggregate's member refused the session", "server", r.name, "member", name, "error", err)
 		return m
 	}
-	m.s = s
-	go r.pump(m, s)
+	r.attach(m, s)
 	return m
 }
 
@@ -206,7 +242,7 @@ func (r *Router) Close() {
 	close(r.quit)
 	for _, m := range r.members {
 		if m.s != nil {
-			m.s.Close()
+			m.detach()
 		}
 	}
 }
@@ -216,7 +252,11 @@ func (r *Router) Close() {
 func (r *Router) CloseSend() {
 	r.ending = true
 	for _, m := range r.up() {
-		m.s.CloseSend()
+		select {
+		case m.out <- nil: // after what is queued
+		default:
+			m.s.CloseSend()
+		}
 	}
 }
 
@@ -247,11 +287,12 @@ func (r *Router) toMember(m *member, frame []byte) error {
 	if m.s == nil {
 		return m.down
 	}
-	if err := m.s.Send(bytes.TrimSuffix(frame, []byte("\n"))); err != nil {
-		r.lost(m, err)
-		return m.down
+	select {
+	case m.out <- bytes.TrimSuffix(frame, []byte("\n")):
+		return nil
+	default:
+		return errBusy
 	}
-	return nil
 }
 
 // nextID is a fresh id of the aggregate's.
@@ -332,8 +373,11 @@ func (r *Router) request(m wire.Message, fetched bool) error {
 	}
 	mem := r.byName(t.Member)
 	if mem == nil || mem.s == nil {
-		if mem == nil || !r.reconnect(mem) {
-			return r.fail(m.ID, memberDown(t.Member, mem))
+		if mem == nil {
+			return r.fail(m.ID, memberDown(t.Member, nil))
+		}
+		if !r.reconnect(mem) {
+			return r.fail(m.ID, memberDown(t.Member, mem.down))
 		}
 	}
 	params, err := aggregate.Rename(m.Method, m.Params, t.Name)
@@ -343,7 +387,7 @@ func (r *Router) request(m wire.Message, fetched bool) error {
 	r.calls[id] = mem
 	if err := r.toMember(mem, wire.AppendRequest(nil, m.ID, m.Method, params)); err != nil {
 		delete(r.calls, id)
-		return r.fail(m.ID, memberDown(mem.name, mem))
+		return r.fail(m.ID, memberDown(mem.name, err))
 	}
 	return nil
 }
@@ -432,11 +476,12 @@ func unknown(kind aggregate.Kind, name string) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", name)
 }
 
-// memberDown is the error of a request whose member has no session.
-func memberDown(name string, m *member) *jsonrpc.Error {
+// memberDown is the error of a request whose member has no session (why:
+// its reason, nil when it is not in the aggregate any more) or is busy.
+func memberDown(name string, why error) *jsonrpc.Error {
 	reason := "it is not in the aggregate any more"
-	if m != nil && m.down != nil {
-		reason = m.down.Error()
+	if why != nil {
+		reason = why.Error()
 	}
 	return jsonrpc.WithData(jsonrpc.CodeInternalError, fmt.Sprintf("The member server %q is unavailable: %s", name, reason),
 		map[string]any{"member": name, "retryable": true})
@@ -458,8 +503,7 @@ func (r *Router) reconnect(m *member) bool {
 		m.down = err
 		return false
 	}
-	m.s, m.down = s, nil
-	go r.pump(m, s)
+	r.attach(m, s)
 	r.reconnectInit(m)
 	return m.s != nil
 }
@@ -539,14 +583,13 @@ func (r *Router) lost(m *member, err error) {
 	if m.s == nil {
 		return
 	}
-	s := m.s
-	m.s, m.down = nil, err
-	s.Close()
+	m.detach()
+	m.down = err
 	r.log.Info("mcpbridge: an aggregate's member session ended", "server", r.name, "member", m.name, "error", err)
 	for id, mem := range r.calls {
 		if mem == m {
 			delete(r.calls, id)
-			r.fail(json.RawMessage(id), memberDown(m.name, m))
+			r.fail(json.RawMessage(id), memberDown(m.name, m.down))
 		}
 	}
 	for id, p := range r.fans {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // sent it and writes what it says.
 type scripted struct {
 	name      string
+	stuck     chan struct{} // when set, Send waits for it to close
 	sent      chan []byte
 	says      chan []byte
 	done      chan struct{}
@@ -35,6 +37,12 @@ func newScripted(name string) *scripted {
 }
 
 func (s *scripted) Send(msg []byte) error {
+	if s.stuck != nil {
+		select {
+		case <-s.stuck:
+		case <-s.done:
+		}
+	}
 	select {
 	case <-s.done:
 		return errors.New("closed")
@@ -498,4 +506,38 @@ func TestNewWithRefusals(t *testing.T) {
 	}
 	r.Close()
 	r.Close()
+}
+
+// A member session that takes no message does not stop the router: the
+// client's requests to it are refused, retryable, once its queue is full,
+// and the other member still gets its own.
+func TestAStuckMemberDoesNotStopTheRouter(t *testing.T) {
+	h := newHarness(t, aggregate.Config{Name: "all", Members: []string{"a", "b"}}, initialize)
+	h.members["a"].stuck = make(chan struct{})
+	defer close(h.members["a"].stuck)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range memberQueue + 10 {
+			h.r.Handle([]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"a_x"}}`))
+		}
+		h.r.Handle([]byte(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"b_x"}}`))
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the router waited for a member that takes nothing")
+	}
+	busy := 0
+	for _, m := range h.client {
+		if strings.Contains(string(m.Error), "too many messages are waiting") && strings.Contains(string(m.Error), `"retryable":true`) {
+			busy++
+		}
+	}
+	if busy < 9 {
+		t.Errorf("%d requests refused as busy, want the ones beyond the queue", busy)
+	}
+	if m := h.sent("b"); string(m.ID) != `"b"` {
+		t.Errorf("b got %s", m.ID)
+	}
 }
