@@ -12,7 +12,6 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
-	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/convert"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
@@ -137,7 +136,7 @@ func (h *tunnelServer) Admit(ctx context.Context, method string, params json.Raw
 	if name := door.AggregateOf(ctx); name != "" { // a member session of an aggregate's
 		req.Aggregate = &door.Aggregated{Server: name}
 		if agg := h.s.aggregateSet()[name]; agg != nil && len(req.Names) == 1 {
-			req.Aggregate.Name = agg.Config().ListedName(aggregateKind(req.Kind), h.srv.Name(), req.Names[0])
+			req.Aggregate.Name = agg.Config().ListedName(aggregate.KindOf(req.Kind), h.srv.Name(), req.Names[0])
 		}
 	}
 	ps, refused := h.s.door.Admit(ctx, req)
@@ -145,17 +144,6 @@ func (h *tunnelServer) Admit(ctx context.Context, method string, params json.Raw
 		return nil, refused.RPC
 	}
 	return &tunnel.Admission{Pass: ps, Meta: req.Meta, Deadline: pool.DeadlinesOf(h.srv.Config(), req.Tool()).Max}, nil
-}
-
-// aggregateKind is the list kind of an access kind.
-func aggregateKind(k access.Kind) aggregate.Kind {
-	switch k {
-	case access.Prompt:
-		return aggregate.Prompts
-	case access.Resource:
-		return aggregate.Resources
-	}
-	return aggregate.Tools
 }
 
 func (h *tunnelServer) FilterList(ctx context.Context, method string, res json.RawMessage) json.RawMessage {

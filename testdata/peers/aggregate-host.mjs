@@ -17,49 +17,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Inbox, describe, emit, record } from "./hostkit.mjs";
 
-const waitLimit = 30_000;
-
-class Inbox {
-  items = [];
-  waiters = new Set();
-  add(item) {
-    this.items.push(item);
-    for (const w of this.waiters) w();
-  }
-  wait(n, match = () => true) {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const got = this.items.filter(match);
-        if (got.length >= n) {
-          cleanup();
-          resolve(got.slice(0, n));
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`${this.items.filter(match).length} of ${n} within ${waitLimit} ms`));
-      }, waitLimit);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-      };
-      this.waiters.add(check);
-      check();
-    });
-  }
-}
-
-function describe(err) {
-  if (err && typeof err.code === "number") return { error: { code: err.code, message: err.message, data: err.data ?? null } };
-  return { error: { name: err?.name ?? typeof err, message: String(err?.message ?? err) } };
-}
-
+// text is every text block of a tool result, joined.
 const text = (res) => (res?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
-
-function emit(op, result, check = "") {
-  process.stdout.write(JSON.stringify({ op, result, check }) + "\n");
-}
 
 const stdinLines = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 
@@ -70,17 +31,7 @@ async function run(argv) {
   } else {
     transport = new StdioClientTransport({ command: argv[0], args: argv.slice(1), env: process.env, stderr: "inherit" });
   }
-  const received = new Inbox();
-  let inner;
-  Object.defineProperty(transport, "onmessage", {
-    configurable: true,
-    get() {
-      return inner && ((message, extra) => (received.add(message), inner(message, extra)));
-    },
-    set(fn) {
-      inner = fn;
-    },
-  });
+  const received = record(transport);
   const elicits = new Inbox();
   const updated = new Inbox();
   const client = new Client({ name: "mcpbridge-aggregate-host", version: "1.0.0" }, { capabilities: { elicitation: {} } });

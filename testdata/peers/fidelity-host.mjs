@@ -19,59 +19,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-
-// waitLimit bounds every wait.
-const waitLimit = 30_000;
+import { Inbox, describe, emit, text, waitLimit } from "./hostkit.mjs";
 
 // The reason the host gives when it cancels.
 const cancelReason = "host-reason-fidelity-8423";
 
-// Inbox collects messages, for the scenario to wait on.
-class Inbox {
-  items = [];
-  waiters = new Set();
-  add(item) {
-    this.items.push(item);
-    for (const w of this.waiters) w();
-  }
-  // wait resolves to the first n items that match, or rejects after waitLimit.
-  wait(n, match = () => true) {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const got = this.items.filter(match);
-        if (got.length >= n) {
-          cleanup();
-          resolve(got.slice(0, n));
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`${this.items.filter(match).length} of ${n} within ${waitLimit} ms`));
-      }, waitLimit);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-      };
-      this.waiters.add(check);
-      check();
-    });
-  }
-}
-
-function describe(err) {
-  if (err && typeof err.code === "number") {
-    return { error: { code: err.code, message: err.message, data: err.data ?? null } };
-  }
-  return { error: { name: err?.name ?? typeof err, message: String(err?.message ?? err) } };
-}
-
-function text(res) {
-  return res?.content?.[0]?.type === "text" ? res.content[0].text : "";
-}
-
-function emit(op, result, check = "") {
-  process.stdout.write(JSON.stringify({ op, result, check }) + "\n");
-}
 
 // canonical is v as JSON with the keys of every object sorted.
 function canonical(v) {

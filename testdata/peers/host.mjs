@@ -25,9 +25,7 @@ import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-
-// waitLimit bounds every wait for something the server sends on its own.
-const waitLimit = 30_000;
+import { Inbox, describe, emit, record, text } from "./hostkit.mjs";
 
 // The one root the host declares, and the message its model samples.
 const hostRoot = { uri: "file:///tmp/mcpbridge-host-root", name: "host-root" };
@@ -69,55 +67,6 @@ const scenarios = {
   },
 };
 
-// Inbox collects what a handler receives, for the scenario to wait on.
-class Inbox {
-  items = [];
-  waiters = new Set();
-  add(item) {
-    this.items.push(item);
-    for (const w of this.waiters) w();
-  }
-  // wait resolves to the first n items that match, or rejects after waitLimit.
-  wait(n, match = () => true) {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const got = this.items.filter(match);
-        if (got.length >= n) {
-          cleanup();
-          resolve(got.slice(0, n));
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`${this.items.filter(match).length} of ${n} within ${waitLimit} ms`));
-      }, waitLimit);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-      };
-      this.waiters.add(check);
-      check();
-    });
-  }
-}
-
-// describe is an error as the host sees it: an MCP error's code, message and
-// data, or another error's name and message.
-function describe(err) {
-  if (err && typeof err.code === "number") {
-    return { error: { code: err.code, message: err.message, data: err.data ?? null } };
-  }
-  return { error: { name: err?.name ?? typeof err, message: String(err?.message ?? err) } };
-}
-
-function text(res) {
-  return res?.content?.[0]?.type === "text" ? res.content[0].text : "";
-}
-
-function emit(op, result, check = "") {
-  process.stdout.write(JSON.stringify({ op, result, check }) + "\n");
-}
-
 // connect launches argv under a client with capabilities, returning the
 // client, the initialize result it read and an Inbox of every message it
 // received.
@@ -140,23 +89,7 @@ async function connect(argv, capabilities, handlers = {}) {
   // that it reads in the same chunk as the result, after the result
   // (notification handlers run a microtask later), so reports are counted
   // here.
-  const received = new Inbox();
-  let inner;
-  Object.defineProperty(transport, "onmessage", {
-    configurable: true,
-    get() {
-      return (
-        inner &&
-        ((message, extra) => {
-          received.add(message);
-          inner(message, extra);
-        })
-      );
-    },
-    set(fn) {
-      inner = fn;
-    },
-  });
+  const received = record(transport);
   const client = new Client({ name: "mcpbridge-host-test", version: "1.0.0" }, { capabilities });
   for (const [schema, handler] of handlers.requests ?? []) client.setRequestHandler(schema, handler);
   for (const [schema, handler] of handlers.notifications ?? []) client.setNotificationHandler(schema, handler);

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 )
 
@@ -203,6 +204,29 @@ func (k Kind) ListMethod() string { return kinds[k].method }
 
 // Field is the member of a list result that holds the items.
 func (k Kind) Field() string { return kinds[k].field }
+
+// KindOf is the list kind that names a target of access kind k: a tool's
+// name, a prompt's, a resource's URI.
+func KindOf(k access.Kind) Kind {
+	switch k {
+	case access.Prompt:
+		return Prompts
+	case access.Resource:
+		return Resources
+	}
+	return Tools
+}
+
+// Access is what the rules call the items of a list of kind k.
+func (k Kind) Access() access.Kind {
+	switch k {
+	case Tools:
+		return access.Tool
+	case Prompts:
+		return access.Prompt
+	}
+	return access.Resource
+}
 
 // KindOfList returns the kind a list method lists.
 func KindOfList(method string) (Kind, bool) {

@@ -108,19 +108,8 @@ func (s *API) view(ctx context.Context, agg *aggregate.Server, kind aggregate.Ki
 	for _, d := range v.Down {
 		s.core.Logger().Debug("mcpbridge: an aggregate's member did not list", "server", agg.Name(), "member", d.Member, "kind", kind.Field(), "error", d.Err)
 	}
-	ak := accessKind(kind)
+	ak := kind.Access()
 	return v.Filter(func(t aggregate.Target) bool { return s.core.Door().Shows(ctx, t.Member, ak, t.Name) }), eras
-}
-
-// accessKind is what the rules call the items of a list of kind.
-func accessKind(kind aggregate.Kind) access.Kind {
-	switch kind {
-	case aggregate.Tools:
-		return access.Tool
-	case aggregate.Prompts:
-		return access.Prompt
-	}
-	return access.Resource
 }
 
 // aggregateList is one page of an aggregate's list of kind: the members'
@@ -160,22 +149,11 @@ func aggregateList[Resp proto.Message](ctx context.Context, s *API, agg *aggrega
 	return out, nil
 }
 
-// kindOf is the list kind that names a request's target of access kind k.
-func kindOf(k access.Kind) aggregate.Kind {
-	switch k {
-	case access.Prompt:
-		return aggregate.Prompts
-	case access.Resource:
-		return aggregate.Resources
-	}
-	return aggregate.Tools
-}
-
 // target is where a request to the aggregate about name leads: the name
 // alone says it under conflicts: prefix; otherwise the aggregate's last
 // view of the kind, read again when it does not know the name.
 func (s *API) target(ctx context.Context, agg *aggregate.Server, method string, k access.Kind, name string) (aggregate.Target, error) {
-	kind := kindOf(k)
+	kind := aggregate.KindOf(k)
 	if t, ok := agg.Config().RouteName(kind, name); ok {
 		return t, nil
 	}
@@ -288,23 +266,7 @@ func aggregateCall[Resp proto.Message](ctx context.Context, s *API, agg *aggrega
 		return zero, err
 	}
 	defer r.release()
-	params, err := build(r.era, own)
-	if err != nil {
-		return zero, r.invalid(err)
-	}
-	r.setParams(params)
-	res, err := r.call(ctx, params, nil)
-	if err != nil {
-		return zero, err
-	}
-	out, err := decode(res, r.era)
-	if err != nil {
-		return zero, r.badResult(err)
-	}
-	if err := r.fits(res, out); err != nil {
-		return zero, err
-	}
-	return out, nil
+	return callTyped(ctx, r, own, build, decode)
 }
 
 // aggregateRaw is Call on an aggregate: a list is the members' merged

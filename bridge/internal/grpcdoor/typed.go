@@ -41,6 +41,17 @@ func typedCall[Resp proto.Message](ctx context.Context, s *API, server, method s
 	if len(names) > 0 {
 		name = names[0]
 	}
+	return callTyped(ctx, r, name, build, decode)
+}
+
+// callTyped is a typed RPC on its route: params built for the child's era
+// with the target's name (an error there is bad input), the call, the
+// result decoded.
+func callTyped[Resp proto.Message](ctx context.Context, r *route, name string,
+	build func(e convert.Era, name string) (json.RawMessage, error),
+	decode func(json.RawMessage, convert.Era) (Resp, error),
+) (Resp, error) {
+	var zero Resp
 	params, err := build(r.era, name)
 	if err != nil {
 		return zero, r.invalid(err)
