@@ -376,7 +376,7 @@ func (s *Service) openAggregate(ctx context.Context, agg *aggregate.Server, firs
 		if err != nil {
 			return nil, err // not a nil *Session in an interface
 		}
-		return ms, nil
+		return memberSession{ms}, nil
 	}
 	r, err := aggsession.New(ctx, agg, current, open, first, ss.deliver, s.cfg.Logger)
 	if err != nil {
@@ -386,6 +386,19 @@ func (s *Service) openAggregate(ctx context.Context, agg *aggregate.Server, firs
 	ss.router = r
 	go ss.run()
 	return ss, nil
+}
+
+// memberSession is a member's session as an aggregate's router sees it.
+type memberSession struct{ *Session }
+
+// TrySend hands msg to the session if it takes it at once.
+func (m memberSession) TrySend(msg []byte) bool {
+	select {
+	case m.in <- msg:
+		return true
+	default:
+		return false
+	}
 }
 
 // serveAggregate is a session on an aggregate: the client's messages and

@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
@@ -36,6 +37,8 @@ import (
 // Member is the client's session with one member (package bridge's
 // Session).
 type Member interface {
+	// TrySend hands msg over if the session takes it at once.
+	TrySend(msg []byte) bool
 	Send(msg []byte) error
 	Recv(ctx context.Context) ([]byte, error)
 	CloseSend()
@@ -93,10 +96,11 @@ type Router struct {
 }
 
 type member struct {
-	name string
-	s    Member
-	out  chan []byte // what the router sends it, in order, for its sender
-	down error       // why it has no session
+	name    string
+	s       Member
+	out     chan []byte  // what the router sends it, in order, for its sender
+	pending atomic.Int32 // messages in out or being sent by the sender
+	down    error        // why it has no session
 }
 
 // memberQueue bounds the messages waiting for a member session's Send.
@@ -113,18 +117,18 @@ var errBusy = errors.New("too many messages are waiting for it")
 func (r *Router) attach(m *member, s Member) {
 	m.s, m.down, m.out = s, nil, make(chan []byte, memberQueue)
 	go r.pump(m, s)
-	go func(out <-chan []byte) {
+	go func(out <-chan []byte, pending *atomic.Int32) {
 		for msg := range out {
 			if msg == nil { // the client's CloseSend, after what it sent
 				s.CloseSend()
-				continue
-			}
-			if s.Send(msg) != nil {
+			} else if s.Send(msg) != nil {
 				for range out { // the session ended: pump reports it
 				}
+				return
 			}
+			pending.Add(-1)
 		}
-	}(m.out)
+	}(m.out, &m.pending)
 }
 
 // detach ends m's session: its sender stops once what is queued is
@@ -252,9 +256,7 @@ func (r *Router) Close() {
 func (r *Router) CloseSend() {
 	r.ending = true
 	for _, m := range r.up() {
-		select {
-		case m.out <- nil: // after what is queued
-		default:
+		if m.pending.Load() == 0 || m.enqueue(nil) != nil { // after what is queued
 			m.s.CloseSend()
 		}
 	}
@@ -287,10 +289,23 @@ func (r *Router) toMember(m *member, frame []byte) error {
 	if m.s == nil {
 		return m.down
 	}
+	msg := bytes.TrimSuffix(frame, []byte("\n"))
+	// At once when nothing waits before it (the common case: no goroutine
+	// between the router and the member), else after what waits.
+	if m.pending.Load() == 0 && m.s.TrySend(msg) {
+		return nil
+	}
+	return m.enqueue(msg)
+}
+
+// enqueue queues msg (nil: CloseSend) for m's sender, or says it is busy.
+func (m *member) enqueue(msg []byte) error {
+	m.pending.Add(1)
 	select {
-	case m.out <- bytes.TrimSuffix(frame, []byte("\n")):
+	case m.out <- msg:
 		return nil
 	default:
+		m.pending.Add(-1)
 		return errBusy
 	}
 }

@@ -36,6 +36,13 @@ func newScripted(name string) *scripted {
 	return &scripted{name: name, sent: make(chan []byte, 64), says: make(chan []byte, 64), done: make(chan struct{})}
 }
 
+func (s *scripted) TrySend(msg []byte) bool {
+	if s.stuck != nil {
+		return false
+	}
+	return s.Send(msg) == nil
+}
+
 func (s *scripted) Send(msg []byte) error {
 	if s.stuck != nil {
 		select {
@@ -46,10 +53,9 @@ func (s *scripted) Send(msg []byte) error {
 	select {
 	case <-s.done:
 		return errors.New("closed")
-	default:
+	case s.sent <- append([]byte(nil), msg...):
+		return nil
 	}
-	s.sent <- append([]byte(nil), msg...)
-	return nil
 }
 
 func (s *scripted) Recv(ctx context.Context) ([]byte, error) {
