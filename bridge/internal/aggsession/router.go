@@ -52,9 +52,11 @@ type Opener func(ctx context.Context, member string, first []byte) (Member, erro
 
 // Incoming is one message of a member (or its session's end, Err set).
 type Incoming struct {
-	m   *member
-	msg []byte
-	err error
+	m      *member
+	s      Member // the session it came from; a reopened one, when opened is set
+	msg    []byte
+	err    error
+	opened bool // the end of an attempt to open the member's session again (err: why it failed)
 }
 
 // maxMemberPages bounds the pages read of one member's list.
@@ -97,6 +99,7 @@ type Router struct {
 
 type member struct {
 	name    string
+	opening bool // a reconnect is on its way
 	s       Member
 	out     chan []byte  // what the router sends it, in order, for its sender
 	pending atomic.Int32 // messages in out or being sent by the sender
@@ -202,7 +205,7 @@ func (r *Router) pump(m *member, s Member) {
 	for {
 		msg, err := s.Recv(r.ctx)
 		select {
-		case r.incoming <- Incoming{m: m, msg: msg, err: err}:
+		case r.incoming <- Incoming{m: m, s: s, msg: msg, err: err}:
 		case <-r.quit:
 			return
 		}
@@ -510,17 +513,48 @@ func (r *Router) config() *aggregate.Config {
 	return &aggregate.Config{Name: r.name}
 }
 
-// reconnect opens a session again with a member whose session ended,
-// replaying the client's initialize; it reports whether it did.
+// reconnect starts opening a session again with a member whose session
+// ended, in the background: a member that restarts does not hold the
+// router up. It reports whether the member has a session now (false: the
+// request that needs it fails, retryable, with why it is down).
 func (r *Router) reconnect(m *member) bool {
-	s, err := r.open(r.ctx, m.name, r.first)
-	if err != nil {
-		m.down = err
+	if m.s != nil {
+		return true
+	}
+	if m.opening {
 		return false
 	}
-	r.attach(m, s)
-	r.reconnectInit(m)
-	return m.s != nil
+	m.opening = true
+	go func() {
+		s, err := r.open(r.ctx, m.name, r.first)
+		select {
+		case r.incoming <- Incoming{m: m, s: s, err: err, opened: true}:
+		case <-r.quit:
+			if s != nil {
+				s.Close()
+			}
+		}
+	}()
+	return false
+}
+
+// reopened takes the end of a member's reconnect: its new session, given
+// the client's initialize again, or why it is still down.
+func (r *Router) reopened(in Incoming) {
+	m := in.m
+	m.opening = false
+	switch {
+	case in.err != nil:
+		m.down = in.err
+	case m.s != nil || !contains(r.config().Members, m.name) || r.byName(m.name) != m:
+		in.s.Close() // not wanted any more
+	default:
+		r.attach(m, in.s)
+		r.reconnectInit(m)
+		if !r.ending {
+			r.listsChanged() // the member's items are back
+		}
+	}
 }
 
 // notification takes one notification of the client.
@@ -566,10 +600,14 @@ func (r *Router) answer(m wire.Message) error {
 
 // HandleMember takes one message of a member, or the end of its session.
 func (r *Router) HandleMember(in Incoming) error {
+	if in.opened {
+		r.reopened(in)
+		return nil
+	}
+	if in.s != in.m.s {
+		return nil // a session the member no longer has
+	}
 	if in.err != nil {
-		if in.m.s == nil {
-			return nil
-		}
 		if errors.Is(in.err, io.EOF) {
 			in.err = errors.New("its session ended")
 		}
@@ -785,11 +823,11 @@ func (r *Router) Reconfigure() {
 	r.members = kept
 	for _, name := range cfg.Members {
 		if r.byName(name) == nil {
-			m := r.connect(name)
-			if m.s != nil {
-				r.reconnectInit(m)
-			}
-			changed = true
+			// Opened in the background: the client hears that the lists
+			// changed once its session is there (reopened).
+			m := &member{name: name, down: errors.New("its session is opening")}
+			r.members = append(r.members, m)
+			r.reconnect(m)
 		}
 	}
 	if changed {

@@ -78,6 +78,7 @@ func (s *scripted) Done() <-chan struct{} { return s.done }
 
 // harness is a router over scripted members, driven by the test.
 type harness struct {
+	mu      sync.Mutex // members and refuse: the router opens sessions in the background
 	t       *testing.T
 	r       *Router
 	members map[string]*scripted
@@ -93,6 +94,8 @@ func newHarness(t *testing.T, cfg aggregate.Config, first string) *harness {
 	}
 	h := &harness{t: t, members: map[string]*scripted{}, agg: aggregate.NewServer(cfg), refuse: map[string]error{}}
 	open := func(_ context.Context, name string, _ []byte) (Member, error) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
 		if err := h.refuse[name]; err != nil {
 			return nil, err
 		}
@@ -117,6 +120,13 @@ func newHarness(t *testing.T, cfg aggregate.Config, first string) *harness {
 	return h
 }
 
+// member is the scripted session of member name, the last opened.
+func (h *harness) member(name string) *scripted {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.members[name]
+}
+
 // handle hands the router one message of the client.
 func (h *harness) handle(msg string) {
 	h.t.Helper()
@@ -129,7 +139,7 @@ func (h *harness) handle(msg string) {
 func (h *harness) sent(name string) wire.Message {
 	h.t.Helper()
 	select {
-	case raw := <-h.members[name].sent:
+	case raw := <-h.member(name).sent:
 		m, err := wire.Decode(raw)
 		if err != nil {
 			h.t.Fatalf("%s got %q: %v", name, raw, err)
@@ -144,7 +154,7 @@ func (h *harness) sent(name string) wire.Message {
 // say makes member name say msg, and the router take it.
 func (h *harness) say(name, msg string) {
 	h.t.Helper()
-	h.members[name].says <- []byte(msg)
+	h.member(name).says <- []byte(msg)
 	h.step()
 }
 
@@ -235,7 +245,7 @@ func TestRequestsGoToTheirMember(t *testing.T) {
 	if c := h.sent("b"); c.Method != "notifications/cancelled" || !strings.Contains(string(c.Params), `"reason":"mine"`) {
 		t.Fatalf("b got %s %s", c.Method, c.Params)
 	}
-	if len(h.members["a"].sent) != 0 {
+	if len(h.member("a").sent) != 0 {
 		t.Error("a got a message of a call that is b's")
 	}
 	h.say("b", `{"jsonrpc":"2.0","id":"c1","error":{"code":-32800,"message":"cancelled"}}`)
@@ -339,7 +349,7 @@ func TestAMemberLost(t *testing.T) {
 	h.sent("b")
 	h.handle(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a_slow"}}`)
 	h.sent("a")
-	old := h.members["a"]
+	old := h.member("a")
 	close(old.says)
 	h.step()
 	var failed, changed bool
@@ -354,23 +364,37 @@ func TestAMemberLost(t *testing.T) {
 	if m := h.sent("b"); string(m.ID) != "6" {
 		t.Fatal("b did not get its call")
 	}
+	// A request for a: refused at once, retryable, while a's session
+	// opens again in the background; then a request goes through.
 	h.handle(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a_echo"}}`)
-	if h.members["a"] == old {
+	if e := h.last(); string(e.ID) != "7" || !strings.Contains(string(e.Error), `"retryable":true`) {
+		t.Fatalf("a call while a reopens = %s %s; want a retryable refusal at once", e.ID, e.Error)
+	}
+	h.step() // the reopened session
+	if h.member("a") == old {
 		t.Fatal("a's session was not opened again")
 	}
 	if m := h.sent("a"); m.Method != "initialize" {
 		t.Fatalf("a's new session got %s first; want the client's initialize", m.Method)
 	}
-	if h.sent("a").Method != "notifications/initialized" || string(h.sent("a").ID) != "7" {
-		t.Fatal("a's new session did not get initialized, then the call")
+	if h.sent("a").Method != "notifications/initialized" {
+		t.Fatal("a's new session did not get initialized")
+	}
+	h.handle(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"a_echo"}}`)
+	if string(h.sent("a").ID) != "8" {
+		t.Fatal("a's new session did not get the call")
 	}
 
-	// A member that refuses a new session: the call says why.
-	close(h.members["a"].says)
+	// A member that refuses a new session: the next call says why.
+	close(h.member("a").says)
 	h.step()
+	h.mu.Lock()
 	h.refuse["a"] = errors.New("a is down")
-	h.handle(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"a_echo"}}`)
-	if e := h.last(); string(e.ID) != "8" || !strings.Contains(string(e.Error), "a is down") {
+	h.mu.Unlock()
+	h.handle(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"a_echo"}}`)
+	h.step() // the attempt's end
+	h.handle(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"a_echo"}}`)
+	if e := h.last(); string(e.ID) != "10" || !strings.Contains(string(e.Error), "a is down") {
 		t.Fatalf("a call to a refused member = %s %s", e.ID, e.Error)
 	}
 }
@@ -382,7 +406,7 @@ func TestReconfigure(t *testing.T) {
 	if err := next.Normalize(); err != nil {
 		t.Fatal(err)
 	}
-	a := h.members["a"]
+	a := h.member("a")
 	h.agg = aggregate.NewServer(next)
 	h.r.Reconfigure()
 	select {
@@ -390,11 +414,16 @@ func TestReconfigure(t *testing.T) {
 	default:
 		t.Error("the removed member's session is open")
 	}
-	if h.members["c"] == nil {
-		t.Fatal("the added member has no session")
-	}
 	if n := h.last(); !strings.HasSuffix(n.Method, "list_changed") {
-		t.Errorf("the client got %s; want list_changed", n.Method)
+		t.Errorf("the client got %s; want list_changed for the removed member", n.Method)
+	}
+	before := len(h.client)
+	told := func() bool { return len(h.client) > before && strings.HasSuffix(h.last().Method, "list_changed") }
+	for i := 0; i < 5 && !told(); i++ {
+		h.step() // the removed member's end, the added one's session
+	}
+	if !told() || h.member("c") == nil {
+		t.Fatal("the client was not told that the lists changed once the added member's session opened")
 	}
 	h.handle(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"c_x"}}`)
 	if m := h.sent("c"); string(m.ID) != "1" {
@@ -519,8 +548,8 @@ func TestNewWithRefusals(t *testing.T) {
 // and the other member still gets its own.
 func TestAStuckMemberDoesNotStopTheRouter(t *testing.T) {
 	h := newHarness(t, aggregate.Config{Name: "all", Members: []string{"a", "b"}}, initialize)
-	h.members["a"].stuck = make(chan struct{})
-	defer close(h.members["a"].stuck)
+	h.member("a").stuck = make(chan struct{})
+	defer close(h.member("a").stuck)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
