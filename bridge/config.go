@@ -225,40 +225,15 @@ func (c *Config) normalize() error {
 	return c.normalizeAggregates(seen)
 }
 
-// normalizeAggregates checks the aggregates: names unique among every
-// server's, members that are servers (not aggregates) of the same
-// configuration.
+// normalizeAggregates checks the aggregates (aggregate.NormalizeAll)
+// against the servers, by name.
 func (c *Config) normalizeAggregates(servers map[string]int) error {
-	names := map[string]int{}
-	for i := range c.Aggregates {
-		a := &c.Aggregates[i]
-		path := "Aggregates[" + strconv.Itoa(i) + "]"
-		if err := a.Normalize(); err != nil {
-			fe := err.(*aggregate.FieldError)
-			return &ConfigError{Path: path + "." + fe.Field, Server: a.Name, Msg: fe.Msg}
-		}
-		if j, dup := servers[a.Name]; dup {
-			return &ConfigError{Path: path + ".Name", Server: a.Name, Msg: fmt.Sprintf("the name %q is already used by Servers[%d]", a.Name, j)}
-		}
-		if j, dup := names[a.Name]; dup {
-			return &ConfigError{Path: path + ".Name", Server: a.Name, Msg: fmt.Sprintf("the name %q is already used by Aggregates[%d]", a.Name, j)}
-		}
-		names[a.Name] = i
+	i, err := aggregate.NormalizeAll(c.Aggregates, servers)
+	if err == nil {
+		return nil
 	}
-	for i := range c.Aggregates {
-		a := &c.Aggregates[i]
-		for j, m := range a.Members {
-			if _, ok := servers[m]; ok {
-				continue
-			}
-			msg := fmt.Sprintf("no server is named %q", m)
-			if _, agg := names[m]; agg {
-				msg = fmt.Sprintf("%q is an aggregate: members are servers", m)
-			}
-			return &ConfigError{Path: fmt.Sprintf("Aggregates[%d].Members[%d]", i, j), Server: a.Name, Msg: msg}
-		}
-	}
-	return nil
+	fe := err.(*aggregate.FieldError)
+	return &ConfigError{Path: fmt.Sprintf("Aggregates[%d].%s", i, fe.Field), Server: c.Aggregates[i].Name, Msg: fe.Msg}
 }
 
 // A server's configuration is the child pool's (package internal/pool);

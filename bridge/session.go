@@ -401,47 +401,17 @@ func (m memberSession) TrySend(msg []byte) bool {
 	}
 }
 
-// serveAggregate is a session on an aggregate: the client's messages and
-// the members' go through the router, one at a time, until the client has
-// closed its side and every member session has ended, or the session is
-// closed. A reload that changes the aggregate's members reaches the
-// router at once.
+// serveAggregate is a session on an aggregate: its router serves it
+// (package internal/aggsession), following each reload at once.
 func (ss *Session) serveAggregate() error {
-	r := ss.router
-	defer r.Close()
-	inClosed := ss.inClosed
-	reloads := ss.s.reloadSignal()
-	for !r.Done() {
-		var err error
-		select {
-		case msg := <-ss.in:
-			err = r.Handle(msg)
-		case <-inClosed:
-			for queued := true; queued && err == nil; { // what came before CloseSend first
-				select {
-				case msg := <-ss.in:
-					err = r.Handle(msg)
-				default:
-					queued = false
-				}
-			}
-			inClosed = nil
-			r.CloseSend()
-		case in := <-r.Incoming():
-			err = r.HandleMember(in)
-		case <-reloads:
-			reloads = ss.s.reloadSignal()
-			r.Reconfigure()
-		case <-ss.stop:
-			return errSessionClosed
-		case <-ss.ctx.Done():
-			return rpcerr.ToStatus(ss.name, sessionMethod, ss.ctx.Err())
-		}
-		if err != nil {
-			return err
-		}
+	err := ss.router.Serve(aggsession.Client{In: ss.in, Closed: ss.inClosed, Stop: ss.stop, Reloaded: ss.s.reloadSignal})
+	switch {
+	case errors.Is(err, aggsession.ErrStopped):
+		return errSessionClosed
+	case err != nil && err == ss.ctx.Err():
+		return rpcerr.ToStatus(ss.name, sessionMethod, err)
 	}
-	return nil
+	return err
 }
 
 // legacyProbe reports whether the client's leading server/discover

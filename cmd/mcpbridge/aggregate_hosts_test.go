@@ -74,11 +74,9 @@ func (a *aggregateHosts) reload(t *testing.T, withDemo2 bool) {
 	if err := a.b.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(testTimeout); strings.Count(a.b.log.String(), "configuration reloaded") == n; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the bridge did not reload:\n%s", a.b.log)
-		}
-	}
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	a.b.log.WaitCount(ctx, t, n+1, "configuration reloaded")
 }
 
 // paths are where a host reaches the aggregate: an URL or a command.

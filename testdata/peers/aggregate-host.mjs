@@ -14,10 +14,8 @@
 import process from "node:process";
 import readline from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { Inbox, describe, emit, record } from "./hostkit.mjs";
+import { Inbox, cancelAfterFirstReport, describe, emit, record, transportFor } from "./hostkit.mjs";
 
 // text is every text block of a tool result, joined.
 const text = (res) => (res?.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
@@ -25,12 +23,7 @@ const text = (res) => (res?.content ?? []).filter((c) => c.type === "text").map(
 const stdinLines = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 
 async function run(argv) {
-  let transport;
-  if (/^https?:\/\//.test(argv[0])) {
-    transport = new StreamableHTTPClientTransport(new URL(argv[0]));
-  } else {
-    transport = new StdioClientTransport({ command: argv[0], args: argv.slice(1), env: process.env, stderr: "inherit" });
-  }
+  const transport = transportFor(argv);
   const received = record(transport);
   const elicits = new Inbox();
   const updated = new Inbox();
@@ -75,19 +68,10 @@ async function run(argv) {
     emit("tools/call demo_progress with progress", received.items.filter(reportsOf("progress-1")).map((m) => m.params), check || (res.error ? "failed" : ""));
 
     {
-      const abort = new AbortController();
-      const pending = call(
-        { name: "everything_trigger-long-running-operation", arguments: { duration: 60, steps: 120 }, _meta: { progressToken: "cancel-1" } },
-        { signal: abort.signal },
-      );
-      let waited = "";
-      try {
-        await received.wait(1, reportsOf("cancel-1"));
-      } catch (err) {
-        waited = `no first report: ${err.message}`;
-      }
-      abort.abort("the host cancelled the call");
-      res = await pending;
+      let waited;
+      ({ res, waited } = await cancelAfterFirstReport(received, "cancel-1", (signal) =>
+        call({ name: "everything_trigger-long-running-operation", arguments: { duration: 60, steps: 120 }, _meta: { progressToken: "cancel-1" } }, { signal }),
+      ));
       emit("tools/call cancelled", res, waited || (res.error ? "" : "the cancelled call succeeded"));
       res = await call({ name: "everything_echo", arguments: { message: "after" } });
       emit("tools/call after the cancellation", res, text(res) === "Echo: after" ? "" : "want everything's echo");

@@ -16,10 +16,8 @@
 // It exits 0 once every operation has run, and 1 when it cannot run them.
 import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { Inbox, describe, emit, text, waitLimit } from "./hostkit.mjs";
+import { Inbox, describe, emit, record, text, transportFor, waitLimit } from "./hostkit.mjs";
 
 // The reason the host gives when it cancels.
 const cancelReason = "host-reason-fidelity-8423";
@@ -40,37 +38,14 @@ function canonical(v) {
 // connect starts a client on argv, recording every message the SDK writes
 // (sent) and every message it reads (received), as they pass the transport.
 async function connect(argv) {
-  let transport;
-  if (/^https?:\/\//.test(argv[0])) {
-    const token = process.env.MCPBRIDGE_HOST_TOKEN;
-    const headers = token ? { Authorization: `Bearer ${token}` } : {};
-    transport = new StreamableHTTPClientTransport(new URL(argv[0]), { requestInit: { headers } });
-  } else {
-    transport = new StdioClientTransport({ command: argv[0], args: argv.slice(1), env: process.env, stderr: "inherit" });
-  }
+  const transport = transportFor(argv);
   const sent = new Inbox();
-  const received = new Inbox();
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     sent.add(JSON.parse(JSON.stringify(message)));
     return send(message, options);
   };
-  let inner;
-  Object.defineProperty(transport, "onmessage", {
-    configurable: true,
-    get() {
-      return (
-        inner &&
-        ((message, extra) => {
-          received.add(message);
-          inner(message, extra);
-        })
-      );
-    },
-    set(fn) {
-      inner = fn;
-    },
-  });
+  const received = record(transport);
   // Roots, because the fixture's token tool asks for them before it
   // answers, so that the host has handled its progress report by then.
   const client = new Client({ name: "mcpbridge-fidelity-host", version: "1.0.0" }, { capabilities: { roots: {} } });

@@ -16,8 +16,6 @@
 // exits 0 once every operation has run, and 1 when it cannot run them.
 import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -25,7 +23,7 @@ import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { Inbox, describe, emit, record, text } from "./hostkit.mjs";
+import { Inbox, cancelAfterFirstReport, describe, emit, record, text, transportFor } from "./hostkit.mjs";
 
 // The one root the host declares, and the message its model samples.
 const hostRoot = { uri: "file:///tmp/mcpbridge-host-root", name: "host-root" };
@@ -71,19 +69,7 @@ const scenarios = {
 // client, the initialize result it read and an Inbox of every message it
 // received.
 async function connect(argv, capabilities, handlers = {}) {
-  let transport;
-  if (/^https?:\/\//.test(argv[0])) {
-    const token = process.env.MCPBRIDGE_HOST_TOKEN;
-    const headers = token ? { Authorization: `Bearer ${token}` } : {};
-    transport = new StreamableHTTPClientTransport(new URL(argv[0]), { requestInit: { headers } });
-  } else {
-    transport = new StdioClientTransport({
-      command: argv[0],
-      args: argv.slice(1),
-      env: process.env, // the test's environment, for the server and for connect alike
-      stderr: "inherit",
-    });
-  }
+  const transport = transportFor(argv);
   // Every message the host receives, as it comes in: the SDK keeps the
   // negotiated protocol version to itself, and it drops a progress report
   // that it reads in the same chunk as the result, after the result
@@ -187,16 +173,8 @@ async function run(sc, argv) {
 
     // A call cancelled after its first report; then a call that works.
     {
-      const abort = new AbortController();
-      const pending = call(withToken(sc.slow, "cancel-1"), { signal: abort.signal });
-      let waited = "";
-      try {
-        await received.wait(1, reportsOf("cancel-1"));
-      } catch (err) {
-        waited = `no first report: ${err.message}`;
-      }
-      abort.abort("the host cancelled the call");
-      res = await pending;
+      let waited;
+      ({ res, waited } = await cancelAfterFirstReport(received, "cancel-1", (signal) => call(withToken(sc.slow, "cancel-1"), { signal })));
       emit("tools/call cancelled", res, waited || (res.error ? "" : "the cancelled call succeeded"));
       res = await call(sc.echo);
       emit("tools/call after the cancellation", res, text(res) === sc.echoWant ? "" : `want ${JSON.stringify(sc.echoWant)}`);

@@ -2,6 +2,8 @@
 // fidelity-host.mjs, aggregate-host.mjs): waiting for what a server sends
 // on its own, errors as a host sees them, and the lines the tests read.
 import process from "node:process";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 // waitLimit bounds every wait for something the server sends on its own.
 export const waitLimit = 30_000;
@@ -80,4 +82,34 @@ export function record(transport) {
     },
   });
   return received;
+}
+
+// transportFor is the transport to argv: the Streamable HTTP endpoint of an
+// http:// or https:// URL, sending $MCPBRIDGE_HOST_TOKEN, when set, as a
+// bearer token; otherwise the stdio command argv, launched as a host
+// launches a server, with the test's environment (for the server and for
+// mcpbridge connect alike).
+export function transportFor(argv) {
+  if (/^https?:\/\//.test(argv[0])) {
+    const token = process.env.MCPBRIDGE_HOST_TOKEN;
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
+    return new StreamableHTTPClientTransport(new URL(argv[0]), { requestInit: { headers } });
+  }
+  return new StdioClientTransport({ command: argv[0], args: argv.slice(1), env: process.env, stderr: "inherit" });
+}
+
+// cancelAfterFirstReport starts a call (start(signal)) whose progress token
+// is token, waits for its first progress report among received, cancels
+// it, and returns what the call returned and "" or why no report came.
+export async function cancelAfterFirstReport(received, token, start) {
+  const abort = new AbortController();
+  const pending = start(abort.signal);
+  let waited = "";
+  try {
+    await received.wait(1, (m) => m.method === "notifications/progress" && m.params?.progressToken === token);
+  } catch (err) {
+    waited = `no first report: ${err.message}`;
+  }
+  abort.abort("the host cancelled the call");
+  return { res: await pending, waited };
 }

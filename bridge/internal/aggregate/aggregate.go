@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // Conflicts is how an aggregate names what its members list.
@@ -90,6 +91,8 @@ type Filter struct {
 	Exclude []string
 	// Overrides renames and redescribes a name.
 	Overrides map[string]Override
+
+	renamedFrom map[string]string // an override's new name → the name it renames, by Normalize
 }
 
 // Override is what the aggregate lists of one tool or prompt instead of
@@ -160,6 +163,7 @@ func (c *Config) Normalize() error {
 			}
 			seen[o.Name] = from
 		}
+		f.f.renamedFrom = seen
 	}
 	return nil
 }
@@ -170,6 +174,41 @@ func (c *Config) prefixAt(i int) string {
 		return c.prefixes[i]
 	}
 	return c.PrefixOf(c.Members[i])
+}
+
+// NormalizeAll normalizes each of aggs and checks them together against
+// the fronted servers (servers: each name and its index): an aggregate's
+// name is used by no server and no other aggregate, and its members are
+// servers, not aggregates. It returns the index of the aggregate at fault
+// and a *FieldError.
+func NormalizeAll(aggs []Config, servers map[string]int) (int, error) {
+	names := map[string]int{}
+	for i := range aggs {
+		a := &aggs[i]
+		if err := a.Normalize(); err != nil {
+			return i, err
+		}
+		if j, dup := servers[a.Name]; dup {
+			return i, &FieldError{"Name", fmt.Sprintf("the name %q is already used by Servers[%d]", a.Name, j)}
+		}
+		if j, dup := names[a.Name]; dup {
+			return i, &FieldError{"Name", fmt.Sprintf("the name %q is already used by Aggregates[%d]", a.Name, j)}
+		}
+		names[a.Name] = i
+	}
+	for i, a := range aggs {
+		for j, m := range a.Members {
+			if _, ok := servers[m]; ok {
+				continue
+			}
+			msg := fmt.Sprintf("no server is named %q", m)
+			if _, agg := names[m]; agg {
+				msg = fmt.Sprintf("%q is an aggregate: members are servers", m)
+			}
+			return i, &FieldError{fmt.Sprintf("Members[%d]", j), msg}
+		}
+	}
+	return 0, nil
 }
 
 // PrefixOf is the prefix of member's names under c ("" with Priority).
@@ -258,7 +297,8 @@ type Target struct {
 type View struct {
 	Kind  Kind
 	Items []json.RawMessage
-	of    []Target // where each item leads
+	of    []Target          // where each item leads
+	names map[Target]string // the name each target is listed under
 	// Down are the members whose list failed: their items are missing.
 	Down   []Listed
 	routes map[string]Target
@@ -271,7 +311,7 @@ func (v *View) MemberAt(i int) string { return v.of[i].Member }
 // where they lead: a caller's list, filtered by its rights on each
 // member's own names. Its routes are v's.
 func (v *View) Filter(keep func(Target) bool) *View {
-	out := &View{Kind: v.Kind, Down: v.Down, routes: v.routes}
+	out := &View{Kind: v.Kind, Down: v.Down, routes: v.routes, names: v.names}
 	for i, t := range v.of {
 		if keep(t) {
 			out.Items = append(out.Items, v.Items[i])
@@ -284,12 +324,8 @@ func (v *View) Filter(keep func(Target) bool) *View {
 // NameOf is the name under which the view lists member's own name (a
 // URI the aggregate rewrote, a prefixed tool).
 func (v *View) NameOf(member, own string) (string, bool) {
-	for name, t := range v.routes {
-		if t.Member == member && t.Name == own {
-			return name, true
-		}
-	}
-	return "", false
+	name, ok := v.names[Target{Member: member, Name: own}]
+	return name, ok
 }
 
 // Route is where name, as the view lists it, leads.
@@ -305,7 +341,7 @@ func (v *View) Route(name string) (Target, bool) {
 // or, for a resource or template under Prefix, listed the second time
 // under MemberURI. An item without its name is dropped.
 func (c *Config) Merge(kind Kind, lists []Listed) *View {
-	v := &View{Kind: kind, routes: map[string]Target{}}
+	v := &View{Kind: kind, routes: map[string]Target{}, names: map[Target]string{}}
 	key := kinds[kind].key
 	for _, l := range lists {
 		if l.Err != nil {
@@ -345,6 +381,7 @@ func (c *Config) Merge(kind Kind, lists []Listed) *View {
 				item, _ = rawjson.SetMember(item, "description", rawjson.AppendString(nil, desc))
 			}
 			v.routes[name] = Target{Member: l.Member, Name: own}
+			v.names[Target{Member: l.Member, Name: own}] = name
 			v.Items = append(v.Items, item)
 			v.of = append(v.of, Target{Member: l.Member, Name: own})
 		}
@@ -385,13 +422,10 @@ func (c *Config) RouteName(kind Kind, name string) (Target, bool) {
 	}
 	f := c.filter(kind)
 	listed := name
-	for from, o := range f.Overrides {
-		switch {
-		case o.Name == name:
-			listed = from
-		case o.Name != "" && from == name:
-			return Target{}, false // renamed: not callable under its old name
-		}
+	if from, ok := f.renamedFrom[name]; ok {
+		listed = from
+	} else if o, ok := f.Overrides[name]; ok && o.Name != "" {
+		return Target{}, false // renamed: not callable under its old name
 	}
 	if !f.lists(listed) {
 		return Target{}, false
@@ -405,6 +439,58 @@ func (c *Config) RouteName(kind Kind, name string) (Target, bool) {
 		}
 	}
 	return best, bestLen >= 0
+}
+
+// Resolve is where name leads, a tool's or prompt's name or, for
+// Resources and ResourceTemplates, a URI: by the name alone (RouteName,
+// RouteURI), else by the views view gives (nil for one there is none of):
+// the resources' routes, then the templates'. When it is not found, kinds
+// are the kinds whose views could say (none when the name alone says no
+// member has it), for the caller to read again.
+func (c *Config) Resolve(kind Kind, name string, view func(Kind) *View) (t Target, found bool, kinds []Kind) {
+	if t, ok := c.RouteName(kind, name); ok {
+		return t, true, nil
+	}
+	switch kind {
+	case Tools, Prompts:
+		if c.Conflicts == Prefix {
+			return Target{}, false, nil // the prefix alone says: no member's
+		}
+		kinds = []Kind{kind}
+	default:
+		if t, ok := RouteURI(name); ok {
+			return t, true, nil
+		}
+		kinds = []Kind{Resources, ResourceTemplates}
+	}
+	for _, k := range kinds {
+		if v := view(k); v != nil {
+			if t, ok := v.Route(name); ok {
+				return t, true, nil
+			}
+		}
+	}
+	if len(kinds) == 2 {
+		if v := view(ResourceTemplates); v != nil {
+			if t, ok := v.RouteTemplate(name); ok {
+				return t, true, nil
+			}
+		}
+	}
+	return Target{}, false, kinds
+}
+
+// Unknown is the error of a name that leads to no member: an unknown tool
+// or prompt (-32602), a resource not found (-32002), in the words a
+// member would use.
+func Unknown(kind Kind, name string) *jsonrpc.Error {
+	switch kind {
+	case Prompts:
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name)
+	case Resources, ResourceTemplates:
+		return jsonrpc.WithData(jsonrpc.CodeResourceNotFound, "Resource not found", map[string]string{"uri": name})
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", name)
 }
 
 // ListedName is the name under which c lists member's tool or prompt own

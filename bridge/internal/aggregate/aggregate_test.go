@@ -252,3 +252,78 @@ func TestServerKeepsViews(t *testing.T) {
 		t.Error("an old view is not stale")
 	}
 }
+
+func TestNormalizeAll(t *testing.T) {
+	servers := map[string]int{"a": 0, "b": 1}
+	for _, c := range []struct {
+		aggs  []Config
+		i     int
+		field string
+	}{
+		{[]Config{{Name: "all", Members: []string{"a"}}, {Name: "a", Members: []string{"b"}}}, 1, "Name"},
+		{[]Config{{Name: "all", Members: []string{"a"}}, {Name: "all", Members: []string{"b"}}}, 1, "Name"},
+		{[]Config{{Name: "one", Members: []string{"a"}}, {Name: "two", Members: []string{"b", "one"}}}, 1, "Members[1]"},
+		{[]Config{{Name: "all", Members: []string{"zz"}}}, 0, "Members[0]"},
+		{[]Config{{Name: "all"}}, 0, "Members"},
+	} {
+		i, err := NormalizeAll(c.aggs, servers)
+		var fe *FieldError
+		if !errors.As(err, &fe) || i != c.i || fe.Field != c.field {
+			t.Errorf("NormalizeAll(%+v) = %d, %v; want aggregate %d, field %s", c.aggs, i, err, c.i, c.field)
+		}
+	}
+	if _, err := NormalizeAll([]Config{{Name: "all", Members: []string{"a", "b"}}}, servers); err != nil {
+		t.Errorf("NormalizeAll of a good aggregate = %v", err)
+	}
+}
+
+// Resolve routes by the name alone where it can, else by the views, and
+// says which views could tell when it cannot.
+func TestResolve(t *testing.T) {
+	pc := Config{Name: "all", Members: []string{"a", "b"}}
+	qc := Config{Name: "all", Members: []string{"a", "b"}, Conflicts: Priority}
+	for _, c := range []*Config{&pc, &qc} {
+		if err := c.Normalize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	none := func(Kind) *View { return nil }
+	if got, ok, kinds := pc.Resolve(Tools, "b_x", none); !ok || got != (Target{"b", "x"}) || kinds != nil {
+		t.Errorf("prefix b_x = %v, %v, %v", got, ok, kinds)
+	}
+	if _, ok, kinds := pc.Resolve(Tools, "zz_x", none); ok || kinds != nil {
+		t.Errorf("prefix zz_x = %v, %v; want no route and no view to read", ok, kinds)
+	}
+	if _, ok, kinds := qc.Resolve(Tools, "x", none); ok || !slices.Equal(kinds, []Kind{Tools}) {
+		t.Errorf("priority x without a view = %v, %v; want the tools' view to read", ok, kinds)
+	}
+	views := map[Kind]*View{
+		Tools:             qc.Merge(Tools, []Listed{{Member: "b", Items: items(`{"name":"x"}`)}}),
+		Resources:         qc.Merge(Resources, []Listed{{Member: "a", Items: items(`{"uri":"a://r"}`)}}),
+		ResourceTemplates: qc.Merge(ResourceTemplates, []Listed{{Member: "b", Items: items(`{"uriTemplate":"b://{id}"}`)}}),
+	}
+	view := func(k Kind) *View { return views[k] }
+	for _, c := range []struct {
+		kind Kind
+		name string
+		want Target
+	}{
+		{Tools, "x", Target{"b", "x"}},
+		{Resources, "a://r", Target{"a", "a://r"}},
+		{Resources, "b://7", Target{"b", "b://7"}},
+		{ResourceTemplates, "b://{id}", Target{"b", "b://{id}"}},
+		{Resources, MemberURI("a", "z://q"), Target{"a", "z://q"}},
+	} {
+		if got, ok, _ := qc.Resolve(c.kind, c.name, view); !ok || got != c.want {
+			t.Errorf("Resolve(%v, %s) = %v, %v; want %v", c.kind, c.name, got, ok, c.want)
+		}
+	}
+	if _, ok, kinds := qc.Resolve(Resources, "q://nothing", view); ok || !slices.Equal(kinds, []Kind{Resources, ResourceTemplates}) {
+		t.Errorf("an unknown URI = %v, %v", ok, kinds)
+	}
+	for kind, want := range map[Kind]string{Tools: "Unknown tool: n", Prompts: "Unknown prompt: n", Resources: "Resource not found"} {
+		if e := Unknown(kind, "n"); e.Message != want {
+			t.Errorf("Unknown(%v) = %v, want %q", kind, e, want)
+		}
+	}
+}

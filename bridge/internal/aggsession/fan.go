@@ -173,7 +173,7 @@ func (r *Router) fetch(kind aggregate.Kind) error {
 	}
 	r.reading[kind] = true
 	params := json.RawMessage(`{}`)
-	if meta := r.modernMeta(); meta != nil {
+	if meta := r.meta; meta != nil { // a 2026 client's: the aggregate's own requests carry it
 		params, _ = rawjson.SetMember(params, "_meta", meta)
 	}
 	req := wire.Message{Kind: wire.KindRequest, Method: kind.ListMethod(), Params: params}
@@ -184,10 +184,6 @@ func (r *Router) fetch(kind aggregate.Kind) error {
 	}}
 	return r.start(f, func(int) json.RawMessage { return params })
 }
-
-// modernMeta is the _meta of the client's last 2026 request, for the
-// aggregate's own requests on its behalf (nil for a 2025 client).
-func (r *Router) modernMeta() json.RawMessage { return r.meta }
 
 // requeue handles again the requests that waited for a view, once every
 // view they wait for is there.

@@ -10,9 +10,8 @@
 // the member. Every member session is a session of the bridge's, so each
 // request passes the door as the member's.
 //
-// The Router is not safe for concurrent use: its owner (package bridge's
-// Session) calls it from one goroutine, with the client's messages
-// (Handle) and the members' (HandleMember, from Incoming).
+// A Router serves its session in one goroutine (Serve): the client's
+// messages and the members' are handled one at a time.
 package aggsession
 
 import (
@@ -50,8 +49,8 @@ type Member interface {
 // first message is first.
 type Opener func(ctx context.Context, member string, first []byte) (Member, error)
 
-// Incoming is one message of a member (or its session's end, Err set).
-type Incoming struct {
+// fromMember is one message of a member (or its session's end, Err set).
+type fromMember struct {
 	m      *member
 	s      Member // the session it came from; a reopened one, when opened is set
 	msg    []byte
@@ -81,7 +80,7 @@ type Router struct {
 	inited  bool   // the client sent notifications/initialized
 
 	members  []*member
-	incoming chan Incoming
+	incoming chan fromMember
 	quit     chan struct{} // closed by Close: the pumps stop
 
 	seq     int64
@@ -168,7 +167,7 @@ func New(ctx context.Context, agg *aggregate.Server, current func() *aggregate.S
 	deliver func([]byte) error, log *slog.Logger,
 ) (*Router, error) {
 	r := &Router{ctx: ctx, name: agg.Name(), current: current, open: open, deliver: deliver, log: log,
-		first: bytes.Clone(first), incoming: make(chan Incoming), quit: make(chan struct{}),
+		first: bytes.Clone(first), incoming: make(chan fromMember), quit: make(chan struct{}),
 		calls: map[string]*member{}, fans: map[string]*part{}, asks: map[string]asked{}, listens: map[string]*listen{},
 	}
 	var firstErr error
@@ -205,7 +204,7 @@ func (r *Router) pump(m *member, s Member) {
 	for {
 		msg, err := s.Recv(r.ctx)
 		select {
-		case r.incoming <- Incoming{m: m, s: s, msg: msg, err: err}:
+		case r.incoming <- fromMember{m: m, s: s, msg: msg, err: err}:
 		case <-r.quit:
 			return
 		}
@@ -214,10 +213,6 @@ func (r *Router) pump(m *member, s Member) {
 		}
 	}
 }
-
-// Incoming is where the members' messages arrive; the owner hands each to
-// HandleMember.
-func (r *Router) Incoming() <-chan Incoming { return r.incoming }
 
 // up are the members with a session.
 func (r *Router) up() []*member {
@@ -239,6 +234,58 @@ func (r *Router) byName(name string) *member {
 	return nil
 }
 
+// Client is the client's side of a session, as its owner (package bridge's
+// Session) hands it to Serve.
+type Client struct {
+	In       <-chan []byte          // the client's messages
+	Closed   <-chan struct{}        // closed at the client's CloseSend
+	Stop     <-chan struct{}        // closed when the session is closed at once
+	Reloaded func() <-chan struct{} // closed at the next reload of the bridge
+}
+
+// ErrStopped is Serve's outcome when Client.Stop closed.
+var ErrStopped = errors.New("aggsession: the session was closed")
+
+// Serve serves the session until the client has closed its side and every
+// member session has ended (nil), Stop closes (ErrStopped), the session's
+// context ends (its error), or the client cannot be delivered to. It ends
+// every member session before it returns.
+func (r *Router) Serve(c Client) error {
+	defer r.Close()
+	inClosed, reloads := c.Closed, c.Reloaded()
+	for !r.finished() {
+		var err error
+		select {
+		case msg := <-c.In:
+			err = r.handle(msg)
+		case <-inClosed:
+			for queued := true; queued && err == nil; { // what came before CloseSend first
+				select {
+				case msg := <-c.In:
+					err = r.handle(msg)
+				default:
+					queued = false
+				}
+			}
+			inClosed = nil
+			r.closeSend()
+		case in := <-r.incoming:
+			err = r.handleMember(in)
+		case <-reloads:
+			reloads = c.Reloaded()
+			r.reconfigure()
+		case <-c.Stop:
+			return ErrStopped
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Close ends every member session at once.
 func (r *Router) Close() {
 	select {
@@ -254,9 +301,9 @@ func (r *Router) Close() {
 	}
 }
 
-// CloseSend says the client sends nothing more: every member session is
+// closeSend says the client sends nothing more: every member session is
 // told so, and Done reports true once all have ended.
-func (r *Router) CloseSend() {
+func (r *Router) closeSend() {
 	r.ending = true
 	for _, m := range r.up() {
 		if m.pending.Load() == 0 || m.enqueue(nil) != nil { // after what is queued
@@ -265,9 +312,9 @@ func (r *Router) CloseSend() {
 	}
 }
 
-// Done reports whether the session is over: the client closed its side
+// finished reports whether the session is over: the client closed its side
 // and every member session has ended.
-func (r *Router) Done() bool { return r.ending && len(r.up()) == 0 }
+func (r *Router) finished() bool { return r.ending && len(r.up()) == 0 }
 
 // send hands msg (a frame with its newline) to the client.
 func (r *Router) send(frame []byte) error {
@@ -319,8 +366,8 @@ func (r *Router) nextID() json.RawMessage {
 	return rawjson.AppendString(nil, internalPrefix+strconv.FormatInt(r.seq, 10))
 }
 
-// Handle takes one message of the client.
-func (r *Router) Handle(raw []byte) error {
+// handle takes one message of the client.
+func (r *Router) handle(raw []byte) error {
 	m, err := wire.Decode(raw)
 	if err != nil {
 		return r.send(wire.AppendError(nil, nil, &wire.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: " + err.Error()}))
@@ -387,7 +434,7 @@ func (r *Router) request(m wire.Message, fetched bool) error {
 		if r.config().Conflicts == aggregate.Priority {
 			return r.toFirst(m) // no member lists it: the first says so in its own words
 		}
-		return r.fail(m.ID, unknown(kind, name))
+		return r.fail(m.ID, aggregate.Unknown(kind, name))
 	}
 	mem := r.byName(t.Member)
 	if mem == nil || mem.s == nil {
@@ -452,46 +499,13 @@ func target(method string, params json.RawMessage) (string, aggregate.Kind, bool
 // route is where a name of kind leads; missing are the kinds whose view
 // the session has not read yet, which might know it.
 func (r *Router) route(kind aggregate.Kind, name string) (t aggregate.Target, found bool, missing []aggregate.Kind) {
-	cfg := r.config()
-	if t, ok := cfg.RouteName(kind, name); ok {
-		return t, true, nil
-	}
-	if cfg.Conflicts == aggregate.Prefix && (kind == aggregate.Tools || kind == aggregate.Prompts) {
-		return aggregate.Target{}, false, nil // the prefix alone says: no member's
-	}
-	kinds := []aggregate.Kind{kind}
-	if kind == aggregate.Resources || kind == aggregate.ResourceTemplates {
-		if t, ok := aggregate.RouteURI(name); ok {
-			return t, true, nil
-		}
-		kinds = []aggregate.Kind{aggregate.Resources, aggregate.ResourceTemplates}
-	}
+	t, found, kinds := r.config().Resolve(kind, name, func(k aggregate.Kind) *aggregate.View { return r.views[k] })
 	for _, k := range kinds {
-		v := r.views[k]
-		if v == nil {
+		if r.views[k] == nil {
 			missing = append(missing, k)
-			continue
-		}
-		if t, ok := v.Route(name); ok {
-			return t, true, nil
 		}
 	}
-	if v := r.views[aggregate.ResourceTemplates]; v != nil && len(kinds) == 2 {
-		if t, ok := v.RouteTemplate(name); ok {
-			return t, true, nil
-		}
-	}
-	return aggregate.Target{}, false, missing
-}
-
-func unknown(kind aggregate.Kind, name string) *jsonrpc.Error {
-	switch kind {
-	case aggregate.Prompts:
-		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name)
-	case aggregate.Resources, aggregate.ResourceTemplates:
-		return jsonrpc.WithData(-32002, "Resource not found", map[string]string{"uri": name})
-	}
-	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", name)
+	return t, found, missing
 }
 
 // memberDown is the error of a request whose member has no session (why:
@@ -528,7 +542,7 @@ func (r *Router) reconnect(m *member) bool {
 	go func() {
 		s, err := r.open(r.ctx, m.name, r.first)
 		select {
-		case r.incoming <- Incoming{m: m, s: s, err: err, opened: true}:
+		case r.incoming <- fromMember{m: m, s: s, err: err, opened: true}:
 		case <-r.quit:
 			if s != nil {
 				s.Close()
@@ -540,7 +554,7 @@ func (r *Router) reconnect(m *member) bool {
 
 // reopened takes the end of a member's reconnect: its new session, given
 // the client's initialize again, or why it is still down.
-func (r *Router) reopened(in Incoming) {
+func (r *Router) reopened(in fromMember) {
 	m := in.m
 	m.opening = false
 	switch {
@@ -598,8 +612,8 @@ func (r *Router) answer(m wire.Message) error {
 	return nil
 }
 
-// HandleMember takes one message of a member, or the end of its session.
-func (r *Router) HandleMember(in Incoming) error {
+// handleMember takes one message of a member, or the end of its session.
+func (r *Router) handleMember(in fromMember) error {
 	if in.opened {
 		r.reopened(in)
 		return nil
@@ -802,10 +816,10 @@ func (r *Router) memberNotification(mem *member, m wire.Message) error {
 	return r.send(wire.AppendNotification(nil, m.Method, m.Params))
 }
 
-// Reconfigure follows a reload: members added to the aggregate open a
+// reconfigure follows a reload: members added to the aggregate open a
 // session, members removed end theirs, and the client hears that the
 // lists changed.
-func (r *Router) Reconfigure() {
+func (r *Router) reconfigure() {
 	cfg := r.config()
 	changed := false
 	for _, m := range r.members {

@@ -130,7 +130,7 @@ func (h *harness) member(name string) *scripted {
 // handle hands the router one message of the client.
 func (h *harness) handle(msg string) {
 	h.t.Helper()
-	if err := h.r.Handle([]byte(msg)); err != nil {
+	if err := h.r.handle([]byte(msg)); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -162,8 +162,8 @@ func (h *harness) say(name, msg string) {
 func (h *harness) step() {
 	h.t.Helper()
 	select {
-	case in := <-h.r.Incoming():
-		if err := h.r.HandleMember(in); err != nil {
+	case in := <-h.r.incoming:
+		if err := h.r.handleMember(in); err != nil {
 			h.t.Fatal(err)
 		}
 	case <-time.After(10 * time.Second):
@@ -408,7 +408,7 @@ func TestReconfigure(t *testing.T) {
 	}
 	a := h.member("a")
 	h.agg = aggregate.NewServer(next)
-	h.r.Reconfigure()
+	h.r.reconfigure()
 	select {
 	case <-a.Done():
 	default:
@@ -503,13 +503,13 @@ func TestListen(t *testing.T) {
 // CloseSend ends the session once every member's has ended.
 func TestCloseSend(t *testing.T) {
 	h := newHarness(t, aggregate.Config{Name: "all", Members: []string{"a", "b"}}, initialize)
-	h.r.CloseSend()
-	if h.r.Done() {
+	h.r.closeSend()
+	if h.r.finished() {
 		t.Fatal("done before the members ended")
 	}
 	h.step()
 	h.step()
-	if !h.r.Done() {
+	if !h.r.finished() {
 		t.Fatal("not done after every member ended")
 	}
 }
@@ -554,9 +554,9 @@ func TestAStuckMemberDoesNotStopTheRouter(t *testing.T) {
 	go func() {
 		defer close(done)
 		for i := range memberQueue + 10 {
-			h.r.Handle([]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"a_x"}}`))
+			h.r.handle([]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"a_x"}}`))
 		}
-		h.r.Handle([]byte(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"b_x"}}`))
+		h.r.handle([]byte(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"b_x"}}`))
 	}()
 	select {
 	case <-done:
@@ -574,5 +574,45 @@ func TestAStuckMemberDoesNotStopTheRouter(t *testing.T) {
 	}
 	if m := h.sent("b"); string(m.ID) != `"b"` {
 		t.Errorf("b got %s", m.ID)
+	}
+}
+
+// Serve takes the client's messages and the members' until the client has
+// closed its side and every member's session has ended; Stop ends it at
+// once.
+func TestServe(t *testing.T) {
+	h := newHarness(t, aggregate.Config{Name: "all", Members: []string{"a"}}, initialize)
+	in, closed, stop := make(chan []byte, 1), make(chan struct{}), make(chan struct{})
+	served := make(chan error, 1)
+	client := Client{In: in, Closed: closed, Stop: stop, Reloaded: func() <-chan struct{} { return nil }}
+	go func() { served <- h.r.Serve(client) }()
+	in <- []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a_x"}}`)
+	if m := h.sent("a"); string(m.ID) != "1" {
+		t.Fatalf("a got %s", m.ID)
+	}
+	close(closed) // the scripted member's session ends at its CloseSend
+	if err := waitServe(t, served); err != nil {
+		t.Fatalf("Serve after the client closed its side and the member's session ended = %v", err)
+	}
+
+	h2 := newHarness(t, aggregate.Config{Name: "all", Members: []string{"a"}}, initialize)
+	stop2 := make(chan struct{})
+	go func() {
+		served <- h2.r.Serve(Client{In: make(chan []byte), Closed: make(chan struct{}), Stop: stop2, Reloaded: func() <-chan struct{} { return nil }})
+	}()
+	close(stop2)
+	if err := waitServe(t, served); !errors.Is(err, ErrStopped) {
+		t.Fatalf("Serve after Stop = %v, want ErrStopped", err)
+	}
+}
+
+func waitServe(t *testing.T, served <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-served:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return within 10 s")
+		return nil
 	}
 }

@@ -154,44 +154,22 @@ func aggregateList[Resp proto.Message](ctx context.Context, s *API, agg *aggrega
 // view of the kind, read again when it does not know the name.
 func (s *API) target(ctx context.Context, agg *aggregate.Server, method string, k access.Kind, name string) (aggregate.Target, error) {
 	kind := aggregate.KindOf(k)
-	if t, ok := agg.Config().RouteName(kind, name); ok {
-		return t, nil
-	}
-	prefixed := agg.Config().Conflicts == aggregate.Prefix && k != access.Resource
-	if k == access.Resource {
-		if t, ok := aggregate.RouteURI(name); ok {
+	for fresh := false; ; fresh = true {
+		t, found, kinds := agg.Config().Resolve(kind, name, agg.View)
+		if found {
 			return t, nil
 		}
-	}
-	if !prefixed { // under prefix a tool's or prompt's name alone says
-		for fresh := false; ; fresh = true {
-			if v := agg.View(kind); v != nil {
-				if t, ok := v.Route(name); ok {
-					return t, nil
-				}
-			}
-			if k == access.Resource {
-				if v := agg.View(aggregate.ResourceTemplates); v != nil {
-					if t, ok := v.RouteTemplate(name); ok {
-						return t, nil
-					}
-				}
-			}
-			stale := agg.Stale(kind) || k == access.Resource && agg.Stale(aggregate.ResourceTemplates)
-			if fresh || !stale {
-				break
-			}
-			s.view(ctx, agg, kind)
-			if k == access.Resource {
-				s.view(ctx, agg, aggregate.ResourceTemplates)
-			}
+		stale := false
+		for _, k := range kinds {
+			stale = stale || agg.Stale(k)
+		}
+		if fresh || !stale {
+			return aggregate.Target{}, rpcerr.ToStatus(agg.Name(), method, &rpcerr.CallError{RPC: aggregate.Unknown(kind, name)})
+		}
+		for _, k := range kinds {
+			s.view(ctx, agg, k)
 		}
 	}
-	e := jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown %s: %s", kindNoun(k), name)
-	if k == access.Resource {
-		e = jsonrpc.WithData(-32002, "Resource not found", map[string]string{"uri": name})
-	}
-	return aggregate.Target{}, rpcerr.ToStatus(agg.Name(), method, &rpcerr.CallError{RPC: e})
 }
 
 func kindNoun(k access.Kind) string {
