@@ -204,7 +204,7 @@ func (c *Config) normalize() error {
 		}
 	}
 	if len(c.Rules) > 0 && !c.Auth.Enabled() {
-		return bad("Rules", "authorization rules need authentication (API keys, JWT or mTLS)")
+		return bad("Rules", "authorization rules need authentication (API keys, JWT, OAuth or mTLS)")
 	}
 	seen := map[string]int{}
 	for i := range c.Servers {

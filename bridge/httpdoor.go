@@ -99,6 +99,11 @@ func (b doorBridge) Open(ctx context.Context, server string, first []byte) (http
 }
 
 func (b doorBridge) Authenticator() *access.Authenticator { return b.s.door.Access().Auth }
+func (b doorBridge) HasServer(name string) bool {
+	_, ok := b.s.serverSet()[name]
+	_, agg := b.s.aggregateSet()[name]
+	return ok || agg
+}
 func (b doorBridge) MaxMessageBytes() int                 { return b.s.cfg.MaxMessageBytes }
 func (b doorBridge) Logger() *slog.Logger                 { return b.s.cfg.Logger }
 func (b doorBridge) TracerProvider() trace.TracerProvider { return b.s.cfg.TracerProvider }

@@ -33,17 +33,25 @@ type Principal struct {
 	// Name identifies the caller: an API key's principal, a JWT's subject
 	// (or its configured claim), a client certificate's common name.
 	Name string
-	// Method is how it was authenticated: "apikey", "jwt" or "mtls".
+	// Method is how it was authenticated: "apikey", "jwt", "oauth" (an
+	// access token of the OAuth authorization server) or "mtls".
 	Method string
 	// Groups are the caller's groups: an API key's, or a JWT's groups
 	// claim.
 	Groups []string
 	// Claims are a JWT's claims (nil otherwise).
 	Claims jwt.MapClaims
-	// Expires is when the credential stops being valid: a JWT's exp, a
-	// client certificate's NotAfter; zero for an API key, which does not
-	// expire.
+	// Expires is when the credential stops being valid: a JWT's exp
+	// plus the leeway (the last moment a check accepts it), a client
+	// certificate's NotAfter; zero for an API key, which does not expire.
 	Expires time.Time
+	// Scopes are an OAuth access token's scopes (nil otherwise), which
+	// rules by scope match.
+	Scopes []string
+	// Servers are the servers an OAuth access token was issued for when
+	// its audience is their resources rather than the bridge's (nil: any
+	// server; see ForServer).
+	Servers []string
 }
 
 // ID is the principal's name qualified by how it authenticated:
@@ -59,7 +67,7 @@ func (p *Principal) ID() string {
 }
 
 // methods are the values of Principal.Method, which prefix an ID.
-var methods = []string{"apikey", "jwt", "mtls"}
+var methods = []string{"apikey", "jwt", "oauth", "mtls"}
 
 type principalKey struct{}
 
@@ -82,8 +90,14 @@ func CallerID(ctx context.Context) string {
 // FromContext returns the principal of ctx, nil when the call was not
 // authenticated (no authentication is configured).
 func FromContext(ctx context.Context) *Principal {
-	p, _ := ctx.Value(principalKey{}).(*Principal)
-	return p
+	switch v := ctx.Value(principalKey{}).(type) {
+	case *Principal:
+		return v
+	case *Live:
+		p, _ := v.Current()
+		return p
+	}
+	return nil
 }
 
 // APIKey is a bearer token of a principal. Only its SHA-256 is stored: a
@@ -132,6 +146,8 @@ var algorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", 
 type Config struct {
 	APIKeys []APIKey
 	JWT     *JWTConfig
+	// OAuth makes the bridge an OAuth resource server (oauth.go).
+	OAuth *OAuthConfig
 	// MTLS accepts a verified TLS client certificate as the principal
 	// named by its common name (the listener must require client
 	// certificates for it to mean anything).
@@ -145,6 +161,9 @@ type Authenticator struct {
 	jwks   keyfunc.Keyfunc
 	jwt    *JWTConfig
 	mtls   bool
+
+	oauth     *oauthState
+	oauthKeys keyfunc.Keyfunc
 
 	// verified caches the JWTs checked lately, by their SHA-256, so that a
 	// client that sends the same token with every call pays for one
@@ -220,12 +239,22 @@ func New(ctx context.Context, cfg Config) (*Authenticator, error) {
 		a.parser = jwt.NewParser(jwt.WithValidMethods(algorithms), jwt.WithIssuer(c.Issuer), jwt.WithAudience(c.Audience),
 			jwt.WithLeeway(c.Leeway), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
 	}
+	if cfg.OAuth != nil {
+		o, err := newOAuth(ctx, *cfg.OAuth)
+		if err != nil {
+			return nil, err
+		}
+		if a.oauthKeys, err = jwksURL(ctx, &JWTConfig{JWKSURL: o.jwksURI, HTTPClient: o.cfg.HTTPClient, RefreshInterval: o.cfg.RefreshInterval}); err != nil {
+			return nil, err
+		}
+		a.oauth = o
+	}
 	return a, nil
 }
 
 // Enabled reports whether any credential is checked.
 func (a *Authenticator) Enabled() bool {
-	return a != nil && (len(a.keys) > 0 || a.jwt != nil || a.mtls)
+	return a != nil && (len(a.keys) > 0 || a.jwt != nil || a.oauth != nil || a.mtls)
 }
 
 // Credentials are what a caller presents before any of its messages is
@@ -264,8 +293,12 @@ func RequestCredentials(r *http.Request) Credentials {
 }
 
 // Authenticate returns the caller of a gRPC call's ctx: Check of its
-// credentials.
+// credentials, or of a Live's newest.
 func (a *Authenticator) Authenticate(ctx context.Context) (*Principal, error) {
+	if l, ok := ctx.Value(principalKey{}).(*Live); ok {
+		_, c := l.Current()
+		return a.Check(c)
+	}
 	return a.Check(CredentialsOf(ctx))
 }
 
@@ -276,7 +309,13 @@ func (a *Authenticator) Check(c Credentials) (*Principal, error) {
 	if len(c.Authorization) > 0 {
 		scheme, token, ok := strings.Cut(c.Authorization[0], " ")
 		if ok && strings.EqualFold(scheme, "bearer") && token != "" {
-			return a.bearer(token)
+			p, err := a.bearer(token)
+			if err != nil && a.oauth != nil {
+				// To an OAuth resource server's callers, any bearer
+				// token that does not hold is RFC 6750's invalid_token.
+				err = ErrInvalidToken
+			}
+			return p, err
 		}
 	}
 	if a.mtls && c.TLS != nil {
@@ -296,10 +335,27 @@ func (a *Authenticator) bearer(token string) (*Principal, error) {
 			return &Principal{Name: k.Principal, Method: "apikey", Groups: slices.Clone(k.Groups)}, nil
 		}
 	}
-	if a.jwt == nil || strings.Count(token, ".") != 2 {
+	if a.jwt == nil && a.oauth == nil || strings.Count(token, ".") != 2 {
 		return nil, ErrUnauthenticated
 	}
 	return a.parseJWT(token)
+}
+
+// issuedByOAuth reports whether a JWT, unverified, names the OAuth
+// issuer: which of the two JWT checks applies when both are configured.
+func (a *Authenticator) issuedByOAuth(token string) bool {
+	if a.oauth == nil {
+		return false
+	}
+	if a.jwt == nil {
+		return true
+	}
+	claims := jwt.MapClaims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(token, claims); err != nil {
+		return false
+	}
+	iss, _ := claims.GetIssuer()
+	return iss == a.oauth.cfg.Issuer
 }
 
 // parseJWT checks a JWT's signature against the key set and its claims,
@@ -313,17 +369,25 @@ func (a *Authenticator) parseJWT(token string) (*Principal, error) {
 	if ok && now.Before(c.until) {
 		return c.p, nil
 	}
-	claims := jwt.MapClaims{}
-	if _, err := a.parser.ParseWithClaims(token, claims, a.jwks.Keyfunc); err != nil {
-		return nil, ErrUnauthenticated
-	}
-	p, err := a.principalOf(claims)
-	if err != nil {
-		return nil, err
+	var p *Principal
+	if a.issuedByOAuth(token) {
+		var err error
+		if p, err = a.oauth.parse(a, token); err != nil {
+			return nil, err
+		}
+	} else {
+		claims := jwt.MapClaims{}
+		if _, err := a.parser.ParseWithClaims(token, claims, a.jwks.Keyfunc); err != nil {
+			return nil, ErrUnauthenticated
+		}
+		var err error
+		if p, err = a.principalOf(claims); err != nil {
+			return nil, err
+		}
 	}
 	until := now.Add(time.Minute)
-	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil && exp.Before(until) {
-		until = exp.Time
+	if !p.Expires.IsZero() && p.Expires.Before(until) {
+		until = p.Expires
 	}
 	a.mu.Lock()
 	if len(a.verified) >= maxCachedJWTs {
@@ -340,21 +404,28 @@ func (a *Authenticator) principalOf(claims jwt.MapClaims) (*Principal, error) {
 	if name == "" {
 		return nil, ErrUnauthenticated
 	}
-	p := &Principal{Name: name, Method: "jwt", Claims: claims}
+	p := &Principal{Name: name, Method: "jwt", Claims: claims, Groups: groupsOf(claims[a.jwt.GroupsClaim])}
 	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
-		p.Expires = exp.Time
+		p.Expires = exp.Add(a.jwt.Leeway)
 	}
-	switch g := claims[a.jwt.GroupsClaim].(type) {
+	return p, nil
+}
+
+// groupsOf reads a groups claim: a string of space-separated groups, or
+// a list of strings.
+func groupsOf(claim any) []string {
+	var groups []string
+	switch g := claim.(type) {
 	case string:
-		p.Groups = strings.Fields(g)
+		groups = strings.Fields(g)
 	case []any:
 		for _, v := range g {
 			if s, ok := v.(string); ok {
-				p.Groups = append(p.Groups, s)
+				groups = append(groups, s)
 			}
 		}
 	}
-	return p, nil
+	return groups
 }
 
 // certPrincipal is the principal of a verified client certificate.
@@ -381,7 +452,8 @@ const (
 	Prompt
 )
 
-// Rule allows callers (by principal, group or claim; any match) to use
+// Rule allows callers (by principal, group, claim or OAuth scope; any
+// match) to use
 // servers, and on them tools, resources and prompts.
 //
 // A principal is written as its ID ("jwt:bob", "mtls:alice",
@@ -397,6 +469,7 @@ type Rule struct {
 	Principals []string
 	Groups     []string
 	Claims     map[string]string // claim → value; a list claim matches if it holds the value
+	Scopes     []string          // an OAuth access token that holds one of them
 	Servers    []string
 	Tools      []string
 	Resources  []string
@@ -464,6 +537,11 @@ func (r *Rule) matchesCaller(p *Principal) bool {
 	}
 	for _, g := range r.Groups {
 		if slices.Contains(p.Groups, g) {
+			return true
+		}
+	}
+	for _, sc := range r.Scopes {
+		if slices.Contains(p.Scopes, sc) {
 			return true
 		}
 	}
@@ -597,8 +675,8 @@ func removeDotSegments(in string) (string, bool) {
 // Check validates the patterns of the rules.
 func (rs Rules) Check() error {
 	for i, r := range rs {
-		if len(r.Principals)+len(r.Groups)+len(r.Claims) == 0 {
-			return fmt.Errorf("access: rule %d names no principal, group or claim", i)
+		if len(r.Principals)+len(r.Groups)+len(r.Claims)+len(r.Scopes) == 0 {
+			return fmt.Errorf("access: rule %d names no principal, group, claim or scope", i)
 		}
 		if len(r.Servers) == 0 {
 			return fmt.Errorf("access: rule %d names no server (use \"*\" for every one)", i)
@@ -606,7 +684,7 @@ func (rs Rules) Check() error {
 		for _, who := range r.Principals {
 			method, name, qualified := strings.Cut(who, ":")
 			if qualified && (!slices.Contains(methods, method) || name == "") {
-				return fmt.Errorf("access: rule %d: principal %q: write apikey:NAME, jwt:NAME or mtls:NAME (or a bare API key principal)", i, who)
+				return fmt.Errorf("access: rule %d: principal %q: write apikey:NAME, jwt:NAME, oauth:NAME or mtls:NAME (or a bare API key principal)", i, who)
 			}
 		}
 		for _, list := range [][]string{r.Servers, r.Tools, r.Resources, r.Prompts} {

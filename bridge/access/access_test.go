@@ -406,7 +406,8 @@ func TestPrincipalsByMethod(t *testing.T) {
 }
 
 // TestExpires: a principal says until when its credential holds: a JWT's
-// exp, a client certificate's NotAfter, never for an API key.
+// exp plus the leeway, a client certificate's NotAfter, never for an API
+// key.
 func TestExpires(t *testing.T) {
 	is := newIssuer(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -417,7 +418,7 @@ func TestExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	claims := goodClaims()
-	exp := time.Unix(claims["exp"].(int64), 0)
+	exp := time.Unix(claims["exp"].(int64), 0).Add(30 * time.Second) // the default leeway
 	token := is.sign(t, "k1", claims)
 	for range 2 { // verified, then from the cache
 		if p, err := a.Authenticate(bearerCtx(token)); err != nil || !p.Expires.Equal(exp) {

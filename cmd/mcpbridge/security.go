@@ -35,8 +35,9 @@ type security struct {
 
 // authSource is what an authenticator is made of.
 type authSource struct {
-	auth configfile.Auth
-	ca   []byte // the JWT CA file's contents, if any
+	auth    configfile.Auth
+	ca      []byte // the JWT CA file's contents, if any
+	oauthCA []byte // the OAuth CA file's
 }
 
 // apply sets cfg's Auth, Audit and DisableReflection from file (nil: the
@@ -71,6 +72,11 @@ func (sec *security) apply(f *serveFlags, file *configfile.File, cfg *bridge.Con
 		from.ca, err = os.ReadFile(j.CAFile)
 		readable = err == nil // if not, httpClientWithCA below says why
 	}
+	if o := file.Auth.OAuth; o != nil && o.CAFile != "" {
+		var err error
+		from.oauthCA, err = os.ReadFile(o.CAFile)
+		readable = readable && err == nil
+	}
 	if sec.auth != nil && readable && reflect.DeepEqual(from, sec.authFrom) {
 		cfg.Auth = sec.auth // unchanged
 		return nil
@@ -80,11 +86,18 @@ func (sec *security) apply(f *serveFlags, file *configfile.File, cfg *bridge.Con
 		return usageError{err: fmt.Errorf("%s: auth.mtls needs --client-ca (and --tls-cert, --tls-key)", f.config)}
 	}
 	if j := file.Auth.JWT; j != nil && j.CAFile != "" {
-		client, err := httpClientWithCA(j.CAFile)
+		client, err := httpClientWithCA("auth.jwt.ca_file", j.CAFile)
 		if err != nil {
 			return err
 		}
 		acfg.JWT.HTTPClient = client
+	}
+	if o := file.Auth.OAuth; o != nil && o.CAFile != "" {
+		client, err := httpClientWithCA("auth.oauth.ca_file", o.CAFile)
+		if err != nil {
+			return err
+		}
+		acfg.OAuth.HTTPClient = client
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := access.New(ctx, acfg)
@@ -131,18 +144,18 @@ func (sec *security) close() {
 }
 
 // httpClientWithCA is an HTTPS client that trusts the system's CAs and
-// those of caFile.
-func httpClientWithCA(caFile string) (*http.Client, error) {
+// those of caFile, the config file's key.
+func httpClientWithCA(key, caFile string) (*http.Client, error) {
 	pem, err := os.ReadFile(caFile)
 	if err != nil {
-		return nil, fmt.Errorf("auth.jwt.ca_file: %w", err)
+		return nil, fmt.Errorf("%s: %w", key, err)
 	}
 	pool, err := x509.SystemCertPool()
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("auth.jwt.ca_file %s: no PEM certificate", caFile)
+		return nil, fmt.Errorf("%s %s: no PEM certificate", key, caFile)
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig.RootCAs = pool

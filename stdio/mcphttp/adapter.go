@@ -141,6 +141,14 @@ type Config struct {
 	// 2025 client then gets 404 and initializes again, as the transport
 	// says it must.
 	IdleTimeout time.Duration
+	// Challenge, when set, is asked of every error response the adapter
+	// sends before any event of its POST: a WWW-Authenticate value it
+	// returns makes the response 403 with that header and the error as
+	// its JSON body, for a request the caller's credentials do not cover
+	// (an OAuth access token without the scope it needs: RFC 6750's
+	// insufficient_scope), so that a host can obtain a better token and
+	// retry. "" leaves the response as it is.
+	Challenge func(r *http.Request, e *jsonrpc.Error) string
 }
 
 func (cfg *Config) normalize() error {
@@ -473,7 +481,7 @@ func (a *Adapter) refuse(w http.ResponseWriter, r *http.Request, id []byte, err 
 		writeJSON(w, http.StatusOK, errorFrame(nil, err))
 		return
 	}
-	newResponder(w, r, modern).final(id, nil, err)
+	a.newResponder(w, r, modern).final(id, nil, err)
 }
 
 // connectedClientInfo is the clientInfo of a shared 2026 connection's

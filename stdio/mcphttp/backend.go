@@ -424,7 +424,7 @@ func (b *backend) answer(m *wire.Message) {
 func (a *Adapter) forward(w http.ResponseWriter, r *http.Request, b *backend, server string, m *wire.Message, mv *metaView, parent context.Context, modern bool) {
 	id := clone(m.ID)
 	params := m.Params
-	resp := newResponder(w, r, modern)
+	resp := a.newResponder(w, r, modern)
 	st := b.open(resp.allowSSE, modern && mv.logLevel)
 	defer b.close(st)
 

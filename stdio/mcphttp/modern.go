@@ -77,7 +77,7 @@ func (a *Adapter) statelessNotification(w http.ResponseWriter, r *http.Request, 
 // accepted filter and the fact of the end; the adapter rebuilds both.
 func (a *Adapter) listen(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message, body []byte) {
 	id := clone(m.ID)
-	resp := newResponder(w, r, true)
+	resp := a.newResponder(w, r, true)
 	b, err := a.modernBackend(r, c, body, true)
 	if err != nil {
 		a.refuse(w, r, id, err, true)

@@ -24,10 +24,14 @@ type responder struct {
 	allowSSE bool
 	sse      bool // the SSE stream has started
 	failed   bool // a write failed: the client is gone
+
+	req       *http.Request
+	challenge func(*http.Request, *jsonrpc.Error) string // Config.Challenge
 }
 
-func newResponder(w http.ResponseWriter, r *http.Request, modern bool) *responder {
-	return &responder{w: w, rc: http.NewResponseController(w), modern: modern, allowSSE: acceptsSSE(r.Header)}
+func (a *Adapter) newResponder(w http.ResponseWriter, r *http.Request, modern bool) *responder {
+	return &responder{w: w, rc: http.NewResponseController(w), modern: modern, allowSSE: acceptsSSE(r.Header),
+		req: r, challenge: a.cfg.Challenge}
 }
 
 // acceptsSSE reports whether the Accept header admits text/event-stream.
@@ -146,6 +150,13 @@ func (r *responder) finalFrame(msg []byte, e *jsonrpc.Error) {
 	if r.sse || (r.allowSSE && e == nil) {
 		r.send(msg, true)
 		return
+	}
+	if e != nil && r.challenge != nil {
+		if v := r.challenge(r.req, e); v != "" {
+			r.w.Header().Set("WWW-Authenticate", v)
+			writeJSON(r.w, http.StatusForbidden, msg)
+			return
+		}
 	}
 	status := http.StatusOK
 	if r.modern && e != nil {

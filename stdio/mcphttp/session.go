@@ -30,7 +30,7 @@ type session struct {
 // verbatim, and a successful result names the session.
 func (a *Adapter) initialize(w http.ResponseWriter, r *http.Request, c caller, m *wire.Message, body []byte) {
 	id := clone(m.ID)
-	resp := newResponder(w, r, false)
+	resp := a.newResponder(w, r, false)
 	if he := a.reserveSession(c.principal); he != nil {
 		a.refuse(w, r, id, he, false)
 		return

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
+	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -497,5 +498,73 @@ func TestTarget(t *testing.T) {
 	}
 	if !IsToolError(json.RawMessage(`{"isError":true}`)) || IsToolError(json.RawMessage(`{"isError":false}`)) || IsToolError(nil) {
 		t.Errorf("IsToolError is wrong")
+	}
+}
+
+// TestAdmitScopes: an OAuth token's scopes grant through the rules; a
+// call beyond them is refused with the scopes to ask for (its own and the
+// first that grants it), in the status's ErrorInfo, the JSON-RPC error's
+// data and the audit record; a token issued for another server's
+// resource is refused whatever its scopes.
+func TestAdmitScopes(t *testing.T) {
+	iss := testkit.NewOAuthIssuer(t, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	auth, err := access.New(ctx, access.Config{OAuth: &access.OAuthConfig{Issuer: iss.URL, Resource: "https://bridge.example", Scopes: []access.Scope{
+		{Name: "mcp:read", Servers: []string{"*"}, Resources: []string{"*"}},
+		{Name: "s:tools", Servers: []string{"s"}, Tools: []string{"*"}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, log, _ := testDoor(t, nil, Limits{})
+	d.SetAccess(auth, nil)
+	token := func(aud, scope string) context.Context {
+		p, err := auth.Check(access.Credentials{Authorization: []string{"Bearer " + iss.Sign(t, iss.Claims(aud, "alice", scope, time.Hour))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return access.NewContext(context.Background(), p)
+	}
+	s := &Server{Name: "s"}
+	call := NewRequest(ViaHTTP, s, "tools/call", json.RawMessage(`{"name":"echo"}`))
+	if pass, ref := d.Admit(token("https://bridge.example", "mcp:read s:tools"), call); ref != nil {
+		t.Fatalf("a token with the scope: %v", ref.CallError)
+	} else {
+		pass.Release()
+	}
+	_, ref := d.Admit(token("https://bridge.example", "mcp:read"), call)
+	if ref == nil || ref.Scope != "mcp:read s:tools" || string(ref.RPC.Data) != `{"error":"insufficient_scope","scope":"mcp:read s:tools"}` {
+		t.Fatalf("a token without the scope: %+v", ref)
+	}
+	st := status.Convert(ref.Status(call))
+	var info *errdetails.ErrorInfo
+	for _, d := range st.Details() {
+		if i, ok := d.(*errdetails.ErrorInfo); ok {
+			info = i
+		}
+	}
+	if st.Code() != codes.PermissionDenied || info.GetMetadata()["scope"] != "mcp:read s:tools" || info.GetMetadata()["error"] != "insufficient_scope" {
+		t.Errorf("the status: %v %v", st, info)
+	}
+	wantFields(t, log.one(t), map[string]string{"auth": "oauth", "refused": RefusedDenied, "scope": "mcp:read s:tools"})
+	// No scope grants a tool of another server: a plain denial.
+	_, ref = d.Admit(token("https://bridge.example", "mcp:read"), NewRequest(ViaHTTP, &Server{Name: "t"}, "tools/call", json.RawMessage(`{"name":"echo"}`)))
+	if ref == nil || ref.Scope != "" || ref.RPC.Data != nil {
+		t.Errorf("a tool no scope grants: %+v", ref)
+	}
+	log.records(t)
+	// A token for server t's resource, on server s.
+	_, ref = d.Admit(token("https://bridge.example/mcp/t", "mcp:read s:tools"), call)
+	if ref == nil || !strings.Contains(ref.RPC.Message, "another resource") {
+		t.Errorf("a token for another server's resource: %+v", ref)
+	}
+	// Through an aggregate whose resource the token is for.
+	through := NewRequest(ViaHTTP, s, "tools/call", json.RawMessage(`{"name":"echo"}`))
+	through.Aggregate = &Aggregated{Server: "all", Name: "s_echo"}
+	if pass, ref := d.Admit(token("https://bridge.example/mcp/all", "s:tools"), through); ref != nil {
+		t.Errorf("a token for the aggregate's resource, on its member: %v", ref.CallError)
+	} else {
+		pass.Release()
 	}
 }

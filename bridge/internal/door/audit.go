@@ -58,6 +58,12 @@ func (d *Door) audit(ctx context.Context, req *Request, start time.Time, res jso
 		if st, ok := status.FromError(rpcerr.ToStatus(req.Server.Name, req.Method, err)); ok {
 			attrs = append(attrs, slog.String("code", st.Code().String()))
 		}
+		var ce *rpcerr.CallError
+		if errors.As(err, &ce) && ce.Scope != "" {
+			// An OAuth token without the scope the call needs: the
+			// scopes the challenge asked for.
+			attrs = append(attrs, slog.String("scope", ce.Scope))
+		}
 	case err != nil:
 		attrs = append(attrs, slog.String("outcome", "error"))
 		var e *jsonrpc.Error

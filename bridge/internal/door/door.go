@@ -27,8 +27,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -240,14 +242,19 @@ func (d *Door) Admit(ctx context.Context, req *Request) (*Pass, *Refusal) {
 		})
 	}
 	acc := d.Access()
+	p := access.FromContext(ctx)
+	if !p.ForServer(req.Server.Name) && (req.Aggregate == nil || !p.ForServer(req.Aggregate.Server)) {
+		return nil, d.refuse(ctx, req, RefusedDenied, deniedError("Permission denied: the access token was issued for another resource than server %q", req.Server.Name))
+	}
 	if len(acc.Rules) > 0 {
-		p := access.FromContext(ctx)
 		if !acc.Rules.Allow(p, req.Server.Name, access.Server, "") {
-			return nil, d.refuse(ctx, req, RefusedDenied, deniedError("Permission denied: server %q", req.Server.Name))
+			return nil, d.refuse(ctx, req, RefusedDenied, acc.denied(p, req.Server.Name, access.Server, "",
+				"Permission denied: server %q", req.Server.Name))
 		}
 		for _, name := range req.Names {
 			if !acc.Rules.Allow(p, req.Server.Name, req.Kind, name) {
-				return nil, d.refuse(ctx, req, RefusedDenied, deniedError("Permission denied: %s %q of server %q", KindNames[req.Kind], name, req.Server.Name))
+				return nil, d.refuse(ctx, req, RefusedDenied, acc.denied(p, req.Server.Name, req.Kind, name,
+					"Permission denied: %s %q of server %q", KindNames[req.Kind], name, req.Server.Name))
 			}
 		}
 	}
@@ -288,6 +295,32 @@ func (d *Door) AdmitOpening(ctx context.Context, req *Request) error {
 // deniedError is the error of a request the rules deny.
 func deniedError(format string, args ...any) *rpcerr.CallError {
 	return &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...), Reason: rpcerr.ReasonPermissionDenied}
+}
+
+// denied is the error of a request the rules deny to p. For an OAuth
+// access token that a scope would let through, it is a challenge to step
+// up (RFC 6750's insufficient_scope): its Scope is the scopes to ask for,
+// the token's own and the first one that grants the request, so that a
+// new token loses nothing of the old; the JSON-RPC error's data says the
+// same to a JSON-RPC caller.
+func (a *Access) denied(p *access.Principal, server string, kind access.Kind, name, format string, args ...any) *rpcerr.CallError {
+	ce := deniedError(format, args...)
+	rs := a.Auth.ResourceServer()
+	if p == nil || p.Method != "oauth" || rs == nil {
+		return ce
+	}
+	grants := rs.ScopesFor(server, kind, name)
+	if len(grants) == 0 {
+		return ce // no scope grants it
+	}
+	scope := strings.Join(append(slices.Clone(p.Scopes), grants[0]), " ")
+	ce.Scope = scope
+	ce.RPC.Message += fmt.Sprintf(" (insufficient scope: %q grants it)", grants[0])
+	ce.RPC.Data, _ = json.Marshal(struct {
+		Error string `json:"error"`
+		Scope string `json:"scope"`
+	}{"insufficient_scope", scope})
+	return ce
 }
 
 // Release gives back the pass's places in the limits; only the first

@@ -3,6 +3,7 @@ package door
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
@@ -21,8 +22,10 @@ type Access struct {
 }
 
 // newAccess is the settings of auth and rules, in force until replaced.
+// The rules are the configured ones and those of the OAuth scopes: a
+// scope grants through the same rules as a group or a claim.
 func newAccess(auth *access.Authenticator, rules access.Rules) *Access {
-	a := &Access{Auth: auth, Rules: rules}
+	a := &Access{Auth: auth, Rules: append(slices.Clip(rules), auth.ScopeRules()...)}
 	a.replaced, a.replace = context.WithCancel(context.Background())
 	return a
 }

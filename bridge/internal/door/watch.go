@@ -72,14 +72,19 @@ func (w *callerWatch) arm(acc *Access) {
 func (w *callerWatch) check() {
 	acc := w.d.Access()
 	q, err := acc.Auth.Authenticate(w.ctx)
-	if err != nil || !samePrincipal(w.p, q) || expired(q) {
+	w.mu.Lock()
+	p := w.p
+	w.mu.Unlock()
+	if err != nil || !samePrincipal(p, q) || expired(q) {
 		w.cancel(ErrRevoked)
 		return
 	}
 	// arm watches anew: what it replaces must not fire too (a reload's
 	// check would otherwise leave the expiry's timer running, with the
-	// call, past stop).
+	// call, past stop). The expiry is the credentials' in force: a
+	// session's (access.Live) may have been renewed since.
 	w.mu.Lock()
+	w.p = q
 	if w.timer != nil {
 		w.timer.Stop()
 		w.timer = nil

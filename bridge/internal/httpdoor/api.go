@@ -18,7 +18,9 @@ import (
 	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
@@ -316,6 +318,12 @@ func toConnect(err error) error {
 	for _, d := range st.Proto().GetDetails() {
 		if ed, err := connect.NewErrorDetail(d); err == nil {
 			e.AddDetail(ed)
+		}
+		// An OAuth access token without the scope the call needs: the
+		// 403 says which to ask for, as RFC 6750 does.
+		info := new(errdetails.ErrorInfo)
+		if st.Code() == codes.PermissionDenied && d.UnmarshalTo(info) == nil && info.GetMetadata()["error"] == "insufficient_scope" {
+			e.Meta().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+info.GetMetadata()["scope"]+`"`)
 		}
 	}
 	return e

@@ -84,6 +84,9 @@ type Bridge interface {
 	Open(ctx context.Context, server string, first []byte) (Session, error)
 	// Authenticator is the authenticator in force (a reload replaces it).
 	Authenticator() *access.Authenticator
+	// HasServer reports whether the bridge fronts a server of that name
+	// (an aggregate's too).
+	HasServer(name string) bool
 	MaxMessageBytes() int
 	Logger() *slog.Logger
 	// TracerProvider is the bridge's (nil: calls are not traced).
@@ -98,6 +101,7 @@ type Door struct {
 	mux     *http.ServeMux
 	mcp     *mcphttp.Adapter
 	streams map[string]bool // the API's paths whose request body is a stream
+	lives   lives           // the sessions' renewable credentials
 }
 
 // New returns the door of b, whose API calls runs.
@@ -116,7 +120,7 @@ func New(b Bridge, calls Calls, o Options) (*Door, error) {
 	}
 	mcp, err := mcphttp.New(mcphttp.Config{
 		Open:        d.open,
-		Caller:      callerOf,
+		Caller:      d.caller,
 		Principal:   func(r *http.Request) string { return access.CallerID(r.Context()) },
 		Origins:     o.Origins,
 		AnyHost:     o.AnyHost,
@@ -124,6 +128,7 @@ func New(b Bridge, calls Calls, o Options) (*Door, error) {
 		MaxSessions: o.MaxSessions,
 		// A message is at most a session's message.
 		MaxBodyBytes: int64(b.MaxMessageBytes()),
+		Challenge:    d.scopeChallenge,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("http: %w", err)
@@ -193,14 +198,19 @@ func (d *Door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
-	if auth := d.b.Authenticator(); auth.Enabled() && !preflight {
+	auth := d.b.Authenticator()
+	if rs := auth.ResourceServer(); isMetadataPath(r, rs) {
+		d.serveMetadata(w, r, rs)
+		return
+	}
+	if auth.Enabled() && !preflight {
 		p, err := auth.Check(access.RequestCredentials(r))
 		if err != nil {
 			// Nothing of the body is read, and an HTTP/1 connection is
 			// not kept for a next request behind the unread body.
 			w.Header().Set("Connection", "close")
 			refuseHTTP(w, kind, http.StatusUnauthorized, codes.Unauthenticated, "authentication required",
-				http.Header{"Www-Authenticate": {`Bearer realm="mcpbridge"`}})
+				http.Header{"Www-Authenticate": {challenge(auth, r, err)}})
 			return
 		}
 		r = r.WithContext(access.NewContext(r.Context(), p))

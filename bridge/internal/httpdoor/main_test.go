@@ -96,6 +96,7 @@ func (b *testBridge) Open(ctx context.Context, server string, first []byte) (Ses
 }
 
 func (b *testBridge) Authenticator() *access.Authenticator { return b.auth }
+func (b *testBridge) HasServer(name string) bool           { return name == "demo" }
 func (b *testBridge) Logger() *slog.Logger                 { return slog.New(slog.DiscardHandler) }
 func (b *testBridge) TracerProvider() trace.TracerProvider { return b.tp }
 func (b *testBridge) MaxMessageBytes() int {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -32,11 +33,24 @@ import (
 
 // callerOf names the credentials of an MCP request (mcphttp.Config's
 // Caller): requests with the same Authorization, Mcp-Session and client
-// certificate share connections, and a session answers only them. It is a
-// hash, so that no credential is kept in the clear.
+// certificate share connections, and a session answers only them. For a
+// bearer token that a host renews during a session (renewable), the
+// principal and the OAuth client it was issued to stand for the token:
+// the session is theirs, and a refreshed or stepped-up token of theirs
+// goes on with it. It is a hash, so that no credential is kept in the
+// clear.
 func callerOf(r *http.Request) string {
 	h := sha256.New()
-	for _, k := range []string{"Authorization", "Mcp-Session"} {
+	headers := []string{"Authorization", "Mcp-Session"}
+	if p := access.FromContext(r.Context()); renewable(p) {
+		client, _ := p.Claims["client_id"].(string)
+		if client == "" {
+			client, _ = p.Claims["azp"].(string)
+		}
+		h.Write([]byte("principal\x00" + p.ID() + "\x00" + client + "\x00"))
+		headers = headers[1:]
+	}
+	for _, k := range headers {
 		for _, v := range r.Header.Values(k) {
 			h.Write([]byte(v))
 			h.Write([]byte{0})
@@ -47,6 +61,61 @@ func callerOf(r *http.Request) string {
 		h.Write(r.TLS.PeerCertificates[0].Raw)
 	}
 	return string(h.Sum(nil))
+}
+
+// renewable reports whether p's credential is a bearer token that a host
+// renews while its sessions last: an OAuth access token, or a JWT.
+func renewable(p *access.Principal) bool {
+	return p != nil && (p.Method == "oauth" || p.Method == "jwt")
+}
+
+// lives are the renewable credentials of the open sessions, by caller
+// (callerOf): each request of the caller renews them (caller), so that a
+// session checks the newest token its host presented.
+type lives struct {
+	mu sync.Mutex
+	m  map[string]map[*access.Live]struct{}
+}
+
+// add keeps l under key until done is closed.
+func (ls *lives) add(key string, l *access.Live, done <-chan struct{}) {
+	ls.mu.Lock()
+	if ls.m == nil {
+		ls.m = map[string]map[*access.Live]struct{}{}
+	}
+	if ls.m[key] == nil {
+		ls.m[key] = map[*access.Live]struct{}{}
+	}
+	ls.m[key][l] = struct{}{}
+	ls.mu.Unlock()
+	go func() {
+		<-done
+		ls.mu.Lock()
+		delete(ls.m[key], l)
+		if len(ls.m[key]) == 0 {
+			delete(ls.m, key)
+		}
+		ls.mu.Unlock()
+	}()
+}
+
+// renew puts p, presented as c, in force in the sessions of key.
+func (ls *lives) renew(key string, p *access.Principal, c access.Credentials) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for l := range ls.m[key] {
+		l.Renew(p, c)
+	}
+}
+
+// caller is mcphttp.Config's Caller: callerOf, and for a renewable
+// credential, its renewal in the caller's open sessions.
+func (d *Door) caller(r *http.Request) string {
+	key := callerOf(r)
+	if p := access.FromContext(r.Context()); renewable(p) {
+		d.lives.renew(key, p, access.RequestCredentials(r))
+	}
+	return key
 }
 
 // forwardedHeaders are the request headers an MCP session's caller
@@ -95,9 +164,17 @@ func (a stringAddr) String() string  { return string(a) }
 // whole (sessionConn). What refuses the session is answered with its HTTP
 // status.
 func (d *Door) open(ctx context.Context, r *http.Request, server string, first []byte) (mcphttp.Conn, error) {
-	ss, err := d.b.Open(httpCaller(ctx, r), server, first)
+	ctx = httpCaller(ctx, r)
+	var live *access.Live
+	if p := access.FromContext(ctx); renewable(p) {
+		ctx, live = access.NewLiveContext(ctx, p, access.RequestCredentials(r))
+	}
+	ss, err := d.b.Open(ctx, server, first)
 	if err != nil {
 		return nil, httpRefusal(err)
+	}
+	if live != nil {
+		d.lives.add(callerOf(r), live, ss.Done())
 	}
 	return sessionConn{ss}, nil
 }

@@ -280,7 +280,8 @@ type SessionConfig struct {
 	// are never logged. A variable whose metadata is absent is not set.
 	// Variables that change what the child loads or runs (LD_PRELOAD,
 	// PATH, NODE_OPTIONS and the others CheckSessionEnvName refuses) are
-	// refused here, and a session whose value holds a control character
+	// refused here, as are the caller's own credentials (CheckSessionEnvKey),
+	// and a session whose value holds a control character
 	// is refused with INVALID_ARGUMENT before its child starts.
 	EnvFromMetadata map[string]string
 }
@@ -600,6 +601,9 @@ func normalizePolicy(s *ServerConfig) error {
 			key := c.EnvFromMetadata[name]
 			if key == "" {
 				return fieldErr(field, "the metadata key is empty")
+			}
+			if err := CheckSessionEnvKey(key); err != nil {
+				return fieldErr(field, "%v", err)
 			}
 			env[name] = strings.ToLower(key)
 		}

@@ -90,6 +90,8 @@ func TestNormalizeRefusals(t *testing.T) {
 		{ServerConfig{Command: "x", Policy: PolicyPool, Pool: PoolConfig{Min: -1}}, "Pool", "must not be negative"},
 		{ServerConfig{Command: "x", Policy: PolicySession, Session: SessionConfig{IdleTimeout: -1}}, "Session", "must not be negative"},
 		{ServerConfig{Command: "x", Policy: PolicySession, Session: SessionConfig{EnvFromMetadata: map[string]string{"TOKEN": ""}}}, `Session.EnvFromMetadata["TOKEN"]`, "metadata key is empty"},
+		{ServerConfig{Command: "x", Policy: PolicySession, Session: SessionConfig{EnvFromMetadata: map[string]string{"TOKEN": "Authorization"}}}, `Session.EnvFromMetadata["TOKEN"]`, "carries the caller's credentials"},
+		{ServerConfig{Command: "x", Policy: PolicySession, Session: SessionConfig{EnvFromMetadata: map[string]string{"C": "cookie"}}}, `Session.EnvFromMetadata["C"]`, "never reach a child"},
 		{ServerConfig{Command: "x", Policy: Policy(7)}, "Policy", "unknown policy 7"},
 		{ServerConfig{Command: "x", Tunnel: TunnelMode(5)}, "Tunnel", "unknown tunnel mode 5"},
 	} {

@@ -2,6 +2,7 @@ package pool
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/stdio/reaper"
@@ -35,6 +36,22 @@ func CheckSessionEnvName(name string) error {
 		if upper == refused || isPrefix && strings.HasPrefix(upper, prefix) {
 			return fmt.Errorf("%s may not be set from request metadata: a caller would choose what the child loads or runs (%s is refused)", name, refused)
 		}
+	}
+	return nil
+}
+
+// credentialKeys are the metadata keys that carry the caller's own
+// credentials to the bridge. They never reach a child: a bearer token
+// (an OAuth access token above all, which was issued for the bridge and
+// must not be passed on: docs/authorization.md) or a cookie in a child's
+// environment is a credential the child could replay anywhere.
+var credentialKeys = []string{"authorization", "cookie", "proxy-authorization"}
+
+// CheckSessionEnvKey reports whether a session's variable may take its
+// value from the metadata key: nil, or why not.
+func CheckSessionEnvKey(key string) error {
+	if slices.Contains(credentialKeys, strings.ToLower(key)) {
+		return fmt.Errorf("the metadata key %q carries the caller's credentials, which never reach a child", key)
 	}
 	return nil
 }

@@ -47,10 +47,13 @@ const (
 // CallError is an error on its way to the gRPC edge: the JSON-RPC error,
 // where it happened, and what the status needs beyond the code.
 type CallError struct {
-	RPC        *jsonrpc.Error
-	Server     string
-	Method     string
-	Reason     string              // "" derives it from the code
+	RPC    *jsonrpc.Error
+	Server string
+	Method string
+	Reason string // "" derives it from the code
+	// Scope, on a PERMISSION_DENIED of an OAuth access token, is the
+	// scopes a token needs for the call (ErrorInfo metadata scope).
+	Scope      string
 	RetryAfter time.Duration       // > 0 adds RetryInfo (UNAVAILABLE while restarting)
 	Pid        int                 // > 0: the child it concerns, in ErrorInfo's metadata
 	Field      *convert.FieldError // bad input in one field: a google.rpc.BadRequest
@@ -137,6 +140,11 @@ func ToStatus(server, method string, err error) error {
 	meta := map[string]string{"server": ce.Server, "method": ce.Method, "code": strconv.FormatInt(ce.RPC.Code, 10)}
 	if ce.Pid > 0 {
 		meta["pid"] = strconv.Itoa(ce.Pid)
+	}
+	if ce.Scope != "" {
+		// The challenge of an OAuth access token without the scope the
+		// call needs (docs/authorization.md), as HTTP says it.
+		meta["error"], meta["scope"] = "insufficient_scope", ce.Scope
 	}
 	details := []protoadapt.MessageV1{
 		&mcpbridgev1.JsonRpcError{Code: code32(ce.RPC.Code), Message: ce.RPC.Message, DataJson: string(ce.RPC.Data)},

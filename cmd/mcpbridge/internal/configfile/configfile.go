@@ -80,6 +80,9 @@ func (l Limits) bridge() bridge.Limits {
 type Auth struct {
 	APIKeys []APIKey `yaml:"api_keys"`
 	JWT     *JWT     `yaml:"jwt"`
+	// OAuth makes the bridge an OAuth resource server
+	// (docs/authorization.md).
+	OAuth *OAuth `yaml:"oauth"`
 	// MTLS takes a verified client certificate's common name as the
 	// principal (the listener needs --client-ca).
 	MTLS bool `yaml:"mtls"`
@@ -104,6 +107,58 @@ type JWT struct {
 	GroupsClaim    string        `yaml:"groups_claim"`
 }
 
+// OAuth is the bridge as an OAuth resource server: the authorization
+// server's issuer, the bridge's resource identifier and what each scope
+// grants.
+type OAuth struct {
+	Issuer         string        `yaml:"issuer"`
+	Resource       string        `yaml:"resource"`
+	Scopes         Scopes        `yaml:"scopes"`
+	CAFile         string        `yaml:"ca_file"` // a CA for the issuer beyond the system's
+	Leeway         time.Duration `yaml:"leeway"`
+	PrincipalClaim string        `yaml:"principal_claim"`
+	GroupsClaim    string        `yaml:"groups_claim"`
+}
+
+// Scopes are what each scope grants, in the file's order: a mapping of
+// scope name to a ScopeGrant.
+type Scopes []access.Scope
+
+// ScopeGrant is what one scope grants, as a rule names it.
+type ScopeGrant struct {
+	Servers   []string `yaml:"servers"`
+	Tools     []string `yaml:"tools"`
+	Resources []string `yaml:"resources"`
+	Prompts   []string `yaml:"prompts"`
+}
+
+// YAMLShape is the shape Scopes take in the file (for the docs' test of
+// the keys): a mapping of names to grants, kept in order.
+func (Scopes) YAMLShape() map[string]ScopeGrant { return nil }
+
+// UnmarshalYAML reads the scopes' mapping in order.
+func (sc *Scopes) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: scopes must be a mapping of scope name to what it grants", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		// Unknown keys refused, as KnownFields does for the rest of the
+		// file (a node's Decode does not).
+		grant := n.Content[i+1].Content
+		for j := 0; j < len(grant); j += 2 {
+			if k := grant[j]; !slices.Contains([]string{"servers", "tools", "resources", "prompts"}, k.Value) {
+				return fmt.Errorf("line %d: field %s not found in a scope (servers, tools, resources, prompts)", k.Line, k.Value)
+			}
+		}
+		var g ScopeGrant
+		if err := n.Content[i+1].Decode(&g); err != nil {
+			return err
+		}
+		*sc = append(*sc, access.Scope{Name: n.Content[i].Value, Servers: g.Servers, Tools: g.Tools, Resources: g.Resources, Prompts: g.Prompts})
+	}
+	return nil
+}
+
 // Rule allows callers to use servers, tools, resources and prompts
 // (access.Rule): a list left out grants none of its kind, and the file
 // loads with a warning that says so.
@@ -111,6 +166,7 @@ type Rule struct {
 	Principals []string          `yaml:"principals"`
 	Groups     []string          `yaml:"groups"`
 	Claims     map[string]string `yaml:"claims"`
+	Scopes     []string          `yaml:"scopes"`
 	Servers    []string          `yaml:"servers"`
 	Tools      []string          `yaml:"tools"`
 	Resources  []string          `yaml:"resources"`
@@ -130,6 +186,10 @@ func (f *File) AccessConfig() access.Config {
 	if j := f.Auth.JWT; j != nil {
 		c.JWT = &access.JWTConfig{JWKSURL: j.JWKSURL, JWKSFile: j.JWKSFile, Issuer: j.Issuer, Audience: j.Audience,
 			Leeway: j.Leeway, PrincipalClaim: j.PrincipalClaim, GroupsClaim: j.GroupsClaim}
+	}
+	if o := f.Auth.OAuth; o != nil {
+		c.OAuth = &access.OAuthConfig{Issuer: o.Issuer, Resource: o.Resource, Scopes: o.Scopes, Leeway: o.Leeway,
+			PrincipalClaim: o.PrincipalClaim, GroupsClaim: o.GroupsClaim}
 	}
 	c.MTLS = f.Auth.MTLS
 	return c
@@ -426,7 +486,7 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		return cfg, loc.err(fmt.Sprintf("%q is not auto, on or off", f.Reflection), "reflection")
 	}
 	for i, r := range f.Rules {
-		cfg.Rules = append(cfg.Rules, access.Rule{Principals: r.Principals, Groups: r.Groups, Claims: r.Claims,
+		cfg.Rules = append(cfg.Rules, access.Rule{Principals: r.Principals, Groups: r.Groups, Claims: r.Claims, Scopes: r.Scopes,
 			Servers: r.Servers, Tools: r.Tools, Resources: r.Resources, Prompts: r.Prompts})
 		if err := cfg.Rules[i:].Check(); err != nil {
 			return cfg, loc.err(strings.TrimPrefix(strings.Replace(err.Error(), "rule 0", "the rule", 1), "access: "), "rules", i)
@@ -444,8 +504,8 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 				orList(unnamed), unnamed[0]), "rules", i).Error())
 		}
 	}
-	if len(f.Rules) > 0 && (f.Auth == nil || len(f.Auth.APIKeys) == 0 && f.Auth.JWT == nil && !f.Auth.MTLS) {
-		return cfg, loc.err("rules need an auth section: api_keys, jwt or mtls", "rules")
+	if len(f.Rules) > 0 && (f.Auth == nil || len(f.Auth.APIKeys) == 0 && f.Auth.JWT == nil && f.Auth.OAuth == nil && !f.Auth.MTLS) {
+		return cfg, loc.err("rules need an auth section: api_keys, jwt, oauth or mtls", "rules")
 	}
 	if f.Auth != nil {
 		for i, k := range f.Auth.APIKeys {
@@ -455,6 +515,20 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		}
 		if j := f.Auth.JWT; j != nil && ((j.JWKSURL == "") == (j.JWKSFile == "") || j.Issuer == "" || j.Audience == "") {
 			return cfg, loc.err("jwt needs one of jwks_url and jwks_file, an issuer and an audience", "auth", "jwt")
+		}
+		if o := f.Auth.OAuth; o != nil {
+			switch {
+			case o.Issuer == "" || o.Resource == "":
+				return cfg, loc.err("oauth needs an issuer and a resource (this bridge's resource identifier)", "auth", "oauth")
+			case len(o.Scopes) == 0:
+				return cfg, loc.err("oauth needs scopes: what each scope grants (servers, tools, resources, prompts)", "auth", "oauth")
+			}
+			for _, sc := range o.Scopes {
+				r := access.Rules{{Scopes: []string{sc.Name}, Servers: sc.Servers, Tools: sc.Tools, Resources: sc.Resources, Prompts: sc.Prompts}}
+				if err := r.Check(); err != nil {
+					return cfg, loc.err(fmt.Sprintf("scope %q: %s", sc.Name, strings.TrimPrefix(strings.Replace(err.Error(), "rule 0 ", "", 1), "access: ")), "auth", "oauth", "scopes")
+				}
+			}
 		}
 	}
 	if len(f.Servers) == 0 {

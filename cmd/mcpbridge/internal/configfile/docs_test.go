@@ -90,6 +90,7 @@ func uncommentKeys(example string) string {
 // fileKeyPlaces adds to places the place of every key of t, a type of
 // the file, under prefix, with the Go field each sets, under goPrefix.
 func fileKeyPlaces(t reflect.Type, prefix, goPrefix string, places map[string]string) {
+	t = shape(t)
 	switch t.Kind() {
 	case reflect.Pointer:
 		fileKeyPlaces(t.Elem(), prefix, goPrefix, places)
@@ -117,7 +118,7 @@ func fileKeyPlaces(t reflect.Type, prefix, goPrefix string, places map[string]st
 // example whose Go type is t, under prefix, and returns those that are
 // not keys of t, each with its line.
 func exampleKeys(n *yaml.Node, t reflect.Type, prefix string, found map[string]bool) []string {
-	t = deref(t)
+	t = shape(deref(t))
 	var unknown []string
 	switch {
 	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && n.Kind == yaml.SequenceNode:
@@ -164,6 +165,15 @@ func yamlKey(f reflect.StructField) (string, bool) {
 		return strings.ToLower(f.Name), true // yaml.v3's default
 	}
 	return name, true
+}
+
+// shape is the type whose keys t's YAML has: the result of its
+// YAMLShape method, for a type that reads itself (Scopes), else t.
+func shape(t reflect.Type) reflect.Type {
+	if m, ok := t.MethodByName("YAMLShape"); ok && m.Type.NumOut() == 1 {
+		return m.Type.Out(0)
+	}
+	return t
 }
 
 func deref(t reflect.Type) reflect.Type {
