@@ -54,10 +54,15 @@
 // When the operator configures credentials (docs/security.md), every RPC
 // but grpc.health.v1 needs one: a bearer API key or JWT in the
 // `authorization` metadata, or a TLS client certificate. A missing or bad
-// credential is UNAUTHENTICATED with no details. Rules then allow each
-// principal servers, tools, resources and prompts: a denied request is
-// PERMISSION_DENIED (ErrorInfo reason "PERMISSION_DENIED") and never
-// reaches a child; lists show only what the caller may use; inside
+// credential is UNAUTHENTICATED with no details; when the bridge is an
+// OAuth resource server (docs/authorization.md), with an ErrorInfo whose
+// metadata says where its protected resource metadata is
+// ("resource_metadata", "scope", "error", "www_authenticate"). Rules then
+// allow each principal servers, tools, resources and prompts: a denied
+// request is PERMISSION_DENIED (ErrorInfo reason "PERMISSION_DENIED", with
+// "error": "insufficient_scope" and the "scope" to ask for when an OAuth
+// scope would grant it) and never reaches a child; lists show only what
+// the caller may use; inside
 // Connect a denied request is answered with a JSON-RPC error. A caller
 // over its limits is RESOURCE_EXHAUSTED with RetryInfo.
 //
