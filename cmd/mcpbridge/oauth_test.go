@@ -315,7 +315,7 @@ servers:
 	if ch := wwwAuthenticate(h); code != http.StatusForbidden || body["code"] != "permission_denied" || ch["error"] != "insufficient_scope" || ch["scope"] != "mcp:read mcp:tools" {
 		t.Errorf("the API over Connect beyond the token's scope: %d %v %v", code, body, h)
 	}
-		if list, err := client.ListTools(bearer(read), &mcpbridgev1.ListToolsRequest{Server: "demo"}); err != nil || len(list.GetTools()) != 0 {
+	if list, err := client.ListTools(bearer(read), &mcpbridgev1.ListToolsRequest{Server: "demo"}); err != nil || len(list.GetTools()) != 0 {
 		t.Errorf("ListTools with mcp:read: %v %v; want no tools", list.GetTools(), err)
 	}
 	// A token for the whole bridge with mcp:tools reaches every server.
