@@ -202,7 +202,8 @@ func TestExpiredTokenEndsStream(t *testing.T) {
 	if err := os.WriteFile(jwks, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a, err := access.New(context.Background(), access.Config{JWT: &access.JWTConfig{JWKSFile: jwks, Issuer: "i", Audience: "a"}})
+	// A token's end is its exp plus the leeway: a short one here.
+	a, err := access.New(context.Background(), access.Config{JWT: &access.JWTConfig{JWKSFile: jwks, Issuer: "i", Audience: "a", Leeway: 10 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
