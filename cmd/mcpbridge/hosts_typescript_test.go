@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,17 +36,7 @@ const installHostPeers = "npm ci --prefix testdata/peers"
 // the test (testkit.MissingPeer) when node or the SDK is not installed.
 func hostScript(t *testing.T) []string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		testkit.MissingPeer(t, "node (Node.js 20 or later)", "apt-get install nodejs npm && "+installHostPeers)
-		return nil
-	}
-	peers := filepath.Join(testkit.ModuleRoot(t), "testdata", "peers")
-	if _, err := os.Stat(filepath.Join(peers, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		testkit.MissingPeer(t, "@modelcontextprotocol/sdk", installHostPeers)
-		return nil
-	}
-	return []string{node, filepath.Join(peers, "host.mjs")}
+	return peerScript(t, "host.mjs", "@modelcontextprotocol/sdk")
 }
 
 // hostLine is one line host.mjs prints.
@@ -165,4 +154,17 @@ func TestHostTypeScriptEverything(t *testing.T) {
 	argv := testkit.ServerEverything(t)
 	b, key := startKeyedBridge(t, argv)
 	runTypeScriptHosts(t, script, "everything", argv, b, key)
+}
+
+// TestHostTypeScriptTasks: the TypeScript SDK client's tasks API (the
+// 2025-11-25 core tasks: callToolStream, getTask, listTasks, cancelTask)
+// on the demo's task fixtures, which the runtime serves (stdio/mcp,
+// tasks.go): a task polled to its result, one that asks for input, a tool
+// error and a JSON-RPC error, a long one got, listed and cancelled, and the
+// refusals; directly, through connect and at /mcp, the same answers.
+func TestHostTypeScriptTasks(t *testing.T) {
+	script := peerScript(t, "tasks-host.mjs", "@modelcontextprotocol/sdk")
+	argv := []string{mcpbridgeBin, "demo", "-conformance"}
+	b, key := startKeyedBridge(t, argv)
+	runTypeScriptHosts(t, script, "tasks", argv, b, key)
 }

@@ -55,6 +55,9 @@ var (
 	ModernMethods = []string{"server/discover", "tools/list", "tools/call", "prompts/list", "prompts/get",
 		"resources/list", "resources/templates/list", "resources/read", "completion/complete"}
 	InputMethods = []string{"elicitation/create", "sampling/createMessage", "roots/list"}
+	// ModernTaskMethods are the requests of the 2026-07-28 tasks extension
+	// (io.modelcontextprotocol/tasks), served by a server that advertises it.
+	ModernTaskMethods = []string{"tasks/get", "tasks/update", "tasks/cancel"}
 )
 
 // NoMeta is the message of the -32602 answering a request that has neither

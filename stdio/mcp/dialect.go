@@ -21,7 +21,8 @@ import (
 // Session.Listen and so appears in neither table.
 var legacyMethods = []string{"initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get",
 	"resources/list", "resources/templates/list", "resources/read", "resources/subscribe",
-	"resources/unsubscribe", "logging/setLevel", "completion/complete"}
+	"resources/unsubscribe", "logging/setLevel", "completion/complete",
+	"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"} // 2025-11-25's tasks: route refuses them elsewhere
 
 // call is one request as the runtime serves it: its era, its client's
 // declarations and its params.
@@ -99,6 +100,9 @@ func (ss *session) classify(sreq *seam.Request) (c *call, bare bool, err *jsonrp
 		return nil, false, methodNotFound(c.method)
 	}
 	for _, key := range []string{"inputResponses", "requestState", "task"} {
+		if key == "task" && session == protocol.Version20251125 {
+			continue // 2025-11-25's tasks: tools/call reads it (tasks.go), the rest ignore it
+		}
 		if _, ok := rawjson.Member(c.params, key); ok {
 			return nil, false, invalidParams("%s is not supported in protocol version %s", key, session)
 		}
@@ -118,7 +122,7 @@ func (ss *session) validateModern(c *call, meta json.RawMessage, version string)
 	}
 	c.caps = caps
 	switch {
-	case c.method == "subscriptions/listen":
+	case c.method == "subscriptions/listen", taskMethod(c.method):
 	case slices.Contains(protocol.InputMethods, c.method):
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"%s is not a request in protocol version %s; it travels inside input_required results", c.method, version)

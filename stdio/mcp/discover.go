@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -23,6 +24,10 @@ type serverCapabilities struct {
 	Prompts     *listCap  `json:"prompts,omitempty"`
 	Resources   *resCap   `json:"resources,omitempty"`
 	Tools       *listCap  `json:"tools,omitempty"`
+	// Tasks is 2025-11-25's tasks capability, Extensions 2026-07-28's
+	// (the tasks extension): tasks.go.
+	Tasks      *tasksCapability    `json:"tasks,omitempty"`
+	Extensions map[string]struct{} `json:"extensions,omitempty"`
 }
 
 type listCap struct {
@@ -34,8 +39,18 @@ type resCap struct {
 	ListChanged bool `json:"listChanged"`
 }
 
-func (f features) capabilities() serverCapabilities {
+// capabilities are the ServerCapabilities of an era: tasks advertised as
+// the extension on 2026-07-28 and as capabilities.tasks on 2025-11-25
+// (2025-06-18 has none).
+func (f features) capabilities(version string) serverCapabilities {
 	var c serverCapabilities
+	switch {
+	case !f.tasks:
+	case protocol.Modern(version):
+		c.Extensions = map[string]struct{}{TasksExtension: {}}
+	case version == protocol.Version20251125:
+		c.Tasks = &tasksCapability{}
+	}
 	if f.completions {
 		c.Completions = &struct{}{}
 	}
@@ -59,7 +74,7 @@ func (s *Server) discover(_ context.Context, c *call) (*reply, error) {
 		SupportedVersions []string           `json:"supportedVersions"`
 		Capabilities      serverCapabilities `json:"capabilities"`
 		Instructions      string             `json:"instructions,omitempty"`
-	}{s.versions, s.features().capabilities(), s.cfg.Instructions})
+	}{s.versions, s.features().capabilities(protocol.Version20260728), s.cfg.Instructions})
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +121,7 @@ func (s *Server) initialize(_ context.Context, c *call) (*reply, error) {
 		Capabilities    serverCapabilities `json:"capabilities"`
 		ServerInfo      json.RawMessage    `json:"serverInfo"`
 		Instructions    string             `json:"instructions,omitempty"`
-	}{version, s.features().capabilities(), s.info, s.cfg.Instructions})
+	}{version, s.features().capabilities(version), s.info, s.cfg.Instructions})
 }
 
 // setLevel answers logging/setLevel (2025 revisions): the session-wide

@@ -361,6 +361,12 @@ func (r *Request) Ask(ctx context.Context, questions map[string]InputRequest) (m
 	if lacking {
 		return nil, &MissingCapabilityError{Required: missing}
 	}
+	switch {
+	case r.task != nil && c.modern:
+		return r.task.ask(ctx, c, questions)
+	case r.task != nil:
+		return r.askLegacyTask(ctx, questions)
+	}
 	if !c.modern {
 		return r.askLegacy(ctx, questions)
 	}

@@ -12,8 +12,9 @@ import (
 // [CompleteRequest]. A Request is used by its handler's goroutine; its
 // methods must not be called after the handler returns.
 type Request struct {
-	c  *call
-	in *inputs // input answers and requestState: mrtr.go
+	c    *call
+	in   *inputs // input answers and requestState: mrtr.go
+	task *task   // the task the request runs as: tasks.go
 }
 
 // newRequest makes the Request of a classified call, reading its
@@ -65,6 +66,16 @@ type Progress struct {
 // after 1,000 reports, when the request has ended, or when ctx ends first
 // (docs/stdio.md, "Progress").
 func (r *Request) ReportProgress(ctx context.Context, p Progress) error {
+	if r.task != nil {
+		// In a task: the status message says it, and on 2025-11-25 the
+		// request's progress token is still good.
+		if p.Message != "" {
+			r.task.setMessage(p.Message)
+		}
+		if r.c.modern {
+			return nil
+		}
+	}
 	var total *float64
 	if p.Total != 0 {
 		total = &p.Total

@@ -62,6 +62,17 @@ type Config struct {
 	// notifications that failed (default: slog text on os.Stderr). It must
 	// never write to the protocol output.
 	Logger *slog.Logger
+	// MaxTasks is the most tasks one connection keeps, running or
+	// finished and not yet expired (default 256; docs/server.md, "Tasks");
+	// a task-optional tool beyond it runs in the request, a task-required
+	// one is refused with a retryable -32603.
+	MaxTasks int
+	// TaskTTL is how long a task lives from its creation (default 1 h): it
+	// is then cancelled if it still runs, and forgotten. A 2025-11-25
+	// client may ask for less.
+	TaskTTL time.Duration
+	// TaskPollInterval is the poll interval a task suggests (default 1 s).
+	TaskPollInterval time.Duration
 	// TracerProvider, if set, traces every request the runtime serves with
 	// an OpenTelemetry server span, whose parent is the trace context the
 	// request's params._meta carries, and whose context the handler gets
@@ -107,6 +118,7 @@ type Server struct {
 // client that read them.
 type features struct {
 	tools, prompts, resources, completions bool
+	tasks                                  bool // a tool may run as a task
 }
 
 // NewServer returns a Server that introduces itself as info. It fails
@@ -172,6 +184,8 @@ func (cfg Config) normalize() (Config, error) {
 		return cfg, errors.New("mcp: invalid Config: CacheTTL is negative")
 	case cfg.RequestStateTTL < 0:
 		return cfg, errors.New("mcp: invalid Config: RequestStateTTL is negative")
+	case cfg.MaxTasks < 0 || cfg.TaskTTL < 0 || cfg.TaskPollInterval < 0:
+		return cfg, errors.New("mcp: invalid Config: MaxTasks, TaskTTL and TaskPollInterval must not be negative")
 	case cfg.CacheScope != "" && cfg.CacheScope != "public" && cfg.CacheScope != "private":
 		return cfg, fmt.Errorf("mcp: invalid Config: CacheScope %q", cfg.CacheScope)
 	}
@@ -183,6 +197,15 @@ func (cfg Config) normalize() (Config, error) {
 	}
 	if cfg.RequestStateTTL == 0 {
 		cfg.RequestStateTTL = DefaultRequestStateTTL
+	}
+	if cfg.MaxTasks == 0 {
+		cfg.MaxTasks = DefaultMaxTasks
+	}
+	if cfg.TaskTTL == 0 {
+		cfg.TaskTTL = DefaultTaskTTL
+	}
+	if cfg.TaskPollInterval == 0 {
+		cfg.TaskPollInterval = DefaultTaskPollInterval
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -229,6 +252,8 @@ type session struct {
 	queue eventQueue
 	stop  context.CancelFunc
 	done  chan struct{}
+
+	tasks taskStore // the tasks this connection created: tasks.go
 }
 
 func (ss *session) legacyClient() (ClientCapabilities, json.RawMessage) {
@@ -309,6 +334,16 @@ func (s *Server) route(c *call) (handler, *jsonrpc.Error) {
 		need, h = f.resources, s.unsubscribe
 	case "completion/complete":
 		need, h = f.completions, s.complete
+	case "tasks/get":
+		need, h = f.tasks, s.getTask
+	case "tasks/cancel":
+		need, h = f.tasks, s.cancelTask
+	case "tasks/update":
+		need, h = f.tasks && c.modern, s.updateTask
+	case "tasks/result":
+		need, h = f.tasks && !c.modern, s.taskResult
+	case "tasks/list":
+		need, h = f.tasks && !c.modern, s.listTasks
 	}
 	if !need {
 		return nil, methodNotFound(c.method)
@@ -328,6 +363,8 @@ type reply struct {
 	discover  bool
 	// inputRequired makes the 2026-07-28 resultType "input_required".
 	inputRequired bool
+	// resultType, when set, is the 2026-07-28 resultType ("task").
+	resultType string
 }
 
 // finish stamps a reply (docs/protocol.md, "Result stamping"): on
@@ -347,9 +384,13 @@ func (s *Server) finish(c *call, r *reply) (json.RawMessage, error) {
 		}
 	}
 	if c.modern {
-		if r.inputRequired {
+		switch {
+		case r.resultType != "":
+			out = append(out, `"resultType":`...)
+			out = rawjson.AppendString(out, r.resultType)
+		case r.inputRequired:
 			out = append(out, `"resultType":"input_required"`...)
-		} else {
+		default:
 			out = append(out, `"resultType":"complete"`...)
 		}
 	}
@@ -423,6 +464,7 @@ func (ss *session) Close() {
 	ss.active = false
 	ss.closed = true
 	ss.mu.Unlock()
+	ss.tasks.closeAll()
 	if stop != nil {
 		stop()
 		<-ss.done

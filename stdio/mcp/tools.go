@@ -29,8 +29,11 @@ type Tool struct {
 	// structuredContent.
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
-	Icons        []Icon           `json:"icons,omitempty"`
-	Meta         json.RawMessage  `json:"_meta,omitempty"`
+	// Execution, with a TaskSupport of optional or required, lets the
+	// tool run as a task (tasks.go, [CallToolRequest.RunTask]).
+	Execution *ToolExecution  `json:"execution,omitempty"`
+	Icons     []Icon          `json:"icons,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour; clients must not
@@ -50,6 +53,9 @@ type CallToolRequest struct {
 	Name string
 	// Arguments is the arguments object as sent; {} when absent.
 	Arguments json.RawMessage
+
+	support  TaskSupport // the tool's
+	taskMode taskMode    // whether this call may become a task
 }
 
 // ToolHandler runs a tool. It returns the result, or an error:
@@ -69,6 +75,7 @@ type ToolHandler func(ctx context.Context, req *CallToolRequest) (*ToolResult, e
 type toolEntry struct {
 	raw     json.RawMessage // the Tool, marshalled once
 	handler ToolHandler
+	support TaskSupport
 }
 
 // AddTool registers a tool, replacing one of the same name, and announces
@@ -91,13 +98,24 @@ func (s *Server) AddTool(t Tool, h ToolHandler) {
 			panic(fmt.Sprintf("mcp: AddTool %q: OutputSchema is not valid JSON", t.Name))
 		}
 	}
+	support := TaskForbidden
+	if t.Execution != nil {
+		switch t.Execution.TaskSupport {
+		case "", TaskForbidden:
+		case TaskOptional, TaskRequired:
+			support = t.Execution.TaskSupport
+		default:
+			panic(fmt.Sprintf("mcp: AddTool %q: unknown TaskSupport %q", t.Name, t.Execution.TaskSupport))
+		}
+	}
 	raw, err := rawjson.Marshal(t)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: AddTool %q: %v", t.Name, err))
 	}
 	s.mu.Lock()
-	s.tools[t.Name] = &toolEntry{raw: raw, handler: h}
+	s.tools[t.Name] = &toolEntry{raw: raw, handler: h, support: support}
 	s.has.tools = true
+	s.has.tasks = s.has.tasks || support != TaskForbidden
 	s.mu.Unlock()
 	s.broadcast(event{kind: eventTools})
 }
@@ -189,12 +207,20 @@ func (s *Server) callTool(ctx context.Context, c *call) (*reply, error) {
 		// make an unknown tool a protocol error, not an isError result.
 		return nil, jsonrpc.WithData(jsonrpc.CodeInvalidParams, "Unknown tool: "+*p.Name, map[string]string{"name": *p.Name})
 	}
+	mode, err := s.taskModeOf(c, e.support)
+	if err != nil {
+		return nil, err
+	}
 	base, err := s.newRequest(c)
 	if err != nil {
 		return nil, err
 	}
-	req := &CallToolRequest{Request: base, Name: *p.Name, Arguments: args}
+	req := &CallToolRequest{Request: base, Name: *p.Name, Arguments: args, support: e.support, taskMode: mode}
 	res, herr := e.handler(ctx, req)
+	var created taskCreated
+	if errors.As(herr, &created) {
+		return created.reply, nil
+	}
 	if herr != nil {
 		r, err, handled := s.settle(c, req.in, herr)
 		if handled {

@@ -128,6 +128,20 @@ func (s *stream) offer(msg []byte) bool {
 	return true
 }
 
+// withdraw takes msg out of the queue of a stream that has ended, and
+// reports whether it was there: never written to the client.
+func (s *stream) withdraw(msg []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, q := range s.queued {
+		if len(q) > 0 && len(msg) > 0 && &q[0] == &msg[0] {
+			s.queued = slices.Delete(s.queued, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
 // touch marks the backend as used now.
 func (b *backend) touch() { b.used.Store(time.Now().UnixNano()) }
 
@@ -344,16 +358,40 @@ func (b *backend) serverRequest(ctx context.Context, req stdio.ServerRequest) (j
 	if target == nil || !target.offer(msg) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "No client stream is open to carry %s", req.Method)
 	}
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return nil, r.err
+	// The stream that carries the request may end before the client
+	// answers: a short POST (a task's poll) that was the newest when the
+	// request came. If the request was written, the client has it and
+	// POSTs its answer whenever it comes; if it was still queued, it goes
+	// out on another stream.
+	done := target.done
+	for {
+		select {
+		case r := <-ch:
+			if r.err != nil {
+				return nil, r.err
+			}
+			return r.result, nil
+		case <-done:
+			if !target.withdraw(msg) {
+				done = nil // written: only the answer, or ctx, ends the wait
+				continue
+			}
+			b.mu.Lock()
+			target = b.newest(false)
+			if target == nil {
+				target = b.get
+			}
+			b.mu.Unlock()
+			if target == nil {
+				target = b.awaitStream(ctx)
+			}
+			if target == nil || !target.offer(msg) {
+				return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client's stream closed before it answered %s", req.Method)
+			}
+			done = target.done
+		case <-ctx.Done():
+			return nil, ctx.Err() // cancelled by the child or closed: nothing is written
 		}
-		return r.result, nil
-	case <-target.done:
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client's stream closed before it answered %s", req.Method)
-	case <-ctx.Done():
-		return nil, ctx.Err() // cancelled by the child or closed: nothing is written
 	}
 }
 

@@ -34,7 +34,11 @@
 //     connection makes unique and the adapter restores. A request's progress
 //     goes, by its token, to its own POST stream; the server's requests
 //     (sampling, elicitation, roots) and its logs go to the newest POST in
-//     flight; other notifications go to the session's GET stream. A client
+//     flight (else the GET stream); a request whose stream ends before it
+//     was written goes out on another, and one that was written waits for
+//     the client's answer however long its stream lasts (a task's question
+//     may come while a short tasks/get is the newest POST); other
+//     notifications go to the session's GET stream. A client
 //     that leaves does not cancel its request (the 2025 rule);
 //     notifications/cancelled does. Streams advise a retry delay but
 //     replay nothing. DELETE ends the session.

@@ -84,6 +84,10 @@ var nameParam = map[string]string{
 	"tools/call":     "name",
 	"prompts/get":    "name",
 	"resources/read": "uri",
+	// The tasks extension's requests name their task.
+	"tasks/get":    "taskId",
+	"tasks/update": "taskId",
+	"tasks/cancel": "taskId",
 }
 
 // checkHeaders validates the headers a 2026-07-28 request mirrors from its
@@ -94,8 +98,9 @@ var nameParam = map[string]string{
 //     without one is left for the server to reject: the -32602 it owes such
 //     a request is part of what is being scored.
 //   - Mcp-Method must equal the method (values are case-sensitive).
-//   - Mcp-Name must equal params.name (tools/call, prompts/get) or
-//     params.uri (resources/read), and is required when the body has one.
+//   - Mcp-Name must equal params.name (tools/call, prompts/get),
+//     params.uri (resources/read) or params.taskId (tasks/get, tasks/update,
+//     tasks/cancel), and is required when the body has one.
 //
 // Values are compared after trimming optional whitespace, and Mcp-Name after
 // decoding the =?base64?…?= form.

@@ -38,6 +38,7 @@ func (d *Demo) addConformance() {
 	d.addConformanceMRTRTools()
 	d.addConformanceResources()
 	d.addConformancePrompts()
+	d.addConformanceTaskTools()
 }
 
 // noArgs is the input schema of the fixtures that take no arguments.
