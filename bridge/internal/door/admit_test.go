@@ -568,3 +568,58 @@ func TestAdmitScopes(t *testing.T) {
 		pass.Release()
 	}
 }
+
+// TestTaskOwners: a task a child created answers its creator only: another
+// principal's tasks/get, tasks/update, tasks/result and tasks/cancel are
+// refused as an unknown task, as is an authenticated caller's naming a
+// task the door never saw created; tasks/list keeps the caller's own;
+// without authentication everything passes.
+func TestTaskOwners(t *testing.T) {
+	d, log, refused := testDoor(t, nil, Limits{})
+	s := &Server{Name: "s"}
+	alice, bob := caller("alice"), caller("bob")
+	d.tasks.record("s", access.CallerID(alice), json.RawMessage(`{"resultType":"task","taskId":"t-alice","status":"working","ttlMs":60000}`))
+	d.tasks.record("s", access.CallerID(bob), json.RawMessage(`{"task":{"taskId":"t-bob","status":"working","ttl":null}}`))
+	d.tasks.record("s", access.CallerID(bob), json.RawMessage(`{"content":[{"type":"text","text":"no task, though it says \"taskId\""}]}`))
+	for _, tc := range []struct {
+		ctx    context.Context
+		method string
+		id     string
+		ok     bool
+	}{
+		{alice, "tasks/get", "t-alice", true},
+		{alice, "tasks/cancel", "t-alice", true},
+		{bob, "tasks/get", "t-alice", false},
+		{bob, "tasks/update", "t-alice", false},
+		{bob, "tasks/result", "t-alice", false},
+		{bob, "tasks/cancel", "t-alice", false},
+		{bob, "tasks/get", "t-bob", true},
+		{alice, "tasks/get", "t-unseen", false},
+		{context.Background(), "tasks/get", "t-unseen", true}, // anonymous: the child answers
+		{alice, "tasks/get", "t-alice-other-server", false},
+	} {
+		req := NewRequest(ViaGRPC, s, tc.method, json.RawMessage(`{"taskId":"`+tc.id+`"}`))
+		pass, ref := d.Admit(tc.ctx, req)
+		if (ref == nil) != tc.ok {
+			t.Errorf("%s %s by %q: refused %v, want allowed %v", tc.method, tc.id, access.CallerID(tc.ctx), ref, tc.ok)
+		}
+		if ref != nil && (ref.RPC.Code != -32602 || ref.RPC.Message != "Task not found" || ref.Why != RefusedDenied) {
+			t.Errorf("the refusal: %+v", ref.CallError)
+		}
+		pass.Release()
+	}
+	if got := len(refused()); got != 6 {
+		t.Errorf("%d refusals counted, want 6", got)
+	}
+	if recs := log.records(t); len(recs) != 6 || recs[0]["refused"] != RefusedDenied {
+		t.Errorf("audit records: %v", recs)
+	}
+	list := json.RawMessage(`{"tasks":[{"taskId":"t-alice"},{"taskId":"t-bob"},{"taskId":"t-unseen"}],"nextCursor":"2"}`)
+	if got := string(d.tasks.filterTasks("s", access.CallerID(bob), list)); got != `{"tasks":[{"taskId":"t-bob"}],"nextCursor":"2"}` {
+		t.Errorf("bob's tasks/list: %s", got)
+	}
+	// An anonymous caller (no authentication) sees what no principal owns.
+	if got := string(d.tasks.filterTasks("s", "", list)); got != `{"tasks":[{"taskId":"t-unseen"}],"nextCursor":"2"}` {
+		t.Errorf("an anonymous caller's tasks/list: %s", got)
+	}
+}

@@ -24,6 +24,7 @@
 package door
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,6 +98,8 @@ type Door struct {
 	Obs *Observer
 	// Refused is told of each refusal (the refusals metric); nil: nobody.
 	Refused func(req *Request, why string)
+
+	tasks taskOwners // who created each task of a child: tasks.go
 }
 
 // New is a door with auth, rules and the bridge-wide limits in force.
@@ -258,6 +261,11 @@ func (d *Door) Admit(ctx context.Context, req *Request) (*Pass, *Refusal) {
 			}
 		}
 	}
+	if taskMethods[req.Method] {
+		if id := taskIDOf(req.Params); id != "" && !d.tasks.owns(req.Server.Name, access.CallerID(ctx), id) {
+			return nil, d.refuse(ctx, req, RefusedDenied, &rpcerr.CallError{RPC: taskNotFound(id)})
+		}
+	}
 	ps := &Pass{d: d, req: req, ctx: ctx}
 	for i, l := range [2]*Limiter{d.Limiter(), req.Server.Limiter} {
 		release, wait, ok := l.Admit(ctx, !req.Long)
@@ -349,6 +357,16 @@ func (p *Pass) Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, 
 	op := p.d.Obs.begin(ctx, p.req.Server.Name, c, p.req, fromMeta)
 	res, err := c.Call(ctx, p.req.Method, sent, op.options(opts))
 	op.end(res, err)
+	if err == nil {
+		switch p.req.Method {
+		case "tools/call":
+			if bytes.Contains(res, []byte(`"taskId"`)) { // a task, perhaps: tasks.go
+				p.d.tasks.record(p.req.Server.Name, access.CallerID(p.ctx), res)
+			}
+		case "tasks/list":
+			res = p.d.tasks.filterTasks(p.req.Server.Name, access.CallerID(p.ctx), res)
+		}
+	}
 	return res, err
 }
 
