@@ -95,7 +95,7 @@ func TestDemoGoSDKClient(t *testing.T) {
 			for _, tool := range tools.Tools {
 				names = append(names, tool.Name)
 			}
-			if diff := cmp.Diff([]string{"ask", "echo", "exit", "fail", "large_result", "progress", "whoami"}, names); diff != "" {
+			if diff := cmp.Diff([]string{"ask", "build", "echo", "exit", "fail", "large_result", "progress", "whoami"}, names); diff != "" {
 				t.Errorf("ListTools (-want +got):\n%s", diff)
 			}
 

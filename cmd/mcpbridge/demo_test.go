@@ -118,7 +118,7 @@ func TestDemoTools(t *testing.T) {
 					t.Errorf("tool %s: description %q, inputSchema %s", tool.Name, tool.Description, tool.InputSchema)
 				}
 			}
-			if diff := cmp.Diff([]string{"ask", "echo", "exit", "fail", "large_result", "progress", "whoami"}, names); diff != "" {
+			if diff := cmp.Diff([]string{"ask", "build", "echo", "exit", "fail", "large_result", "progress", "whoami"}, names); diff != "" {
 				t.Errorf("tools/list names (-want +got):\n%s", diff)
 			}
 
@@ -486,7 +486,7 @@ func TestDemoFlags(t *testing.T) {
 		want     []string // on stderr
 	}{
 		{[]string{"-h"}, 0, []string{"usage: mcpbridge demo", "-conformance", "-tick", "-request-timeout", "-log-level",
-			"echo(message)", "progress(seconds, steps)", "large_result(bytes)", "fail(message)", "ask(question)", "exit(code)",
+			"echo(message)", "progress(seconds, steps)", "large_result(bytes)", "fail(message)", "ask(question)", "exit(code)", "build(steps, seconds, confirm)",
 			"demo://counter", "demo://greeting/{name}", "greet(name, style)", "OTEL_EXPORTER_OTLP_ENDPOINT"}},
 		{[]string{"-tick", "-1s"}, 2, []string{"mcpbridge demo: invalid value -1s for flag --tick: must not be negative\nRun 'mcpbridge demo -h' for usage.\n"}},
 		{[]string{"-log-level", "loud"}, 2, []string{`mcpbridge demo: invalid value "loud" for flag --log-level`}},

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 )
@@ -81,5 +82,61 @@ servers:
 	}
 	if a := ask("alice", "tasks/cancel", aliceTask); a["result"].(map[string]any)["status"] != "cancelled" {
 		t.Errorf("alice's tasks/cancel of her task: %v", a)
+	}
+}
+
+// TestDemoBuildTask: the demo's build tool as a 2026-07-28 host uses it,
+// directly and through connect: a task at once, its status while it
+// works, its question in tasks/get, the answer with tasks/update, and the
+// report in tasks/get; a second build cancelled.
+func TestDemoBuildTask(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	demo := []string{mcpbridgeBin, "demo", "-tick", "0"}
+	b := startBridge(t, nil, append([]string{"--"}, demo...)...)
+	for name, argv := range map[string][]string{"direct": demo, "connect": {mcpbridgeBin, "connect", "--addr", b.addr}} {
+		t.Run(name, func(t *testing.T) {
+			h := startHost(t, argv...)
+			result := func(a map[string]any) map[string]any {
+				res, _ := a["result"].(map[string]any)
+				if res == nil {
+					t.Fatalf("no result: %v", a)
+				}
+				return res
+			}
+			get := func(id string) map[string]any {
+				return result(h.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":%q,%s}}`, id, meta)))
+			}
+			await := func(id, status string) map[string]any {
+				deadline := time.Now().Add(testTimeout)
+				for time.Now().Before(deadline) {
+					if res := get(id); res["status"] == status {
+						return res
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				t.Fatalf("task %s never became %s", id, status)
+				return nil
+			}
+			created := result(h.call(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"build","arguments":{"steps":3,"seconds":0.05,"confirm":true},`+meta+`}}`))
+			id, _ := created["taskId"].(string)
+			if created["resultType"] != "task" || created["status"] != "working" || id == "" {
+				t.Fatalf("the build's answer: %v", created)
+			}
+			asked := await(id, "input_required")
+			if asked["statusMessage"] != "waiting for the user" || !strings.Contains(fmt.Sprint(asked["inputRequests"]), "Publish the build?") {
+				t.Errorf("the build's question: %v", asked)
+			}
+			h.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tasks/update","params":{"taskId":%q,"inputResponses":{"publish":{"action":"accept","content":{"publish":true}}},%s}}`, id, meta))
+			done := await(id, "completed")
+			if !strings.Contains(fmt.Sprint(done["result"]), "built in 3 steps; published") {
+				t.Errorf("the build's report: %v", done)
+			}
+			long := result(h.call(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"build","arguments":{"steps":100,"seconds":60},`+meta+`}}`))
+			lid, _ := long["taskId"].(string)
+			h.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tasks/cancel","params":{"taskId":%q,%s}}`, lid, meta))
+			if res := await(lid, "cancelled"); res["statusMessage"] == nil {
+				t.Errorf("the cancelled build: %v", res)
+			}
+		})
 	}
 }

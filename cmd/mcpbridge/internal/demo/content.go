@@ -58,6 +58,16 @@ type (
 	exitArgs struct {
 		Code int `json:"code,omitempty" jsonschema:"The exit code" mcp:"minimum=0,maximum=255,default=1"`
 	}
+	// build: a long job, as a task when the client takes one.
+	buildArgs struct {
+		Steps   int     `json:"steps,omitempty" jsonschema:"How many build steps" mcp:"minimum=1,maximum=100,default=5"`
+		Seconds float64 `json:"seconds,omitempty" jsonschema:"How long each step takes" mcp:"minimum=0,maximum=60,default=1"`
+		Confirm bool    `json:"confirm,omitempty" jsonschema:"Ask the user before publishing the build"`
+	}
+	// publishForm is the build tool's question.
+	publishForm struct {
+		Publish bool `json:"publish" mcp:"title=Publish the build?"`
+	}
 	// answerForm is the form the ask tool's question is.
 	answerForm struct {
 		Answer string `json:"answer" mcp:"title=Answer"`
@@ -154,6 +164,46 @@ func (d *Demo) addTools() {
 		d.log.Warn("mcpbridge demo: exiting as the exit tool asked", "code", a.Code)
 		os.Exit(a.Code)
 		panic("unreachable")
+	})
+
+	mcp.AddTool(d.srv, mcp.Tool{
+		Name:  "build",
+		Title: "Build",
+		Description: "A long job: works through its steps (a status message and a progress report each), " +
+			"optionally asks the user whether to publish, and returns a report. It runs as a task when the client " +
+			"takes one (the 2026-07-28 tasks extension, or params.task on 2025-11-25): poll it, answer its question, " +
+			"cancel it. Otherwise it runs in the request.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ptr(true), OpenWorldHint: ptr(false)},
+		Execution:   &mcp.ToolExecution{TaskSupport: mcp.TaskOptional},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, a buildArgs) (*mcp.ToolResult, error) {
+		return req.RunTask(ctx, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+			step := time.Duration(a.Seconds * float64(time.Second))
+			for i := 1; i <= a.Steps; i++ {
+				msg := fmt.Sprintf("step %d of %d", i, a.Steps)
+				req.SetTaskStatus(msg)
+				if err := wait(ctx, step); err != nil {
+					d.log.Info("build: stopped", "step", i, "cause", context.Cause(ctx))
+					return nil, err
+				}
+				if err := req.ReportProgress(ctx, mcp.Progress{Progress: float64(i), Total: float64(a.Steps), Message: msg}); err != nil && ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+			}
+			published := "not asked to publish"
+			if a.Confirm {
+				req.SetTaskStatus("waiting for the user")
+				form, action, err := mcp.Elicit[publishForm](ctx, &req.Request, "publish", "Publish the build?")
+				switch {
+				case err != nil:
+					return nil, err
+				case action == mcp.ElicitAccept && form.Publish:
+					published = "published"
+				default:
+					published = "not published"
+				}
+			}
+			return mcp.TextResult(fmt.Sprintf("built in %d steps; %s", a.Steps, published)), nil
+		})
 	})
 
 	mcp.AddTool(d.srv, mcp.Tool{

@@ -132,6 +132,10 @@ Tools:
   large_result(bytes)   returns one text block of that many bytes (default 100000)
   fail(message)         always fails: an isError result carrying message
   ask(question)         asks the user through elicitation (a one-field form)
+  build(steps, seconds, confirm)
+                        a long job: steps (default 5) of seconds (default 1) each, with
+                        status and progress, then (confirm) asks whether to publish; a
+                        task when the client takes one
   exit(code)            exits the process at once with code (default 1), for crash tests
   whoami()              the process id, host name and DEMO_SESSION variable of the
                         process that answered: where a balancer sent the call
