@@ -623,3 +623,26 @@ func TestTaskOwners(t *testing.T) {
 		t.Errorf("an anonymous caller's tasks/list: %s", got)
 	}
 }
+
+// TestAuditTasks: the record of a tools/call that created a task names
+// it, and tasks/update and tasks/cancel are recorded with the task they
+// name; tasks/get, a read, is not.
+func TestAuditTasks(t *testing.T) {
+	d, log, _ := testDoor(t, nil, Limits{})
+	s := &Server{Name: "s"}
+	alice := caller("alice")
+	d.audit(alice, NewRequest(ViaGRPC, s, "tools/call", json.RawMessage(`{"name":"build"}`)), time.Now(),
+		json.RawMessage(`{"resultType":"task","taskId":"t-1","status":"working"}`), nil, "")
+	d.audit(alice, NewRequest(ViaGRPC, s, "tools/call", json.RawMessage(`{"name":"build","task":{}}`)), time.Now(),
+		json.RawMessage(`{"task":{"taskId":"t-2","status":"working"}}`), nil, "")
+	for _, m := range []string{"tasks/update", "tasks/cancel", "tasks/get"} {
+		d.audit(alice, NewRequest(ViaGRPC, s, m, json.RawMessage(`{"taskId":"t-1"}`)), time.Now(), json.RawMessage(`{}`), nil, "")
+	}
+	recs := log.records(t)
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4 (tasks/get is not audited): %v", len(recs), recs)
+	}
+	for i, want := range []struct{ method, task string }{{"tools/call", "t-1"}, {"tools/call", "t-2"}, {"tasks/update", "t-1"}, {"tasks/cancel", "t-1"}} {
+		wantFields(t, recs[i], map[string]string{"method": want.method, "task_id": want.task, "principal": "alice", "outcome": "ok"})
+	}
+}

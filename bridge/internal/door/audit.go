@@ -1,6 +1,7 @@
 package door
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -20,9 +21,12 @@ import (
 )
 
 // audited are the MCP methods whose every outcome the audit log records:
-// what acts on a server's tools, resources and prompts. A request the door
-// refuses is recorded whatever its method.
-var audited = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
+// what acts on a server's tools, resources and prompts, and what answers
+// or cancels a task (a task's creation is its tools/call's record, which
+// then names it). A request the door refuses is recorded whatever its
+// method.
+var audited = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true,
+	"tasks/update": true, "tasks/cancel": true}
 
 // audit writes one record of a request to Config.Audit: who (the
 // principal and how it authenticated), where (server, method, tool,
@@ -43,6 +47,18 @@ func (d *Door) audit(ctx context.Context, req *Request, start time.Time, res jso
 	}
 	if a := req.Aggregate; a != nil {
 		attrs = append(attrs, slog.String("aggregate", a.Server), slog.String("aggregate_name", TruncateLogValue(a.Name)))
+	}
+	// The task a record is about: the one a tools/call created, or the
+	// one a tasks/* request names.
+	switch {
+	case taskMethods[req.Method]:
+		if id := taskIDOf(req.Params); id != "" {
+			attrs = append(attrs, slog.String("task_id", TruncateLogValue(id)))
+		}
+	case req.Method == "tools/call" && err == nil && bytes.Contains(res, []byte(`"taskId"`)):
+		if id, _ := createdTask(res); id != "" {
+			attrs = append(attrs, slog.String("task_id", TruncateLogValue(id)))
+		}
 	}
 	if p := access.FromContext(ctx); p != nil {
 		attrs = append(attrs, slog.String("principal", p.Name), slog.String("auth", p.Method))
