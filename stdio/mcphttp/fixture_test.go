@@ -25,6 +25,10 @@ import (
 //   - test/ask: sends sampling/createMessage and returns {"answer": the
 //     response it got}.
 //   - test/notify: sends notifications/resources/updated, then returns {}.
+//   - test/ask-later: returns {} at once, then after params.delayMs sends
+//     sampling/createMessage of its own; test/late-answer returns
+//     {"answer": the response it got} (waiting for it); test/hold returns
+//     {} after params.ms.
 //   - tools/list: one tool, mirror, whose argument region is mirrored
 //     into the header Mcp-Param-Region (x-mcp-header).
 //   - test/error: fails with params.code.
@@ -35,6 +39,7 @@ func runFixture() int {
 	f := &fixture{
 		out:       bufio.NewWriter(os.Stdout),
 		answers:   map[string]chan json.RawMessage{},
+		late:      make(chan json.RawMessage, 1),
 		anyCancel: make(chan struct{}),
 	}
 	in := bufio.NewScanner(os.Stdin)
@@ -79,6 +84,7 @@ type fixtureMessage struct {
 }
 
 type fixture struct {
+	late      chan json.RawMessage // the answer to test/ask-later's request
 	mu        sync.Mutex
 	out       *bufio.Writer
 	answers   map[string]chan json.RawMessage
@@ -105,6 +111,8 @@ func (f *fixture) notify(method string, params any) {
 
 func (f *fixture) handle(m fixtureMessage) {
 	var p struct {
+		DelayMS       int             `json:"delayMs"`
+		MS            int             `json:"ms"`
 		Code          int64           `json:"code"`
 		Notifications json.RawMessage `json:"notifications"`
 		Meta          struct {
@@ -151,6 +159,24 @@ func (f *fixture) handle(m fixtureMessage) {
 		f.mu.Unlock()
 		f.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "sampling/createMessage", "params": map[string]any{"maxTokens": 1}})
 		f.result(m.ID, map[string]any{"answer": json.RawMessage(<-ch)})
+	case "test/ask-later":
+		f.result(m.ID, map[string]any{})
+		time.Sleep(time.Duration(p.DelayMS) * time.Millisecond)
+		id := json.RawMessage(`"later"`)
+		f.mu.Lock()
+		f.answers[string(id)] = f.late
+		f.mu.Unlock()
+		f.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "sampling/createMessage", "params": map[string]any{"maxTokens": 1}})
+	case "test/late-answer":
+		select {
+		case a := <-f.late:
+			f.result(m.ID, map[string]any{"answer": a})
+		case <-time.After(10 * time.Second):
+			f.result(m.ID, map[string]any{"answer": nil})
+		}
+	case "test/hold":
+		time.Sleep(time.Duration(p.MS) * time.Millisecond)
+		f.result(m.ID, map[string]any{})
 	case "test/notify":
 		f.notify("notifications/resources/updated", map[string]any{"uri": "test://x"})
 		f.result(m.ID, map[string]any{})

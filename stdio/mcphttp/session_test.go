@@ -98,6 +98,34 @@ func TestSession(t *testing.T) {
 		}
 	})
 
+	t.Run("a server request outlives the stream that carried it", func(t *testing.T) {
+		// The request comes while a short POST is the newest; that POST
+		// ends before the client answers, and the answer still reaches
+		// the child (a task's question while a tasks/get polls).
+		call(t, url, in(`{"jsonrpc":"2.0","id":20,"method":"test/ask-later","params":{"delayMs":500}}`))
+		resp := send(context.Background(), t, url, in(`{"jsonrpc":"2.0","id":21,"method":"test/hold","params":{"ms":1500}}`))
+		defer resp.Body.Close()
+		events := newEvents(resp.Body)
+		req, err := events.next()
+		if err != nil || field(t, req, "method") != "sampling/createMessage" {
+			t.Fatalf("first message on the short POST: %s, %v; want sampling/createMessage", req, err)
+		}
+		if res, err := events.next(); err != nil || raw(t, res, "id") != "21" {
+			t.Fatalf("the short POST's response: %s, %v", res, err)
+		}
+		if msg, err := events.next(); err != io.EOF {
+			t.Fatalf("after its response the short POST carried %s, %v; want its end", msg, err)
+		}
+		answer := `{"jsonrpc":"2.0","id":` + raw(t, req, "id") + `,"result":{"model":"late"}}`
+		if status, _, _ := post(t, url, in(answer)); status != http.StatusAccepted {
+			t.Errorf("POST of the answer: status %d, want 202", status)
+		}
+		got := call(t, url, in(`{"jsonrpc":"2.0","id":22,"method":"test/late-answer"}`))
+		if a := raw(t, got, "result", "answer", "result"); a != `{"model":"late"}` {
+			t.Errorf("the child got %s, want the client's answer", raw(t, got, "result", "answer"))
+		}
+	})
+
 	t.Run("notifications/cancelled reaches the child under its id", func(t *testing.T) {
 		resp := send(context.Background(), t, url, in(`{"jsonrpc":"2.0","id":9,"method":"test/wait","params":{"_meta":{"progressToken":1}}}`))
 		defer resp.Body.Close()
