@@ -9,6 +9,7 @@ package access
 // it may use through the rules (OAuthConfig.Scopes).
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -139,8 +140,8 @@ func newOAuth(ctx context.Context, c OAuthConfig) (*oauthState, error) {
 	if c.Leeway == 0 {
 		c.Leeway = 30 * time.Second
 	}
-	c.PrincipalClaim = cmpOr(c.PrincipalClaim, "sub")
-	c.GroupsClaim = cmpOr(c.GroupsClaim, "groups")
+	c.PrincipalClaim = cmp.Or(c.PrincipalClaim, "sub")
+	c.GroupsClaim = cmp.Or(c.GroupsClaim, "groups")
 	if c.RefreshInterval <= 0 {
 		c.RefreshInterval = time.Hour
 	}
@@ -158,13 +159,6 @@ func newOAuth(ctx context.Context, c OAuthConfig) (*oauthState, error) {
 		parser: jwt.NewParser(jwt.WithValidMethods(algorithms), jwt.WithIssuer(c.Issuer),
 			jwt.WithLeeway(c.Leeway), jwt.WithExpirationRequired(), jwt.WithIssuedAt()),
 	}, nil
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // discoverJWKS reads the authorization server's metadata and returns its
@@ -366,8 +360,8 @@ const WellKnownPath = "/.well-known/oauth-protected-resource"
 func (rs *ResourceServer) ScopesFor(server string, kind Kind, name string) []string {
 	var out []string
 	for _, s := range rs.Scopes {
-		r := Rules{{Principals: []string{"*"}, Servers: s.Servers, Tools: s.Tools, Resources: s.Resources, Prompts: s.Prompts}}
-		if server == "" || r.Allow(&Principal{}, server, kind, name) {
+		// The scope's own rule, for a token that holds it alone.
+		if server == "" || scopeRules([]Scope{s}).Allow(&Principal{Scopes: []string{s.Name}}, server, kind, name) {
 			out = append(out, s.Name)
 		}
 	}

@@ -129,7 +129,7 @@ func (s *Server) taskModeOf(c *call, support TaskSupport) (taskMode, error) {
 	if c.modern {
 		// The legacy params.task is ignored; the extension, declared in
 		// this request's own capabilities, decides.
-		if _, ok := c.caps.Extensions[TasksExtension]; ok && support != TaskForbidden && support != "" {
+		if _, ok := c.caps.Extensions[TasksExtension]; ok && support != TaskForbidden {
 			return taskMode{ok: true}, nil
 		}
 		if support == TaskRequired {
@@ -141,7 +141,7 @@ func (s *Server) taskModeOf(c *call, support TaskSupport) (taskMode, error) {
 	switch {
 	case asked && !rawjson.IsObject(raw):
 		return taskMode{}, invalidParams("task must be an object")
-	case asked && (support == "" || support == TaskForbidden):
+	case asked && support == TaskForbidden:
 		return taskMode{}, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: this tool does not run as a task")
 	case !asked && support == TaskRequired:
 		return taskMode{}, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: this tool runs only as a task (params.task)")
@@ -249,9 +249,8 @@ type task struct {
 
 // taskStore is a session's tasks.
 type taskStore struct {
-	mu    sync.Mutex
-	m     map[string]*task
-	order []*task // by creation, for tasks/list
+	mu sync.Mutex
+	m  map[string]*task
 }
 
 // errTaskCancelled is the cause of a cancelled task's context.
@@ -283,7 +282,6 @@ func (st *taskStore) create(ss *session, modern bool, ttl time.Duration) (*task,
 			map[string]any{"retryable": true})
 	}
 	st.m[t.id] = t
-	st.order = append(st.order, t)
 	t.expiry = time.AfterFunc(ttl, func() { st.expire(t) })
 	return t, nil
 }
@@ -296,15 +294,14 @@ func (st *taskStore) expire(t *task) {
 	}
 	st.mu.Lock()
 	delete(st.m, t.id)
-	st.order = slices.DeleteFunc(st.order, func(o *task) bool { return o == t })
 	st.mu.Unlock()
 }
 
 // closeAll cancels the work of every task, at the session's end.
 func (st *taskStore) closeAll() {
 	st.mu.Lock()
-	tasks := slices.Clone(st.order)
-	st.m, st.order = nil, nil
+	tasks := slices.Collect(maps.Values(st.m))
+	st.m = nil
 	st.mu.Unlock()
 	for _, t := range tasks {
 		t.expiry.Stop()
@@ -335,23 +332,25 @@ func (t *task) run(ctx context.Context, ss *session, req *CallToolRequest, work 
 		}()
 		res, err = work(ctx, req)
 	}()
-	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		// Cancelled or expired: already settled by the canceller.
 		t.finish(TaskCancelled, nil, nil, "")
 		return
 	}
 	if err != nil {
+		// A JSON-RPC error fails the task with it, as does an error the
+		// runtime turns into one (a missing capability); any other is
+		// the tool's failure.
+		_, out, handled := ss.srv.settle(req.c, req.in, err)
+		if handled {
+			err = out
+		}
 		var rpc *jsonrpc.Error
 		switch {
 		case errors.As(err, &rpc):
 			t.finish(TaskFailed, nil, rpc, rpc.Message)
 			return
-		}
-		if _, out, handled := ss.srv.settle(req.c, req.in, err); handled {
-			if errors.As(out, &rpc) {
-				t.finish(TaskFailed, nil, rpc, rpc.Message)
-				return
-			}
+		case handled: // ErrInputRequired, which a task's Ask never returns
 			t.finish(TaskFailed, nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"), "")
 			return
 		}
@@ -709,43 +708,42 @@ func (s *Server) taskResult(ctx context.Context, c *call) (*reply, error) {
 }
 
 // listTasks answers tasks/list (2025-11-25): the session's tasks by
-// creation, a page at a time; the cursor is the next task's index.
+// creation, a page at a time, with the signed cursors of the other lists
+// (pagination.go).
 func (s *Server) listTasks(_ context.Context, c *call) (*reply, error) {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
-	if json.Unmarshal(c.params, &p) != nil {
-		return nil, invalidParams("tasks/list takes an optional string cursor")
-	}
-	start := 0
-	if p.Cursor != nil {
-		n, err := strconv.Atoi(*p.Cursor)
-		if err != nil || n < 0 {
-			return nil, invalidParams("unknown cursor")
-		}
-		start = n
-	}
 	st := &c.sess.tasks
 	st.mu.Lock()
-	tasks := slices.Clone(st.order)
+	byKey := make(map[string]*task, len(st.m))
+	for _, t := range st.m {
+		byKey[t.listKey()] = t
+	}
 	st.mu.Unlock()
-	start = min(start, len(tasks))
-	end := min(start+s.cfg.PageSize, len(tasks))
+	keys := slices.Sorted(maps.Keys(byKey))
+	start, end, next, err := paginate(s, "tasks", c.params, keys)
+	if err != nil {
+		return nil, err
+	}
 	out := []byte(`{"tasks":[`)
-	for i, t := range tasks[start:end] {
+	for i, k := range keys[start:end] {
 		if i > 0 {
 			out = append(out, ',')
 		}
+		t := byKey[k]
 		t.mu.Lock()
 		out = append(t.envelope(append(out, '{')), '}')
 		t.mu.Unlock()
 	}
 	out = append(out, ']')
-	if end < len(tasks) {
+	if next != "" {
 		out = append(out, `,"nextCursor":`...)
-		out = rawjson.AppendString(out, strconv.Itoa(end))
+		out = rawjson.AppendString(out, next)
 	}
 	return &reply{body: append(out, '}')}, nil
+}
+
+// listKey orders tasks by creation: the time, fixed width, then the id.
+func (t *task) listKey() string {
+	return fmt.Sprintf("%020d/%s", t.created.UnixNano(), t.id)
 }
 
 // tasksCapability is the 2025-11-25 capabilities.tasks of a server with a

@@ -578,9 +578,13 @@ func TestTaskOwners(t *testing.T) {
 	d, log, refused := testDoor(t, nil, Limits{})
 	s := &Server{Name: "s"}
 	alice, bob := caller("alice"), caller("bob")
-	d.tasks.record("s", access.CallerID(alice), json.RawMessage(`{"resultType":"task","taskId":"t-alice","status":"working","ttlMs":60000}`))
-	d.tasks.record("s", access.CallerID(bob), json.RawMessage(`{"task":{"taskId":"t-bob","status":"working","ttl":null}}`))
-	d.tasks.record("s", access.CallerID(bob), json.RawMessage(`{"content":[{"type":"text","text":"no task, though it says \"taskId\""}]}`))
+	// The child's answers to tools/call, as Pass.Call hands them on.
+	answer := func(ctx context.Context, res string) {
+		(&Pass{d: d, ctx: ctx, req: NewRequest(ViaGRPC, s, "tools/call", json.RawMessage(`{"name":"build"}`))}).answered(json.RawMessage(res))
+	}
+	answer(alice, `{"resultType":"task","taskId":"t-alice","status":"working","ttlMs":60000}`)
+	answer(bob, `{"task":{"taskId":"t-bob","status":"working","ttl":null}}`)
+	answer(bob, `{"content":[{"type":"text","text":"no task, though it says \"taskId\""}]}`)
 	for _, tc := range []struct {
 		ctx    context.Context
 		method string
@@ -631,12 +635,21 @@ func TestAuditTasks(t *testing.T) {
 	d, log, _ := testDoor(t, nil, Limits{})
 	s := &Server{Name: "s"}
 	alice := caller("alice")
-	d.audit(alice, NewRequest(ViaGRPC, s, "tools/call", json.RawMessage(`{"name":"build"}`)), time.Now(),
-		json.RawMessage(`{"resultType":"task","taskId":"t-1","status":"working"}`), nil, "")
-	d.audit(alice, NewRequest(ViaGRPC, s, "tools/call", json.RawMessage(`{"name":"build","task":{}}`)), time.Now(),
-		json.RawMessage(`{"task":{"taskId":"t-2","status":"working"}}`), nil, "")
+	// Each request admitted, answered by the child as Pass.Call hands the
+	// answer on, and recorded.
+	through := func(method, params, res string) {
+		pass, ref := d.Admit(alice, NewRequest(ViaGRPC, s, method, json.RawMessage(params)))
+		if ref != nil {
+			t.Fatalf("%s refused: %v", method, ref.CallError)
+		}
+		out := pass.answered(json.RawMessage(res))
+		pass.Record(time.Now(), out, nil)
+		pass.Release()
+	}
+	through("tools/call", `{"name":"build"}`, `{"resultType":"task","taskId":"t-1","status":"working"}`)
+	through("tools/call", `{"name":"build","task":{}}`, `{"task":{"taskId":"t-2","status":"working"}}`)
 	for _, m := range []string{"tasks/update", "tasks/cancel", "tasks/get"} {
-		d.audit(alice, NewRequest(ViaGRPC, s, m, json.RawMessage(`{"taskId":"t-1"}`)), time.Now(), json.RawMessage(`{}`), nil, "")
+		through(m, `{"taskId":"t-1"}`, `{}`)
 	}
 	recs := log.records(t)
 	if len(recs) != 4 {

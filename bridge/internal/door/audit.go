@@ -1,7 +1,6 @@
 package door
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -48,17 +47,8 @@ func (d *Door) audit(ctx context.Context, req *Request, start time.Time, res jso
 	if a := req.Aggregate; a != nil {
 		attrs = append(attrs, slog.String("aggregate", a.Server), slog.String("aggregate_name", TruncateLogValue(a.Name)))
 	}
-	// The task a record is about: the one a tools/call created, or the
-	// one a tasks/* request names.
-	switch {
-	case taskMethods[req.Method]:
-		if id := taskIDOf(req.Params); id != "" {
-			attrs = append(attrs, slog.String("task_id", TruncateLogValue(id)))
-		}
-	case req.Method == "tools/call" && err == nil && bytes.Contains(res, []byte(`"taskId"`)):
-		if id, _ := createdTask(res); id != "" {
-			attrs = append(attrs, slog.String("task_id", TruncateLogValue(id)))
-		}
+	if req.Task != "" {
+		attrs = append(attrs, slog.String("task_id", TruncateLogValue(req.Task)))
 	}
 	if p := access.FromContext(ctx); p != nil {
 		attrs = append(attrs, slog.String("principal", p.Name), slog.String("auth", p.Method))

@@ -134,6 +134,10 @@ type Request struct {
 	Names  []string        // the tools, resources or prompts the request is about
 	Long   bool            // a stream that stays open: it counts for the rate, not for the calls in flight
 	Meta   json.RawMessage // params._meta when it is an object (ParseRequest only): the era, the progress token, the trace parent
+	// Task is the task the request is about: the one a tasks/* request
+	// names (Admit), or the one a tools/call created (Pass.Call); "" for
+	// none. Its audit record names it.
+	Task string
 	// Aggregate, when set, is the aggregated server the caller named and
 	// the name it used: the request passes the door as one to the member
 	// (Server) about the member's own name (Names), and its audit record
@@ -262,8 +266,9 @@ func (d *Door) Admit(ctx context.Context, req *Request) (*Pass, *Refusal) {
 		}
 	}
 	if taskMethods[req.Method] {
-		if id := taskIDOf(req.Params); id != "" && !d.tasks.owns(req.Server.Name, access.CallerID(ctx), id) {
-			return nil, d.refuse(ctx, req, RefusedDenied, &rpcerr.CallError{RPC: taskNotFound(id)})
+		req.Task = taskIDOf(req.Params)
+		if req.Task != "" && !d.tasks.owns(req.Server.Name, access.CallerID(ctx), req.Task) {
+			return nil, d.refuse(ctx, req, RefusedDenied, &rpcerr.CallError{RPC: taskNotFound(req.Task)})
 		}
 	}
 	ps := &Pass{d: d, req: req, ctx: ctx}
@@ -358,16 +363,30 @@ func (p *Pass) Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, 
 	res, err := c.Call(ctx, p.req.Method, sent, op.options(opts))
 	op.end(res, err)
 	if err == nil {
-		switch p.req.Method {
-		case "tools/call":
-			if bytes.Contains(res, []byte(`"taskId"`)) { // a task, perhaps: tasks.go
-				p.d.tasks.record(p.req.Server.Name, access.CallerID(p.ctx), res)
-			}
-		case "tasks/list":
-			res = p.d.tasks.filterTasks(p.req.Server.Name, access.CallerID(p.ctx), res)
-		}
+		res = p.answered(res)
 	}
 	return res, err
+}
+
+// answered is what the door does with a child's result before the caller
+// gets it (tasks.go): a task a tools/call created is recorded as the
+// caller's and becomes the request's Task, for its audit record; a
+// tasks/list keeps the caller's own.
+func (p *Pass) answered(res json.RawMessage) json.RawMessage {
+	switch p.req.Method {
+	case "tools/call":
+		if !bytes.Contains(res, []byte(`"taskId"`)) { // the common case: no task
+			return res
+		}
+		id, ttl := createdTask(res)
+		if id != "" {
+			p.d.tasks.record(p.req.Server.Name, access.CallerID(p.ctx), id, ttl)
+			p.req.Task = id
+		}
+	case "tasks/list":
+		return p.d.tasks.filterTasks(p.req.Server.Name, access.CallerID(p.ctx), res)
+	}
+	return res
 }
 
 // Record audits the outcome of the pass's request, which started at

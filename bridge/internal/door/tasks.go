@@ -48,13 +48,9 @@ type taskOwners struct {
 	order []taskKey
 }
 
-// record notes the owner of the task a tools/call result created, if it
-// did.
-func (o *taskOwners) record(server, caller string, res json.RawMessage) {
-	id, ttl := createdTask(res)
-	if id == "" {
-		return
-	}
+// record notes caller as the owner of the task id of server, created with
+// ttl (0: none said).
+func (o *taskOwners) record(server, caller, id string, ttl time.Duration) {
 	if ttl <= 0 || ttl > taskOwnerTTL {
 		ttl = taskOwnerTTL
 	}
