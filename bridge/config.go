@@ -28,6 +28,10 @@ const (
 // its network address.
 type Limits = door.Limits
 
+// TaskCaps bound a server's live MCP tasks: in all and per authenticated
+// principal (ServerConfig.Tasks).
+type TaskCaps = door.TaskCaps
+
 // An aggregate's configuration is package internal/aggregate's; these are
 // its names in the API.
 type (
@@ -296,6 +300,8 @@ const (
 	DefaultPoolIdleTimeout      = pool.DefaultPoolIdleTimeout
 	DefaultSessionIdleTimeout   = pool.DefaultSessionIdleTimeout
 	DefaultMaxSessions          = pool.DefaultMaxSessions
+	DefaultMaxTasks             = pool.DefaultMaxTasks
+	DefaultMaxTasksPerPrincipal = pool.DefaultMaxTasksPerPrincipal
 	// DefaultCapabilities are the client capabilities the bridge
 	// declares to a child by default: what it can route to its callers.
 	DefaultCapabilities = pool.DefaultCapabilities

@@ -104,6 +104,17 @@ func (c *Client) ServerCapabilities() json.RawMessage {
 	return e.capabilities
 }
 
+// ClientCapabilities returns the capabilities the Client declares to a
+// 2026-07-28 server in each request's _meta (ConnectConfig.Capabilities),
+// nil on a raw Client or a legacy connection.
+func (c *Client) ClientCapabilities() json.RawMessage {
+	e := c.era.Load()
+	if e == nil || !e.modern {
+		return nil
+	}
+	return e.stamp[1].Value
+}
+
 // Negotiation says how Connect settled on the protocol version, for logs:
 // for example "server/discover answered", "server/discover answered
 // -32601: a legacy server", "pinned". It is "" on a raw Client.

@@ -98,6 +98,12 @@ const (
 	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
 	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 	MetaProgressToken      = "progressToken"
+	// MetaRelatedTask names, in a message's _meta, the task it belongs to
+	// (2025-11-25).
+	MetaRelatedTask = "io.modelcontextprotocol/related-task"
+	// TasksExtension is the 2026-07-28 tasks extension's identifier, which
+	// a client declares in clientCapabilities.extensions.
+	TasksExtension = "io.modelcontextprotocol/tasks"
 )
 
 // LogLevels are MCP's log levels, the RFC 5424 severities, least severe

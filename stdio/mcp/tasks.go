@@ -95,10 +95,10 @@ const (
 )
 
 // TasksExtension is the 2026-07-28 tasks extension's identifier.
-const TasksExtension = "io.modelcontextprotocol/tasks"
+const TasksExtension = protocol.TasksExtension
 
 // metaRelatedTask is the 2025-11-25 _meta key of a task's traffic.
-const metaRelatedTask = "io.modelcontextprotocol/related-task"
+const metaRelatedTask = protocol.MetaRelatedTask
 
 // TaskFunc is a task's work: a tool handler's, run as the task.
 type TaskFunc func(ctx context.Context, req *CallToolRequest) (*ToolResult, error)

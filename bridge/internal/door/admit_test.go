@@ -580,7 +580,7 @@ func TestTaskOwners(t *testing.T) {
 	alice, bob := caller("alice"), caller("bob")
 	// The child's answers to tools/call, as Pass.Call hands them on.
 	answer := func(ctx context.Context, res string) {
-		(&Pass{d: d, ctx: ctx, req: NewRequest(ViaGRPC, s, "tools/call", json.RawMessage(`{"name":"build"}`))}).answered(json.RawMessage(res))
+		(&Pass{d: d, ctx: ctx, req: NewRequest(ViaGRPC, s, "tools/call", json.RawMessage(`{"name":"build"}`))}).answered(nil, json.RawMessage(res))
 	}
 	answer(alice, `{"resultType":"task","taskId":"t-alice","status":"working","ttlMs":60000}`)
 	answer(bob, `{"task":{"taskId":"t-bob","status":"working","ttl":null}}`)
@@ -642,7 +642,7 @@ func TestAuditTasks(t *testing.T) {
 		if ref != nil {
 			t.Fatalf("%s refused: %v", method, ref.CallError)
 		}
-		out := pass.answered(json.RawMessage(res))
+		out, _ := pass.answered(nil, json.RawMessage(res))
 		pass.Record(time.Now(), out, nil)
 		pass.Release()
 	}
@@ -657,5 +657,57 @@ func TestAuditTasks(t *testing.T) {
 	}
 	for i, want := range []struct{ method, task string }{{"tools/call", "t-1"}, {"tools/call", "t-2"}, {"tasks/update", "t-1"}, {"tasks/cancel", "t-1"}} {
 		wantFields(t, recs[i], map[string]string{"method": want.method, "task_id": want.task, "principal": "alice", "outcome": "ok"})
+	}
+}
+
+// TestTaskCaps: past a server's caps on live tasks a created task is
+// refused as RESOURCE_EXHAUSTED-to-be (-32603, retryable, with a retry
+// delay), per authenticated principal and for the server; a task seen
+// final no longer counts; the counts by status are what the metric shows.
+func TestTaskCaps(t *testing.T) {
+	d, _, _ := testDoor(t, nil, Limits{})
+	s := &Server{Name: "s", Tasks: TaskCaps{Max: 3, MaxPerPrincipal: 2}}
+	alice, bob, carol := caller("alice"), caller("bob"), caller("carol")
+	create := func(ctx context.Context, id string) error {
+		_, err := (&Pass{d: d, ctx: ctx, req: NewRequest(ViaGRPC, s, "tools/call", json.RawMessage(`{"name":"build"}`))}).
+			answered(nil, json.RawMessage(`{"resultType":"task","taskId":"`+id+`","status":"working"}`))
+		return err
+	}
+	for _, id := range []string{"a1", "a2"} {
+		if err := create(alice, id); err != nil {
+			t.Fatalf("alice's %s: %v", id, err)
+		}
+	}
+	err := create(alice, "a3")
+	var ce *rpcerr.CallError
+	if !errors.As(err, &ce) || ce.RPC.Code != -32603 || ce.RetryAfter <= 0 || !strings.Contains(ce.RPC.Message, "max_per_principal 2") {
+		t.Fatalf("alice's third live task: %v, want the per-principal cap", err)
+	}
+	if err := create(bob, "b1"); err != nil {
+		t.Fatalf("bob's first: %v", err)
+	}
+	if err := create(carol, "c1"); err == nil || !strings.Contains(err.Error(), "tasks.max 3") {
+		t.Fatalf("the server's fourth live task: %v, want the server cap", err)
+	}
+	// a1 is seen completed: it no longer counts.
+	pass, ref := d.Admit(alice, NewRequest(ViaGRPC, s, "tasks/get", json.RawMessage(`{"taskId":"a1"}`)))
+	if ref != nil {
+		t.Fatal(ref.CallError)
+	}
+	if _, err := pass.answered(nil, json.RawMessage(`{"taskId":"a1","status":"completed"}`)); err != nil {
+		t.Fatal(err)
+	}
+	pass.Release()
+	if err := create(carol, "c1"); err != nil {
+		t.Fatalf("carol's task after a1 ended: %v", err)
+	}
+	if got := d.TaskCounts()["s"]; got["working"] != 3 || got["completed"] != 1 {
+		t.Errorf("task counts: %v, want 3 working and 1 completed", got)
+	}
+	if got := d.Tasks("s", access.CallerID(alice), 0, 10); len(got) != 2 || got[0].ID != "a1" || got[1].ID != "a2" {
+		t.Errorf("alice's tasks: %+v", got)
+	}
+	if got := d.Tasks("s", access.CallerID(alice), 1, 10); len(got) != 1 || got[0].ID != "a2" {
+		t.Errorf("alice's tasks after the first: %+v", got)
 	}
 }

@@ -38,6 +38,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -122,6 +123,7 @@ type Server struct {
 	Name          string
 	AuditPayloads bool     // the audit records carry each request's params
 	Limiter       *Limiter // the server's own limits
+	Tasks         TaskCaps // the caps on the server's live tasks
 }
 
 // Request is one request to a child as the door sees it, decoded once.
@@ -359,34 +361,68 @@ func (p *Pass) Release() {
 // takes the span's parent from the request's own _meta (a tunnel's client
 // that traces).
 func (p *Pass) Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, opts *stdio.CallOptions, fromMeta bool) (json.RawMessage, error) {
+	if p.req.Task != "" {
+		if res, err, ok := p.d.tasks.gone(p.req); ok {
+			return res, err
+		}
+		c = p.d.tasks.childOf(p.req, c)
+	}
 	op := p.d.Obs.begin(ctx, p.req.Server.Name, c, p.req, fromMeta)
 	res, err := c.Call(ctx, p.req.Method, sent, op.options(opts))
 	op.end(res, err)
 	if err == nil {
-		res = p.answered(res)
+		res, err = p.answered(c, res)
 	}
 	return res, err
 }
 
 // answered is what the door does with a child's result before the caller
 // gets it (tasks.go): a task a tools/call created is recorded as the
-// caller's and becomes the request's Task, for its audit record; a
-// tasks/list keeps the caller's own.
-func (p *Pass) answered(res json.RawMessage) json.RawMessage {
+// caller's and becomes the request's Task, for its audit record, or, past
+// the server's caps on live tasks, is cancelled and refused; a task's
+// status is noted as it passes; a tasks/list keeps the caller's own.
+func (p *Pass) answered(c *stdio.Client, res json.RawMessage) (json.RawMessage, error) {
+	server := p.req.Server.Name
 	switch p.req.Method {
 	case "tools/call":
 		if !bytes.Contains(res, []byte(`"taskId"`)) { // the common case: no task
-			return res
+			return res, nil
 		}
-		id, ttl := createdTask(res)
-		if id != "" {
-			p.d.tasks.record(p.req.Server.Name, access.CallerID(p.ctx), id, ttl)
-			p.req.Task = id
+		id, ttl, modern := createdTask(res)
+		if id == "" {
+			return res, nil
 		}
+		if refused := p.d.tasks.record(server, access.CallerID(p.ctx), id, ttl, c, modern, taskStatus(res), p.req.Server.Tasks); refused != nil {
+			if c != nil {
+				cancelTask(c, id, modern)
+			}
+			return nil, refused
+		}
+		p.req.Task = id
+	case "tasks/get", "tasks/cancel":
+		p.d.tasks.saw(server, p.req.Task, taskStatus(res))
+	case "tasks/result":
+		state := "completed"
+		if isErr, _ := rawjson.Member(res, "isError"); string(isErr) == "true" {
+			state = "failed"
+		}
+		p.d.tasks.saw(server, p.req.Task, state)
 	case "tasks/list":
-		return p.d.tasks.filterTasks(p.req.Server.Name, access.CallerID(p.ctx), res)
+		return p.d.tasks.filterTasks(server, access.CallerID(p.ctx), res), nil
 	}
-	return res
+	return res, nil
+}
+
+// cancelTask cancels the task id that a child created beyond the caps,
+// before the refusal is answered.
+func cancelTask(c *stdio.Client, id string, modern bool) {
+	params := []byte(`{"taskId":`)
+	params = rawjson.AppendString(params, id)
+	if modern {
+		params = append(params, `,"_meta":{"`+protocol.MetaClientCapabilities+`":{"extensions":{"`+protocol.TasksExtension+`":{}}}}`...)
+	}
+	params = append(params, '}')
+	_, _ = c.Call(context.Background(), "tasks/cancel", json.RawMessage(params), &stdio.CallOptions{Timeout: 5 * time.Second})
 }
 
 // Record audits the outcome of the pass's request, which started at

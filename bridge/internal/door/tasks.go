@@ -2,10 +2,14 @@ package door
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -34,23 +38,46 @@ const (
 // taskMethods are the requests that name a task by params.taskId.
 var taskMethods = map[string]bool{"tasks/get": true, "tasks/update": true, "tasks/result": true, "tasks/cancel": true}
 
+// TaskStates are a task's statuses, as MCP names them; the last three are
+// final.
+var TaskStates = []string{"working", "input_required", "completed", "failed", "cancelled"}
+
+func finalState(st string) bool { return st == "completed" || st == "failed" || st == "cancelled" }
+
 type taskKey struct{ server, id string }
 
+// taskOwner is what the door knows of one task: who created it, on which
+// child process, in which era, and the status it last saw.
 type taskOwner struct {
-	caller string
-	until  time.Time
+	caller  string
+	until   time.Time
+	created time.Time
+	seq     uint64
+	client  *stdio.Client // the child process that holds the task
+	modern  bool          // created by a 2026-07-28 request: the extension's envelopes
+	state   string        // the status last seen passing the door
 }
+
+func (o taskOwner) live(now time.Time) bool { return !finalState(o.state) && now.Before(o.until) }
 
 // taskOwners is the record: bounded, oldest first out.
 type taskOwners struct {
 	mu    sync.Mutex
-	m     map[taskKey]taskOwner
+	m     map[taskKey]*taskOwner
 	order []taskKey
+	seq   uint64
 }
 
-// record notes caller as the owner of the task id of server, created with
-// ttl (0: none said).
-func (o *taskOwners) record(server, caller, id string, ttl time.Duration) {
+// TaskCaps bound a server's live tasks: in all (Max) and per
+// authenticated principal (MaxPerPrincipal); 0 is no bound.
+type TaskCaps struct {
+	Max, MaxPerPrincipal int
+}
+
+// record notes caller as the owner of the task id of server, created on
+// client with ttl (0: none said), and reports, for a task beyond caps,
+// the error that refuses it (the caller then cancels it).
+func (o *taskOwners) record(server, caller, id string, ttl time.Duration, client *stdio.Client, modern bool, state string, caps TaskCaps) *rpcerr.CallError {
 	if ttl <= 0 || ttl > taskOwnerTTL {
 		ttl = taskOwnerTTL
 	}
@@ -58,7 +85,10 @@ func (o *taskOwners) record(server, caller, id string, ttl time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.m == nil {
-		o.m = map[taskKey]taskOwner{}
+		o.m = map[taskKey]*taskOwner{}
+	}
+	if refused := o.overCaps(server, caller, now, caps); refused != nil {
+		return refused
 	}
 	if len(o.m) >= maxTaskOwners {
 		// The expired go first, then the oldest.
@@ -76,9 +106,70 @@ func (o *taskOwners) record(server, caller, id string, ttl time.Duration) {
 			o.order = o.order[1:]
 		}
 	}
+	if state == "" {
+		state = "working"
+	}
+	o.seq++
 	k := taskKey{server, id}
-	o.m[k] = taskOwner{caller: caller, until: now.Add(ttl)}
+	o.m[k] = &taskOwner{caller: caller, until: now.Add(ttl), created: now, seq: o.seq, client: client, modern: modern, state: state}
 	o.order = append(o.order, k)
+	return nil
+}
+
+// taskCapRetry is the RetryInfo of a refusal for live tasks: a task's
+// poll interval is about a second, and tasks end at that pace.
+const taskCapRetry = time.Second
+
+// overCaps is the refusal of one more live task of caller on server, or
+// nil. o.mu is held.
+func (o *taskOwners) overCaps(server, caller string, now time.Time, caps TaskCaps) *rpcerr.CallError {
+	if caps.Max <= 0 && (caps.MaxPerPrincipal <= 0 || caller == "") {
+		return nil
+	}
+	all, mine := 0, 0
+	for k, t := range o.m {
+		if k.server == server && t.live(now) {
+			all++
+			if t.caller == caller {
+				mine++
+			}
+		}
+	}
+	refuse := func(limit int, per, what string) *rpcerr.CallError {
+		return &rpcerr.CallError{RPC: jsonrpc.WithData(jsonrpc.CodeInternalError,
+			fmt.Sprintf("The server %q has the most live tasks %s (%s %d); the task was cancelled", server, what, map[bool]string{true: "tasks.max_per_principal", false: "tasks.max"}[per == "principal"], limit),
+			map[string]any{"retryable": true, "limit": limit, "per": per}), RetryAfter: taskCapRetry}
+	}
+	switch {
+	case caps.MaxPerPrincipal > 0 && caller != "" && mine >= caps.MaxPerPrincipal:
+		return refuse(caps.MaxPerPrincipal, "principal", "one principal may have")
+	case caps.Max > 0 && all >= caps.Max:
+		return refuse(caps.Max, "server", "it may run")
+	}
+	return nil
+}
+
+// lookup is the record of the task id of server, if the door has one.
+func (o *taskOwners) lookup(server, id string) (taskOwner, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t, ok := o.m[taskKey{server, id}]
+	if !ok || time.Now().After(t.until) {
+		return taskOwner{}, false
+	}
+	return *t, true
+}
+
+// saw records the status a task was seen with; a final one stays.
+func (o *taskOwners) saw(server, id, state string) {
+	if state == "" {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if t, ok := o.m[taskKey{server, id}]; ok && !finalState(t.state) {
+		t.state = state
+	}
 }
 
 // owns reports whether caller may name the task id of server: it created
@@ -93,26 +184,161 @@ func (o *taskOwners) owns(server, caller, id string) bool {
 	return owner.caller == caller
 }
 
+// TaskRef is one task of a caller, as the door saw it created.
+type TaskRef struct {
+	ID  string
+	Seq uint64 // its place in the order of creation
+}
+
+// Tasks returns caller's tasks on server created after seq (0: all),
+// oldest first, at most n.
+func (d *Door) Tasks(server, caller string, after uint64, n int) []TaskRef {
+	o := &d.tasks
+	now := time.Now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []TaskRef
+	for _, k := range o.order {
+		t := o.m[k]
+		if t == nil || k.server != server || t.caller != caller || t.seq <= after || now.After(t.until) {
+			continue
+		}
+		out = append(out, TaskRef{ID: k.id, Seq: t.seq})
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// TaskCounts are the tasks the door knows, by server and the status it
+// last saw (the tasks metric).
+func (d *Door) TaskCounts() map[string]map[string]int {
+	o := &d.tasks
+	now := time.Now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := map[string]map[string]int{}
+	for k, t := range o.m {
+		if now.After(t.until) {
+			continue
+		}
+		if out[k.server] == nil {
+			out[k.server] = map[string]int{}
+		}
+		out[k.server][t.state]++
+	}
+	return out
+}
+
+// TaskModern reports whether the door saw the task id of server created
+// by a 2026-07-28 request (the extension's envelopes), and whether it
+// knows the task at all.
+func (d *Door) TaskModern(server, id string) (modern, known bool) {
+	t, ok := d.tasks.lookup(server, id)
+	return t.modern, ok
+}
+
+// gone answers a request about a task whose child process exited: the
+// child's tasks went with it, so the task failed, and saying so is
+// truer than the next child's "Task not found". ok is false while the
+// process runs.
+func (o *taskOwners) gone(req *Request) (res json.RawMessage, err error, ok bool) {
+	t, known := o.lookup(req.Server.Name, req.Task)
+	if !known || t.client == nil {
+		return nil, nil, false
+	}
+	select {
+	case <-t.client.Done():
+	default:
+		return nil, nil, false
+	}
+	o.saw(req.Server.Name, req.Task, "failed")
+	msg := fmt.Sprintf("The MCP server's process (pid %d) exited before the task ended", t.client.Pid())
+	var je *jsonrpc.Error
+	if cause := t.client.Err(); errors.As(cause, &je) {
+		msg += ": " + je.Message
+	} else if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	switch req.Method {
+	case "tasks/result":
+		return nil, jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "%s", msg), true
+	case "tasks/cancel":
+		if t.modern {
+			return json.RawMessage(`{}`), nil, true
+		}
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Cannot cancel task: already in terminal status 'failed'"), true
+	case "tasks/update":
+		return json.RawMessage(`{}`), nil, true
+	}
+	out := []byte(`{"taskId":`)
+	out = rawjson.AppendString(out, req.Task)
+	out = append(out, `,"status":"failed","statusMessage":`...)
+	out = rawjson.AppendString(out, msg)
+	out = append(out, `,"createdAt":`...)
+	out = rawjson.AppendString(out, t.created.UTC().Format(time.RFC3339Nano))
+	out = append(out, `,"lastUpdatedAt":`...)
+	out = rawjson.AppendString(out, time.Now().UTC().Format(time.RFC3339Nano))
+	if t.modern {
+		out = append(out, `,"ttlMs":null,"error":{"code":-32000,"message":`...)
+		out = rawjson.AppendString(out, msg)
+		out = append(out, '}')
+	} else {
+		out = append(out, `,"ttl":null`...)
+	}
+	return append(out, '}'), nil, true
+}
+
+// childOf is the process that holds the task a request names, when it is
+// another than c (a pool's other child) and still runs; else c.
+func (o *taskOwners) childOf(req *Request, c *stdio.Client) *stdio.Client {
+	t, known := o.lookup(req.Server.Name, req.Task)
+	if !known || t.client == nil || t.client == c {
+		return c
+	}
+	select {
+	case <-t.client.Done():
+		return c
+	default:
+		return t.client
+	}
+}
+
+// taskStatus is the status a task result shows: a Task's, a 2026
+// tasks/get's or CreateTaskResult's, a 2025 {task}'s; "" for none.
+func taskStatus(res json.RawMessage) string {
+	if task, ok := rawjson.Member(res, "task"); ok && rawjson.IsObject(task) {
+		res = task
+	}
+	raw, _ := rawjson.Member(res, "status")
+	st, _ := rawjson.StringValue(raw)
+	return st
+}
+
 // createdTask returns the id of the task a tools/call result is, and its
-// ttl: the 2026-07-28 flat CreateTaskResult or the 2025-11-25 {task}.
-func createdTask(res json.RawMessage) (string, time.Duration) {
+// ttl: the 2026-07-28 flat CreateTaskResult (modern) or the 2025-11-25
+// {task}.
+func createdTask(res json.RawMessage) (id string, ttl time.Duration, modern bool) {
 	env := res
-	if rt, ok := rawjson.Member(res, "resultType"); !ok || string(rt) != `"task"` {
+	if rt, ok := rawjson.Member(res, "resultType"); ok && string(rt) == `"task"` {
+		modern = true
+	} else {
 		task, ok := rawjson.Member(res, "task")
 		if !ok || !rawjson.IsObject(task) {
-			return "", 0
+			return "", 0, false
 		}
 		env = task
 	}
 	raw, _ := rawjson.Member(env, "taskId")
-	id, _ := rawjson.StringValue(raw)
+	id, _ = rawjson.StringValue(raw)
 	var ms float64
 	for _, key := range []string{"ttlMs", "ttl"} {
 		if v, ok := rawjson.Member(env, key); ok && json.Unmarshal(v, &ms) == nil {
 			break
 		}
 	}
-	return id, time.Duration(ms) * time.Millisecond
+	return id, time.Duration(ms) * time.Millisecond, modern
 }
 
 // taskNotFound is the refusal of a request naming another's task, worded

@@ -232,6 +232,34 @@ func (a *api) RespondToServerRequest(ctx context.Context, r *connect.Request[mcp
 	return unary[mcpbridgev1.RespondToServerRequestRequest, mcpbridgev1.RespondToServerRequestResponse](ctx, a, r)
 }
 
+func (a *api) StartTask(ctx context.Context, r *connect.Request[mcpbridgev1.StartTaskRequest]) (*connect.Response[mcpbridgev1.StartTaskResponse], error) {
+	return unary[mcpbridgev1.StartTaskRequest, mcpbridgev1.StartTaskResponse](ctx, a, r)
+}
+
+func (a *api) GetTask(ctx context.Context, r *connect.Request[mcpbridgev1.GetTaskRequest]) (*connect.Response[mcpbridgev1.GetTaskResponse], error) {
+	return unary[mcpbridgev1.GetTaskRequest, mcpbridgev1.GetTaskResponse](ctx, a, r)
+}
+
+func (a *api) WaitTask(ctx context.Context, r *connect.Request[mcpbridgev1.WaitTaskRequest]) (*connect.Response[mcpbridgev1.WaitTaskResponse], error) {
+	return unary[mcpbridgev1.WaitTaskRequest, mcpbridgev1.WaitTaskResponse](ctx, a, r)
+}
+
+func (a *api) AnswerTask(ctx context.Context, r *connect.Request[mcpbridgev1.AnswerTaskRequest]) (*connect.Response[mcpbridgev1.AnswerTaskResponse], error) {
+	return unary[mcpbridgev1.AnswerTaskRequest, mcpbridgev1.AnswerTaskResponse](ctx, a, r)
+}
+
+func (a *api) CancelTask(ctx context.Context, r *connect.Request[mcpbridgev1.CancelTaskRequest]) (*connect.Response[mcpbridgev1.CancelTaskResponse], error) {
+	return unary[mcpbridgev1.CancelTaskRequest, mcpbridgev1.CancelTaskResponse](ctx, a, r)
+}
+
+func (a *api) ListTasks(ctx context.Context, r *connect.Request[mcpbridgev1.ListTasksRequest]) (*connect.Response[mcpbridgev1.ListTasksResponse], error) {
+	return unary[mcpbridgev1.ListTasksRequest, mcpbridgev1.ListTasksResponse](ctx, a, r)
+}
+
+func (a *api) WatchTask(ctx context.Context, r *connect.Request[mcpbridgev1.WatchTaskRequest], out *connect.ServerStream[mcpbridgev1.WatchTaskResponse]) error {
+	return serverStream(ctx, a, r, out)
+}
+
 func (a *api) CallToolStream(ctx context.Context, r *connect.Request[mcpbridgev1.CallToolStreamRequest], out *connect.ServerStream[mcpbridgev1.CallToolStreamResponse]) error {
 	return serverStream(ctx, a, r, out)
 }

@@ -77,6 +77,13 @@ type ServerConfig struct {
 	// Limits bound each caller of this server, like Config.Limits for
 	// the whole bridge.
 	Limits door.Limits
+	// Tasks bound the server's live MCP tasks (docs/api.md, "Tasks"): a
+	// tools/call whose task would pass Max (default 256) live tasks on the
+	// server, or MaxPerPrincipal (default 64) of one authenticated
+	// principal, has its task cancelled and is refused with
+	// RESOURCE_EXHAUSTED and RetryInfo. A task is live from its creation
+	// until the bridge sees it end or its TTL passes.
+	Tasks door.TaskCaps
 	// AuditPayloads adds the params of each audited request (the tool's
 	// arguments, the URI, the prompt's arguments) to its audit record.
 	// Off by default: payloads may hold what an audit trail must not.
@@ -245,10 +252,12 @@ const SessionMetadataKey = fanout.SessionMetadataKey
 
 // Defaults of PoolConfig and SessionConfig.
 const (
-	DefaultPoolMin            = 2
-	DefaultPoolIdleTimeout    = 5 * time.Minute
-	DefaultSessionIdleTimeout = 10 * time.Minute
-	DefaultMaxSessions        = 64
+	DefaultPoolMin              = 2
+	DefaultPoolIdleTimeout      = 5 * time.Minute
+	DefaultSessionIdleTimeout   = 10 * time.Minute
+	DefaultMaxSessions          = 64
+	DefaultMaxTasks             = 256
+	DefaultMaxTasksPerPrincipal = 64
 )
 
 // PoolConfig configures PolicyPool.
@@ -464,6 +473,15 @@ func Normalize(s *ServerConfig, maxLine int, parent Deadlines) error {
 	}
 	if s.Limits.Rate < 0 || s.Limits.Burst < 0 || s.Limits.Concurrent < 0 {
 		return fieldErr("Limits", "must not be negative")
+	}
+	if s.Tasks.Max < 0 || s.Tasks.MaxPerPrincipal < 0 {
+		return fieldErr("Tasks", "must not be negative")
+	}
+	if s.Tasks.Max == 0 {
+		s.Tasks.Max = DefaultMaxTasks
+	}
+	if s.Tasks.MaxPerPrincipal == 0 {
+		s.Tasks.MaxPerPrincipal = min(DefaultMaxTasksPerPrincipal, s.Tasks.Max)
 	}
 	for _, d := range []struct {
 		field string

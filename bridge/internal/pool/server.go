@@ -77,7 +77,7 @@ type Server struct {
 func New(sc *ServerConfig, opts Options) *Server {
 	srv := &Server{name: sc.Name, cfg: sc, log: opts.Logger.With("server", sc.Name), opts: opts,
 		sessions: map[string]*Child{}, done: make(chan struct{}),
-		door: &door.Server{Name: sc.Name, AuditPayloads: sc.AuditPayloads, Limiter: door.NewLimiter(sc.Limits)}}
+		door: &door.Server{Name: sc.Name, AuditPayloads: sc.AuditPayloads, Limiter: door.NewLimiter(sc.Limits), Tasks: sc.Tasks}}
 	n := 1
 	if sc.Policy == PolicyPool {
 		n = sc.Pool.Min

@@ -561,6 +561,74 @@ func (LoggingLevel) EnumDescriptor() ([]byte, []int) {
 	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{4}
 }
 
+// TaskState is an MCP task's status. It moves only forward: WORKING and
+// INPUT_REQUIRED to one of COMPLETED, FAILED or CANCELLED, which are final.
+type TaskState int32
+
+const (
+	// Not set; never sent.
+	TaskState_TASK_STATE_UNSPECIFIED TaskState = 0
+	// The work runs (`working`).
+	TaskState_TASK_STATE_WORKING TaskState = 1
+	// The work waits for the caller's answers to input_requests
+	// (`input_required`).
+	TaskState_TASK_STATE_INPUT_REQUIRED TaskState = 2
+	// The work ended with a result (`completed`); a tool error is a result
+	// with is_error set.
+	TaskState_TASK_STATE_COMPLETED TaskState = 3
+	// The work ended with an error (`failed`), or its child exited.
+	TaskState_TASK_STATE_FAILED TaskState = 4
+	// The work was cancelled (`cancelled`).
+	TaskState_TASK_STATE_CANCELLED TaskState = 5
+)
+
+// Enum value maps for TaskState.
+var (
+	TaskState_name = map[int32]string{
+		0: "TASK_STATE_UNSPECIFIED",
+		1: "TASK_STATE_WORKING",
+		2: "TASK_STATE_INPUT_REQUIRED",
+		3: "TASK_STATE_COMPLETED",
+		4: "TASK_STATE_FAILED",
+		5: "TASK_STATE_CANCELLED",
+	}
+	TaskState_value = map[string]int32{
+		"TASK_STATE_UNSPECIFIED":    0,
+		"TASK_STATE_WORKING":        1,
+		"TASK_STATE_INPUT_REQUIRED": 2,
+		"TASK_STATE_COMPLETED":      3,
+		"TASK_STATE_FAILED":         4,
+		"TASK_STATE_CANCELLED":      5,
+	}
+)
+
+func (x TaskState) Enum() *TaskState {
+	p := new(TaskState)
+	*p = x
+	return p
+}
+
+func (x TaskState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TaskState) Descriptor() protoreflect.EnumDescriptor {
+	return file_mcpbridge_v1_bridge_proto_enumTypes[5].Descriptor()
+}
+
+func (TaskState) Type() protoreflect.EnumType {
+	return &file_mcpbridge_v1_bridge_proto_enumTypes[5]
+}
+
+func (x TaskState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TaskState.Descriptor instead.
+func (TaskState) EnumDescriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{5}
+}
+
 // GetServerRequest asks for the negotiated state of one fronted server.
 type GetServerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -5538,6 +5606,1020 @@ func (x *JsonRpcError) GetDataJson() string {
 	return ""
 }
 
+// StartTaskRequest starts a tool call as a task.
+type StartTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The fronted server's name.
+	// Default: empty, which names the only fronted server. Eras: all.
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// The tool's name, as in Tool.name.
+	// Default: none; required. Eras: all.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The tool's arguments, checked by the child against Tool.input_schema.
+	// Default: unset, sent as no `arguments`. Eras: all.
+	Arguments *structpb.Struct `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	// Sent as the request's `params._meta`, as CallToolRequest.meta.
+	// Default: unset, no caller `_meta`. Eras: all.
+	Meta *structpb.Struct `protobuf:"bytes,4,opt,name=meta,proto3" json:"meta,omitempty"`
+	// How long the child should keep the task and its result after it is
+	// created (the 2025-11-25 `task.ttl`); the child may keep it less.
+	// Default: unset, the child's own TTL. Eras: 2025-11-25.
+	Ttl *durationpb.Duration `protobuf:"bytes,5,opt,name=ttl,proto3" json:"ttl,omitempty"`
+	// The client capabilities this caller declares for the task, as
+	// CallToolRequest.client_capabilities; the bridge adds the tasks
+	// extension to them. A 2026 child asks only for input the caller
+	// declared (for example {"elicitation":{"form":{}}}).
+	// Default: unset, the bridge's configured capabilities. Eras: 2026.
+	ClientCapabilities *structpb.Struct `protobuf:"bytes,6,opt,name=client_capabilities,json=clientCapabilities,proto3" json:"client_capabilities,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *StartTaskRequest) Reset() {
+	*x = StartTaskRequest{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTaskRequest) ProtoMessage() {}
+
+func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTaskRequest.ProtoReflect.Descriptor instead.
+func (*StartTaskRequest) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *StartTaskRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *StartTaskRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *StartTaskRequest) GetArguments() *structpb.Struct {
+	if x != nil {
+		return x.Arguments
+	}
+	return nil
+}
+
+func (x *StartTaskRequest) GetMeta() *structpb.Struct {
+	if x != nil {
+		return x.Meta
+	}
+	return nil
+}
+
+func (x *StartTaskRequest) GetTtl() *durationpb.Duration {
+	if x != nil {
+		return x.Ttl
+	}
+	return nil
+}
+
+func (x *StartTaskRequest) GetClientCapabilities() *structpb.Struct {
+	if x != nil {
+		return x.ClientCapabilities
+	}
+	return nil
+}
+
+// GetTaskRequest names one task.
+type GetTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The fronted server's name, the one StartTask named.
+	// Default: empty, which names the only fronted server. Eras: all.
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// The task's id, Task.task_id.
+	// Default: none; required. Eras: all.
+	TaskId        string `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTaskRequest) Reset() {
+	*x = GetTaskRequest{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTaskRequest) ProtoMessage() {}
+
+func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTaskRequest.ProtoReflect.Descriptor instead.
+func (*GetTaskRequest) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *GetTaskRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *GetTaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+// WaitTaskRequest waits for one task.
+type WaitTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The fronted server's name, the one StartTask named.
+	// Default: empty, which names the only fronted server. Eras: all.
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// The task's id, Task.task_id.
+	// Default: none; required. Eras: all.
+	TaskId string `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// The longest to wait; the RPC's deadline bounds it too.
+	// Default: unset, until the RPC's deadline (or the bridge's default
+	// deadline when it has none). Eras: all.
+	Timeout       *durationpb.Duration `protobuf:"bytes,3,opt,name=timeout,proto3" json:"timeout,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WaitTaskRequest) Reset() {
+	*x = WaitTaskRequest{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaitTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaitTaskRequest) ProtoMessage() {}
+
+func (x *WaitTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaitTaskRequest.ProtoReflect.Descriptor instead.
+func (*WaitTaskRequest) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *WaitTaskRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *WaitTaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *WaitTaskRequest) GetTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.Timeout
+	}
+	return nil
+}
+
+// WatchTaskRequest names the task to watch.
+type WatchTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The fronted server's name, the one StartTask named.
+	// Default: empty, which names the only fronted server. Eras: all.
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// The task's id, Task.task_id.
+	// Default: none; required. Eras: all.
+	TaskId        string `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchTaskRequest) Reset() {
+	*x = WatchTaskRequest{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchTaskRequest) ProtoMessage() {}
+
+func (x *WatchTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchTaskRequest.ProtoReflect.Descriptor instead.
+func (*WatchTaskRequest) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *WatchTaskRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *WatchTaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+// AnswerTaskRequest answers a task's input requests.
+type AnswerTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The fronted server's name, the one StartTask named.
+	// Default: empty, which names the only fronted server. Eras: all.
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// The task's id, Task.task_id.
+	// Default: none; required. Eras: all.
+	TaskId string `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// For each key of Task.input_requests, the ElicitResult,
+	// CreateMessageResult or ListRootsResult object; sent as
+	// `inputResponses`.
+	// Default: none; required. Eras: 2026.
+	InputResponses *structpb.Struct `protobuf:"bytes,3,opt,name=input_responses,json=inputResponses,proto3" json:"input_responses,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *AnswerTaskRequest) Reset() {
+	*x = AnswerTaskRequest{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerTaskRequest) ProtoMessage() {}
+
+func (x *AnswerTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerTaskRequest.ProtoReflect.Descriptor instead.
+func (*AnswerTaskRequest) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *AnswerTaskRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *AnswerTaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *AnswerTaskRequest) GetInputResponses() *structpb.Struct {
+	if x != nil {
+		return x.InputResponses
+	}
+	return nil
+}
+
+// CancelTaskRequest names the task to cancel.
+type CancelTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The fronted server's name, the one StartTask named.
+	// Default: empty, which names the only fronted server. Eras: all.
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// The task's id, Task.task_id.
+	// Default: none; required. Eras: all.
+	TaskId        string `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTaskRequest) Reset() {
+	*x = CancelTaskRequest{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTaskRequest) ProtoMessage() {}
+
+func (x *CancelTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTaskRequest.ProtoReflect.Descriptor instead.
+func (*CancelTaskRequest) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *CancelTaskRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *CancelTaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+// ListTasksRequest asks for one page of the caller's tasks.
+type ListTasksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The fronted server's name.
+	// Default: empty, which names the only fronted server. Eras: all.
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// The most tasks to return, at most 100.
+	// Default: 0, which means 50. Eras: all.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The previous response's next_page_token, as it was.
+	// Default: empty, the first page. Eras: all.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTasksRequest) Reset() {
+	*x = ListTasksRequest{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTasksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTasksRequest) ProtoMessage() {}
+
+func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
+func (*ListTasksRequest) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ListTasksRequest) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *ListTasksRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListTasksRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListTasksResponse is one page of the caller's tasks.
+type ListTasksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tasks, oldest first.
+	// Default: empty when the caller has none. Eras: all.
+	Tasks []*Task `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	// The token of the next page.
+	// Default: empty on the last page. Eras: all.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTasksResponse) Reset() {
+	*x = ListTasksResponse{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTasksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTasksResponse) ProtoMessage() {}
+
+func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
+func (*ListTasksResponse) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *ListTasksResponse) GetTasks() []*Task {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+func (x *ListTasksResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// StartTaskResponse is the task as it was created, or done when the tool ran to its end in the RPC.
+type StartTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task.
+	// Default: always set. Eras: all.
+	Task          *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTaskResponse) Reset() {
+	*x = StartTaskResponse{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTaskResponse) ProtoMessage() {}
+
+func (x *StartTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTaskResponse.ProtoReflect.Descriptor instead.
+func (*StartTaskResponse) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *StartTaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+// GetTaskResponse is the task now.
+type GetTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task.
+	// Default: always set. Eras: all.
+	Task          *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTaskResponse) Reset() {
+	*x = GetTaskResponse{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTaskResponse) ProtoMessage() {}
+
+func (x *GetTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTaskResponse.ProtoReflect.Descriptor instead.
+func (*GetTaskResponse) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *GetTaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+// WaitTaskResponse is the task when the wait ended.
+type WaitTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task.
+	// Default: always set. Eras: all.
+	Task          *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WaitTaskResponse) Reset() {
+	*x = WaitTaskResponse{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaitTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaitTaskResponse) ProtoMessage() {}
+
+func (x *WaitTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaitTaskResponse.ProtoReflect.Descriptor instead.
+func (*WaitTaskResponse) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *WaitTaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+// AnswerTaskResponse is the task after the answers.
+type AnswerTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task.
+	// Default: always set. Eras: all.
+	Task          *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerTaskResponse) Reset() {
+	*x = AnswerTaskResponse{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerTaskResponse) ProtoMessage() {}
+
+func (x *AnswerTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerTaskResponse.ProtoReflect.Descriptor instead.
+func (*AnswerTaskResponse) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *AnswerTaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+// CancelTaskResponse is the task after the cancellation.
+type CancelTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task.
+	// Default: always set. Eras: all.
+	Task          *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTaskResponse) Reset() {
+	*x = CancelTaskResponse{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTaskResponse) ProtoMessage() {}
+
+func (x *CancelTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTaskResponse.ProtoReflect.Descriptor instead.
+func (*CancelTaskResponse) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *CancelTaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+// WatchTaskResponse is one state of the task: the first is its state when the watch began, the last is done.
+type WatchTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task.
+	// Default: always set. Eras: all.
+	Task          *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchTaskResponse) Reset() {
+	*x = WatchTaskResponse{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchTaskResponse) ProtoMessage() {}
+
+func (x *WatchTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchTaskResponse.ProtoReflect.Descriptor instead.
+func (*WatchTaskResponse) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *WatchTaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+// Task is an MCP task as a long-running operation, in the shape of
+// google.longrunning.Operation (docs/api.md, "Tasks"): an id, done, and
+// once done either the response or the error, with the task's own fields
+// typed instead of packed in an Any.
+type Task struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The server the task runs on, resolved.
+	// Default: never empty. Eras: all.
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// The task's id, chosen by the child; name it in the other task RPCs.
+	// Default: empty only when the tool ran to its end in StartTask. Eras:
+	// all.
+	TaskId string `protobuf:"bytes,2,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	// The task's status.
+	// Default: never TASK_STATE_UNSPECIFIED. Eras: all.
+	State TaskState `protobuf:"varint,3,opt,name=state,proto3,enum=mcpbridge.v1.TaskState" json:"state,omitempty"`
+	// What the work is doing, in the child's words: its status message, and
+	// its progress where it reports progress.
+	// Default: empty when the child says nothing. Eras: all.
+	StatusMessage string `protobuf:"bytes,4,opt,name=status_message,json=statusMessage,proto3" json:"status_message,omitempty"`
+	// True once the state is final (COMPLETED, FAILED or CANCELLED).
+	// Default: false. Eras: all.
+	Done bool `protobuf:"varint,5,opt,name=done,proto3" json:"done,omitempty"`
+	// When the child created the task.
+	// Default: unset when the child did not say. Eras: all.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// When the task's status last changed.
+	// Default: unset when the child did not say. Eras: all.
+	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	// How long the child keeps the task after its creation.
+	// Default: unset when the child keeps it without a limit. Eras: all.
+	Ttl *durationpb.Duration `protobuf:"bytes,8,opt,name=ttl,proto3" json:"ttl,omitempty"`
+	// How often the child suggests polling.
+	// Default: unset when the child suggests nothing. Eras: all.
+	PollInterval *durationpb.Duration `protobuf:"bytes,9,opt,name=poll_interval,json=pollInterval,proto3" json:"poll_interval,omitempty"`
+	// While INPUT_REQUIRED, the questions for the caller keyed by a
+	// child-chosen key, as InputRequired.input_requests; answer them with
+	// AnswerTask. A legacy child asks with server requests instead, which
+	// reach the caller as they do for any call.
+	// Default: unset unless INPUT_REQUIRED on a 2026 child. Eras: 2026.
+	InputRequests *structpb.Struct `protobuf:"bytes,10,opt,name=input_requests,json=inputRequests,proto3" json:"input_requests,omitempty"`
+	// The outcome, once done.
+	//
+	// Types that are valid to be assigned to Result:
+	//
+	//	*Task_Response
+	//	*Task_Error
+	Result        isTask_Result `protobuf_oneof:"result"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Task) Reset() {
+	*x = Task{}
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Task) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Task) ProtoMessage() {}
+
+func (x *Task) ProtoReflect() protoreflect.Message {
+	mi := &file_mcpbridge_v1_bridge_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Task.ProtoReflect.Descriptor instead.
+func (*Task) Descriptor() ([]byte, []int) {
+	return file_mcpbridge_v1_bridge_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *Task) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *Task) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *Task) GetState() TaskState {
+	if x != nil {
+		return x.State
+	}
+	return TaskState_TASK_STATE_UNSPECIFIED
+}
+
+func (x *Task) GetStatusMessage() string {
+	if x != nil {
+		return x.StatusMessage
+	}
+	return ""
+}
+
+func (x *Task) GetDone() bool {
+	if x != nil {
+		return x.Done
+	}
+	return false
+}
+
+func (x *Task) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *Task) GetUpdateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdateTime
+	}
+	return nil
+}
+
+func (x *Task) GetTtl() *durationpb.Duration {
+	if x != nil {
+		return x.Ttl
+	}
+	return nil
+}
+
+func (x *Task) GetPollInterval() *durationpb.Duration {
+	if x != nil {
+		return x.PollInterval
+	}
+	return nil
+}
+
+func (x *Task) GetInputRequests() *structpb.Struct {
+	if x != nil {
+		return x.InputRequests
+	}
+	return nil
+}
+
+func (x *Task) GetResult() isTask_Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *Task) GetResponse() *CallToolResponse {
+	if x != nil {
+		if x, ok := x.Result.(*Task_Response); ok {
+			return x.Response
+		}
+	}
+	return nil
+}
+
+func (x *Task) GetError() *JsonRpcError {
+	if x != nil {
+		if x, ok := x.Result.(*Task_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+type isTask_Result interface {
+	isTask_Result()
+}
+
+type Task_Response struct {
+	// The tool's result, when COMPLETED (and on a 2025-11-25 child when a
+	// tool error made the task FAILED: is_error is then set).
+	// Default: unset until done. Eras: all.
+	Response *CallToolResponse `protobuf:"bytes,11,opt,name=response,proto3,oneof"`
+}
+
+type Task_Error struct {
+	// The JSON-RPC error the task ended with, when FAILED; when its child
+	// exited, -32000 with a message that says so.
+	// Default: unset unless FAILED. Eras: all.
+	Error *JsonRpcError `protobuf:"bytes,12,opt,name=error,proto3,oneof"`
+}
+
+func (*Task_Response) isTask_Result() {}
+
+func (*Task_Error) isTask_Result() {}
+
 var File_mcpbridge_v1_bridge_proto protoreflect.FileDescriptor
 
 const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
@@ -5880,7 +6962,68 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\fJsonRpcError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1b\n" +
-	"\tdata_json\x18\x03 \x01(\tR\bdataJson*\xa8\x01\n" +
+	"\tdata_json\x18\x03 \x01(\tR\bdataJson\"\x99\x02\n" +
+	"\x10StartTaskRequest\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x125\n" +
+	"\targuments\x18\x03 \x01(\v2\x17.google.protobuf.StructR\targuments\x12+\n" +
+	"\x04meta\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x04meta\x12+\n" +
+	"\x03ttl\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12H\n" +
+	"\x13client_capabilities\x18\x06 \x01(\v2\x17.google.protobuf.StructR\x12clientCapabilities\"A\n" +
+	"\x0eGetTaskRequest\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\"w\n" +
+	"\x0fWaitTaskRequest\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\x123\n" +
+	"\atimeout\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\atimeout\"C\n" +
+	"\x10WatchTaskRequest\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\"\x86\x01\n" +
+	"\x11AnswerTaskRequest\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\x12@\n" +
+	"\x0finput_responses\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x0einputResponses\"D\n" +
+	"\x11CancelTaskRequest\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\"f\n" +
+	"\x10ListTasksRequest\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"e\n" +
+	"\x11ListTasksResponse\x12(\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x12.mcpbridge.v1.TaskR\x05tasks\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\";\n" +
+	"\x11StartTaskResponse\x12&\n" +
+	"\x04task\x18\x01 \x01(\v2\x12.mcpbridge.v1.TaskR\x04task\"9\n" +
+	"\x0fGetTaskResponse\x12&\n" +
+	"\x04task\x18\x01 \x01(\v2\x12.mcpbridge.v1.TaskR\x04task\":\n" +
+	"\x10WaitTaskResponse\x12&\n" +
+	"\x04task\x18\x01 \x01(\v2\x12.mcpbridge.v1.TaskR\x04task\"<\n" +
+	"\x12AnswerTaskResponse\x12&\n" +
+	"\x04task\x18\x01 \x01(\v2\x12.mcpbridge.v1.TaskR\x04task\"<\n" +
+	"\x12CancelTaskResponse\x12&\n" +
+	"\x04task\x18\x01 \x01(\v2\x12.mcpbridge.v1.TaskR\x04task\";\n" +
+	"\x11WatchTaskResponse\x12&\n" +
+	"\x04task\x18\x01 \x01(\v2\x12.mcpbridge.v1.TaskR\x04task\"\xc4\x04\n" +
+	"\x04Task\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x17\n" +
+	"\atask_id\x18\x02 \x01(\tR\x06taskId\x12-\n" +
+	"\x05state\x18\x03 \x01(\x0e2\x17.mcpbridge.v1.TaskStateR\x05state\x12%\n" +
+	"\x0estatus_message\x18\x04 \x01(\tR\rstatusMessage\x12\x12\n" +
+	"\x04done\x18\x05 \x01(\bR\x04done\x12;\n" +
+	"\vcreate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12;\n" +
+	"\vupdate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"updateTime\x12+\n" +
+	"\x03ttl\x18\b \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12>\n" +
+	"\rpoll_interval\x18\t \x01(\v2\x19.google.protobuf.DurationR\fpollInterval\x12>\n" +
+	"\x0einput_requests\x18\n" +
+	" \x01(\v2\x17.google.protobuf.StructR\rinputRequests\x12<\n" +
+	"\bresponse\x18\v \x01(\v2\x1e.mcpbridge.v1.CallToolResponseH\x00R\bresponse\x122\n" +
+	"\x05error\x18\f \x01(\v2\x1a.mcpbridge.v1.JsonRpcErrorH\x00R\x05errorB\b\n" +
+	"\x06result*\xa8\x01\n" +
 	"\n" +
 	"ChildState\x12\x1b\n" +
 	"\x17CHILD_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
@@ -5913,7 +7056,14 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"\x13LOGGING_LEVEL_ERROR\x10\x05\x12\x1a\n" +
 	"\x16LOGGING_LEVEL_CRITICAL\x10\x06\x12\x17\n" +
 	"\x13LOGGING_LEVEL_ALERT\x10\a\x12\x1b\n" +
-	"\x17LOGGING_LEVEL_EMERGENCY\x10\b2\x9b\v\n" +
+	"\x17LOGGING_LEVEL_EMERGENCY\x10\b*\xa9\x01\n" +
+	"\tTaskState\x12\x1a\n" +
+	"\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12TASK_STATE_WORKING\x10\x01\x12\x1d\n" +
+	"\x19TASK_STATE_INPUT_REQUIRED\x10\x02\x12\x18\n" +
+	"\x14TASK_STATE_COMPLETED\x10\x03\x12\x15\n" +
+	"\x11TASK_STATE_FAILED\x10\x04\x12\x18\n" +
+	"\x14TASK_STATE_CANCELLED\x10\x052\xbc\x0f\n" +
 	"\rBridgeService\x12L\n" +
 	"\tGetServer\x12\x1e.mcpbridge.v1.GetServerRequest\x1a\x1f.mcpbridge.v1.GetServerResponse\x12R\n" +
 	"\vListServers\x12 .mcpbridge.v1.ListServersRequest\x1a!.mcpbridge.v1.ListServersResponse\x12L\n" +
@@ -5932,7 +7082,16 @@ const file_mcpbridge_v1_bridge_proto_rawDesc = "" +
 	"CallStream\x12\x1f.mcpbridge.v1.CallStreamRequest\x1a .mcpbridge.v1.CallStreamResponse0\x01\x12J\n" +
 	"\aConnect\x12\x1c.mcpbridge.v1.ConnectRequest\x1a\x1d.mcpbridge.v1.ConnectResponse(\x010\x01\x12=\n" +
 	"\x04Ping\x12\x19.mcpbridge.v1.PingRequest\x1a\x1a.mcpbridge.v1.PingResponse\x12s\n" +
-	"\x16RespondToServerRequest\x12+.mcpbridge.v1.RespondToServerRequestRequest\x1a,.mcpbridge.v1.RespondToServerRequestResponseB?Z=github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1;mcpbridgev1b\x06proto3"
+	"\x16RespondToServerRequest\x12+.mcpbridge.v1.RespondToServerRequestRequest\x1a,.mcpbridge.v1.RespondToServerRequestResponse\x12L\n" +
+	"\tStartTask\x12\x1e.mcpbridge.v1.StartTaskRequest\x1a\x1f.mcpbridge.v1.StartTaskResponse\x12F\n" +
+	"\aGetTask\x12\x1c.mcpbridge.v1.GetTaskRequest\x1a\x1d.mcpbridge.v1.GetTaskResponse\x12I\n" +
+	"\bWaitTask\x12\x1d.mcpbridge.v1.WaitTaskRequest\x1a\x1e.mcpbridge.v1.WaitTaskResponse\x12N\n" +
+	"\tWatchTask\x12\x1e.mcpbridge.v1.WatchTaskRequest\x1a\x1f.mcpbridge.v1.WatchTaskResponse0\x01\x12O\n" +
+	"\n" +
+	"AnswerTask\x12\x1f.mcpbridge.v1.AnswerTaskRequest\x1a .mcpbridge.v1.AnswerTaskResponse\x12O\n" +
+	"\n" +
+	"CancelTask\x12\x1f.mcpbridge.v1.CancelTaskRequest\x1a .mcpbridge.v1.CancelTaskResponse\x12L\n" +
+	"\tListTasks\x12\x1e.mcpbridge.v1.ListTasksRequest\x1a\x1f.mcpbridge.v1.ListTasksResponseB?Z=github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1;mcpbridgev1b\x06proto3"
 
 var (
 	file_mcpbridge_v1_bridge_proto_rawDescOnce sync.Once
@@ -5946,236 +7105,287 @@ func file_mcpbridge_v1_bridge_proto_rawDescGZIP() []byte {
 	return file_mcpbridge_v1_bridge_proto_rawDescData
 }
 
-var file_mcpbridge_v1_bridge_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_mcpbridge_v1_bridge_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_mcpbridge_v1_bridge_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_mcpbridge_v1_bridge_proto_msgTypes = make([]protoimpl.MessageInfo, 73)
 var file_mcpbridge_v1_bridge_proto_goTypes = []any{
 	(ChildState)(0),                        // 0: mcpbridge.v1.ChildState
 	(ServerPolicy)(0),                      // 1: mcpbridge.v1.ServerPolicy
 	(CacheScope)(0),                        // 2: mcpbridge.v1.CacheScope
 	(Role)(0),                              // 3: mcpbridge.v1.Role
 	(LoggingLevel)(0),                      // 4: mcpbridge.v1.LoggingLevel
-	(*GetServerRequest)(nil),               // 5: mcpbridge.v1.GetServerRequest
-	(*GetServerResponse)(nil),              // 6: mcpbridge.v1.GetServerResponse
-	(*ListServersRequest)(nil),             // 7: mcpbridge.v1.ListServersRequest
-	(*ListServersResponse)(nil),            // 8: mcpbridge.v1.ListServersResponse
-	(*Child)(nil),                          // 9: mcpbridge.v1.Child
-	(*ListToolsRequest)(nil),               // 10: mcpbridge.v1.ListToolsRequest
-	(*ListToolsResponse)(nil),              // 11: mcpbridge.v1.ListToolsResponse
-	(*ListResourcesRequest)(nil),           // 12: mcpbridge.v1.ListResourcesRequest
-	(*ListResourcesResponse)(nil),          // 13: mcpbridge.v1.ListResourcesResponse
-	(*ListResourceTemplatesRequest)(nil),   // 14: mcpbridge.v1.ListResourceTemplatesRequest
-	(*ListResourceTemplatesResponse)(nil),  // 15: mcpbridge.v1.ListResourceTemplatesResponse
-	(*ListPromptsRequest)(nil),             // 16: mcpbridge.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),            // 17: mcpbridge.v1.ListPromptsResponse
-	(*Tool)(nil),                           // 18: mcpbridge.v1.Tool
-	(*Icon)(nil),                           // 19: mcpbridge.v1.Icon
-	(*Resource)(nil),                       // 20: mcpbridge.v1.Resource
-	(*ResourceTemplate)(nil),               // 21: mcpbridge.v1.ResourceTemplate
-	(*Prompt)(nil),                         // 22: mcpbridge.v1.Prompt
-	(*PromptArgument)(nil),                 // 23: mcpbridge.v1.PromptArgument
-	(*CallToolRequest)(nil),                // 24: mcpbridge.v1.CallToolRequest
-	(*CallToolResponse)(nil),               // 25: mcpbridge.v1.CallToolResponse
-	(*InputRequired)(nil),                  // 26: mcpbridge.v1.InputRequired
-	(*Content)(nil),                        // 27: mcpbridge.v1.Content
-	(*TextContent)(nil),                    // 28: mcpbridge.v1.TextContent
-	(*ImageContent)(nil),                   // 29: mcpbridge.v1.ImageContent
-	(*AudioContent)(nil),                   // 30: mcpbridge.v1.AudioContent
-	(*EmbeddedResource)(nil),               // 31: mcpbridge.v1.EmbeddedResource
-	(*ResourceContents)(nil),               // 32: mcpbridge.v1.ResourceContents
-	(*ReadResourceRequest)(nil),            // 33: mcpbridge.v1.ReadResourceRequest
-	(*ReadResourceResponse)(nil),           // 34: mcpbridge.v1.ReadResourceResponse
-	(*GetPromptRequest)(nil),               // 35: mcpbridge.v1.GetPromptRequest
-	(*GetPromptResponse)(nil),              // 36: mcpbridge.v1.GetPromptResponse
-	(*PromptMessage)(nil),                  // 37: mcpbridge.v1.PromptMessage
-	(*CompleteRequest)(nil),                // 38: mcpbridge.v1.CompleteRequest
-	(*CompleteResponse)(nil),               // 39: mcpbridge.v1.CompleteResponse
-	(*CallToolStreamRequest)(nil),          // 40: mcpbridge.v1.CallToolStreamRequest
-	(*CallToolStreamResponse)(nil),         // 41: mcpbridge.v1.CallToolStreamResponse
-	(*Progress)(nil),                       // 42: mcpbridge.v1.Progress
-	(*LogMessage)(nil),                     // 43: mcpbridge.v1.LogMessage
-	(*ServerRequest)(nil),                  // 44: mcpbridge.v1.ServerRequest
-	(*SubscribeRequest)(nil),               // 45: mcpbridge.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),              // 46: mcpbridge.v1.SubscribeResponse
-	(*SubscriptionAcknowledged)(nil),       // 47: mcpbridge.v1.SubscriptionAcknowledged
-	(*ResourceUpdated)(nil),                // 48: mcpbridge.v1.ResourceUpdated
-	(*ListChanged)(nil),                    // 49: mcpbridge.v1.ListChanged
-	(*CallRequest)(nil),                    // 50: mcpbridge.v1.CallRequest
-	(*CallResponse)(nil),                   // 51: mcpbridge.v1.CallResponse
-	(*CallStreamRequest)(nil),              // 52: mcpbridge.v1.CallStreamRequest
-	(*CallStreamResponse)(nil),             // 53: mcpbridge.v1.CallStreamResponse
-	(*ConnectRequest)(nil),                 // 54: mcpbridge.v1.ConnectRequest
-	(*ConnectResponse)(nil),                // 55: mcpbridge.v1.ConnectResponse
-	(*PingRequest)(nil),                    // 56: mcpbridge.v1.PingRequest
-	(*PingResponse)(nil),                   // 57: mcpbridge.v1.PingResponse
-	(*RespondToServerRequestRequest)(nil),  // 58: mcpbridge.v1.RespondToServerRequestRequest
-	(*RespondToServerRequestResponse)(nil), // 59: mcpbridge.v1.RespondToServerRequestResponse
-	(*JsonRpcError)(nil),                   // 60: mcpbridge.v1.JsonRpcError
-	nil,                                    // 61: mcpbridge.v1.GetPromptRequest.ArgumentsEntry
-	nil,                                    // 62: mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
-	(*structpb.Struct)(nil),                // 63: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),          // 64: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),            // 65: google.protobuf.Duration
-	(*structpb.Value)(nil),                 // 66: google.protobuf.Value
+	(TaskState)(0),                         // 5: mcpbridge.v1.TaskState
+	(*GetServerRequest)(nil),               // 6: mcpbridge.v1.GetServerRequest
+	(*GetServerResponse)(nil),              // 7: mcpbridge.v1.GetServerResponse
+	(*ListServersRequest)(nil),             // 8: mcpbridge.v1.ListServersRequest
+	(*ListServersResponse)(nil),            // 9: mcpbridge.v1.ListServersResponse
+	(*Child)(nil),                          // 10: mcpbridge.v1.Child
+	(*ListToolsRequest)(nil),               // 11: mcpbridge.v1.ListToolsRequest
+	(*ListToolsResponse)(nil),              // 12: mcpbridge.v1.ListToolsResponse
+	(*ListResourcesRequest)(nil),           // 13: mcpbridge.v1.ListResourcesRequest
+	(*ListResourcesResponse)(nil),          // 14: mcpbridge.v1.ListResourcesResponse
+	(*ListResourceTemplatesRequest)(nil),   // 15: mcpbridge.v1.ListResourceTemplatesRequest
+	(*ListResourceTemplatesResponse)(nil),  // 16: mcpbridge.v1.ListResourceTemplatesResponse
+	(*ListPromptsRequest)(nil),             // 17: mcpbridge.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),            // 18: mcpbridge.v1.ListPromptsResponse
+	(*Tool)(nil),                           // 19: mcpbridge.v1.Tool
+	(*Icon)(nil),                           // 20: mcpbridge.v1.Icon
+	(*Resource)(nil),                       // 21: mcpbridge.v1.Resource
+	(*ResourceTemplate)(nil),               // 22: mcpbridge.v1.ResourceTemplate
+	(*Prompt)(nil),                         // 23: mcpbridge.v1.Prompt
+	(*PromptArgument)(nil),                 // 24: mcpbridge.v1.PromptArgument
+	(*CallToolRequest)(nil),                // 25: mcpbridge.v1.CallToolRequest
+	(*CallToolResponse)(nil),               // 26: mcpbridge.v1.CallToolResponse
+	(*InputRequired)(nil),                  // 27: mcpbridge.v1.InputRequired
+	(*Content)(nil),                        // 28: mcpbridge.v1.Content
+	(*TextContent)(nil),                    // 29: mcpbridge.v1.TextContent
+	(*ImageContent)(nil),                   // 30: mcpbridge.v1.ImageContent
+	(*AudioContent)(nil),                   // 31: mcpbridge.v1.AudioContent
+	(*EmbeddedResource)(nil),               // 32: mcpbridge.v1.EmbeddedResource
+	(*ResourceContents)(nil),               // 33: mcpbridge.v1.ResourceContents
+	(*ReadResourceRequest)(nil),            // 34: mcpbridge.v1.ReadResourceRequest
+	(*ReadResourceResponse)(nil),           // 35: mcpbridge.v1.ReadResourceResponse
+	(*GetPromptRequest)(nil),               // 36: mcpbridge.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),              // 37: mcpbridge.v1.GetPromptResponse
+	(*PromptMessage)(nil),                  // 38: mcpbridge.v1.PromptMessage
+	(*CompleteRequest)(nil),                // 39: mcpbridge.v1.CompleteRequest
+	(*CompleteResponse)(nil),               // 40: mcpbridge.v1.CompleteResponse
+	(*CallToolStreamRequest)(nil),          // 41: mcpbridge.v1.CallToolStreamRequest
+	(*CallToolStreamResponse)(nil),         // 42: mcpbridge.v1.CallToolStreamResponse
+	(*Progress)(nil),                       // 43: mcpbridge.v1.Progress
+	(*LogMessage)(nil),                     // 44: mcpbridge.v1.LogMessage
+	(*ServerRequest)(nil),                  // 45: mcpbridge.v1.ServerRequest
+	(*SubscribeRequest)(nil),               // 46: mcpbridge.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),              // 47: mcpbridge.v1.SubscribeResponse
+	(*SubscriptionAcknowledged)(nil),       // 48: mcpbridge.v1.SubscriptionAcknowledged
+	(*ResourceUpdated)(nil),                // 49: mcpbridge.v1.ResourceUpdated
+	(*ListChanged)(nil),                    // 50: mcpbridge.v1.ListChanged
+	(*CallRequest)(nil),                    // 51: mcpbridge.v1.CallRequest
+	(*CallResponse)(nil),                   // 52: mcpbridge.v1.CallResponse
+	(*CallStreamRequest)(nil),              // 53: mcpbridge.v1.CallStreamRequest
+	(*CallStreamResponse)(nil),             // 54: mcpbridge.v1.CallStreamResponse
+	(*ConnectRequest)(nil),                 // 55: mcpbridge.v1.ConnectRequest
+	(*ConnectResponse)(nil),                // 56: mcpbridge.v1.ConnectResponse
+	(*PingRequest)(nil),                    // 57: mcpbridge.v1.PingRequest
+	(*PingResponse)(nil),                   // 58: mcpbridge.v1.PingResponse
+	(*RespondToServerRequestRequest)(nil),  // 59: mcpbridge.v1.RespondToServerRequestRequest
+	(*RespondToServerRequestResponse)(nil), // 60: mcpbridge.v1.RespondToServerRequestResponse
+	(*JsonRpcError)(nil),                   // 61: mcpbridge.v1.JsonRpcError
+	(*StartTaskRequest)(nil),               // 62: mcpbridge.v1.StartTaskRequest
+	(*GetTaskRequest)(nil),                 // 63: mcpbridge.v1.GetTaskRequest
+	(*WaitTaskRequest)(nil),                // 64: mcpbridge.v1.WaitTaskRequest
+	(*WatchTaskRequest)(nil),               // 65: mcpbridge.v1.WatchTaskRequest
+	(*AnswerTaskRequest)(nil),              // 66: mcpbridge.v1.AnswerTaskRequest
+	(*CancelTaskRequest)(nil),              // 67: mcpbridge.v1.CancelTaskRequest
+	(*ListTasksRequest)(nil),               // 68: mcpbridge.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),              // 69: mcpbridge.v1.ListTasksResponse
+	(*StartTaskResponse)(nil),              // 70: mcpbridge.v1.StartTaskResponse
+	(*GetTaskResponse)(nil),                // 71: mcpbridge.v1.GetTaskResponse
+	(*WaitTaskResponse)(nil),               // 72: mcpbridge.v1.WaitTaskResponse
+	(*AnswerTaskResponse)(nil),             // 73: mcpbridge.v1.AnswerTaskResponse
+	(*CancelTaskResponse)(nil),             // 74: mcpbridge.v1.CancelTaskResponse
+	(*WatchTaskResponse)(nil),              // 75: mcpbridge.v1.WatchTaskResponse
+	(*Task)(nil),                           // 76: mcpbridge.v1.Task
+	nil,                                    // 77: mcpbridge.v1.GetPromptRequest.ArgumentsEntry
+	nil,                                    // 78: mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
+	(*structpb.Struct)(nil),                // 79: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),          // 80: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),            // 81: google.protobuf.Duration
+	(*structpb.Value)(nil),                 // 82: google.protobuf.Value
 }
 var file_mcpbridge_v1_bridge_proto_depIdxs = []int32{
-	63,  // 0: mcpbridge.v1.GetServerResponse.server_info:type_name -> google.protobuf.Struct
-	63,  // 1: mcpbridge.v1.GetServerResponse.capabilities:type_name -> google.protobuf.Struct
-	9,   // 2: mcpbridge.v1.GetServerResponse.child:type_name -> mcpbridge.v1.Child
+	79,  // 0: mcpbridge.v1.GetServerResponse.server_info:type_name -> google.protobuf.Struct
+	79,  // 1: mcpbridge.v1.GetServerResponse.capabilities:type_name -> google.protobuf.Struct
+	10,  // 2: mcpbridge.v1.GetServerResponse.child:type_name -> mcpbridge.v1.Child
 	1,   // 3: mcpbridge.v1.GetServerResponse.policy:type_name -> mcpbridge.v1.ServerPolicy
-	9,   // 4: mcpbridge.v1.GetServerResponse.children:type_name -> mcpbridge.v1.Child
-	6,   // 5: mcpbridge.v1.GetServerResponse.members:type_name -> mcpbridge.v1.GetServerResponse
-	6,   // 6: mcpbridge.v1.ListServersResponse.servers:type_name -> mcpbridge.v1.GetServerResponse
+	10,  // 4: mcpbridge.v1.GetServerResponse.children:type_name -> mcpbridge.v1.Child
+	7,   // 5: mcpbridge.v1.GetServerResponse.members:type_name -> mcpbridge.v1.GetServerResponse
+	7,   // 6: mcpbridge.v1.ListServersResponse.servers:type_name -> mcpbridge.v1.GetServerResponse
 	0,   // 7: mcpbridge.v1.Child.state:type_name -> mcpbridge.v1.ChildState
-	64,  // 8: mcpbridge.v1.Child.started_at:type_name -> google.protobuf.Timestamp
-	63,  // 9: mcpbridge.v1.ListToolsRequest.meta:type_name -> google.protobuf.Struct
-	18,  // 10: mcpbridge.v1.ListToolsResponse.tools:type_name -> mcpbridge.v1.Tool
-	63,  // 11: mcpbridge.v1.ListToolsResponse.meta:type_name -> google.protobuf.Struct
-	65,  // 12: mcpbridge.v1.ListToolsResponse.ttl:type_name -> google.protobuf.Duration
+	80,  // 8: mcpbridge.v1.Child.started_at:type_name -> google.protobuf.Timestamp
+	79,  // 9: mcpbridge.v1.ListToolsRequest.meta:type_name -> google.protobuf.Struct
+	19,  // 10: mcpbridge.v1.ListToolsResponse.tools:type_name -> mcpbridge.v1.Tool
+	79,  // 11: mcpbridge.v1.ListToolsResponse.meta:type_name -> google.protobuf.Struct
+	81,  // 12: mcpbridge.v1.ListToolsResponse.ttl:type_name -> google.protobuf.Duration
 	2,   // 13: mcpbridge.v1.ListToolsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	63,  // 14: mcpbridge.v1.ListResourcesRequest.meta:type_name -> google.protobuf.Struct
-	20,  // 15: mcpbridge.v1.ListResourcesResponse.resources:type_name -> mcpbridge.v1.Resource
-	63,  // 16: mcpbridge.v1.ListResourcesResponse.meta:type_name -> google.protobuf.Struct
-	65,  // 17: mcpbridge.v1.ListResourcesResponse.ttl:type_name -> google.protobuf.Duration
+	79,  // 14: mcpbridge.v1.ListResourcesRequest.meta:type_name -> google.protobuf.Struct
+	21,  // 15: mcpbridge.v1.ListResourcesResponse.resources:type_name -> mcpbridge.v1.Resource
+	79,  // 16: mcpbridge.v1.ListResourcesResponse.meta:type_name -> google.protobuf.Struct
+	81,  // 17: mcpbridge.v1.ListResourcesResponse.ttl:type_name -> google.protobuf.Duration
 	2,   // 18: mcpbridge.v1.ListResourcesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	63,  // 19: mcpbridge.v1.ListResourceTemplatesRequest.meta:type_name -> google.protobuf.Struct
-	21,  // 20: mcpbridge.v1.ListResourceTemplatesResponse.resource_templates:type_name -> mcpbridge.v1.ResourceTemplate
-	63,  // 21: mcpbridge.v1.ListResourceTemplatesResponse.meta:type_name -> google.protobuf.Struct
-	65,  // 22: mcpbridge.v1.ListResourceTemplatesResponse.ttl:type_name -> google.protobuf.Duration
+	79,  // 19: mcpbridge.v1.ListResourceTemplatesRequest.meta:type_name -> google.protobuf.Struct
+	22,  // 20: mcpbridge.v1.ListResourceTemplatesResponse.resource_templates:type_name -> mcpbridge.v1.ResourceTemplate
+	79,  // 21: mcpbridge.v1.ListResourceTemplatesResponse.meta:type_name -> google.protobuf.Struct
+	81,  // 22: mcpbridge.v1.ListResourceTemplatesResponse.ttl:type_name -> google.protobuf.Duration
 	2,   // 23: mcpbridge.v1.ListResourceTemplatesResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	63,  // 24: mcpbridge.v1.ListPromptsRequest.meta:type_name -> google.protobuf.Struct
-	22,  // 25: mcpbridge.v1.ListPromptsResponse.prompts:type_name -> mcpbridge.v1.Prompt
-	63,  // 26: mcpbridge.v1.ListPromptsResponse.meta:type_name -> google.protobuf.Struct
-	65,  // 27: mcpbridge.v1.ListPromptsResponse.ttl:type_name -> google.protobuf.Duration
+	79,  // 24: mcpbridge.v1.ListPromptsRequest.meta:type_name -> google.protobuf.Struct
+	23,  // 25: mcpbridge.v1.ListPromptsResponse.prompts:type_name -> mcpbridge.v1.Prompt
+	79,  // 26: mcpbridge.v1.ListPromptsResponse.meta:type_name -> google.protobuf.Struct
+	81,  // 27: mcpbridge.v1.ListPromptsResponse.ttl:type_name -> google.protobuf.Duration
 	2,   // 28: mcpbridge.v1.ListPromptsResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	63,  // 29: mcpbridge.v1.Tool.input_schema:type_name -> google.protobuf.Struct
-	63,  // 30: mcpbridge.v1.Tool.output_schema:type_name -> google.protobuf.Struct
-	63,  // 31: mcpbridge.v1.Tool.annotations:type_name -> google.protobuf.Struct
-	19,  // 32: mcpbridge.v1.Tool.icons:type_name -> mcpbridge.v1.Icon
-	63,  // 33: mcpbridge.v1.Tool.execution:type_name -> google.protobuf.Struct
-	63,  // 34: mcpbridge.v1.Tool.meta:type_name -> google.protobuf.Struct
-	63,  // 35: mcpbridge.v1.Resource.annotations:type_name -> google.protobuf.Struct
-	19,  // 36: mcpbridge.v1.Resource.icons:type_name -> mcpbridge.v1.Icon
-	63,  // 37: mcpbridge.v1.Resource.meta:type_name -> google.protobuf.Struct
-	63,  // 38: mcpbridge.v1.ResourceTemplate.annotations:type_name -> google.protobuf.Struct
-	19,  // 39: mcpbridge.v1.ResourceTemplate.icons:type_name -> mcpbridge.v1.Icon
-	63,  // 40: mcpbridge.v1.ResourceTemplate.meta:type_name -> google.protobuf.Struct
-	23,  // 41: mcpbridge.v1.Prompt.arguments:type_name -> mcpbridge.v1.PromptArgument
-	19,  // 42: mcpbridge.v1.Prompt.icons:type_name -> mcpbridge.v1.Icon
-	63,  // 43: mcpbridge.v1.Prompt.meta:type_name -> google.protobuf.Struct
-	63,  // 44: mcpbridge.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
-	63,  // 45: mcpbridge.v1.CallToolRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 46: mcpbridge.v1.CallToolRequest.input_responses:type_name -> google.protobuf.Struct
-	63,  // 47: mcpbridge.v1.CallToolRequest.client_capabilities:type_name -> google.protobuf.Struct
-	27,  // 48: mcpbridge.v1.CallToolResponse.content:type_name -> mcpbridge.v1.Content
-	66,  // 49: mcpbridge.v1.CallToolResponse.structured_content:type_name -> google.protobuf.Value
-	63,  // 50: mcpbridge.v1.CallToolResponse.meta:type_name -> google.protobuf.Struct
-	26,  // 51: mcpbridge.v1.CallToolResponse.input_required:type_name -> mcpbridge.v1.InputRequired
-	63,  // 52: mcpbridge.v1.InputRequired.input_requests:type_name -> google.protobuf.Struct
-	63,  // 53: mcpbridge.v1.InputRequired.meta:type_name -> google.protobuf.Struct
-	28,  // 54: mcpbridge.v1.Content.text:type_name -> mcpbridge.v1.TextContent
-	29,  // 55: mcpbridge.v1.Content.image:type_name -> mcpbridge.v1.ImageContent
-	30,  // 56: mcpbridge.v1.Content.audio:type_name -> mcpbridge.v1.AudioContent
-	20,  // 57: mcpbridge.v1.Content.resource_link:type_name -> mcpbridge.v1.Resource
-	31,  // 58: mcpbridge.v1.Content.resource:type_name -> mcpbridge.v1.EmbeddedResource
-	63,  // 59: mcpbridge.v1.TextContent.annotations:type_name -> google.protobuf.Struct
-	63,  // 60: mcpbridge.v1.TextContent.meta:type_name -> google.protobuf.Struct
-	63,  // 61: mcpbridge.v1.ImageContent.annotations:type_name -> google.protobuf.Struct
-	63,  // 62: mcpbridge.v1.ImageContent.meta:type_name -> google.protobuf.Struct
-	63,  // 63: mcpbridge.v1.AudioContent.annotations:type_name -> google.protobuf.Struct
-	63,  // 64: mcpbridge.v1.AudioContent.meta:type_name -> google.protobuf.Struct
-	32,  // 65: mcpbridge.v1.EmbeddedResource.resource:type_name -> mcpbridge.v1.ResourceContents
-	63,  // 66: mcpbridge.v1.EmbeddedResource.annotations:type_name -> google.protobuf.Struct
-	63,  // 67: mcpbridge.v1.EmbeddedResource.meta:type_name -> google.protobuf.Struct
-	63,  // 68: mcpbridge.v1.ResourceContents.meta:type_name -> google.protobuf.Struct
-	63,  // 69: mcpbridge.v1.ReadResourceRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 70: mcpbridge.v1.ReadResourceRequest.input_responses:type_name -> google.protobuf.Struct
-	63,  // 71: mcpbridge.v1.ReadResourceRequest.client_capabilities:type_name -> google.protobuf.Struct
-	32,  // 72: mcpbridge.v1.ReadResourceResponse.contents:type_name -> mcpbridge.v1.ResourceContents
-	63,  // 73: mcpbridge.v1.ReadResourceResponse.meta:type_name -> google.protobuf.Struct
-	26,  // 74: mcpbridge.v1.ReadResourceResponse.input_required:type_name -> mcpbridge.v1.InputRequired
-	65,  // 75: mcpbridge.v1.ReadResourceResponse.ttl:type_name -> google.protobuf.Duration
+	79,  // 29: mcpbridge.v1.Tool.input_schema:type_name -> google.protobuf.Struct
+	79,  // 30: mcpbridge.v1.Tool.output_schema:type_name -> google.protobuf.Struct
+	79,  // 31: mcpbridge.v1.Tool.annotations:type_name -> google.protobuf.Struct
+	20,  // 32: mcpbridge.v1.Tool.icons:type_name -> mcpbridge.v1.Icon
+	79,  // 33: mcpbridge.v1.Tool.execution:type_name -> google.protobuf.Struct
+	79,  // 34: mcpbridge.v1.Tool.meta:type_name -> google.protobuf.Struct
+	79,  // 35: mcpbridge.v1.Resource.annotations:type_name -> google.protobuf.Struct
+	20,  // 36: mcpbridge.v1.Resource.icons:type_name -> mcpbridge.v1.Icon
+	79,  // 37: mcpbridge.v1.Resource.meta:type_name -> google.protobuf.Struct
+	79,  // 38: mcpbridge.v1.ResourceTemplate.annotations:type_name -> google.protobuf.Struct
+	20,  // 39: mcpbridge.v1.ResourceTemplate.icons:type_name -> mcpbridge.v1.Icon
+	79,  // 40: mcpbridge.v1.ResourceTemplate.meta:type_name -> google.protobuf.Struct
+	24,  // 41: mcpbridge.v1.Prompt.arguments:type_name -> mcpbridge.v1.PromptArgument
+	20,  // 42: mcpbridge.v1.Prompt.icons:type_name -> mcpbridge.v1.Icon
+	79,  // 43: mcpbridge.v1.Prompt.meta:type_name -> google.protobuf.Struct
+	79,  // 44: mcpbridge.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
+	79,  // 45: mcpbridge.v1.CallToolRequest.meta:type_name -> google.protobuf.Struct
+	79,  // 46: mcpbridge.v1.CallToolRequest.input_responses:type_name -> google.protobuf.Struct
+	79,  // 47: mcpbridge.v1.CallToolRequest.client_capabilities:type_name -> google.protobuf.Struct
+	28,  // 48: mcpbridge.v1.CallToolResponse.content:type_name -> mcpbridge.v1.Content
+	82,  // 49: mcpbridge.v1.CallToolResponse.structured_content:type_name -> google.protobuf.Value
+	79,  // 50: mcpbridge.v1.CallToolResponse.meta:type_name -> google.protobuf.Struct
+	27,  // 51: mcpbridge.v1.CallToolResponse.input_required:type_name -> mcpbridge.v1.InputRequired
+	79,  // 52: mcpbridge.v1.InputRequired.input_requests:type_name -> google.protobuf.Struct
+	79,  // 53: mcpbridge.v1.InputRequired.meta:type_name -> google.protobuf.Struct
+	29,  // 54: mcpbridge.v1.Content.text:type_name -> mcpbridge.v1.TextContent
+	30,  // 55: mcpbridge.v1.Content.image:type_name -> mcpbridge.v1.ImageContent
+	31,  // 56: mcpbridge.v1.Content.audio:type_name -> mcpbridge.v1.AudioContent
+	21,  // 57: mcpbridge.v1.Content.resource_link:type_name -> mcpbridge.v1.Resource
+	32,  // 58: mcpbridge.v1.Content.resource:type_name -> mcpbridge.v1.EmbeddedResource
+	79,  // 59: mcpbridge.v1.TextContent.annotations:type_name -> google.protobuf.Struct
+	79,  // 60: mcpbridge.v1.TextContent.meta:type_name -> google.protobuf.Struct
+	79,  // 61: mcpbridge.v1.ImageContent.annotations:type_name -> google.protobuf.Struct
+	79,  // 62: mcpbridge.v1.ImageContent.meta:type_name -> google.protobuf.Struct
+	79,  // 63: mcpbridge.v1.AudioContent.annotations:type_name -> google.protobuf.Struct
+	79,  // 64: mcpbridge.v1.AudioContent.meta:type_name -> google.protobuf.Struct
+	33,  // 65: mcpbridge.v1.EmbeddedResource.resource:type_name -> mcpbridge.v1.ResourceContents
+	79,  // 66: mcpbridge.v1.EmbeddedResource.annotations:type_name -> google.protobuf.Struct
+	79,  // 67: mcpbridge.v1.EmbeddedResource.meta:type_name -> google.protobuf.Struct
+	79,  // 68: mcpbridge.v1.ResourceContents.meta:type_name -> google.protobuf.Struct
+	79,  // 69: mcpbridge.v1.ReadResourceRequest.meta:type_name -> google.protobuf.Struct
+	79,  // 70: mcpbridge.v1.ReadResourceRequest.input_responses:type_name -> google.protobuf.Struct
+	79,  // 71: mcpbridge.v1.ReadResourceRequest.client_capabilities:type_name -> google.protobuf.Struct
+	33,  // 72: mcpbridge.v1.ReadResourceResponse.contents:type_name -> mcpbridge.v1.ResourceContents
+	79,  // 73: mcpbridge.v1.ReadResourceResponse.meta:type_name -> google.protobuf.Struct
+	27,  // 74: mcpbridge.v1.ReadResourceResponse.input_required:type_name -> mcpbridge.v1.InputRequired
+	81,  // 75: mcpbridge.v1.ReadResourceResponse.ttl:type_name -> google.protobuf.Duration
 	2,   // 76: mcpbridge.v1.ReadResourceResponse.cache_scope:type_name -> mcpbridge.v1.CacheScope
-	61,  // 77: mcpbridge.v1.GetPromptRequest.arguments:type_name -> mcpbridge.v1.GetPromptRequest.ArgumentsEntry
-	63,  // 78: mcpbridge.v1.GetPromptRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 79: mcpbridge.v1.GetPromptRequest.input_responses:type_name -> google.protobuf.Struct
-	63,  // 80: mcpbridge.v1.GetPromptRequest.client_capabilities:type_name -> google.protobuf.Struct
-	37,  // 81: mcpbridge.v1.GetPromptResponse.messages:type_name -> mcpbridge.v1.PromptMessage
-	63,  // 82: mcpbridge.v1.GetPromptResponse.meta:type_name -> google.protobuf.Struct
-	26,  // 83: mcpbridge.v1.GetPromptResponse.input_required:type_name -> mcpbridge.v1.InputRequired
+	77,  // 77: mcpbridge.v1.GetPromptRequest.arguments:type_name -> mcpbridge.v1.GetPromptRequest.ArgumentsEntry
+	79,  // 78: mcpbridge.v1.GetPromptRequest.meta:type_name -> google.protobuf.Struct
+	79,  // 79: mcpbridge.v1.GetPromptRequest.input_responses:type_name -> google.protobuf.Struct
+	79,  // 80: mcpbridge.v1.GetPromptRequest.client_capabilities:type_name -> google.protobuf.Struct
+	38,  // 81: mcpbridge.v1.GetPromptResponse.messages:type_name -> mcpbridge.v1.PromptMessage
+	79,  // 82: mcpbridge.v1.GetPromptResponse.meta:type_name -> google.protobuf.Struct
+	27,  // 83: mcpbridge.v1.GetPromptResponse.input_required:type_name -> mcpbridge.v1.InputRequired
 	3,   // 84: mcpbridge.v1.PromptMessage.role:type_name -> mcpbridge.v1.Role
-	27,  // 85: mcpbridge.v1.PromptMessage.content:type_name -> mcpbridge.v1.Content
-	62,  // 86: mcpbridge.v1.CompleteRequest.context_arguments:type_name -> mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
-	63,  // 87: mcpbridge.v1.CompleteRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 88: mcpbridge.v1.CompleteResponse.meta:type_name -> google.protobuf.Struct
-	63,  // 89: mcpbridge.v1.CallToolStreamRequest.arguments:type_name -> google.protobuf.Struct
-	63,  // 90: mcpbridge.v1.CallToolStreamRequest.meta:type_name -> google.protobuf.Struct
-	63,  // 91: mcpbridge.v1.CallToolStreamRequest.input_responses:type_name -> google.protobuf.Struct
-	63,  // 92: mcpbridge.v1.CallToolStreamRequest.client_capabilities:type_name -> google.protobuf.Struct
+	28,  // 85: mcpbridge.v1.PromptMessage.content:type_name -> mcpbridge.v1.Content
+	78,  // 86: mcpbridge.v1.CompleteRequest.context_arguments:type_name -> mcpbridge.v1.CompleteRequest.ContextArgumentsEntry
+	79,  // 87: mcpbridge.v1.CompleteRequest.meta:type_name -> google.protobuf.Struct
+	79,  // 88: mcpbridge.v1.CompleteResponse.meta:type_name -> google.protobuf.Struct
+	79,  // 89: mcpbridge.v1.CallToolStreamRequest.arguments:type_name -> google.protobuf.Struct
+	79,  // 90: mcpbridge.v1.CallToolStreamRequest.meta:type_name -> google.protobuf.Struct
+	79,  // 91: mcpbridge.v1.CallToolStreamRequest.input_responses:type_name -> google.protobuf.Struct
+	79,  // 92: mcpbridge.v1.CallToolStreamRequest.client_capabilities:type_name -> google.protobuf.Struct
 	4,   // 93: mcpbridge.v1.CallToolStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
-	42,  // 94: mcpbridge.v1.CallToolStreamResponse.progress:type_name -> mcpbridge.v1.Progress
-	43,  // 95: mcpbridge.v1.CallToolStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
-	44,  // 96: mcpbridge.v1.CallToolStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
-	25,  // 97: mcpbridge.v1.CallToolStreamResponse.result:type_name -> mcpbridge.v1.CallToolResponse
+	43,  // 94: mcpbridge.v1.CallToolStreamResponse.progress:type_name -> mcpbridge.v1.Progress
+	44,  // 95: mcpbridge.v1.CallToolStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
+	45,  // 96: mcpbridge.v1.CallToolStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
+	26,  // 97: mcpbridge.v1.CallToolStreamResponse.result:type_name -> mcpbridge.v1.CallToolResponse
 	4,   // 98: mcpbridge.v1.LogMessage.level:type_name -> mcpbridge.v1.LoggingLevel
-	66,  // 99: mcpbridge.v1.LogMessage.data:type_name -> google.protobuf.Value
-	64,  // 100: mcpbridge.v1.ServerRequest.expire_time:type_name -> google.protobuf.Timestamp
+	82,  // 99: mcpbridge.v1.LogMessage.data:type_name -> google.protobuf.Value
+	80,  // 100: mcpbridge.v1.ServerRequest.expire_time:type_name -> google.protobuf.Timestamp
 	4,   // 101: mcpbridge.v1.SubscribeRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
-	47,  // 102: mcpbridge.v1.SubscribeResponse.acknowledged:type_name -> mcpbridge.v1.SubscriptionAcknowledged
-	48,  // 103: mcpbridge.v1.SubscribeResponse.resource_updated:type_name -> mcpbridge.v1.ResourceUpdated
-	49,  // 104: mcpbridge.v1.SubscribeResponse.tools_list_changed:type_name -> mcpbridge.v1.ListChanged
-	49,  // 105: mcpbridge.v1.SubscribeResponse.prompts_list_changed:type_name -> mcpbridge.v1.ListChanged
-	49,  // 106: mcpbridge.v1.SubscribeResponse.resources_list_changed:type_name -> mcpbridge.v1.ListChanged
-	44,  // 107: mcpbridge.v1.SubscribeResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
-	43,  // 108: mcpbridge.v1.SubscribeResponse.log:type_name -> mcpbridge.v1.LogMessage
-	63,  // 109: mcpbridge.v1.ResourceUpdated.meta:type_name -> google.protobuf.Struct
-	63,  // 110: mcpbridge.v1.ListChanged.meta:type_name -> google.protobuf.Struct
+	48,  // 102: mcpbridge.v1.SubscribeResponse.acknowledged:type_name -> mcpbridge.v1.SubscriptionAcknowledged
+	49,  // 103: mcpbridge.v1.SubscribeResponse.resource_updated:type_name -> mcpbridge.v1.ResourceUpdated
+	50,  // 104: mcpbridge.v1.SubscribeResponse.tools_list_changed:type_name -> mcpbridge.v1.ListChanged
+	50,  // 105: mcpbridge.v1.SubscribeResponse.prompts_list_changed:type_name -> mcpbridge.v1.ListChanged
+	50,  // 106: mcpbridge.v1.SubscribeResponse.resources_list_changed:type_name -> mcpbridge.v1.ListChanged
+	45,  // 107: mcpbridge.v1.SubscribeResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
+	44,  // 108: mcpbridge.v1.SubscribeResponse.log:type_name -> mcpbridge.v1.LogMessage
+	79,  // 109: mcpbridge.v1.ResourceUpdated.meta:type_name -> google.protobuf.Struct
+	79,  // 110: mcpbridge.v1.ListChanged.meta:type_name -> google.protobuf.Struct
 	4,   // 111: mcpbridge.v1.CallStreamRequest.log_level:type_name -> mcpbridge.v1.LoggingLevel
-	42,  // 112: mcpbridge.v1.CallStreamResponse.progress:type_name -> mcpbridge.v1.Progress
-	43,  // 113: mcpbridge.v1.CallStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
-	44,  // 114: mcpbridge.v1.CallStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
-	51,  // 115: mcpbridge.v1.CallStreamResponse.result:type_name -> mcpbridge.v1.CallResponse
-	65,  // 116: mcpbridge.v1.PingResponse.round_trip:type_name -> google.protobuf.Duration
-	9,   // 117: mcpbridge.v1.PingResponse.child:type_name -> mcpbridge.v1.Child
-	60,  // 118: mcpbridge.v1.RespondToServerRequestRequest.error:type_name -> mcpbridge.v1.JsonRpcError
-	5,   // 119: mcpbridge.v1.BridgeService.GetServer:input_type -> mcpbridge.v1.GetServerRequest
-	7,   // 120: mcpbridge.v1.BridgeService.ListServers:input_type -> mcpbridge.v1.ListServersRequest
-	10,  // 121: mcpbridge.v1.BridgeService.ListTools:input_type -> mcpbridge.v1.ListToolsRequest
-	12,  // 122: mcpbridge.v1.BridgeService.ListResources:input_type -> mcpbridge.v1.ListResourcesRequest
-	14,  // 123: mcpbridge.v1.BridgeService.ListResourceTemplates:input_type -> mcpbridge.v1.ListResourceTemplatesRequest
-	16,  // 124: mcpbridge.v1.BridgeService.ListPrompts:input_type -> mcpbridge.v1.ListPromptsRequest
-	24,  // 125: mcpbridge.v1.BridgeService.CallTool:input_type -> mcpbridge.v1.CallToolRequest
-	33,  // 126: mcpbridge.v1.BridgeService.ReadResource:input_type -> mcpbridge.v1.ReadResourceRequest
-	35,  // 127: mcpbridge.v1.BridgeService.GetPrompt:input_type -> mcpbridge.v1.GetPromptRequest
-	38,  // 128: mcpbridge.v1.BridgeService.Complete:input_type -> mcpbridge.v1.CompleteRequest
-	40,  // 129: mcpbridge.v1.BridgeService.CallToolStream:input_type -> mcpbridge.v1.CallToolStreamRequest
-	45,  // 130: mcpbridge.v1.BridgeService.Subscribe:input_type -> mcpbridge.v1.SubscribeRequest
-	50,  // 131: mcpbridge.v1.BridgeService.Call:input_type -> mcpbridge.v1.CallRequest
-	52,  // 132: mcpbridge.v1.BridgeService.CallStream:input_type -> mcpbridge.v1.CallStreamRequest
-	54,  // 133: mcpbridge.v1.BridgeService.Connect:input_type -> mcpbridge.v1.ConnectRequest
-	56,  // 134: mcpbridge.v1.BridgeService.Ping:input_type -> mcpbridge.v1.PingRequest
-	58,  // 135: mcpbridge.v1.BridgeService.RespondToServerRequest:input_type -> mcpbridge.v1.RespondToServerRequestRequest
-	6,   // 136: mcpbridge.v1.BridgeService.GetServer:output_type -> mcpbridge.v1.GetServerResponse
-	8,   // 137: mcpbridge.v1.BridgeService.ListServers:output_type -> mcpbridge.v1.ListServersResponse
-	11,  // 138: mcpbridge.v1.BridgeService.ListTools:output_type -> mcpbridge.v1.ListToolsResponse
-	13,  // 139: mcpbridge.v1.BridgeService.ListResources:output_type -> mcpbridge.v1.ListResourcesResponse
-	15,  // 140: mcpbridge.v1.BridgeService.ListResourceTemplates:output_type -> mcpbridge.v1.ListResourceTemplatesResponse
-	17,  // 141: mcpbridge.v1.BridgeService.ListPrompts:output_type -> mcpbridge.v1.ListPromptsResponse
-	25,  // 142: mcpbridge.v1.BridgeService.CallTool:output_type -> mcpbridge.v1.CallToolResponse
-	34,  // 143: mcpbridge.v1.BridgeService.ReadResource:output_type -> mcpbridge.v1.ReadResourceResponse
-	36,  // 144: mcpbridge.v1.BridgeService.GetPrompt:output_type -> mcpbridge.v1.GetPromptResponse
-	39,  // 145: mcpbridge.v1.BridgeService.Complete:output_type -> mcpbridge.v1.CompleteResponse
-	41,  // 146: mcpbridge.v1.BridgeService.CallToolStream:output_type -> mcpbridge.v1.CallToolStreamResponse
-	46,  // 147: mcpbridge.v1.BridgeService.Subscribe:output_type -> mcpbridge.v1.SubscribeResponse
-	51,  // 148: mcpbridge.v1.BridgeService.Call:output_type -> mcpbridge.v1.CallResponse
-	53,  // 149: mcpbridge.v1.BridgeService.CallStream:output_type -> mcpbridge.v1.CallStreamResponse
-	55,  // 150: mcpbridge.v1.BridgeService.Connect:output_type -> mcpbridge.v1.ConnectResponse
-	57,  // 151: mcpbridge.v1.BridgeService.Ping:output_type -> mcpbridge.v1.PingResponse
-	59,  // 152: mcpbridge.v1.BridgeService.RespondToServerRequest:output_type -> mcpbridge.v1.RespondToServerRequestResponse
-	136, // [136:153] is the sub-list for method output_type
-	119, // [119:136] is the sub-list for method input_type
-	119, // [119:119] is the sub-list for extension type_name
-	119, // [119:119] is the sub-list for extension extendee
-	0,   // [0:119] is the sub-list for field type_name
+	43,  // 112: mcpbridge.v1.CallStreamResponse.progress:type_name -> mcpbridge.v1.Progress
+	44,  // 113: mcpbridge.v1.CallStreamResponse.log:type_name -> mcpbridge.v1.LogMessage
+	45,  // 114: mcpbridge.v1.CallStreamResponse.server_request:type_name -> mcpbridge.v1.ServerRequest
+	52,  // 115: mcpbridge.v1.CallStreamResponse.result:type_name -> mcpbridge.v1.CallResponse
+	81,  // 116: mcpbridge.v1.PingResponse.round_trip:type_name -> google.protobuf.Duration
+	10,  // 117: mcpbridge.v1.PingResponse.child:type_name -> mcpbridge.v1.Child
+	61,  // 118: mcpbridge.v1.RespondToServerRequestRequest.error:type_name -> mcpbridge.v1.JsonRpcError
+	79,  // 119: mcpbridge.v1.StartTaskRequest.arguments:type_name -> google.protobuf.Struct
+	79,  // 120: mcpbridge.v1.StartTaskRequest.meta:type_name -> google.protobuf.Struct
+	81,  // 121: mcpbridge.v1.StartTaskRequest.ttl:type_name -> google.protobuf.Duration
+	79,  // 122: mcpbridge.v1.StartTaskRequest.client_capabilities:type_name -> google.protobuf.Struct
+	81,  // 123: mcpbridge.v1.WaitTaskRequest.timeout:type_name -> google.protobuf.Duration
+	79,  // 124: mcpbridge.v1.AnswerTaskRequest.input_responses:type_name -> google.protobuf.Struct
+	76,  // 125: mcpbridge.v1.ListTasksResponse.tasks:type_name -> mcpbridge.v1.Task
+	76,  // 126: mcpbridge.v1.StartTaskResponse.task:type_name -> mcpbridge.v1.Task
+	76,  // 127: mcpbridge.v1.GetTaskResponse.task:type_name -> mcpbridge.v1.Task
+	76,  // 128: mcpbridge.v1.WaitTaskResponse.task:type_name -> mcpbridge.v1.Task
+	76,  // 129: mcpbridge.v1.AnswerTaskResponse.task:type_name -> mcpbridge.v1.Task
+	76,  // 130: mcpbridge.v1.CancelTaskResponse.task:type_name -> mcpbridge.v1.Task
+	76,  // 131: mcpbridge.v1.WatchTaskResponse.task:type_name -> mcpbridge.v1.Task
+	5,   // 132: mcpbridge.v1.Task.state:type_name -> mcpbridge.v1.TaskState
+	80,  // 133: mcpbridge.v1.Task.create_time:type_name -> google.protobuf.Timestamp
+	80,  // 134: mcpbridge.v1.Task.update_time:type_name -> google.protobuf.Timestamp
+	81,  // 135: mcpbridge.v1.Task.ttl:type_name -> google.protobuf.Duration
+	81,  // 136: mcpbridge.v1.Task.poll_interval:type_name -> google.protobuf.Duration
+	79,  // 137: mcpbridge.v1.Task.input_requests:type_name -> google.protobuf.Struct
+	26,  // 138: mcpbridge.v1.Task.response:type_name -> mcpbridge.v1.CallToolResponse
+	61,  // 139: mcpbridge.v1.Task.error:type_name -> mcpbridge.v1.JsonRpcError
+	6,   // 140: mcpbridge.v1.BridgeService.GetServer:input_type -> mcpbridge.v1.GetServerRequest
+	8,   // 141: mcpbridge.v1.BridgeService.ListServers:input_type -> mcpbridge.v1.ListServersRequest
+	11,  // 142: mcpbridge.v1.BridgeService.ListTools:input_type -> mcpbridge.v1.ListToolsRequest
+	13,  // 143: mcpbridge.v1.BridgeService.ListResources:input_type -> mcpbridge.v1.ListResourcesRequest
+	15,  // 144: mcpbridge.v1.BridgeService.ListResourceTemplates:input_type -> mcpbridge.v1.ListResourceTemplatesRequest
+	17,  // 145: mcpbridge.v1.BridgeService.ListPrompts:input_type -> mcpbridge.v1.ListPromptsRequest
+	25,  // 146: mcpbridge.v1.BridgeService.CallTool:input_type -> mcpbridge.v1.CallToolRequest
+	34,  // 147: mcpbridge.v1.BridgeService.ReadResource:input_type -> mcpbridge.v1.ReadResourceRequest
+	36,  // 148: mcpbridge.v1.BridgeService.GetPrompt:input_type -> mcpbridge.v1.GetPromptRequest
+	39,  // 149: mcpbridge.v1.BridgeService.Complete:input_type -> mcpbridge.v1.CompleteRequest
+	41,  // 150: mcpbridge.v1.BridgeService.CallToolStream:input_type -> mcpbridge.v1.CallToolStreamRequest
+	46,  // 151: mcpbridge.v1.BridgeService.Subscribe:input_type -> mcpbridge.v1.SubscribeRequest
+	51,  // 152: mcpbridge.v1.BridgeService.Call:input_type -> mcpbridge.v1.CallRequest
+	53,  // 153: mcpbridge.v1.BridgeService.CallStream:input_type -> mcpbridge.v1.CallStreamRequest
+	55,  // 154: mcpbridge.v1.BridgeService.Connect:input_type -> mcpbridge.v1.ConnectRequest
+	57,  // 155: mcpbridge.v1.BridgeService.Ping:input_type -> mcpbridge.v1.PingRequest
+	59,  // 156: mcpbridge.v1.BridgeService.RespondToServerRequest:input_type -> mcpbridge.v1.RespondToServerRequestRequest
+	62,  // 157: mcpbridge.v1.BridgeService.StartTask:input_type -> mcpbridge.v1.StartTaskRequest
+	63,  // 158: mcpbridge.v1.BridgeService.GetTask:input_type -> mcpbridge.v1.GetTaskRequest
+	64,  // 159: mcpbridge.v1.BridgeService.WaitTask:input_type -> mcpbridge.v1.WaitTaskRequest
+	65,  // 160: mcpbridge.v1.BridgeService.WatchTask:input_type -> mcpbridge.v1.WatchTaskRequest
+	66,  // 161: mcpbridge.v1.BridgeService.AnswerTask:input_type -> mcpbridge.v1.AnswerTaskRequest
+	67,  // 162: mcpbridge.v1.BridgeService.CancelTask:input_type -> mcpbridge.v1.CancelTaskRequest
+	68,  // 163: mcpbridge.v1.BridgeService.ListTasks:input_type -> mcpbridge.v1.ListTasksRequest
+	7,   // 164: mcpbridge.v1.BridgeService.GetServer:output_type -> mcpbridge.v1.GetServerResponse
+	9,   // 165: mcpbridge.v1.BridgeService.ListServers:output_type -> mcpbridge.v1.ListServersResponse
+	12,  // 166: mcpbridge.v1.BridgeService.ListTools:output_type -> mcpbridge.v1.ListToolsResponse
+	14,  // 167: mcpbridge.v1.BridgeService.ListResources:output_type -> mcpbridge.v1.ListResourcesResponse
+	16,  // 168: mcpbridge.v1.BridgeService.ListResourceTemplates:output_type -> mcpbridge.v1.ListResourceTemplatesResponse
+	18,  // 169: mcpbridge.v1.BridgeService.ListPrompts:output_type -> mcpbridge.v1.ListPromptsResponse
+	26,  // 170: mcpbridge.v1.BridgeService.CallTool:output_type -> mcpbridge.v1.CallToolResponse
+	35,  // 171: mcpbridge.v1.BridgeService.ReadResource:output_type -> mcpbridge.v1.ReadResourceResponse
+	37,  // 172: mcpbridge.v1.BridgeService.GetPrompt:output_type -> mcpbridge.v1.GetPromptResponse
+	40,  // 173: mcpbridge.v1.BridgeService.Complete:output_type -> mcpbridge.v1.CompleteResponse
+	42,  // 174: mcpbridge.v1.BridgeService.CallToolStream:output_type -> mcpbridge.v1.CallToolStreamResponse
+	47,  // 175: mcpbridge.v1.BridgeService.Subscribe:output_type -> mcpbridge.v1.SubscribeResponse
+	52,  // 176: mcpbridge.v1.BridgeService.Call:output_type -> mcpbridge.v1.CallResponse
+	54,  // 177: mcpbridge.v1.BridgeService.CallStream:output_type -> mcpbridge.v1.CallStreamResponse
+	56,  // 178: mcpbridge.v1.BridgeService.Connect:output_type -> mcpbridge.v1.ConnectResponse
+	58,  // 179: mcpbridge.v1.BridgeService.Ping:output_type -> mcpbridge.v1.PingResponse
+	60,  // 180: mcpbridge.v1.BridgeService.RespondToServerRequest:output_type -> mcpbridge.v1.RespondToServerRequestResponse
+	70,  // 181: mcpbridge.v1.BridgeService.StartTask:output_type -> mcpbridge.v1.StartTaskResponse
+	71,  // 182: mcpbridge.v1.BridgeService.GetTask:output_type -> mcpbridge.v1.GetTaskResponse
+	72,  // 183: mcpbridge.v1.BridgeService.WaitTask:output_type -> mcpbridge.v1.WaitTaskResponse
+	75,  // 184: mcpbridge.v1.BridgeService.WatchTask:output_type -> mcpbridge.v1.WatchTaskResponse
+	73,  // 185: mcpbridge.v1.BridgeService.AnswerTask:output_type -> mcpbridge.v1.AnswerTaskResponse
+	74,  // 186: mcpbridge.v1.BridgeService.CancelTask:output_type -> mcpbridge.v1.CancelTaskResponse
+	69,  // 187: mcpbridge.v1.BridgeService.ListTasks:output_type -> mcpbridge.v1.ListTasksResponse
+	164, // [164:188] is the sub-list for method output_type
+	140, // [140:164] is the sub-list for method input_type
+	140, // [140:140] is the sub-list for extension type_name
+	140, // [140:140] is the sub-list for extension extendee
+	0,   // [0:140] is the sub-list for field type_name
 }
 
 func init() { file_mcpbridge_v1_bridge_proto_init() }
@@ -6227,13 +7437,17 @@ func file_mcpbridge_v1_bridge_proto_init() {
 		(*RespondToServerRequestRequest_ResultJson)(nil),
 		(*RespondToServerRequestRequest_Error)(nil),
 	}
+	file_mcpbridge_v1_bridge_proto_msgTypes[70].OneofWrappers = []any{
+		(*Task_Response)(nil),
+		(*Task_Error)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mcpbridge_v1_bridge_proto_rawDesc), len(file_mcpbridge_v1_bridge_proto_rawDesc)),
-			NumEnums:      5,
-			NumMessages:   58,
+			NumEnums:      6,
+			NumMessages:   73,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

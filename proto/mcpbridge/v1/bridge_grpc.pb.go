@@ -254,6 +254,13 @@ const (
 	BridgeService_Connect_FullMethodName                = "/mcpbridge.v1.BridgeService/Connect"
 	BridgeService_Ping_FullMethodName                   = "/mcpbridge.v1.BridgeService/Ping"
 	BridgeService_RespondToServerRequest_FullMethodName = "/mcpbridge.v1.BridgeService/RespondToServerRequest"
+	BridgeService_StartTask_FullMethodName              = "/mcpbridge.v1.BridgeService/StartTask"
+	BridgeService_GetTask_FullMethodName                = "/mcpbridge.v1.BridgeService/GetTask"
+	BridgeService_WaitTask_FullMethodName               = "/mcpbridge.v1.BridgeService/WaitTask"
+	BridgeService_WatchTask_FullMethodName              = "/mcpbridge.v1.BridgeService/WatchTask"
+	BridgeService_AnswerTask_FullMethodName             = "/mcpbridge.v1.BridgeService/AnswerTask"
+	BridgeService_CancelTask_FullMethodName             = "/mcpbridge.v1.BridgeService/CancelTask"
+	BridgeService_ListTasks_FullMethodName              = "/mcpbridge.v1.BridgeService/ListTasks"
 )
 
 // BridgeServiceClient is the client API for BridgeService service.
@@ -364,6 +371,42 @@ type BridgeServiceClient interface {
 	// is NOT_FOUND with a message that says so (route the answer by
 	// ServerRequest.routing_key).
 	RespondToServerRequest(ctx context.Context, in *RespondToServerRequestRequest, opts ...grpc.CallOption) (*RespondToServerRequestResponse, error)
+	// StartTask is `tools/call` run as an MCP task: a long-running operation
+	// that outlives this RPC and the caller's connection (docs/api.md,
+	// "Tasks"). The bridge asks the child for a task the way its era does
+	// (the 2026-07-28 tasks extension declared in the request's client
+	// capabilities; 2025-11-25's `params.task`) and returns the Task at once,
+	// usually WORKING. A tool that does not run as a task on its child runs
+	// to its end in this RPC instead, and the Task comes back done, with no
+	// task_id. A task belongs to the caller's principal: no other principal
+	// can get, wait for, watch, answer, cancel or list it. Beyond the
+	// server's live-task caps (per principal and per server) the call is
+	// RESOURCE_EXHAUSTED with RetryInfo.
+	StartTask(ctx context.Context, in *StartTaskRequest, opts ...grpc.CallOption) (*StartTaskResponse, error)
+	// GetTask is `tasks/get`: the task's latest state, and its result or
+	// error once it is done. An unknown, expired or another principal's task
+	// is NOT_FOUND, with the same message for each.
+	GetTask(ctx context.Context, in *GetTaskRequest, opts ...grpc.CallOption) (*GetTaskResponse, error)
+	// WaitTask returns the task once it is done or needs input, or when the
+	// timeout passes (then as it is), as google.longrunning's WaitOperation
+	// does; the bridge polls the child at the task's poll interval.
+	WaitTask(ctx context.Context, in *WaitTaskRequest, opts ...grpc.CallOption) (*WaitTaskResponse, error)
+	// WatchTask streams the task: its state now, then every change of state,
+	// status message (where the task's progress is reported) or input
+	// requests, and last the done Task with its result or error, after which
+	// the stream ends with OK. Closing the stream does not cancel the task.
+	WatchTask(ctx context.Context, in *WatchTaskRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTaskResponse], error)
+	// AnswerTask is the 2026 `tasks/update`: the answers to the task's
+	// input_requests. It returns the task's state after the answers.
+	AnswerTask(ctx context.Context, in *AnswerTaskRequest, opts ...grpc.CallOption) (*AnswerTaskResponse, error)
+	// CancelTask is `tasks/cancel`: the work is stopped and the task ends
+	// CANCELLED, unless it ended already (cancellation does not undo a
+	// result). It returns the task's state after the cancellation.
+	CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*CancelTaskResponse, error)
+	// ListTasks lists the caller's tasks on one server, oldest first, as the
+	// bridge saw them created (through any door), with their state now.
+	// Tasks that expired or that the child no longer knows are left out.
+	ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error)
 }
 
 type bridgeServiceClient struct {
@@ -574,6 +617,85 @@ func (c *bridgeServiceClient) RespondToServerRequest(ctx context.Context, in *Re
 	return out, nil
 }
 
+func (c *bridgeServiceClient) StartTask(ctx context.Context, in *StartTaskRequest, opts ...grpc.CallOption) (*StartTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartTaskResponse)
+	err := c.cc.Invoke(ctx, BridgeService_StartTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *bridgeServiceClient) GetTask(ctx context.Context, in *GetTaskRequest, opts ...grpc.CallOption) (*GetTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetTaskResponse)
+	err := c.cc.Invoke(ctx, BridgeService_GetTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *bridgeServiceClient) WaitTask(ctx context.Context, in *WaitTaskRequest, opts ...grpc.CallOption) (*WaitTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WaitTaskResponse)
+	err := c.cc.Invoke(ctx, BridgeService_WaitTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *bridgeServiceClient) WatchTask(ctx context.Context, in *WatchTaskRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTaskResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &BridgeService_ServiceDesc.Streams[4], BridgeService_WatchTask_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchTaskRequest, WatchTaskResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BridgeService_WatchTaskClient = grpc.ServerStreamingClient[WatchTaskResponse]
+
+func (c *bridgeServiceClient) AnswerTask(ctx context.Context, in *AnswerTaskRequest, opts ...grpc.CallOption) (*AnswerTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AnswerTaskResponse)
+	err := c.cc.Invoke(ctx, BridgeService_AnswerTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *bridgeServiceClient) CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*CancelTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelTaskResponse)
+	err := c.cc.Invoke(ctx, BridgeService_CancelTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *bridgeServiceClient) ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTasksResponse)
+	err := c.cc.Invoke(ctx, BridgeService_ListTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BridgeServiceServer is the server API for BridgeService service.
 // All implementations must embed UnimplementedBridgeServiceServer
 // for forward compatibility.
@@ -682,6 +804,42 @@ type BridgeServiceServer interface {
 	// is NOT_FOUND with a message that says so (route the answer by
 	// ServerRequest.routing_key).
 	RespondToServerRequest(context.Context, *RespondToServerRequestRequest) (*RespondToServerRequestResponse, error)
+	// StartTask is `tools/call` run as an MCP task: a long-running operation
+	// that outlives this RPC and the caller's connection (docs/api.md,
+	// "Tasks"). The bridge asks the child for a task the way its era does
+	// (the 2026-07-28 tasks extension declared in the request's client
+	// capabilities; 2025-11-25's `params.task`) and returns the Task at once,
+	// usually WORKING. A tool that does not run as a task on its child runs
+	// to its end in this RPC instead, and the Task comes back done, with no
+	// task_id. A task belongs to the caller's principal: no other principal
+	// can get, wait for, watch, answer, cancel or list it. Beyond the
+	// server's live-task caps (per principal and per server) the call is
+	// RESOURCE_EXHAUSTED with RetryInfo.
+	StartTask(context.Context, *StartTaskRequest) (*StartTaskResponse, error)
+	// GetTask is `tasks/get`: the task's latest state, and its result or
+	// error once it is done. An unknown, expired or another principal's task
+	// is NOT_FOUND, with the same message for each.
+	GetTask(context.Context, *GetTaskRequest) (*GetTaskResponse, error)
+	// WaitTask returns the task once it is done or needs input, or when the
+	// timeout passes (then as it is), as google.longrunning's WaitOperation
+	// does; the bridge polls the child at the task's poll interval.
+	WaitTask(context.Context, *WaitTaskRequest) (*WaitTaskResponse, error)
+	// WatchTask streams the task: its state now, then every change of state,
+	// status message (where the task's progress is reported) or input
+	// requests, and last the done Task with its result or error, after which
+	// the stream ends with OK. Closing the stream does not cancel the task.
+	WatchTask(*WatchTaskRequest, grpc.ServerStreamingServer[WatchTaskResponse]) error
+	// AnswerTask is the 2026 `tasks/update`: the answers to the task's
+	// input_requests. It returns the task's state after the answers.
+	AnswerTask(context.Context, *AnswerTaskRequest) (*AnswerTaskResponse, error)
+	// CancelTask is `tasks/cancel`: the work is stopped and the task ends
+	// CANCELLED, unless it ended already (cancellation does not undo a
+	// result). It returns the task's state after the cancellation.
+	CancelTask(context.Context, *CancelTaskRequest) (*CancelTaskResponse, error)
+	// ListTasks lists the caller's tasks on one server, oldest first, as the
+	// bridge saw them created (through any door), with their state now.
+	// Tasks that expired or that the child no longer knows are left out.
+	ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error)
 	mustEmbedUnimplementedBridgeServiceServer()
 }
 
@@ -742,6 +900,27 @@ func (UnimplementedBridgeServiceServer) Ping(context.Context, *PingRequest) (*Pi
 }
 func (UnimplementedBridgeServiceServer) RespondToServerRequest(context.Context, *RespondToServerRequestRequest) (*RespondToServerRequestResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RespondToServerRequest not implemented")
+}
+func (UnimplementedBridgeServiceServer) StartTask(context.Context, *StartTaskRequest) (*StartTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartTask not implemented")
+}
+func (UnimplementedBridgeServiceServer) GetTask(context.Context, *GetTaskRequest) (*GetTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTask not implemented")
+}
+func (UnimplementedBridgeServiceServer) WaitTask(context.Context, *WaitTaskRequest) (*WaitTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method WaitTask not implemented")
+}
+func (UnimplementedBridgeServiceServer) WatchTask(*WatchTaskRequest, grpc.ServerStreamingServer[WatchTaskResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchTask not implemented")
+}
+func (UnimplementedBridgeServiceServer) AnswerTask(context.Context, *AnswerTaskRequest) (*AnswerTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AnswerTask not implemented")
+}
+func (UnimplementedBridgeServiceServer) CancelTask(context.Context, *CancelTaskRequest) (*CancelTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelTask not implemented")
+}
+func (UnimplementedBridgeServiceServer) ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTasks not implemented")
 }
 func (UnimplementedBridgeServiceServer) mustEmbedUnimplementedBridgeServiceServer() {}
 func (UnimplementedBridgeServiceServer) testEmbeddedByValue()                       {}
@@ -1038,6 +1217,125 @@ func _BridgeService_RespondToServerRequest_Handler(srv interface{}, ctx context.
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BridgeService_StartTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BridgeServiceServer).StartTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BridgeService_StartTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BridgeServiceServer).StartTask(ctx, req.(*StartTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BridgeService_GetTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BridgeServiceServer).GetTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BridgeService_GetTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BridgeServiceServer).GetTask(ctx, req.(*GetTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BridgeService_WaitTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WaitTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BridgeServiceServer).WaitTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BridgeService_WaitTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BridgeServiceServer).WaitTask(ctx, req.(*WaitTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BridgeService_WatchTask_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchTaskRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(BridgeServiceServer).WatchTask(m, &grpc.GenericServerStream[WatchTaskRequest, WatchTaskResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type BridgeService_WatchTaskServer = grpc.ServerStreamingServer[WatchTaskResponse]
+
+func _BridgeService_AnswerTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AnswerTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BridgeServiceServer).AnswerTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BridgeService_AnswerTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BridgeServiceServer).AnswerTask(ctx, req.(*AnswerTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BridgeService_CancelTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BridgeServiceServer).CancelTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BridgeService_CancelTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BridgeServiceServer).CancelTask(ctx, req.(*CancelTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BridgeService_ListTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BridgeServiceServer).ListTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BridgeService_ListTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BridgeServiceServer).ListTasks(ctx, req.(*ListTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // BridgeService_ServiceDesc is the grpc.ServiceDesc for BridgeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1097,6 +1395,30 @@ var BridgeService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "RespondToServerRequest",
 			Handler:    _BridgeService_RespondToServerRequest_Handler,
 		},
+		{
+			MethodName: "StartTask",
+			Handler:    _BridgeService_StartTask_Handler,
+		},
+		{
+			MethodName: "GetTask",
+			Handler:    _BridgeService_GetTask_Handler,
+		},
+		{
+			MethodName: "WaitTask",
+			Handler:    _BridgeService_WaitTask_Handler,
+		},
+		{
+			MethodName: "AnswerTask",
+			Handler:    _BridgeService_AnswerTask_Handler,
+		},
+		{
+			MethodName: "CancelTask",
+			Handler:    _BridgeService_CancelTask_Handler,
+		},
+		{
+			MethodName: "ListTasks",
+			Handler:    _BridgeService_ListTasks_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -1119,6 +1441,11 @@ var BridgeService_ServiceDesc = grpc.ServiceDesc{
 			Handler:       _BridgeService_Connect_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "WatchTask",
+			Handler:       _BridgeService_WatchTask_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "mcpbridge/v1/bridge.proto",

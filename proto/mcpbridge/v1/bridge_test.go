@@ -21,12 +21,15 @@ func TestMain(m *testing.M) {
 
 // The RPCs of the table in docs/architecture.md, "The gRPC API",
 // RespondToServerRequest (the server-request path) included.
-var wantRPCs = []string{
+var wantRPCs = sorted([]string{
 	"Call", "CallStream", "CallTool", "CallToolStream", "Complete", "Connect",
 	"GetPrompt", "GetServer", "ListPrompts", "ListResourceTemplates",
 	"ListResources", "ListServers", "ListTools", "Ping", "ReadResource",
 	"RespondToServerRequest", "Subscribe",
-}
+	"AnswerTask", "CancelTask", "GetTask", "ListTasks", "StartTask", "WaitTask", "WatchTask",
+})
+
+func sorted(s []string) []string { slices.Sort(s); return s }
 
 var (
 	rpcLine = regexp.MustCompile(`^\s*rpc\s+(\w+)\s*\(`)

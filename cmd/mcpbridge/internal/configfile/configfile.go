@@ -221,6 +221,7 @@ type Server struct {
 	Tunnel               string             `yaml:"tunnel"`
 	Pool                 Pool               `yaml:"pool"`
 	Session              Session            `yaml:"session"`
+	Tasks                Tasks              `yaml:"tasks"`
 	// Aggregate, instead of a command, makes the server an aggregate of
 	// other servers of the file (docs/aggregation.md).
 	Aggregate *Aggregate `yaml:"aggregate"`
@@ -267,6 +268,12 @@ type Pool struct {
 	Min         int           `yaml:"min"`
 	Max         int           `yaml:"max"`
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
+}
+
+// Tasks bound a server's live MCP tasks.
+type Tasks struct {
+	Max             int `yaml:"max"`
+	MaxPerPrincipal int `yaml:"max_per_principal"`
 }
 
 // Session configures the session policy.
@@ -556,6 +563,7 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 			MaxRestarts: s.Restart.MaxRestarts, MaxRestartBackoff: s.Restart.MaxBackoff, Grace: s.Restart.Grace,
 			Pool:    bridge.PoolConfig{Min: s.Pool.Min, Max: s.Pool.Max, IdleTimeout: s.Pool.IdleTimeout},
 			Session: bridge.SessionConfig{IdleTimeout: s.Session.IdleTimeout, Max: s.Session.Max, MaxPerPrincipal: s.Session.MaxPerPrincipal, EnvFromMetadata: s.Session.EnvFromMetadata},
+			Tasks:   bridge.TaskCaps{Max: s.Tasks.Max, MaxPerPrincipal: s.Tasks.MaxPerPrincipal},
 		}
 		if len(s.Command) > 0 {
 			sc.Command, sc.Args = s.Command[0], s.Command[1:]

@@ -293,6 +293,22 @@ const (
 	// BridgeServiceRespondToServerRequestProcedure is the fully-qualified name of the BridgeService's
 	// RespondToServerRequest RPC.
 	BridgeServiceRespondToServerRequestProcedure = "/mcpbridge.v1.BridgeService/RespondToServerRequest"
+	// BridgeServiceStartTaskProcedure is the fully-qualified name of the BridgeService's StartTask RPC.
+	BridgeServiceStartTaskProcedure = "/mcpbridge.v1.BridgeService/StartTask"
+	// BridgeServiceGetTaskProcedure is the fully-qualified name of the BridgeService's GetTask RPC.
+	BridgeServiceGetTaskProcedure = "/mcpbridge.v1.BridgeService/GetTask"
+	// BridgeServiceWaitTaskProcedure is the fully-qualified name of the BridgeService's WaitTask RPC.
+	BridgeServiceWaitTaskProcedure = "/mcpbridge.v1.BridgeService/WaitTask"
+	// BridgeServiceWatchTaskProcedure is the fully-qualified name of the BridgeService's WatchTask RPC.
+	BridgeServiceWatchTaskProcedure = "/mcpbridge.v1.BridgeService/WatchTask"
+	// BridgeServiceAnswerTaskProcedure is the fully-qualified name of the BridgeService's AnswerTask
+	// RPC.
+	BridgeServiceAnswerTaskProcedure = "/mcpbridge.v1.BridgeService/AnswerTask"
+	// BridgeServiceCancelTaskProcedure is the fully-qualified name of the BridgeService's CancelTask
+	// RPC.
+	BridgeServiceCancelTaskProcedure = "/mcpbridge.v1.BridgeService/CancelTask"
+	// BridgeServiceListTasksProcedure is the fully-qualified name of the BridgeService's ListTasks RPC.
+	BridgeServiceListTasksProcedure = "/mcpbridge.v1.BridgeService/ListTasks"
 )
 
 // BridgeServiceClient is a client for the mcpbridge.v1.BridgeService service.
@@ -397,6 +413,42 @@ type BridgeServiceClient interface {
 	// is NOT_FOUND with a message that says so (route the answer by
 	// ServerRequest.routing_key).
 	RespondToServerRequest(context.Context, *connect.Request[v1.RespondToServerRequestRequest]) (*connect.Response[v1.RespondToServerRequestResponse], error)
+	// StartTask is `tools/call` run as an MCP task: a long-running operation
+	// that outlives this RPC and the caller's connection (docs/api.md,
+	// "Tasks"). The bridge asks the child for a task the way its era does
+	// (the 2026-07-28 tasks extension declared in the request's client
+	// capabilities; 2025-11-25's `params.task`) and returns the Task at once,
+	// usually WORKING. A tool that does not run as a task on its child runs
+	// to its end in this RPC instead, and the Task comes back done, with no
+	// task_id. A task belongs to the caller's principal: no other principal
+	// can get, wait for, watch, answer, cancel or list it. Beyond the
+	// server's live-task caps (per principal and per server) the call is
+	// RESOURCE_EXHAUSTED with RetryInfo.
+	StartTask(context.Context, *connect.Request[v1.StartTaskRequest]) (*connect.Response[v1.StartTaskResponse], error)
+	// GetTask is `tasks/get`: the task's latest state, and its result or
+	// error once it is done. An unknown, expired or another principal's task
+	// is NOT_FOUND, with the same message for each.
+	GetTask(context.Context, *connect.Request[v1.GetTaskRequest]) (*connect.Response[v1.GetTaskResponse], error)
+	// WaitTask returns the task once it is done or needs input, or when the
+	// timeout passes (then as it is), as google.longrunning's WaitOperation
+	// does; the bridge polls the child at the task's poll interval.
+	WaitTask(context.Context, *connect.Request[v1.WaitTaskRequest]) (*connect.Response[v1.WaitTaskResponse], error)
+	// WatchTask streams the task: its state now, then every change of state,
+	// status message (where the task's progress is reported) or input
+	// requests, and last the done Task with its result or error, after which
+	// the stream ends with OK. Closing the stream does not cancel the task.
+	WatchTask(context.Context, *connect.Request[v1.WatchTaskRequest]) (*connect.ServerStreamForClient[v1.WatchTaskResponse], error)
+	// AnswerTask is the 2026 `tasks/update`: the answers to the task's
+	// input_requests. It returns the task's state after the answers.
+	AnswerTask(context.Context, *connect.Request[v1.AnswerTaskRequest]) (*connect.Response[v1.AnswerTaskResponse], error)
+	// CancelTask is `tasks/cancel`: the work is stopped and the task ends
+	// CANCELLED, unless it ended already (cancellation does not undo a
+	// result). It returns the task's state after the cancellation.
+	CancelTask(context.Context, *connect.Request[v1.CancelTaskRequest]) (*connect.Response[v1.CancelTaskResponse], error)
+	// ListTasks lists the caller's tasks on one server, oldest first, as the
+	// bridge saw them created (through any door), with their state now.
+	// Tasks that expired or that the child no longer knows are left out.
+	ListTasks(context.Context, *connect.Request[v1.ListTasksRequest]) (*connect.Response[v1.ListTasksResponse], error)
 }
 
 // NewBridgeServiceClient constructs a client for the mcpbridge.v1.BridgeService service. By
@@ -512,6 +564,48 @@ func NewBridgeServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(bridgeServiceMethods.ByName("RespondToServerRequest")),
 			connect.WithClientOptions(opts...),
 		),
+		startTask: connect.NewClient[v1.StartTaskRequest, v1.StartTaskResponse](
+			httpClient,
+			baseURL+BridgeServiceStartTaskProcedure,
+			connect.WithSchema(bridgeServiceMethods.ByName("StartTask")),
+			connect.WithClientOptions(opts...),
+		),
+		getTask: connect.NewClient[v1.GetTaskRequest, v1.GetTaskResponse](
+			httpClient,
+			baseURL+BridgeServiceGetTaskProcedure,
+			connect.WithSchema(bridgeServiceMethods.ByName("GetTask")),
+			connect.WithClientOptions(opts...),
+		),
+		waitTask: connect.NewClient[v1.WaitTaskRequest, v1.WaitTaskResponse](
+			httpClient,
+			baseURL+BridgeServiceWaitTaskProcedure,
+			connect.WithSchema(bridgeServiceMethods.ByName("WaitTask")),
+			connect.WithClientOptions(opts...),
+		),
+		watchTask: connect.NewClient[v1.WatchTaskRequest, v1.WatchTaskResponse](
+			httpClient,
+			baseURL+BridgeServiceWatchTaskProcedure,
+			connect.WithSchema(bridgeServiceMethods.ByName("WatchTask")),
+			connect.WithClientOptions(opts...),
+		),
+		answerTask: connect.NewClient[v1.AnswerTaskRequest, v1.AnswerTaskResponse](
+			httpClient,
+			baseURL+BridgeServiceAnswerTaskProcedure,
+			connect.WithSchema(bridgeServiceMethods.ByName("AnswerTask")),
+			connect.WithClientOptions(opts...),
+		),
+		cancelTask: connect.NewClient[v1.CancelTaskRequest, v1.CancelTaskResponse](
+			httpClient,
+			baseURL+BridgeServiceCancelTaskProcedure,
+			connect.WithSchema(bridgeServiceMethods.ByName("CancelTask")),
+			connect.WithClientOptions(opts...),
+		),
+		listTasks: connect.NewClient[v1.ListTasksRequest, v1.ListTasksResponse](
+			httpClient,
+			baseURL+BridgeServiceListTasksProcedure,
+			connect.WithSchema(bridgeServiceMethods.ByName("ListTasks")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -534,6 +628,13 @@ type bridgeServiceClient struct {
 	connect                *connect.Client[v1.ConnectRequest, v1.ConnectResponse]
 	ping                   *connect.Client[v1.PingRequest, v1.PingResponse]
 	respondToServerRequest *connect.Client[v1.RespondToServerRequestRequest, v1.RespondToServerRequestResponse]
+	startTask              *connect.Client[v1.StartTaskRequest, v1.StartTaskResponse]
+	getTask                *connect.Client[v1.GetTaskRequest, v1.GetTaskResponse]
+	waitTask               *connect.Client[v1.WaitTaskRequest, v1.WaitTaskResponse]
+	watchTask              *connect.Client[v1.WatchTaskRequest, v1.WatchTaskResponse]
+	answerTask             *connect.Client[v1.AnswerTaskRequest, v1.AnswerTaskResponse]
+	cancelTask             *connect.Client[v1.CancelTaskRequest, v1.CancelTaskResponse]
+	listTasks              *connect.Client[v1.ListTasksRequest, v1.ListTasksResponse]
 }
 
 // GetServer calls mcpbridge.v1.BridgeService.GetServer.
@@ -619,6 +720,41 @@ func (c *bridgeServiceClient) Ping(ctx context.Context, req *connect.Request[v1.
 // RespondToServerRequest calls mcpbridge.v1.BridgeService.RespondToServerRequest.
 func (c *bridgeServiceClient) RespondToServerRequest(ctx context.Context, req *connect.Request[v1.RespondToServerRequestRequest]) (*connect.Response[v1.RespondToServerRequestResponse], error) {
 	return c.respondToServerRequest.CallUnary(ctx, req)
+}
+
+// StartTask calls mcpbridge.v1.BridgeService.StartTask.
+func (c *bridgeServiceClient) StartTask(ctx context.Context, req *connect.Request[v1.StartTaskRequest]) (*connect.Response[v1.StartTaskResponse], error) {
+	return c.startTask.CallUnary(ctx, req)
+}
+
+// GetTask calls mcpbridge.v1.BridgeService.GetTask.
+func (c *bridgeServiceClient) GetTask(ctx context.Context, req *connect.Request[v1.GetTaskRequest]) (*connect.Response[v1.GetTaskResponse], error) {
+	return c.getTask.CallUnary(ctx, req)
+}
+
+// WaitTask calls mcpbridge.v1.BridgeService.WaitTask.
+func (c *bridgeServiceClient) WaitTask(ctx context.Context, req *connect.Request[v1.WaitTaskRequest]) (*connect.Response[v1.WaitTaskResponse], error) {
+	return c.waitTask.CallUnary(ctx, req)
+}
+
+// WatchTask calls mcpbridge.v1.BridgeService.WatchTask.
+func (c *bridgeServiceClient) WatchTask(ctx context.Context, req *connect.Request[v1.WatchTaskRequest]) (*connect.ServerStreamForClient[v1.WatchTaskResponse], error) {
+	return c.watchTask.CallServerStream(ctx, req)
+}
+
+// AnswerTask calls mcpbridge.v1.BridgeService.AnswerTask.
+func (c *bridgeServiceClient) AnswerTask(ctx context.Context, req *connect.Request[v1.AnswerTaskRequest]) (*connect.Response[v1.AnswerTaskResponse], error) {
+	return c.answerTask.CallUnary(ctx, req)
+}
+
+// CancelTask calls mcpbridge.v1.BridgeService.CancelTask.
+func (c *bridgeServiceClient) CancelTask(ctx context.Context, req *connect.Request[v1.CancelTaskRequest]) (*connect.Response[v1.CancelTaskResponse], error) {
+	return c.cancelTask.CallUnary(ctx, req)
+}
+
+// ListTasks calls mcpbridge.v1.BridgeService.ListTasks.
+func (c *bridgeServiceClient) ListTasks(ctx context.Context, req *connect.Request[v1.ListTasksRequest]) (*connect.Response[v1.ListTasksResponse], error) {
+	return c.listTasks.CallUnary(ctx, req)
 }
 
 // BridgeServiceHandler is an implementation of the mcpbridge.v1.BridgeService service.
@@ -723,6 +859,42 @@ type BridgeServiceHandler interface {
 	// is NOT_FOUND with a message that says so (route the answer by
 	// ServerRequest.routing_key).
 	RespondToServerRequest(context.Context, *connect.Request[v1.RespondToServerRequestRequest]) (*connect.Response[v1.RespondToServerRequestResponse], error)
+	// StartTask is `tools/call` run as an MCP task: a long-running operation
+	// that outlives this RPC and the caller's connection (docs/api.md,
+	// "Tasks"). The bridge asks the child for a task the way its era does
+	// (the 2026-07-28 tasks extension declared in the request's client
+	// capabilities; 2025-11-25's `params.task`) and returns the Task at once,
+	// usually WORKING. A tool that does not run as a task on its child runs
+	// to its end in this RPC instead, and the Task comes back done, with no
+	// task_id. A task belongs to the caller's principal: no other principal
+	// can get, wait for, watch, answer, cancel or list it. Beyond the
+	// server's live-task caps (per principal and per server) the call is
+	// RESOURCE_EXHAUSTED with RetryInfo.
+	StartTask(context.Context, *connect.Request[v1.StartTaskRequest]) (*connect.Response[v1.StartTaskResponse], error)
+	// GetTask is `tasks/get`: the task's latest state, and its result or
+	// error once it is done. An unknown, expired or another principal's task
+	// is NOT_FOUND, with the same message for each.
+	GetTask(context.Context, *connect.Request[v1.GetTaskRequest]) (*connect.Response[v1.GetTaskResponse], error)
+	// WaitTask returns the task once it is done or needs input, or when the
+	// timeout passes (then as it is), as google.longrunning's WaitOperation
+	// does; the bridge polls the child at the task's poll interval.
+	WaitTask(context.Context, *connect.Request[v1.WaitTaskRequest]) (*connect.Response[v1.WaitTaskResponse], error)
+	// WatchTask streams the task: its state now, then every change of state,
+	// status message (where the task's progress is reported) or input
+	// requests, and last the done Task with its result or error, after which
+	// the stream ends with OK. Closing the stream does not cancel the task.
+	WatchTask(context.Context, *connect.Request[v1.WatchTaskRequest], *connect.ServerStream[v1.WatchTaskResponse]) error
+	// AnswerTask is the 2026 `tasks/update`: the answers to the task's
+	// input_requests. It returns the task's state after the answers.
+	AnswerTask(context.Context, *connect.Request[v1.AnswerTaskRequest]) (*connect.Response[v1.AnswerTaskResponse], error)
+	// CancelTask is `tasks/cancel`: the work is stopped and the task ends
+	// CANCELLED, unless it ended already (cancellation does not undo a
+	// result). It returns the task's state after the cancellation.
+	CancelTask(context.Context, *connect.Request[v1.CancelTaskRequest]) (*connect.Response[v1.CancelTaskResponse], error)
+	// ListTasks lists the caller's tasks on one server, oldest first, as the
+	// bridge saw them created (through any door), with their state now.
+	// Tasks that expired or that the child no longer knows are left out.
+	ListTasks(context.Context, *connect.Request[v1.ListTasksRequest]) (*connect.Response[v1.ListTasksResponse], error)
 }
 
 // NewBridgeServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -834,6 +1006,48 @@ func NewBridgeServiceHandler(svc BridgeServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(bridgeServiceMethods.ByName("RespondToServerRequest")),
 		connect.WithHandlerOptions(opts...),
 	)
+	bridgeServiceStartTaskHandler := connect.NewUnaryHandler(
+		BridgeServiceStartTaskProcedure,
+		svc.StartTask,
+		connect.WithSchema(bridgeServiceMethods.ByName("StartTask")),
+		connect.WithHandlerOptions(opts...),
+	)
+	bridgeServiceGetTaskHandler := connect.NewUnaryHandler(
+		BridgeServiceGetTaskProcedure,
+		svc.GetTask,
+		connect.WithSchema(bridgeServiceMethods.ByName("GetTask")),
+		connect.WithHandlerOptions(opts...),
+	)
+	bridgeServiceWaitTaskHandler := connect.NewUnaryHandler(
+		BridgeServiceWaitTaskProcedure,
+		svc.WaitTask,
+		connect.WithSchema(bridgeServiceMethods.ByName("WaitTask")),
+		connect.WithHandlerOptions(opts...),
+	)
+	bridgeServiceWatchTaskHandler := connect.NewServerStreamHandler(
+		BridgeServiceWatchTaskProcedure,
+		svc.WatchTask,
+		connect.WithSchema(bridgeServiceMethods.ByName("WatchTask")),
+		connect.WithHandlerOptions(opts...),
+	)
+	bridgeServiceAnswerTaskHandler := connect.NewUnaryHandler(
+		BridgeServiceAnswerTaskProcedure,
+		svc.AnswerTask,
+		connect.WithSchema(bridgeServiceMethods.ByName("AnswerTask")),
+		connect.WithHandlerOptions(opts...),
+	)
+	bridgeServiceCancelTaskHandler := connect.NewUnaryHandler(
+		BridgeServiceCancelTaskProcedure,
+		svc.CancelTask,
+		connect.WithSchema(bridgeServiceMethods.ByName("CancelTask")),
+		connect.WithHandlerOptions(opts...),
+	)
+	bridgeServiceListTasksHandler := connect.NewUnaryHandler(
+		BridgeServiceListTasksProcedure,
+		svc.ListTasks,
+		connect.WithSchema(bridgeServiceMethods.ByName("ListTasks")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/mcpbridge.v1.BridgeService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case BridgeServiceGetServerProcedure:
@@ -870,6 +1084,20 @@ func NewBridgeServiceHandler(svc BridgeServiceHandler, opts ...connect.HandlerOp
 			bridgeServicePingHandler.ServeHTTP(w, r)
 		case BridgeServiceRespondToServerRequestProcedure:
 			bridgeServiceRespondToServerRequestHandler.ServeHTTP(w, r)
+		case BridgeServiceStartTaskProcedure:
+			bridgeServiceStartTaskHandler.ServeHTTP(w, r)
+		case BridgeServiceGetTaskProcedure:
+			bridgeServiceGetTaskHandler.ServeHTTP(w, r)
+		case BridgeServiceWaitTaskProcedure:
+			bridgeServiceWaitTaskHandler.ServeHTTP(w, r)
+		case BridgeServiceWatchTaskProcedure:
+			bridgeServiceWatchTaskHandler.ServeHTTP(w, r)
+		case BridgeServiceAnswerTaskProcedure:
+			bridgeServiceAnswerTaskHandler.ServeHTTP(w, r)
+		case BridgeServiceCancelTaskProcedure:
+			bridgeServiceCancelTaskHandler.ServeHTTP(w, r)
+		case BridgeServiceListTasksProcedure:
+			bridgeServiceListTasksHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -945,4 +1173,32 @@ func (UnimplementedBridgeServiceHandler) Ping(context.Context, *connect.Request[
 
 func (UnimplementedBridgeServiceHandler) RespondToServerRequest(context.Context, *connect.Request[v1.RespondToServerRequestRequest]) (*connect.Response[v1.RespondToServerRequestResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mcpbridge.v1.BridgeService.RespondToServerRequest is not implemented"))
+}
+
+func (UnimplementedBridgeServiceHandler) StartTask(context.Context, *connect.Request[v1.StartTaskRequest]) (*connect.Response[v1.StartTaskResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mcpbridge.v1.BridgeService.StartTask is not implemented"))
+}
+
+func (UnimplementedBridgeServiceHandler) GetTask(context.Context, *connect.Request[v1.GetTaskRequest]) (*connect.Response[v1.GetTaskResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mcpbridge.v1.BridgeService.GetTask is not implemented"))
+}
+
+func (UnimplementedBridgeServiceHandler) WaitTask(context.Context, *connect.Request[v1.WaitTaskRequest]) (*connect.Response[v1.WaitTaskResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mcpbridge.v1.BridgeService.WaitTask is not implemented"))
+}
+
+func (UnimplementedBridgeServiceHandler) WatchTask(context.Context, *connect.Request[v1.WatchTaskRequest], *connect.ServerStream[v1.WatchTaskResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("mcpbridge.v1.BridgeService.WatchTask is not implemented"))
+}
+
+func (UnimplementedBridgeServiceHandler) AnswerTask(context.Context, *connect.Request[v1.AnswerTaskRequest]) (*connect.Response[v1.AnswerTaskResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mcpbridge.v1.BridgeService.AnswerTask is not implemented"))
+}
+
+func (UnimplementedBridgeServiceHandler) CancelTask(context.Context, *connect.Request[v1.CancelTaskRequest]) (*connect.Response[v1.CancelTaskResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mcpbridge.v1.BridgeService.CancelTask is not implemented"))
+}
+
+func (UnimplementedBridgeServiceHandler) ListTasks(context.Context, *connect.Request[v1.ListTasksRequest]) (*connect.Response[v1.ListTasksResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mcpbridge.v1.BridgeService.ListTasks is not implemented"))
 }

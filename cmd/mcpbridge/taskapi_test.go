@@ -1,0 +1,110 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpbridge/mcpbridge/bridge/access"
+)
+
+// TestTasksWithGrpcurl drives the task RPCs with grpcurl, as an operator
+// would, for the demo in both eras (2026-07-28 and pinned at 2025-11-25):
+// alice starts the demo's build as a task and watches it to its result;
+// bob, another principal, is refused every task RPC on alice's task as if
+// it did not exist, and lists no tasks; alice's third live task is beyond
+// tasks.max_per_principal (2) and refused RESOURCE_EXHAUSTED with
+// RetryInfo; she cancels one, and the audit log has the creation and the
+// cancellation.
+func TestTasksWithGrpcurl(t *testing.T) {
+	g := findGrpcurl(t)
+	const alice, bob = "alice-key-0b8e7d6c5a4f3e2d1c0b", "bob-key-9a8b7c6d5e4f3a2b1c0d"
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	demo := yamlList([]string{mcpbridgeBin, "demo"})
+	b := startBridge(t, nil, "--config", writeConfig(t, "", fmt.Sprintf(`auth:
+  api_keys:
+    - {principal: alice, sha256: %s}
+    - {principal: bob, sha256: %s}
+rules:
+  - {principals: [alice, bob], servers: ["*"], tools: ["*"]}
+audit: %s
+servers:
+  - name: modern
+    command: %s
+    tasks: {max_per_principal: 2}
+  - name: legacy
+    command: %s
+    protocol: "2025-11-25"
+    tasks: {max_per_principal: 2}
+`, access.HashKey(alice), access.HashKey(bob), audit, demo, demo)))
+	run := func(key, method, data string) (string, string, int) {
+		// -format-error prints a status as JSON: its code as a number
+		// (5 NOT_FOUND, 8 RESOURCE_EXHAUSTED) and its details.
+		return g.run(t, "-plaintext", "-format-error", "-H", "authorization: Bearer "+key, "-d", data, b.addr, "mcpbridge.v1.BridgeService/"+method)
+	}
+	start := func(server string, steps int, seconds float64) string {
+		t.Helper()
+		out, stderr, code := run(alice, "StartTask", fmt.Sprintf(`{"server":%q,"name":"build","arguments":{"steps":%d,"seconds":%g}}`, server, steps, seconds))
+		var resp struct {
+			Task struct{ TaskID, State, Server string }
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &resp) != nil || resp.Task.TaskID == "" || resp.Task.State != "TASK_STATE_WORKING" || resp.Task.Server != server {
+			t.Fatalf("StartTask on %s: %s %s (exit %d); want a WORKING task", server, out, stderr, code)
+		}
+		return resp.Task.TaskID
+	}
+	for _, server := range []string{"modern", "legacy"} {
+		quick := start(server, 2, 0.3)
+		// bob: every task RPC on alice's task is NOT_FOUND, as an
+		// unknown task's.
+		for _, method := range []string{"GetTask", "WaitTask", "WatchTask", "CancelTask", "AnswerTask"} {
+			data := fmt.Sprintf(`{"server":%q,"taskId":%q}`, server, quick)
+			if method == "AnswerTask" {
+				data = fmt.Sprintf(`{"server":%q,"taskId":%q,"inputResponses":{"publish":{"action":"accept"}}}`, server, quick)
+			}
+			out, stderr, code := run(bob, method, data)
+			if code == 0 || !strings.Contains(stderr, `"code": 5,`) || !strings.Contains(stderr, "Task not found") || strings.Contains(out, "TASK_STATE") {
+				t.Errorf("%s: bob's %s of alice's task: %s %s (exit %d); want NotFound", server, method, out, stderr, code)
+			}
+		}
+		if out, stderr, code := run(bob, "ListTasks", fmt.Sprintf(`{"server":%q}`, server)); code != 0 || strings.Contains(out, quick) {
+			t.Errorf("%s: bob's ListTasks: %s %s (exit %d); want none of alice's", server, out, stderr, code)
+		}
+		// alice watches hers to its result.
+		out, stderr, code := run(alice, "WatchTask", fmt.Sprintf(`{"server":%q,"taskId":%q}`, server, quick))
+		if code != 0 || !strings.Contains(out, `"state": "TASK_STATE_WORKING"`) || !strings.Contains(out, `"state": "TASK_STATE_COMPLETED"`) ||
+			!strings.Contains(out, "built in 2 steps; not asked to publish") || strings.Count(out, `"done": true`) != 1 {
+			t.Errorf("%s: alice's WatchTask: %s %s (exit %d); want WORKING, then COMPLETED with the build's report", server, out, stderr, code)
+		}
+		// Two live tasks are alice's most; the third is refused.
+		long1, long2 := start(server, 100, 1), start(server, 100, 1)
+		_, stderr, code = run(alice, "StartTask", fmt.Sprintf(`{"server":%q,"name":"build","arguments":{"steps":100,"seconds":1}}`, server))
+		if code == 0 || !strings.Contains(stderr, `"code": 8,`) || !strings.Contains(stderr, "max_per_principal 2") || !strings.Contains(stderr, "google.rpc.RetryInfo") {
+			t.Errorf("%s: alice's third live task: %s (exit %d); want ResourceExhausted with RetryInfo", server, stderr, code)
+		}
+		for _, id := range []string{long1, long2} {
+			out, stderr, code := run(alice, "CancelTask", fmt.Sprintf(`{"server":%q,"taskId":%q}`, server, id))
+			if code != 0 || !strings.Contains(out, "TASK_STATE_CANCELLED") || !strings.Contains(out, `"done": true`) {
+				t.Errorf("%s: alice's CancelTask: %s %s (exit %d); want CANCELLED", server, out, stderr, code)
+			}
+		}
+		out, stderr, code = run(alice, "ListTasks", fmt.Sprintf(`{"server":%q}`, server))
+		for _, id := range []string{quick, long1, long2} {
+			if code != 0 || !strings.Contains(out, id) {
+				t.Errorf("%s: alice's ListTasks: %s %s (exit %d); want %s in it", server, out, stderr, code, id)
+			}
+		}
+	}
+	data, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), `"method":"tasks/cancel"`); n < 4 || !strings.Contains(string(data), `"task_id"`) {
+		t.Errorf("audit log: %d tasks/cancel records (want 4 or more) in %s", n, data)
+	}
+}
