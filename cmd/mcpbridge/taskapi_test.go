@@ -19,8 +19,8 @@ import (
 // bob, another principal, is refused every task RPC on alice's task as if
 // it did not exist, and lists no tasks; alice's third live task is beyond
 // tasks.max_per_principal (2) and refused RESOURCE_EXHAUSTED with
-// RetryInfo; she cancels one, and the audit log has the creation and the
-// cancellation.
+// RetryInfo; she cancels both, the audit log has the cancellations, and
+// the tasks metric counts the tasks by status.
 func TestTasksWithGrpcurl(t *testing.T) {
 	g := findGrpcurl(t)
 	const alice, bob = "alice-key-0b8e7d6c5a4f3e2d1c0b", "bob-key-9a8b7c6d5e4f3a2b1c0d"
@@ -41,7 +41,8 @@ servers:
     command: %s
     protocol: "2025-11-25"
     tasks: {max_per_principal: 2}
-`, access.HashKey(alice), access.HashKey(bob), audit, demo, demo)))
+`, access.HashKey(alice), access.HashKey(bob), audit, demo, demo)), "--metrics-listen", "127.0.0.1:0")
+	metricsAddr := metricsListenRE.FindStringSubmatch(b.log.WaitFor(t.Context(), t, `msg="mcpbridge: serving metrics"`))[1]
 	run := func(key, method, data string) (string, string, int) {
 		// -format-error prints a status as JSON: its code as a number
 		// (5 NOT_FOUND, 8 RESOURCE_EXHAUSTED) and its details.
@@ -98,6 +99,18 @@ servers:
 			if code != 0 || !strings.Contains(out, id) {
 				t.Errorf("%s: alice's ListTasks: %s %s (exit %d); want %s in it", server, out, stderr, code, id)
 			}
+		}
+	}
+	// The tasks metric: by server and the status the bridge last saw.
+	for _, server := range []string{"modern", "legacy"} {
+		got := map[string]float64{}
+		for _, m := range scrape(t, "http://"+metricsAddr+"/metrics")["mcpbridge_tasks"] {
+			if m.labels["server"] == server {
+				got[m.labels["state"]] = m.value
+			}
+		}
+		if got["completed"] != 1 || got["cancelled"] != 2 || got["working"] != 0 {
+			t.Errorf("mcpbridge_tasks of %s: %v; want 1 completed and 2 cancelled", server, got)
 		}
 	}
 	data, err := os.ReadFile(audit)
