@@ -135,41 +135,6 @@ func TestConformanceCrossEra(t *testing.T) {
 		// when the child asks for more.
 		"input-required-result-capability-check: sep-2322-respect-client-capabilities": {"per-request capabilities", false},
 	}
-	// The tasks extension across eras: the tunnel does not yet turn a 2026
-	// client's tasks (io.modelcontextprotocol/tasks) into a 2025-11-25
-	// child's core tasks (docs/protocol.md, "Tasks"), so every check that
-	// needs a task fails through it, and those that only need a refusal
-	// pass.
-	for _, check := range []string{
-		"tasks-capability-negotiation: sep-2663-tasks-methods-non-declaring",
-		"tasks-capability-negotiation: tasks-extension-advertised",
-		"tasks-capability-negotiation: tasks-per-request-meta-opt-in",
-		"tasks-dispatch-and-envelope: sep-2663-durable-create-strong-consistency",
-		"tasks-dispatch-and-envelope: sep-2663-legacy-task-param-ignored",
-		"tasks-dispatch-and-envelope: sep-2663-tasks-get-invalid-task-id-32602",
-		"tasks-dispatch-and-envelope: tasks-result-type-complete-on-non-task-responses",
-		"tasks-dispatch-and-envelope: tasks-server-directed-creation-no-hint",
-		"tasks-lifecycle: sep-2663-cancel-ack-empty-result",
-		"tasks-lifecycle: sep-2663-result-type-task-on-create",
-		"tasks-lifecycle: sep-2663-tasks-get-status-completed",
-		"tasks-lifecycle: sep-2663-tasks-get-status-failed",
-		"tasks-lifecycle: sep-2663-tasks-get-status-working",
-		"tasks-lifecycle: sep-2663-tool-error-uses-completed-status",
-		"tasks-lifecycle: tasks-cancel-terminal-idempotent-ack",
-		"tasks-mrtr-composition: sep-2663-mrtr-synchronous-before-task-creation",
-		"tasks-mrtr-input: sep-2663-tasks-get-status-input-required",
-		"tasks-mrtr-input: tasks-mrtr-partial-fulfillment",
-		"tasks-mrtr-input: tasks-mrtr-tasks-update-resumes",
-		"tasks-request-headers: sep-2663-routing-headers-accepted-on-tasks-get",
-		"tasks-request-headers: sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get",
-		"tasks-request-state-removal: tasks-request-state-removal-setup",
-		"tasks-required-task-error: sep-2663-server-returns-missing-capability-when-required",
-		"tasks-wire-fields: tasks-no-early-ttl-expiry",
-		"tasks-wire-fields: tasks-no-related-task-meta-on-inlined-result",
-		"tasks-wire-fields: tasks-wire-field-renames",
-	} {
-		legacyGaps[check] = gap{"tasks across eras", false}
-	}
 	cases := []struct {
 		name   string
 		era    string

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,18 @@ func TestHostTypeScriptTasks(t *testing.T) {
 	script := peerScript(t, "tasks-host.mjs", "@modelcontextprotocol/sdk")
 	argv := []string{mcpbridgeBin, "demo", "-conformance"}
 	b, key := startKeyedBridge(t, argv)
+	runTypeScriptHosts(t, script, "tasks", argv, b, key)
+}
+
+// TestHostTypeScriptTasksAcrossEras: the same tasks API of the TypeScript
+// SDK's 2025-11-25 client, through the bridge in front of a demo that
+// speaks 2026-07-28 only, whose tasks are the tasks extension's: the
+// tunnel translates (docs/protocol.md, "Tasks"), and the host sees what it
+// sees on the demo spoken to natively at 2025-11-25, through connect and
+// at /mcp.
+func TestHostTypeScriptTasksAcrossEras(t *testing.T) {
+	script := peerScript(t, "tasks-host.mjs", "@modelcontextprotocol/sdk")
+	argv := []string{mcpbridgeBin, "demo", "-conformance"}
+	b, key := startKeyedBridge(t, append(slices.Clone(argv), "-versions", "2026-07-28"))
 	runTypeScriptHosts(t, script, "tasks", argv, b, key)
 }

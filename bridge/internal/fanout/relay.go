@@ -44,12 +44,14 @@ const StreamBuffer = 64
 //
 //  1. ping: the stdio Client answers it itself and never calls us.
 //  2. roots/list with ServerConfig.Roots set: answered from it.
-//  3. the most recently opened Connect tunnel on the child: forwarded into
+//  3. a request about a task (its _meta's related-task) that a tunnel's
+//     translation created (BindTask): to that tunnel.
+//  4. the most recently opened Connect tunnel on the child: forwarded into
 //     it under a bridge-minted id (tunnel.ask).
-//  4. the opted-in streams (streamReg with optIn): offered as a
+//  5. the opted-in streams (streamReg with optIn): offered as a
 //     ServerRequest, answered by RespondToServerRequest; the lone call in
 //     flight alone when it is an opted-in stream.
-//  5. nobody: -32601 at once; but roots/list on the bridge's own
+//  6. nobody: -32601 at once; but roots/list on the bridge's own
 //     connection to a legacy child (NoRootsAlone) is answered no roots.
 //
 // Bounds: the stdio Client runs at most MaxServerRequests handlers at once
@@ -102,6 +104,7 @@ type Relay struct {
 	sinks   map[Sink]struct{}          // receivers of unsolicited notifications
 	uris    map[string]*uriSub         // legacy resources/subscribe, reference-counted
 	pending map[string]*pendingRequest // server requests offered on streams, by minted id
+	tasks   map[string]Tunnel          // the tunnel whose translation created each task (BindTask)
 }
 
 // NewRelay is the relay of a child of server. roots is the roots/list
@@ -112,7 +115,7 @@ func NewRelay(server string, roots json.RawMessage, timeout time.Duration, secur
 		Server: server, Timeout: timeout, limit: stdio.DefaultMaxServerRequests, log: log, secure: secure,
 		owners:  map[string]int{},
 		streams: map[*StreamReg]struct{}{}, sinks: map[Sink]struct{}{},
-		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{},
+		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{}, tasks: map[string]Tunnel{},
 		attached: make(chan struct{}),
 	}
 	if roots != nil {
@@ -306,7 +309,45 @@ func (r *Relay) RemoveTunnel(t Tunnel) {
 		}
 	}
 	delete(r.sinks, t)
+	for id, x := range r.tasks {
+		if x == t {
+			delete(r.tasks, id)
+		}
+	}
 	r.mu.Unlock()
+}
+
+// maxBoundTasks bounds the tasks bound to tunnels on one child; past it
+// the binding is not kept, and the task's requests are routed as any
+// other request of the child is.
+const maxBoundTasks = 4096
+
+// BindTask routes the child's requests about task id (those whose _meta
+// names it as their related task, 2025-11-25) to t: a tunnel that
+// translates a 2026 client's task into the legacy child's, and takes the
+// task's questions as its input requests. The binding ends with the
+// tunnel.
+func (r *Relay) BindTask(id string, t Tunnel) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.tasks) < maxBoundTasks {
+		r.tasks[id] = t
+	}
+}
+
+// taskTunnel is the tunnel bound to the task a request of the child
+// names as its related task, nil for none.
+func (r *Relay) taskTunnel(params json.RawMessage) Tunnel {
+	meta, _ := rawjson.Member(params, "_meta")
+	related, ok := rawjson.Member(meta, protocol.MetaRelatedTask)
+	if !ok {
+		return nil
+	}
+	raw, _ := rawjson.Member(related, "taskId")
+	id, _ := rawjson.StringValue(raw)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tasks[id]
 }
 
 // Sink receives the child's unsolicited notifications from the

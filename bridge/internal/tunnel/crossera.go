@@ -164,6 +164,10 @@ func (t *Tunnel) legacyOnModern(id json.RawMessage, method string, params json.R
 			return nil
 		}
 		return func(ctx context.Context, call *tunnelCall) { t.listenURI(ctx, call, id, uri) }
+	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
+		if hasTasksExtension(t.child().ServerCapabilities()) {
+			return func(ctx context.Context, call *tunnelCall) { t.legacyTask(ctx, call, id, method, params) }
+		}
 	}
 	return func(ctx context.Context, call *tunnelCall) { t.forwardToModern(ctx, call, id, method, params) }
 }
@@ -190,7 +194,7 @@ func (t *Tunnel) initialize(ctx context.Context, call *tunnelCall, id json.RawMe
 			instructions, _ = rawjson.StringValue(raw)
 		}
 	}
-	t.finish(id, call, initializeResult(version, caps, info, instructions), nil)
+	t.finish(id, call, initializeResult(version, legacyTaskCaps(caps), info, instructions), nil)
 }
 
 // peerMeta is the 2026 _meta of a 2025 client's requests: the
@@ -226,6 +230,25 @@ func (t *Tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 		return
 	}
 	meta, level := t.peerMeta()
+	// A tools/call with params.task asks the child for a task by the
+	// extension (crossera_tasks.go).
+	asTask, ttl := false, int64(0)
+	if task, ok := rawjson.Member(params, "task"); ok && method == "tools/call" {
+		var ask struct {
+			TTL *float64 `json:"ttl"`
+		}
+		if !rawjson.IsObject(task) || json.Unmarshal(task, &ask) != nil || ask.TTL != nil && *ask.TTL < 0 {
+			t.finish(id, call, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: task must be an object, its ttl a number of milliseconds"))
+			return
+		}
+		if ask.TTL != nil {
+			ttl = int64(*ask.TTL)
+		}
+		params = rawjson.DeleteMember(params, "task")
+		if asTask = hasTasksExtension(t.child().ServerCapabilities()); asTask {
+			meta = withTasksExtension(meta)
+		}
+	}
 	opts := &stdio.CallOptions{Timeout: adm.Deadline, Meta: meta}
 	if token != nil {
 		opts.Progress = t.progressTo(func() json.RawMessage { return token })
@@ -240,7 +263,16 @@ func (t *Tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 			t.audit(ctx, start, res, err)
 		}
 		if err != nil {
+			if e := asRPCError(err); method == "tools/call" && !asTask && e.Code == jsonrpc.CodeMissingCapability && hasTasksExtension(t.child().ServerCapabilities()) {
+				// A tool that runs only as a task, called without one: as
+				// a 2025-11-25 server refuses it.
+				err = jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: this tool runs only as a task (params.task)")
+			}
 			t.finish(id, call, nil, err)
+			return
+		}
+		if resultType(res) == "task" {
+			t.finish(id, call, t.legacyCreated(res, ttl), nil)
 			return
 		}
 		if resultType(res) != "input_required" {

@@ -40,6 +40,12 @@ func (t *Tunnel) modernOnLegacy(id json.RawMessage, method string, params, meta 
 		return func(ctx context.Context, call *tunnelCall) { t.legacyListen(ctx, call, id, params) }
 	case "tools/call", "prompts/get", "resources/read":
 		return func(ctx context.Context, call *tunnelCall) { t.inputCall(ctx, call, id, method, params, mc) }
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		if !hasTasksExtension(mc.caps) {
+			t.fail(id, missingTasksExtension())
+			return nil
+		}
+		return func(ctx context.Context, call *tunnelCall) { t.modernTask(ctx, call, id, method, params) }
 	}
 	return func(ctx context.Context, call *tunnelCall) { t.forwardToLegacy(ctx, call, id, method, params, mc) }
 }
@@ -83,6 +89,7 @@ func (t *Tunnel) validateModern(method string, params, meta json.RawMessage) (mo
 	case slices.Contains(protocol.InputMethods, method):
 		return modernCall{}, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
 			"%s is not a request in protocol version %s; it travels inside input_required results", method, version)
+	case slices.Contains(protocol.ModernTaskMethods, method) && t.childTasks():
 	case !slices.Contains(protocol.ModernMethods, method):
 		return modernCall{}, fanout.MethodNotFound(method)
 	}
@@ -103,13 +110,22 @@ func (t *Tunnel) supportedVersions() []string {
 }
 
 // modernCaps are the child's capabilities as a 2026 server declares them:
-// the legacy tasks capability has no 2026 counterpart the bridge serves.
+// the legacy tasks capability as the tasks extension (crossera_tasks.go).
 func (t *Tunnel) modernCaps() json.RawMessage {
 	caps := t.child().ServerCapabilities()
 	if !rawjson.IsObject(caps) {
 		return json.RawMessage(`{}`)
 	}
-	return rawjson.DeleteMember(caps, "tasks")
+	tasks := legacyTasks(caps)
+	caps = rawjson.DeleteMember(caps, "tasks")
+	if tasks {
+		ext, ok := rawjson.Member(caps, "extensions")
+		if !ok || !rawjson.IsObject(ext) {
+			ext = json.RawMessage(`{}`)
+		}
+		caps = withMember(caps, "extensions", withMember(ext, protocol.TasksExtension, json.RawMessage(`{}`)))
+	}
+	return caps
 }
 
 // discoverResult answers server/discover from what the bridge negotiated

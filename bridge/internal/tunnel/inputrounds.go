@@ -124,17 +124,38 @@ func (t *Tunnel) startOp(reqCtx context.Context, method string, params json.RawM
 	t.running = append(t.running, op)
 	t.mu.Unlock()
 	child := legacyParams(rawjson.DeleteMember(rawjson.DeleteMember(params, "inputResponses"), "requestState"))
+	// A tools/call may run as the child's task when the request declares
+	// the tasks extension (crossera_tasks.go); a 2026 client's own legacy
+	// params.task is ignored, as a 2026 server ignores it.
+	asTask := false
+	if method == "tools/call" {
+		child = rawjson.DeleteMember(child, "task")
+		if asTask = hasTasksExtension(mc.caps) && t.childTasks(); asTask {
+			child = withMember(child, "task", json.RawMessage(`{}`))
+		}
+	}
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
 		defer release()
 		start := time.Now()
 		res, err := t.callChild(ctx, child, opts)
+		if asTask && err != nil && asRPCError(err).Code == jsonrpc.CodeMethodNotFound {
+			// The tool does not run as a task: in the request, then.
+			res, err = t.callChild(ctx, rawjson.DeleteMember(child, "task"), opts)
+		}
 		t.audit(ctx, start, res, err)
 		var o fanout.Outcome
-		if err != nil {
+		switch {
+		case err != nil && method == "tools/call" && !asTask && t.childTasks() && asRPCError(err).Code == jsonrpc.CodeMethodNotFound:
+			// A tool that runs only as a task, called without the
+			// extension: 2026's refusal.
+			o.Err = missingTasksExtension()
+		case err != nil:
 			o.Err = asRPCError(modernError(err))
-		} else {
+		case asTask:
+			o.Result = t.modernResult(method, t.modernCreated(res))
+		default:
 			o.Result = t.modernResult(method, res)
 		}
 		op.done <- o

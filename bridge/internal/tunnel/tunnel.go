@@ -94,6 +94,9 @@ type Tunnel struct {
 	running    []*inputOp                     // a 2026 client's calls that may ask (2025 child), oldest first
 	parked     map[string]*inputOp            // those waiting for the client's retry, by requestState
 	xlistens   map[string]*crossListen        // a 2026 client's listens (2025 child), by raw listen id
+	xtasks     map[string]*xTask              // tasks created through the translation (crossera_tasks.go)
+	xorder     []string                       // their ids, oldest first
+	taskAdded  chan struct{}                  // closed (and replaced) when one is added
 }
 
 // Host is what a tunnel needs of the bridge: the door each of its
@@ -175,6 +178,7 @@ func New(host Host, c *Child, ctx context.Context) *Tunnel {
 		calls: map[string]*tunnelCall{}, listens: map[string]*tunnelListen{},
 		uris: map[string]bool{}, asked: map[string]chan fanout.Outcome{},
 		uriListens: map[string]*stdio.Subscription{}, parked: map[string]*inputOp{}, xlistens: map[string]*crossListen{},
+		xtasks: map[string]*xTask{},
 	}
 	t.cur.Store(c)
 	return t
@@ -788,6 +792,9 @@ func (t *Tunnel) TakesRequests() bool {
 // bridge-minted id and waits for the tunnel's answer, at most timeout.
 func (t *Tunnel) Ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
 	if t.CrossModern() { // a 2026 client takes no requests: an input_required round
+		if x := t.relatedTask(ctx, req); x != nil { // or a task's input request
+			return t.askTask(ctx, x, req, timeout)
+		}
 		return t.askInput(ctx, req, timeout)
 	}
 	ch := make(chan fanout.Outcome, 1)
