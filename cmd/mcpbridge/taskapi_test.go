@@ -8,19 +8,23 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/access"
 )
 
 // TestTasksWithGrpcurl drives the task RPCs with grpcurl, as an operator
 // would, for the demo in both eras (2026-07-28 and pinned at 2025-11-25):
-// alice starts the demo's build as a task and watches it to its result;
+// alice starts the demo's build as a task and watches it to its result,
+// and answers the question of another (in both eras, with AnswerTask);
 // bob, another principal, is refused every task RPC on alice's task as if
 // it did not exist, and lists no tasks; alice's third live task is beyond
 // tasks.max_per_principal (2) and refused RESOURCE_EXHAUSTED with
-// RetryInfo; she cancels both, the audit log has the cancellations, and
-// the tasks metric counts the tasks by status.
+// RetryInfo; she cancels both; a task whose child is killed is failed,
+// naming the exit; the audit log has the cancellations, and the tasks
+// metric counts the tasks by status.
 func TestTasksWithGrpcurl(t *testing.T) {
 	g := findGrpcurl(t)
 	const alice, bob = "alice-key-0b8e7d6c5a4f3e2d1c0b", "bob-key-9a8b7c6d5e4f3a2b1c0d"
@@ -48,9 +52,9 @@ servers:
 		// (5 NOT_FOUND, 8 RESOURCE_EXHAUSTED) and its details.
 		return g.run(t, "-plaintext", "-format-error", "-H", "authorization: Bearer "+key, "-d", data, b.addr, "mcpbridge.v1.BridgeService/"+method)
 	}
-	start := func(server string, steps int, seconds float64) string {
+	start := func(server string, steps int, seconds float64, more ...string) string {
 		t.Helper()
-		out, stderr, code := run(alice, "StartTask", fmt.Sprintf(`{"server":%q,"name":"build","arguments":{"steps":%d,"seconds":%g}}`, server, steps, seconds))
+		out, stderr, code := run(alice, "StartTask", fmt.Sprintf(`{"server":%q,"name":"build","arguments":{"steps":%d,"seconds":%g%s}}`, server, steps, seconds, strings.Join(more, "")))
 		var resp struct {
 			Task struct{ TaskID, State, Server string }
 		}
@@ -82,6 +86,33 @@ servers:
 			!strings.Contains(out, "built in 2 steps; not asked to publish") || strings.Count(out, `"done": true`) != 1 {
 			t.Errorf("%s: alice's WatchTask: %s %s (exit %d); want WORKING, then COMPLETED with the build's report", server, out, stderr, code)
 		}
+		// A task that asks: WaitTask returns when it needs input, and
+		// AnswerTask answers its input request (on a 2026 child under the
+		// child's key, on a legacy one under the bridge's).
+		asking := start(server, 1, 0.1, `,"confirm":true`)
+		out, stderr, code = run(alice, "WaitTask", fmt.Sprintf(`{"server":%q,"taskId":%q,"timeout":"20s"}`, server, asking))
+		var waited struct {
+			Task struct {
+				State         string
+				InputRequests map[string]struct{ Method string }
+			}
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &waited) != nil || waited.Task.State != "TASK_STATE_INPUT_REQUIRED" || len(waited.Task.InputRequests) != 1 {
+			t.Fatalf("%s: alice's WaitTask of the asking build: %s %s (exit %d); want INPUT_REQUIRED with one input request", server, out, stderr, code)
+		}
+		for key, q := range waited.Task.InputRequests {
+			if q.Method != "elicitation/create" {
+				t.Errorf("%s: input request %s is %s, want elicitation/create", server, key, q.Method)
+			}
+			answer := fmt.Sprintf(`{"server":%q,"taskId":%q,"inputResponses":{%q:{"action":"accept","content":{"publish":true}}}}`, server, asking, key)
+			if out, stderr, code := run(alice, "AnswerTask", answer); code != 0 || !strings.Contains(out, asking) {
+				t.Errorf("%s: alice's AnswerTask: %s %s (exit %d)", server, out, stderr, code)
+			}
+		}
+		out, stderr, code = run(alice, "WaitTask", fmt.Sprintf(`{"server":%q,"taskId":%q,"timeout":"20s"}`, server, asking))
+		if code != 0 || !strings.Contains(out, "TASK_STATE_COMPLETED") || !strings.Contains(out, "built in 1 steps; published") {
+			t.Errorf("%s: alice's WaitTask after the answer: %s %s (exit %d); want the published build", server, out, stderr, code)
+		}
 		// Two live tasks are alice's most; the third is refused.
 		long1, long2 := start(server, 100, 1), start(server, 100, 1)
 		_, stderr, code = run(alice, "StartTask", fmt.Sprintf(`{"server":%q,"name":"build","arguments":{"steps":100,"seconds":1}}`, server))
@@ -100,6 +131,28 @@ servers:
 				t.Errorf("%s: alice's ListTasks: %s %s (exit %d); want %s in it", server, out, stderr, code, id)
 			}
 		}
+		// The child dies under a running task: the task failed, and says
+		// why, where the restarted child would not know it at all.
+		doomed := start(server, 100, 1)
+		out, _, _ = run(alice, "GetServer", fmt.Sprintf(`{"server":%q}`, server))
+		var srv struct{ Child struct{ Pid int } }
+		if json.Unmarshal([]byte(out), &srv) != nil || srv.Child.Pid == 0 {
+			t.Fatalf("%s: GetServer: %s; want the child's pid", server, out)
+		}
+		if err := syscall.Kill(srv.Child.Pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(testTimeout)
+		for {
+			out, stderr, code = run(alice, "GetTask", fmt.Sprintf(`{"server":%q,"taskId":%q}`, server, doomed))
+			if strings.Contains(out, "TASK_STATE_FAILED") || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if code != 0 || !strings.Contains(out, "TASK_STATE_FAILED") || !strings.Contains(out, "exited before the task ended") || !strings.Contains(out, `"code": -32000`) {
+			t.Errorf("%s: GetTask after the child was killed: %s %s (exit %d); want FAILED naming the exit", server, out, stderr, code)
+		}
 	}
 	// The tasks metric: by server and the status the bridge last saw.
 	for _, server := range []string{"modern", "legacy"} {
@@ -109,8 +162,8 @@ servers:
 				got[m.labels["state"]] = m.value
 			}
 		}
-		if got["completed"] != 1 || got["cancelled"] != 2 || got["working"] != 0 {
-			t.Errorf("mcpbridge_tasks of %s: %v; want 1 completed and 2 cancelled", server, got)
+		if got["completed"] != 2 || got["cancelled"] != 2 || got["failed"] != 1 || got["working"] != 0 {
+			t.Errorf("mcpbridge_tasks of %s: %v; want 2 completed, 2 cancelled and 1 failed", server, got)
 		}
 	}
 	data, err := os.ReadFile(audit)

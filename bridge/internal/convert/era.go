@@ -91,3 +91,6 @@ func mrtr(raw json.RawMessage, r Era) (*mcpbridgev1.InputRequired, error) {
 	})
 	return ir, err
 }
+
+// Modern reports a 2026-07-28 era.
+func (r Era) Modern() bool { return r.modern }

@@ -105,6 +105,8 @@ type Relay struct {
 	uris    map[string]*uriSub         // legacy resources/subscribe, reference-counted
 	pending map[string]*pendingRequest // server requests offered on streams, by minted id
 	tasks   map[string]Tunnel          // the tunnel whose translation created each task (BindTask)
+	expect  int                        // calls that may create a task to be bound (ExpectTask)
+	bound   chan struct{}              // closed (and replaced) by BindTask and each expectation's end
 }
 
 // NewRelay is the relay of a child of server. roots is the roots/list
@@ -116,7 +118,7 @@ func NewRelay(server string, roots json.RawMessage, timeout time.Duration, secur
 		owners:  map[string]int{},
 		streams: map[*StreamReg]struct{}{}, sinks: map[Sink]struct{}{},
 		uris: map[string]*uriSub{}, pending: map[string]*pendingRequest{}, tasks: map[string]Tunnel{},
-		attached: make(chan struct{}),
+		attached: make(chan struct{}), bound: make(chan struct{}),
 	}
 	if roots != nil {
 		r.roots = append(append(json.RawMessage(`{"roots":`), roots...), '}')
@@ -333,11 +335,41 @@ func (r *Relay) BindTask(id string, t Tunnel) {
 	if len(r.tasks) < maxBoundTasks {
 		r.tasks[id] = t
 	}
+	r.signalBound()
 }
 
+// signalBound wakes the requests waiting for a binding; r.mu is held.
+func (r *Relay) signalBound() {
+	close(r.bound)
+	r.bound = make(chan struct{})
+}
+
+// ExpectTask announces a call that may create a task its caller will
+// bind: until done, a request about a task not bound yet waits for the
+// binding (at most taskBindWait), since a task's work may ask before the
+// call that created it is answered.
+func (r *Relay) ExpectTask() (done func()) {
+	r.mu.Lock()
+	r.expect++
+	r.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.expect--
+			r.signalBound()
+			r.mu.Unlock()
+		})
+	}
+}
+
+// taskBindWait bounds a request's wait for its task's binding.
+const taskBindWait = 2 * time.Second
+
 // taskTunnel is the tunnel bound to the task a request of the child
-// names as its related task, nil for none.
-func (r *Relay) taskTunnel(params json.RawMessage) Tunnel {
+// names as its related task, nil for none: waiting, while a call that
+// may bind it is out (ExpectTask), at most taskBindWait.
+func (r *Relay) taskTunnel(ctx context.Context, params json.RawMessage) Tunnel {
 	meta, _ := rawjson.Member(params, "_meta")
 	related, ok := rawjson.Member(meta, protocol.MetaRelatedTask)
 	if !ok {
@@ -345,9 +377,23 @@ func (r *Relay) taskTunnel(params json.RawMessage) Tunnel {
 	}
 	raw, _ := rawjson.Member(related, "taskId")
 	id, _ := rawjson.StringValue(raw)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.tasks[id]
+	timer := time.NewTimer(taskBindWait)
+	defer timer.Stop()
+	for {
+		r.mu.Lock()
+		t, expect, bound := r.tasks[id], r.expect, r.bound
+		r.mu.Unlock()
+		if t != nil || expect == 0 {
+			return t
+		}
+		select {
+		case <-bound:
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 // Sink receives the child's unsolicited notifications from the

@@ -98,7 +98,7 @@ func (r *Relay) onServerRequest(ctx context.Context, req stdio.ServerRequest) (j
 		return r.roots, nil
 	}
 	id := MintID()
-	if t := r.taskTunnel(req.Params); t != nil {
+	if t := r.taskTunnel(ctx, req.Params); t != nil {
 		return t.Ask(ctx, id, req, r.Timeout)
 	}
 	if t := r.tunnel(); t != nil {

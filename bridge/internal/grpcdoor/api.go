@@ -65,7 +65,8 @@ type Session interface {
 // API is mcpbridge.v1.BridgeService over a Core.
 type API struct {
 	mcpbridgev1.UnimplementedBridgeServiceServer
-	core Core
+	core    Core
+	inboxes taskInboxes // the questions of tasks on legacy children (taskinbox.go)
 }
 
 // New returns the API of core.

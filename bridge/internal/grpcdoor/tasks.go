@@ -91,11 +91,23 @@ func (s *API) StartTask(ctx context.Context, req *mcpbridgev1.StartTaskRequest) 
 		}
 	}
 	r.setParams(params)
+	relay := r.c.Relay
+	expected := func() {}
+	if !modern {
+		// A legacy child asks the task's questions with requests, maybe
+		// before this call is answered: the relay holds them for the
+		// task's inbox (taskinbox.go).
+		expected = relay.ExpectTask()
+	}
+	defer expected()
 	res, err := r.call(ctx, params, nil)
 	if err != nil {
 		return nil, err
 	}
 	if id := r.req.Task; id != "" { // the door recorded the task the child created
+		if !modern {
+			relay.BindTask(id, s.inboxes.open(r.srv.Name(), id, access.CallerID(ctx)))
+		}
 		t, err := decodeTask(r.srv.Name(), res, r.era)
 		if err != nil {
 			return nil, r.badResult(err)
@@ -166,6 +178,20 @@ func (s *API) taskCall(ctx context.Context, server, method, id string, more map[
 			return nil, r.era, "", r.invalid(err)
 		}
 	}
+	if method == "tasks/update" && !protocol.Modern(r.c.Protocol()) {
+		// A legacy child has no tasks/update: its questions wait in the
+		// task's inbox.
+		start := time.Now()
+		b := s.inboxes.get(r.srv.Name(), id)
+		if b == nil || b.answer(more["inputResponses"]) == 0 {
+			err := rpcerr.ToStatus(r.srv.Name(), method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams,
+				"The task has no open input request with those keys (a 2025-11-25 server asks each question once, and waits for its answer a limited time)")})
+			r.pass.Record(start, nil, err)
+			return nil, r.era, "", err
+		}
+		r.pass.Record(start, json.RawMessage(`{}`), nil)
+		return json.RawMessage(`{}`), r.era, r.srv.Name(), nil
+	}
 	if protocol.Modern(r.c.Protocol()) {
 		caps, _ := tasksCaps(nil, r.c.ClientCapabilities())
 		raw, _ := json.Marshal(caps)
@@ -201,6 +227,16 @@ func (s *API) getTask(ctx context.Context, server, id string) (*mcpbridgev1.Task
 	t, err := decodeTask(name, res, era)
 	if err != nil {
 		return nil, rpcerr.ToStatus(name, "tasks/get", &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInternalError, "The MCP server's task is malformed: %v", err)})
+	}
+	if t.Done {
+		s.inboxes.close(name, id)
+	}
+	if t.State == mcpbridgev1.TaskState_TASK_STATE_INPUT_REQUIRED && !era.Modern() {
+		if b := s.inboxes.get(name, id); b != nil {
+			if q, err := convert.Struct(b.questions(ctx)); err == nil && q != nil {
+				t.InputRequests = q
+			}
+		}
 	}
 	if !t.Done || t.Result != nil || t.State == mcpbridgev1.TaskState_TASK_STATE_CANCELLED {
 		return t, nil
@@ -337,7 +373,11 @@ func (s *API) WaitTask(ctx context.Context, req *mcpbridgev1.WaitTaskRequest) (*
 			return nil, err
 		}
 		left := time.Until(until)
-		if t.Done || t.State == mcpbridgev1.TaskState_TASK_STATE_INPUT_REQUIRED || left <= 0 {
+		// Input is needed once there is a question to answer: a legacy
+		// child's status says input_required a moment before its
+		// questions come, and after they are answered.
+		asks := t.State == mcpbridgev1.TaskState_TASK_STATE_INPUT_REQUIRED && len(t.GetInputRequests().GetFields()) > 0
+		if t.Done || asks || left <= 0 {
 			return &mcpbridgev1.WaitTaskResponse{Task: t}, nil
 		}
 		select {
@@ -382,7 +422,9 @@ func changed(a, b *mcpbridgev1.Task) bool {
 		!proto.Equal(a.InputRequests, b.InputRequests)
 }
 
-// AnswerTask is tasks/update with the answers to the input requests.
+// AnswerTask is tasks/update with the answers to the input requests; on
+// a legacy child it answers the requests the child asked, held in the
+// task's inbox.
 func (s *API) AnswerTask(ctx context.Context, req *mcpbridgev1.AnswerTaskRequest) (*mcpbridgev1.AnswerTaskResponse, error) {
 	const method = "tasks/update"
 	answers := req.GetInputResponses()

@@ -138,6 +138,11 @@ func (t *Tunnel) startOp(reqCtx context.Context, method string, params json.RawM
 	go func() {
 		defer t.wg.Done()
 		defer release()
+		if asTask {
+			// The task's questions may come before its creation is
+			// answered: the relay holds them for the binding.
+			defer t.child().Relay.ExpectTask()()
+		}
 		start := time.Now()
 		res, err := t.callChild(ctx, child, opts)
 		if asTask && err != nil && asRPCError(err).Code == jsonrpc.CodeMethodNotFound {
