@@ -436,6 +436,49 @@ def server_request(stub):
     ok("RespondToServerRequest", f"answered {sr.id}; a second answer is {d.code.name}")
 
 
+def tasks(stub):
+    """The demo's build as an MCP task: a long-running operation that
+    outlives the call that started it (docs/api.md, "Tasks")."""
+    args = to_struct({"steps": 2, "seconds": 0.2, "confirm": True})
+    t = stub.StartTask(pb.StartTaskRequest(server=DEMO, name="build", arguments=args), timeout=TIMEOUT).task
+    check(t.task_id and not t.done and t.state == pb.TASK_STATE_WORKING, f"StartTask gave {t}")
+    ok("StartTask", f"task {t.task_id[:6]}… {pb.TaskState.Name(t.state)}, kept {t.ttl.seconds} s, poll every "
+                    f"{t.poll_interval.ToMilliseconds()} ms")
+    got = stub.GetTask(pb.GetTaskRequest(server=DEMO, task_id=t.task_id), timeout=TIMEOUT).task
+    check(got.task_id == t.task_id and not got.done, f"GetTask gave {got}")
+    ok("GetTask", f"{pb.TaskState.Name(got.state)} {got.status_message!r}")
+    # WaitTask returns once the task is done or has a question; the build
+    # asks whether to publish.
+    wait = pb.WaitTaskRequest(server=DEMO, task_id=t.task_id)
+    wait.timeout.FromSeconds(20)
+    w = stub.WaitTask(wait, timeout=25).task
+    questions = to_python(w.input_requests)
+    check(w.state == pb.TASK_STATE_INPUT_REQUIRED and len(questions) == 1, f"WaitTask gave {w}")
+    key, question = next(iter(questions.items()))
+    ok("WaitTask", f"{pb.TaskState.Name(w.state)}: {question['method']} {question['params']['message']!r}")
+    answers = to_struct({key: {"action": "accept", "content": {"publish": True}}})
+    a = stub.AnswerTask(pb.AnswerTaskRequest(server=DEMO, task_id=t.task_id, input_responses=answers), timeout=TIMEOUT).task
+    ok("AnswerTask", f"answered {key!r}; now {pb.TaskState.Name(a.state)}")
+    # WatchTask streams each change, the last one done, with the outcome.
+    seen = []
+    for m in stub.WatchTask(pb.WatchTaskRequest(server=DEMO, task_id=t.task_id), timeout=25):
+        seen.append(m.task)
+    last = seen[-1]
+    check(last.done and last.state == pb.TASK_STATE_COMPLETED and last.WhichOneof("result") == "response", f"WatchTask ended with {last}")
+    text = last.response.content[0].text.text
+    check(text == "built in 2 steps; published", f"the result is {text!r}")
+    ok("WatchTask", f"{len(seen)} states, the last {pb.TaskState.Name(last.state)}: {text!r}")
+    long = stub.StartTask(pb.StartTaskRequest(server=DEMO, name="build", arguments=to_struct({"steps": 100, "seconds": 1})),
+                          timeout=TIMEOUT).task
+    c = stub.CancelTask(pb.CancelTaskRequest(server=DEMO, task_id=long.task_id), timeout=TIMEOUT).task
+    check(c.done and c.state == pb.TASK_STATE_CANCELLED, f"CancelTask gave {c}")
+    ok("CancelTask", f"{pb.TaskState.Name(c.state)} {c.status_message!r}")
+    listed = stub.ListTasks(pb.ListTasksRequest(server=DEMO), timeout=TIMEOUT).tasks
+    ids = {x.task_id: x for x in listed}
+    check(t.task_id in ids and long.task_id in ids, f"ListTasks gave {[x.task_id for x in listed]}")
+    ok("ListTasks", ", ".join(f"{i[:6]}… {pb.TaskState.Name(x.state)}" for i, x in ids.items() if i in (t.task_id, long.task_id)))
+
+
 def main():
     channel = grpc.insecure_channel(ADDR)  # grpc.secure_channel(ADDR, grpc.ssl_channel_credentials()) for TLS
     try:
@@ -467,6 +510,7 @@ def main():
         ("deadline", deadline),
         ("input-required", input_required),
         ("server-request", server_request),
+        ("tasks", tasks),
         ("bad-request", bad_request),
     ]
     failed = []

@@ -16,6 +16,7 @@ import {
   BridgeService,
   ChildState,
   Role,
+  TaskState,
   type CallToolResponse,
   type ConnectRequestSchema,
   type Content,
@@ -457,6 +458,56 @@ async function deadline(): Promise<string> {
 // ---------------------------------------------------------------------------
 // Running them.
 
+// tasks: the demo's build as an MCP task, a long-running operation that
+// outlives the call that started it (docs/api.md, "Tasks"): started, got,
+// waited for until it asks a question, answered, watched to its end; a
+// second one cancelled; both listed. Each RPC prints its own ok line.
+async function tasks(): Promise<string> {
+  const started = await bridge.startTask(
+    { server: DEMO, name: "build", arguments: { steps: 2, seconds: 0.2, confirm: true } },
+    CALL,
+  );
+  const t = started.task!;
+  assert.ok(t.taskId && !t.done && t.state === TaskState.WORKING, `StartTask gave ${TaskState[t.state]}`);
+  ok("StartTask", `task ${t.taskId.slice(0, 6)}… ${TaskState[t.state]}, kept ${durationMs(t.ttl!) / 1000} s`);
+  const got = (await bridge.getTask({ server: DEMO, taskId: t.taskId }, CALL)).task!;
+  assert.equal(got.taskId, t.taskId);
+  ok("GetTask", `${TaskState[got.state]} ${JSON.stringify(got.statusMessage)}`);
+  // WaitTask returns once the task is done or has a question: the build
+  // asks whether to publish.
+  const waited = (await bridge.waitTask({ server: DEMO, taskId: t.taskId, timeout: { seconds: 20n } }, { timeoutMs: 25_000 })).task!;
+  assert.equal(waited.state, TaskState.INPUT_REQUIRED, `WaitTask gave ${TaskState[waited.state]}`);
+  const questions = Object.entries(waited.inputRequests ?? {});
+  assert.equal(questions.length, 1);
+  const [key, question] = questions[0]!;
+  assert.equal((question as JsonObject)["method"], "elicitation/create");
+  ok("WaitTask", `${TaskState[waited.state]}: ${JSON.stringify(((question as JsonObject)["params"] as JsonObject)["message"])}`);
+  const answered = (
+    await bridge.answerTask({ server: DEMO, taskId: t.taskId, inputResponses: { [key]: { action: "accept", content: { publish: true } } } }, CALL)
+  ).task!;
+  ok("AnswerTask", `answered ${key}; now ${TaskState[answered.state]}`);
+  // WatchTask streams each change; the last is done, with the outcome.
+  let last = answered;
+  let states = 0;
+  for await (const msg of bridge.watchTask({ server: DEMO, taskId: t.taskId }, { timeoutMs: 25_000 })) {
+    last = msg.task!;
+    states++;
+  }
+  assert.ok(last.done && last.state === TaskState.COMPLETED && last.result.case === "response", `WatchTask ended with ${TaskState[last.state]}`);
+  const text = textOf(last.result.value.content);
+  assert.equal(text, "built in 2 steps; published");
+  ok("WatchTask", `${states} states, the last ${TaskState[last.state]}: ${JSON.stringify(text)}`);
+  const long = (await bridge.startTask({ server: DEMO, name: "build", arguments: { steps: 100, seconds: 1 } }, CALL)).task!;
+  const cancelled = (await bridge.cancelTask({ server: DEMO, taskId: long.taskId }, CALL)).task!;
+  assert.ok(cancelled.done && cancelled.state === TaskState.CANCELLED, `CancelTask gave ${TaskState[cancelled.state]}`);
+  ok("CancelTask", `${TaskState[cancelled.state]} ${JSON.stringify(cancelled.statusMessage)}`);
+  const listed = (await bridge.listTasks({ server: DEMO }, CALL)).tasks;
+  const mine = listed.filter((x) => x.taskId === t.taskId || x.taskId === long.taskId);
+  assert.equal(mine.length, 2, `ListTasks gave ${listed.map((x) => x.taskId).join(", ")}`);
+  ok("ListTasks", mine.map((x) => `${x.taskId.slice(0, 6)}… ${TaskState[x.state]}`).join(", "));
+  return "a task asked, answered and watched to its result; another cancelled";
+}
+
 let failures = 0;
 
 function ok(step: string, detail: string): void {
@@ -541,6 +592,7 @@ async function main(): Promise<void> {
   await step("Ping", ping);
   await step("server-request", serverRequest); // prints ok RespondToServerRequest too
   await step("input-required", inputRequired);
+  await step("tasks", tasks);
   await step("error-details", errorDetails);
   await step("bad-request", badRequest);
   await step("retry-info", retryInfo);
