@@ -3,17 +3,12 @@ package grpcdoor
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
-	"github.com/mcpbridge/mcpbridge/internal/protocol"
-	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
-	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
 // This file gives the task RPCs one way to answer a task's questions in
@@ -22,8 +17,8 @@ import (
 // with requests to its client, carrying the related-task _meta. For a
 // task StartTask created on a legacy child, the relay routes those
 // requests to the task's inbox (fanout.Relay.BindTask), which holds each
-// as an input request under a key of its own until AnswerTask answers it
-// (or the child's wait for it ends): GetTask shows them as 2026 would.
+// as an input request (fanout.Questions) until AnswerTask answers it (or
+// the child's wait for it ends): GetTask shows them as 2026 would.
 
 const (
 	// maxInboxes bounds the inboxes kept; the oldest is dropped first
@@ -35,20 +30,11 @@ const (
 	inboxWait = time.Second
 )
 
-// taskInbox is the questions of one legacy child's task; it is the
+// taskInbox is the questions of one legacy child's task, as the
 // fanout.Tunnel the relay asks them of.
 type taskInbox struct {
-	owner string
-
-	mu      sync.Mutex
-	asks    map[string]*inboxAsk
-	keys    int
-	arrived chan struct{} // closed (and replaced) when a question arrives
-}
-
-type inboxAsk struct {
-	req   stdio.ServerRequest
-	reply chan fanout.Outcome // one slot
+	owner     string
+	questions *fanout.Questions
 }
 
 func (b *taskInbox) Notify(stdio.Notification) {}
@@ -60,97 +46,7 @@ func (b *taskInbox) CrossModern() bool         { return false }
 // Ask holds the child's question until AnswerTask answers it, at most
 // timeout.
 func (b *taskInbox) Ask(ctx context.Context, _ string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
-	a := &inboxAsk{req: req, reply: make(chan fanout.Outcome, 1)}
-	b.mu.Lock()
-	b.keys++
-	key := "input-" + strconv.Itoa(b.keys)
-	b.asks[key] = a
-	close(b.arrived)
-	b.arrived = make(chan struct{})
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		delete(b.asks, key)
-		b.mu.Unlock()
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case o := <-a.reply:
-		if o.Err != nil {
-			return nil, o.Err
-		}
-		return o.Result, nil
-	case <-timer.C:
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", req.Method)
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// questions are the open questions as InputRequired.input_requests has
-// them, waiting inboxWait for the first; nil when none comes.
-func (b *taskInbox) questions(ctx context.Context) json.RawMessage {
-	timer := time.NewTimer(inboxWait)
-	defer timer.Stop()
-	for {
-		b.mu.Lock()
-		n, arrived := len(b.asks), b.arrived
-		b.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		select {
-		case <-arrived:
-		case <-timer.C:
-			return nil
-		case <-ctx.Done():
-			return nil
-		}
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := []byte{'{'}
-	for _, key := range slices.Sorted(maps.Keys(b.asks)) {
-		a := b.asks[key]
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(rawjson.AppendString(out, key), `:{"method":`...)
-		out = rawjson.AppendString(out, a.req.Method)
-		params := a.req.Params
-		if meta, ok := rawjson.Member(params, "_meta"); ok {
-			if meta = rawjson.DeleteMember(meta, protocol.MetaRelatedTask); len(rawjson.Fields(meta)) == 0 {
-				params = rawjson.DeleteMember(params, "_meta")
-			} else if p, err := rawjson.SetMember(params, "_meta", meta); err == nil {
-				params = p
-			}
-		}
-		if !rawjson.IsObject(params) {
-			params = json.RawMessage(`{}`)
-		}
-		out = append(append(append(out, `,"params":`...), params...), '}')
-	}
-	return append(out, '}')
-}
-
-// answer answers the questions responses has a key for, and reports how
-// many it answered.
-func (b *taskInbox) answer(responses json.RawMessage) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n := 0
-	for key, a := range b.asks {
-		if r, ok := rawjson.Member(responses, key); ok {
-			select {
-			case a.reply <- fanout.Outcome{Result: r}:
-			default:
-			}
-			delete(b.asks, key)
-			n++
-		}
-	}
-	return n
+	return b.questions.Ask(ctx, req, timeout, nil)
 }
 
 // taskInboxes are the inboxes of the tasks StartTask created on legacy
@@ -172,7 +68,7 @@ func (ib *taskInboxes) open(server, id, owner string) *taskInbox {
 		delete(ib.m, ib.order[0])
 		ib.order = ib.order[1:]
 	}
-	b := &taskInbox{owner: owner, asks: map[string]*inboxAsk{}, arrived: make(chan struct{})}
+	b := &taskInbox{owner: owner, questions: fanout.NewQuestions()}
 	k := [2]string{server, id}
 	ib.m[k] = b
 	ib.order = append(ib.order, k)

@@ -183,7 +183,7 @@ func (s *API) taskCall(ctx context.Context, server, method, id string, more map[
 		// task's inbox.
 		start := time.Now()
 		b := s.inboxes.get(r.srv.Name(), id)
-		if b == nil || b.answer(more["inputResponses"]) == 0 {
+		if b == nil || b.questions.Answer(more["inputResponses"]) == 0 {
 			err := rpcerr.ToStatus(r.srv.Name(), method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams,
 				"The task has no open input request with those keys (a 2025-11-25 server asks each question once, and waits for its answer a limited time)")})
 			r.pass.Record(start, nil, err)
@@ -233,7 +233,7 @@ func (s *API) getTask(ctx context.Context, server, id string) (*mcpbridgev1.Task
 	}
 	if t.State == mcpbridgev1.TaskState_TASK_STATE_INPUT_REQUIRED && !era.Modern() {
 		if b := s.inboxes.get(name, id); b != nil {
-			if q, err := convert.Struct(b.questions(ctx)); err == nil && q != nil {
+			if q, err := convert.Struct(b.questions.Open(ctx, inboxWait)); err == nil && q != nil {
 				t.InputRequests = q
 			}
 		}

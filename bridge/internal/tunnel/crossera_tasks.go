@@ -27,7 +27,6 @@ package tunnel
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -57,10 +56,8 @@ const (
 type xTask struct {
 	id string
 	// A 2026 client on a legacy child: the child's questions about the
-	// task, by the key the tunnel gave them, and a signal of each new one.
-	asks    map[string]*inputAsk
-	keys    int
-	arrived chan struct{}
+	// task.
+	questions *fanout.Questions
 	// A 2025 client on a 2026 child: the input request keys being asked,
 	// and the ttl (ms) the client asked for when it is less than the
 	// child's, which the tunnel keeps (expire).
@@ -80,7 +77,7 @@ func (t *Tunnel) rememberTask(id string) {
 		delete(t.xtasks, t.xorder[0])
 		t.xorder = t.xorder[1:]
 	}
-	t.xtasks[id] = &xTask{id: id, asks: map[string]*inputAsk{}, arrived: make(chan struct{}), asking: map[string]bool{}}
+	t.xtasks[id] = &xTask{id: id, questions: fanout.NewQuestions(), asking: map[string]bool{}}
 	t.xorder = append(t.xorder, id)
 	if t.taskAdded != nil {
 		close(t.taskAdded)
@@ -258,7 +255,7 @@ func (t *Tunnel) modernTask(ctx context.Context, call *tunnelCall, id json.RawMe
 				return
 			}
 		} else {
-			t.answerAsks(x, responses)
+			x.questions.Answer(responses)
 		}
 		t.audit(ctx, start, json.RawMessage(`{}`), nil)
 		t.finish(id, call, t.modernResult(method, json.RawMessage(`{}`)), nil)
@@ -271,7 +268,7 @@ func (t *Tunnel) modernTask(ctx context.Context, call *tunnelCall, id json.RawMe
 		}
 		// Cancelled, or final already: 2026 acknowledges both.
 		if x := t.xtask(taskID); x != nil {
-			t.answerAsks(x, nil)
+			x.questions.Answer(nil)
 		}
 		t.finish(id, call, t.modernResult(method, json.RawMessage(`{}`)), nil)
 	default: // tasks/get
@@ -293,7 +290,7 @@ func (t *Tunnel) modernGot(ctx context.Context, taskID string, sent, res json.Ra
 	case "input_required":
 		out := envelope(res, true, "")
 		if x := t.xtask(taskID); x != nil {
-			if reqs := t.taskQuestions(ctx, x); reqs != nil {
+			if reqs := x.questions.Open(ctx, taskAskWait); reqs != nil {
 				out = withMember(out, "inputRequests", reqs)
 			}
 		}
@@ -310,66 +307,6 @@ func (t *Tunnel) modernGot(ctx context.Context, taskID string, sent, res json.Ra
 		return withMember(envelope(res, true, "completed"), "result", result)
 	}
 	return envelope(res, true, "")
-}
-
-// taskQuestions are the child's open questions about task x as
-// inputRequests, waiting taskAskWait for the first when there is none;
-// nil when none comes.
-func (t *Tunnel) taskQuestions(ctx context.Context, x *xTask) json.RawMessage {
-	timer := time.NewTimer(taskAskWait)
-	defer timer.Stop()
-	for {
-		t.mu.Lock()
-		n, arrived := len(x.asks), x.arrived
-		t.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		select {
-		case <-arrived:
-		case <-timer.C:
-			return nil
-		case <-ctx.Done():
-			return nil
-		}
-	}
-	// Questions sent together arrive together: a moment for the rest.
-	time.Sleep(inputGather)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := []byte{'{'}
-	for _, key := range sortedKeys(x.asks) {
-		a := x.asks[key]
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(rawjson.AppendString(out, key), `:{"method":`...)
-		out = rawjson.AppendString(out, a.req.Method)
-		out = append(append(append(out, `,"params":`...), dropMetaKeys(a.req.Params, protocol.MetaRelatedTask)...), '}')
-	}
-	return append(out, '}')
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
-}
-
-// answerAsks answers x's questions that responses has a key for; with
-// responses nil (the task was cancelled) it fails them all.
-func (t *Tunnel) answerAsks(x *xTask, responses json.RawMessage) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for key, a := range x.asks {
-		if responses == nil {
-			a.answer(fanout.Outcome{Err: jsonrpc.Errorf(jsonrpc.CodeInternalError, "The task was cancelled")})
-			delete(x.asks, key)
-			continue
-		}
-		if r, ok := rawjson.Member(responses, key); ok {
-			a.answer(fanout.Outcome{Result: r})
-			delete(x.asks, key)
-		}
-	}
 }
 
 // relatedTask is the task the child's request req is about, when it is
@@ -404,43 +341,6 @@ func (t *Tunnel) relatedTask(ctx context.Context, req stdio.ServerRequest) *xTas
 		case <-t.intake:
 			return nil
 		}
-	}
-}
-
-// askTask holds a legacy child's question about task x until the 2026
-// client answers it with tasks/update, at most timeout.
-func (t *Tunnel) askTask(ctx context.Context, x *xTask, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
-	a := &inputAsk{req: req, reply: make(chan fanout.Outcome, 1)}
-	t.mu.Lock()
-	if t.closing {
-		t.mu.Unlock()
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
-	}
-	x.keys++
-	key := "input-" + strconv.Itoa(x.keys)
-	x.asks[key] = a
-	close(x.arrived)
-	x.arrived = make(chan struct{})
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		delete(x.asks, key)
-		t.mu.Unlock()
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case o := <-a.reply:
-		if o.Err != nil {
-			return nil, o.Err
-		}
-		return o.Result, nil
-	case <-t.intake:
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
-	case <-timer.C:
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", req.Method)
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
 }
 

@@ -793,7 +793,7 @@ func (t *Tunnel) TakesRequests() bool {
 func (t *Tunnel) Ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
 	if t.CrossModern() { // a 2026 client takes no requests: an input_required round
 		if x := t.relatedTask(ctx, req); x != nil { // or a task's input request
-			return t.askTask(ctx, x, req, timeout)
+			return x.questions.Ask(ctx, req, timeout, t.intake)
 		}
 		return t.askInput(ctx, req, timeout)
 	}
