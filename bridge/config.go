@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
+	"github.com/mcpbridge/mcpbridge/stdio/sandbox"
 )
 
 // Defaults of Config.
@@ -27,6 +28,19 @@ const (
 // Zero: no limit. A caller is its principal, or, without authentication,
 // its network address.
 type Limits = door.Limits
+
+// SandboxProfile is what a sandboxed child may do (ServerConfig.Sandbox,
+// package stdio/sandbox); SandboxLimits bound its resources.
+type (
+	SandboxProfile = sandbox.Profile
+	SandboxLimits  = sandbox.Limits
+)
+
+// The networks of a sandbox.
+const (
+	SandboxNetworkNone = sandbox.NetworkNone
+	SandboxNetworkHost = sandbox.NetworkHost
+)
 
 // TaskCaps bound a server's live MCP tasks: in all and per authenticated
 // principal (ServerConfig.Tasks).

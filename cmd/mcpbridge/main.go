@@ -45,6 +45,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/demo"
 
 	"github.com/mcpbridge/mcpbridge/stdio/reaper"
+	"github.com/mcpbridge/mcpbridge/stdio/sandbox"
 )
 
 // usageError is a mistake on the command line: exit status 2.
@@ -77,6 +78,9 @@ func main() {
 	// First: run as the reaper of a child when started as one, and
 	// otherwise let serve run its children under reapers.
 	reaper.Main()
+	// Then: enter a child's sandbox when started as its entry, and
+	// otherwise let serve start children in sandboxes.
+	sandbox.Main()
 	os.Exit(runCommandLine(os.Args[1:]))
 }
 

@@ -74,11 +74,18 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 		}
 		cc := srv.cfg.client(log)
 		cc.Counters = &m.counters // the child's totals, across restarts
-		c, err := stdio.Start(ctx, Command(srv.cfg, stderr, m.env), r.Hook(cc))
+		cmd, cleanup, err := SandboxedCommand(srv.cfg, stderr, m.env)
 		if err != nil {
+			stderr.started(0)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The sandbox could not be set up: " + err.Error(), Cause: err}
+		}
+		c, err := stdio.Start(ctx, cmd, r.Hook(cc))
+		if err != nil {
+			cleanup()
 			stderr.started(0)
 			return nil, err
 		}
+		go func() { <-c.Done(); cleanup() }()
 		stderr.started(c.Pid())
 		started = append(started, c)
 		relays[c] = r

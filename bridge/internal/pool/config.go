@@ -28,6 +28,7 @@ import (
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/reaper"
+	"github.com/mcpbridge/mcpbridge/stdio/sandbox"
 )
 
 // Defaults of ServerConfig.
@@ -77,6 +78,10 @@ type ServerConfig struct {
 	// Limits bound each caller of this server, like Config.Limits for
 	// the whole bridge.
 	Limits door.Limits
+	// Sandbox, when set, runs each of the server's children inside the
+	// profile's fences (package stdio/sandbox, docs/sandbox.md), with a
+	// private temporary directory of its own.
+	Sandbox *sandbox.Profile
 	// Tasks bound the server's live MCP tasks (docs/api.md, "Tasks"): a
 	// tools/call whose task would pass Max (default 256) live tasks on the
 	// server, or MaxPerPrincipal (default 64) of one authenticated
@@ -313,6 +318,36 @@ func Command(s *ServerConfig, stderr io.Writer, extra []EnvVar) *exec.Cmd {
 	cmd.Env = childEnv(base, append(slices.Clip(s.Env), extra...))
 	cmd.Stderr = stderr
 	return cmd
+}
+
+// SandboxedCommand is Command inside the server's sandbox, when it has
+// one: done removes the child's private temporary directory once the
+// child has ended.
+func SandboxedCommand(s *ServerConfig, stderr io.Writer, extra []EnvVar) (cmd *exec.Cmd, done func(), err error) {
+	cmd = Command(s, stderr, extra)
+	if s.Sandbox == nil || cmd.Err != nil {
+		return cmd, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp("", "mcpbridge-"+sandboxSafe(s.Name)+"-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("the sandbox's temporary directory: %w", err)
+	}
+	fences, err := sandbox.Wrap(cmd, *s.Sandbox, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, nil, err
+	}
+	return cmd, func() { fences.Release(); os.RemoveAll(tmp) }, nil
+}
+
+// sandboxSafe is a server's name as a file name's part.
+func sandboxSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == 0 || r == '.' {
+			return '_'
+		}
+		return r
+	}, name)
 }
 
 // Runnable reports why the command of s cannot be started, as Command

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"reflect"
 	"regexp"
@@ -51,7 +52,10 @@ type File struct {
 	Limits     Limits `yaml:"limits"`
 	// Audit is where the audit log goes: a file path (appended to), or
 	// "stderr"; empty: no audit log.
-	Audit   string   `yaml:"audit"`
+	Audit string `yaml:"audit"`
+	// Sandbox is every server's sandbox unless a server declares its own
+	// (docs/sandbox.md).
+	Sandbox *Sandbox `yaml:"sandbox"`
 	Servers []Server `yaml:"servers"`
 
 	warnings []string
@@ -222,6 +226,9 @@ type Server struct {
 	Pool                 Pool               `yaml:"pool"`
 	Session              Session            `yaml:"session"`
 	Tasks                Tasks              `yaml:"tasks"`
+	// Sandbox runs the server's children inside fences (docs/sandbox.md);
+	// it replaces the file's sandbox for this server.
+	Sandbox *Sandbox `yaml:"sandbox"`
 	// Aggregate, instead of a command, makes the server an aggregate of
 	// other servers of the file (docs/aggregation.md).
 	Aggregate *Aggregate `yaml:"aggregate"`
@@ -268,6 +275,100 @@ type Pool struct {
 	Min         int           `yaml:"min"`
 	Max         int           `yaml:"max"`
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
+}
+
+// Sandbox is a sandbox profile (package stdio/sandbox): every key left
+// out keeps its hardened default. disabled: true runs the server without
+// one, where the file's default would give it one.
+type Sandbox struct {
+	Disabled   bool              `yaml:"disabled"`
+	Filesystem SandboxFilesystem `yaml:"filesystem"`
+	Network    string            `yaml:"network"`
+	Limits     SandboxLimits     `yaml:"limits"`
+}
+
+// SandboxFilesystem are the paths a sandboxed child may read and write,
+// beyond the defaults (docs/sandbox.md).
+type SandboxFilesystem struct {
+	Read  []string `yaml:"read"`
+	Write []string `yaml:"write"`
+}
+
+// SandboxLimits bound a sandboxed child; a limit left out is the
+// default, 0 is none.
+type SandboxLimits struct {
+	Memory     *Size `yaml:"memory"`
+	Processes  *int  `yaml:"processes"`
+	OpenFiles  *int  `yaml:"open_files"`
+	CPUSeconds *int  `yaml:"cpu_seconds"`
+}
+
+// Size is a number of bytes, written as a number or with a unit: 512MiB,
+// 1GiB, 64KiB, 2GB.
+type Size int64
+
+// YAMLShape is the shape of a Size in the file (for the docs' test).
+func (Size) YAMLShape() string { return "" }
+
+// UnmarshalYAML reads a size with its unit.
+func (sz *Size) UnmarshalYAML(n *yaml.Node) error {
+	text := strings.TrimSpace(n.Value)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(text, u.suffix); ok {
+			text, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || v < 0 || v > math.MaxInt64/mult {
+		return fmt.Errorf("line %d: %q is not a size (a whole number of bytes, or with a unit: KiB, MiB, GiB, KB, MB, GB)", n.Line, n.Value)
+	}
+	*sz = Size(v * mult)
+	return nil
+}
+
+// Defaults of a sandbox's limits (docs/sandbox.md).
+const (
+	defaultSandboxMemory    = 2 << 30
+	defaultSandboxProcesses = 256
+	defaultSandboxOpenFiles = 1024
+)
+
+// profile is the sandbox profile the file declares.
+func (sb *Sandbox) profile() (*bridge.SandboxProfile, error) {
+	if sb == nil || sb.Disabled {
+		return nil, nil
+	}
+	p := &bridge.SandboxProfile{Read: sb.Filesystem.Read, Write: sb.Filesystem.Write,
+		Limits: bridge.SandboxLimits{Memory: defaultSandboxMemory, Processes: defaultSandboxProcesses, OpenFiles: defaultSandboxOpenFiles}}
+	switch sb.Network {
+	case "", "none":
+		p.Network = bridge.SandboxNetworkNone
+	case "host":
+		p.Network = bridge.SandboxNetworkHost
+	default:
+		return nil, fmt.Errorf("network %q is not none or host", sb.Network)
+	}
+	if l := sb.Limits.Memory; l != nil {
+		p.Limits.Memory = int64(*l)
+	}
+	for _, l := range []struct {
+		v   *int
+		dst *int
+	}{{sb.Limits.Processes, &p.Limits.Processes}, {sb.Limits.OpenFiles, &p.Limits.OpenFiles}, {sb.Limits.CPUSeconds, &p.Limits.CPUSeconds}} {
+		if l.v != nil {
+			if *l.v < 0 {
+				return nil, fmt.Errorf("limits must not be negative")
+			}
+			*l.dst = *l.v
+		}
+	}
+	return p, nil
 }
 
 // Tasks bound a server's live MCP tasks.
@@ -568,6 +669,15 @@ func (f *File) build(loc *locator) (bridge.Config, error) {
 		if len(s.Command) > 0 {
 			sc.Command, sc.Args = s.Command[0], s.Command[1:]
 		}
+		sandbox := f.Sandbox
+		if s.Sandbox != nil {
+			sandbox = s.Sandbox
+		}
+		profile, err := sandbox.profile()
+		if err != nil {
+			return cfg, at(err.Error(), "sandbox")
+		}
+		sc.Sandbox = profile
 		if s.Reaper != nil {
 			sc.DisableReaper = !*s.Reaper
 		}
