@@ -52,6 +52,10 @@ type ClientConfig struct {
 	// it. Return the result, or an *jsonrpc.Error to answer with that error. With
 	// no handler every server request but ping gets -32601.
 	OnServerRequest func(ctx context.Context, req ServerRequest) (json.RawMessage, error)
+	// ExitFence, when set, is asked once the child has exited which fence
+	// of its sandbox ended it ("" for none), for ExitError.Fence (package
+	// stdio/sandbox's Fences.ExitFence).
+	ExitFence func(*ExitError) string
 	// MaxServerRequests bounds the handlers running at once (default 16).
 	// A request over the limit is answered -32603 without running.
 	MaxServerRequests int
@@ -634,7 +638,11 @@ func (c *Client) exitedError(cause error) *jsonrpc.Error {
 	state := c.state
 	c.mu.Unlock()
 	if state != nil {
-		return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server exited", Cause: exitError(state, c.tail)}
+		x := exitError(state, c.tail)
+		if c.cfg.ExitFence != nil {
+			x.Fence = c.cfg.ExitFence(x)
+		}
+		return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server exited", Cause: x}
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The stdio server exited", Cause: cause}
 }

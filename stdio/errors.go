@@ -14,14 +14,22 @@ type ExitError struct {
 	// StderrTail holds the last 4 KiB the child wrote to stderr, when
 	// stderr went to a writer other than an *os.File.
 	StderrTail []byte
+	// Fence, when set, names the sandbox fence that ended the child (for
+	// example its memory limit): ClientConfig.ExitFence's answer.
+	Fence string
 }
 
-// Error says how the child ended: its exit code or the signal.
+// Error says how the child ended: its exit code or the signal, and the
+// fence that ended it.
 func (e *ExitError) Error() string {
+	msg := fmt.Sprintf("stdio server exited with status %d", e.Code)
 	if e.Signal != "" {
-		return "stdio server killed by signal " + e.Signal
+		msg = "stdio server killed by signal " + e.Signal
 	}
-	return fmt.Sprintf("stdio server exited with status %d", e.Code)
+	if e.Fence != "" {
+		msg += " (" + e.Fence + ")"
+	}
+	return msg
 }
 
 // PanicError is the Cause of an error reporting a recovered panic.

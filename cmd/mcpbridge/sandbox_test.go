@@ -41,8 +41,9 @@ type attackOutcome struct {
 // 10 GiB; tracing its parent; reading /proc/<bridge pid>/environ; and
 // signalling the bridge. The same server without a sandbox succeeds at the
 // harmless ones (so the refusals are the sandbox's), its own private
-// temporary directory is writable, and the bridge and its other children
-// serve on.
+// temporary directory is writable, one that allocates beyond its memory
+// limit is killed and the caller, GetServer and the log say why, and the
+// bridge and its other children serve on.
 func TestSandboxHoldsAHostileServer(t *testing.T) {
 	g := findGrpcurl(t)
 	f := newTLSFiles(t)
@@ -73,9 +74,12 @@ servers:
   - name: open
     command: [%q]
     sandbox: {disabled: true}
+  - name: tight
+    command: [%q]
+    sandbox: {limits: {memory: 256MiB}}
   - name: demo
     command: %s
-`, hostile, hostile, yamlList([]string{mcpbridgeBin, "demo"})))
+`, hostile, hostile, hostile, yamlList([]string{mcpbridgeBin, "demo"})))
 	b := startBridge(t, nil, append(f.args(), "--config", config)...)
 	bridgePid := strconv.Itoa(b.cmd.Process.Pid)
 	call := func(server, session, tool, args string) string {
@@ -150,6 +154,22 @@ servers:
 			t.Errorf("without a sandbox %s %s was refused: %+v", a.what, a.target, o)
 		}
 	}
+	// A child that goes over its memory is killed, and says why: to the
+	// caller, in its state, in the log.
+	out, stderr, code := g.run(t, "-cacert", f.caFile, "-format-error", "-d", `{"server":"tight","name":"exhaust","arguments":{}}`, b.addr, "mcpbridge.v1.BridgeService/CallTool")
+	if code == 0 || !strings.Contains(stderr, `"code": 14`) || !strings.Contains(stderr, "killed for memory: the sandbox's limits.memory is 268435456 bytes") {
+		t.Errorf("exhaust on a 256 MiB sandbox: %s %s (exit %d); want UNAVAILABLE naming the memory limit", out, stderr, code)
+	}
+	for deadline := time.Now().Add(testTimeout); ; time.Sleep(100 * time.Millisecond) {
+		out, _, _ = g.run(t, "-cacert", f.caFile, "-d", `{"server":"tight"}`, b.addr, "mcpbridge.v1.BridgeService/GetServer")
+		if strings.Contains(out, "killed for memory") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !strings.Contains(out, `"lastExit": "signal: killed (killed for memory: the sandbox's limits.memory is 268435456 bytes)"`) {
+		t.Errorf("GetServer tight after the kill: %s; want lastExit naming the memory limit", out)
+	}
+	b.log.WaitFor(t.Context(), t, `killed for memory`)
 	// The bridge and its other children serve on.
 	if got := call("demo", "", "echo", `{"message":"still here"}`); got != "still here" {
 		t.Errorf("the demo's echo after the attacks: %q", got)

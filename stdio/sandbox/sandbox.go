@@ -152,7 +152,9 @@ var ErrUnavailable = errors.New("sandbox: not available: it needs Linux and sand
 // Fences are what a sandbox holds outside its process: its control
 // groups. Release them once the process has ended.
 type Fences struct {
-	cg *cgroups
+	cg     *cgroups
+	memory int64 // the limits, for ExitFence
+	cpu    int
 }
 
 // Release removes the sandbox's control groups; the process and its
@@ -170,6 +172,23 @@ func (f *Fences) OOMKills() int {
 		return 0
 	}
 	return f.cg.oomKills()
+}
+
+// ExitFence names the fence that ended the sandbox's process, given how
+// it ended (signal: the signal's name, "" when it exited): the memory
+// limit when the kernel killed one of its processes for memory, the CPU
+// limit on SIGXCPU; "" when no fence shows. It fits
+// stdio.ClientConfig.ExitFence.
+func (f *Fences) ExitFence(signal string) string {
+	switch {
+	case f == nil:
+		return ""
+	case f.OOMKills() > 0:
+		return fmt.Sprintf("killed for memory: the sandbox's limits.memory is %d bytes", f.memory)
+	case signal == "CPU time limit exceeded" || signal == "cputime limit exceeded":
+		return fmt.Sprintf("the sandbox's limits.cpu_seconds (%d s) ran out", f.cpu)
+	}
+	return ""
 }
 
 // Wrap rewrites cmd, not yet started, to run inside p: this binary runs
@@ -224,9 +243,15 @@ func Wrap(cmd *exec.Cmd, p Profile, tmp string) (*Fences, error) {
 		}
 		cg = nil // rlimits alone
 	}
-	f := &Fences{cg: cg}
+	f := &Fences{cg: cg, memory: p.Limits.Memory, cpu: p.Limits.CPUSeconds}
 	if cg != nil {
 		s.Cgroups = cg.procs()
+		if cg.memory != "" {
+			// The group bounds the whole tree, and its kills are told
+			// apart from a crash (ExitFence): no per-process rlimit,
+			// which would fail an allocation first.
+			s.Memory = 0
+		}
 	}
 	raw, err := json.Marshal(s)
 	if err != nil {

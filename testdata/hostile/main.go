@@ -66,6 +66,17 @@ func main() {
 			raw, _ := json.Marshal(o)
 			return string(raw), nil
 		})
+	mcp.AddTool(srv, mcp.Tool{Name: "exhaust", Description: "Allocates in the server's own process until it is stopped"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
+			var hoard [][]byte
+			for {
+				b := make([]byte, 64<<20)
+				for i := 0; i < len(b); i += 4096 {
+					b[i] = 1
+				}
+				hoard = append(hoard, b)
+			}
+		})
 	mcp.AddTool(srv, mcp.Tool{Name: "tmpdir", Description: "Says where its TMPDIR is"},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (string, error) {
 			return os.Getenv("TMPDIR"), nil

@@ -74,11 +74,12 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 		}
 		cc := srv.cfg.client(log)
 		cc.Counters = &m.counters // the child's totals, across restarts
-		cmd, cleanup, err := SandboxedCommand(srv.cfg, stderr, m.env)
+		cmd, cleanup, fence, err := SandboxedCommand(srv.cfg, stderr, m.env)
 		if err != nil {
 			stderr.started(0)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The sandbox could not be set up: " + err.Error(), Cause: err}
 		}
+		cc.ExitFence = fence
 		c, err := stdio.Start(ctx, cmd, r.Hook(cc))
 		if err != nil {
 			cleanup()

@@ -321,23 +321,25 @@ func Command(s *ServerConfig, stderr io.Writer, extra []EnvVar) *exec.Cmd {
 }
 
 // SandboxedCommand is Command inside the server's sandbox, when it has
-// one: done removes the child's private temporary directory once the
-// child has ended.
-func SandboxedCommand(s *ServerConfig, stderr io.Writer, extra []EnvVar) (cmd *exec.Cmd, done func(), err error) {
+// one: done removes the child's private temporary directory and control
+// groups once the child has ended, and fence names the fence that ended
+// it (stdio.ClientConfig.ExitFence; nil without a sandbox).
+func SandboxedCommand(s *ServerConfig, stderr io.Writer, extra []EnvVar) (cmd *exec.Cmd, done func(), fence func(*stdio.ExitError) string, err error) {
 	cmd = Command(s, stderr, extra)
 	if s.Sandbox == nil || cmd.Err != nil {
-		return cmd, func() {}, nil
+		return cmd, func() {}, nil, nil
 	}
 	tmp, err := os.MkdirTemp("", "mcpbridge-"+sandboxSafe(s.Name)+"-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("the sandbox's temporary directory: %w", err)
+		return nil, nil, nil, fmt.Errorf("the sandbox's temporary directory: %w", err)
 	}
 	fences, err := sandbox.Wrap(cmd, *s.Sandbox, tmp)
 	if err != nil {
 		os.RemoveAll(tmp)
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return cmd, func() { fences.Release(); os.RemoveAll(tmp) }, nil
+	return cmd, func() { fences.Release(); os.RemoveAll(tmp) },
+		func(x *stdio.ExitError) string { return fences.ExitFence(x.Signal) }, nil
 }
 
 // sandboxSafe is a server's name as a file name's part.

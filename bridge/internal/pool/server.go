@@ -38,6 +38,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/supervisor"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
+	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
 
@@ -162,6 +163,11 @@ func (srv *Server) Next(ctx context.Context, c *Process, method string) (*Proces
 func (srv *Server) Failure(c *Process, method string, err error) error {
 	var e *jsonrpc.Error
 	if errors.As(err, &e) && e.Code == jsonrpc.CodeConnectionClosed && c != nil && c.child != nil {
+		var x *stdio.ExitError
+		if errors.As(e, &x) && x.Fence != "" {
+			// The sandbox ended it: the message says which fence.
+			e = &jsonrpc.Error{Code: e.Code, Message: e.Message + ": " + x.Fence, Data: e.Data, Cause: e.Cause}
+		}
 		return rpcerr.ToStatus(srv.name, method, &rpcerr.CallError{RPC: e, RetryAfter: c.child.sup.RetryAfter(), Pid: c.Pid()})
 	}
 	return rpcerr.ToStatus(srv.name, method, err)

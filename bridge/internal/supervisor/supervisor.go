@@ -389,8 +389,12 @@ func (s *Supervisor[P]) lastWords() []string {
 func describeExit(err error) string {
 	var x *stdio.ExitError
 	switch {
+	case errors.As(err, &x) && x.Signal != "" && x.Fence != "":
+		return "signal: " + x.Signal + " (" + x.Fence + ")"
 	case errors.As(err, &x) && x.Signal != "":
 		return "signal: " + x.Signal
+	case errors.As(err, &x) && x.Fence != "":
+		return fmt.Sprintf("exit status %d (%s)", x.Code, x.Fence)
 	case errors.As(err, &x):
 		return fmt.Sprintf("exit status %d", x.Code)
 	case err != nil:
