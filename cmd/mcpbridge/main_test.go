@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/mcpbridge/mcpbridge/stdio/sandbox"
 )
 
 // mcpbridgeBin is the mcpbridge binary TestMain builds: the tests run
@@ -18,6 +20,9 @@ var mcpbridgeBin string
 // the tests run with it, so that the child is checked too), runs the tests,
 // and fails them if a goroutine leaked.
 func TestMain(m *testing.M) {
+	// The benchmarks wrap children in sandboxes from this process: the
+	// test binary is their entry (sandbox_bench_test.go).
+	sandbox.Main()
 	os.Exit(run(m))
 }
 

@@ -42,7 +42,8 @@ type attackOutcome struct {
 // signalling the bridge. The same server without a sandbox succeeds at the
 // harmless ones (so the refusals are the sandbox's), its own private
 // temporary directory is writable, one that allocates beyond its memory
-// limit is killed and the caller, GetServer and the log say why, and the
+// limit is killed and the caller, GetServer, the log and the metrics say
+// why, and the
 // bridge and its other children serve on.
 func TestSandboxHoldsAHostileServer(t *testing.T) {
 	g := findGrpcurl(t)
@@ -80,7 +81,8 @@ servers:
   - name: demo
     command: %s
 `, hostile, hostile, hostile, yamlList([]string{mcpbridgeBin, "demo"})))
-	b := startBridge(t, nil, append(f.args(), "--config", config)...)
+	b := startBridge(t, nil, append(f.args(), "--config", config, "--metrics-listen", "127.0.0.1:0")...)
+	metricsAddr := metricsListenRE.FindStringSubmatch(b.log.WaitFor(t.Context(), t, `msg="mcpbridge: serving metrics"`))[1]
 	bridgePid := strconv.Itoa(b.cmd.Process.Pid)
 	call := func(server, session, tool, args string) string {
 		t.Helper()
@@ -170,6 +172,15 @@ servers:
 		t.Errorf("GetServer tight after the kill: %s; want lastExit naming the memory limit", out)
 	}
 	b.log.WaitFor(t.Context(), t, `killed for memory`)
+	kills := 0.0
+	for _, m := range scrape(t, "http://"+metricsAddr+"/metrics")["mcpbridge_child_sandbox_kills_total"] {
+		if m.labels["server"] == "tight" && m.labels["fence"] == "memory" {
+			kills += m.value
+		}
+	}
+	if kills != 1 {
+		t.Errorf("mcpbridge_child_sandbox_kills_total of tight, fence memory: %v, want 1", kills)
+	}
 	// The bridge and its other children serve on.
 	if got := call("demo", "", "echo", `{"message":"still here"}`); got != "still here" {
 		t.Errorf("the demo's echo after the attacks: %q", got)

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -79,7 +80,18 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 			stderr.started(0)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The sandbox could not be set up: " + err.Error(), Cause: err}
 		}
-		cc.ExitFence = fence
+		if fence != nil {
+			cc.ExitFence = func(x *stdio.ExitError) string {
+				why := fence(x)
+				switch {
+				case strings.Contains(why, "limits.memory"):
+					m.memoryKills.Add(1)
+				case strings.Contains(why, "limits.cpu_seconds"):
+					m.cpuKills.Add(1)
+				}
+				return why
+			}
+		}
 		c, err := stdio.Start(ctx, cmd, r.Hook(cc))
 		if err != nil {
 			cleanup()
@@ -130,7 +142,9 @@ type Child struct {
 
 	id       string         // its label in metrics: a pool index, or digest
 	counters stdio.Counters // its processes' traffic, for metrics
-	waiting  atomic.Int32   // callers waiting for its process to be ready
+	// memoryKills and cpuKills count its processes its sandbox ended.
+	memoryKills, cpuKills atomic.Int64
+	waiting               atomic.Int32 // callers waiting for its process to be ready
 }
 
 // connectConfig is how the child is negotiated with: as its server says,

@@ -46,6 +46,10 @@ var (
 		"Bytes exchanged with the child: direction=\"sent\" on its stdin, \"received\" on its stdout.",
 		append(childLabels, "direction"), nil)
 
+	descChildFenceKills = prometheus.NewDesc("mcpbridge_child_sandbox_kills_total",
+		"The child's processes its sandbox ended, by fence: memory (killed for going over limits.memory), cpu (limits.cpu_seconds ran out).",
+		append(childLabels, "fence"), nil)
+
 	descServerChildren = prometheus.NewDesc("mcpbridge_server_children",
 		"The server's child processes running.", []string{"server", "policy"}, nil)
 	descServerSessions = prometheus.NewDesc("mcpbridge_server_sessions",
@@ -69,7 +73,7 @@ var policyNames = map[Policy]string{PolicyShared: "shared", PolicyPool: "pool", 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		descChildState, descChildRestarts, descChildInFlight, descChildWaiting, descChildServerRequests,
-		descChildSubscriptions, descChildSkipped, descChildTooLong, descChildBytes,
+		descChildSubscriptions, descChildSkipped, descChildTooLong, descChildBytes, descChildFenceKills,
 		descServerChildren, descServerSessions, descServerReaped,
 	} {
 		ch <- d
@@ -111,6 +115,10 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			counter(descChildTooLong, float64(m.counters.LinesTooLong.Load()), name, m.id)
 			counter(descChildBytes, float64(m.counters.BytesOut.Load()), name, m.id, "sent")
 			counter(descChildBytes, float64(m.counters.BytesIn.Load()), name, m.id, "received")
+			if srv.cfg.Sandbox != nil {
+				counter(descChildFenceKills, float64(m.memoryKills.Load()), name, m.id, "memory")
+				counter(descChildFenceKills, float64(m.cpuKills.Load()), name, m.id, "cpu")
+			}
 		}
 		gauge(descServerChildren, float64(running), name, policyNames[srv.cfg.Policy])
 		if srv.cfg.Policy == PolicySession {
