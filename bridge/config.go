@@ -38,8 +38,9 @@ type (
 
 // The networks of a sandbox.
 const (
-	SandboxNetworkNone = sandbox.NetworkNone
-	SandboxNetworkHost = sandbox.NetworkHost
+	SandboxNetworkNone     = sandbox.NetworkNone
+	SandboxNetworkLoopback = sandbox.NetworkLoopback
+	SandboxNetworkHost     = sandbox.NetworkHost
 )
 
 // TaskCaps bound a server's live MCP tasks: in all and per authenticated

@@ -39,7 +39,8 @@ type attackOutcome struct {
 // connecting to the bridge's gRPC port and to a loopback listener the test
 // opens (which is never reached); starting 10,000 processes; allocating
 // 10 GiB; tracing its parent; reading /proc/<bridge pid>/environ; and
-// signalling the bridge. The same server without a sandbox succeeds at the
+// signalling the bridge. With network: loopback it reaches the host
+// loopback port it lists and not the bridge's. The same server without a sandbox succeeds at the
 // harmless ones (so the refusals are the sandbox's), its own private
 // temporary directory is writable, one that allocates beyond its memory
 // limit is killed and the caller, GetServer, the log and the metrics say
@@ -78,9 +79,12 @@ servers:
   - name: tight
     command: [%q]
     sandbox: {limits: {memory: 256MiB}}
+  - name: local
+    command: [%q]
+    sandbox: {network: loopback, loopback_ports: [%d]}
   - name: demo
     command: %s
-`, hostile, hostile, hostile, yamlList([]string{mcpbridgeBin, "demo"})))
+`, hostile, hostile, hostile, hostile, ln.Addr().(*net.TCPAddr).Port, yamlList([]string{mcpbridgeBin, "demo"})))
 	b := startBridge(t, nil, append(f.args(), "--config", config, "--metrics-listen", "127.0.0.1:0")...)
 	metricsAddr := metricsListenRE.FindStringSubmatch(b.log.WaitFor(t.Context(), t, `msg="mcpbridge: serving metrics"`))[1]
 	bridgePid := strconv.Itoa(b.cmd.Process.Pid)
@@ -155,6 +159,21 @@ servers:
 		if o := attack("open", "", a.what, a.target); o.Refused {
 			t.Errorf("without a sandbox %s %s was refused: %+v", a.what, a.target, o)
 		}
+	}
+	// network: loopback reaches the host's loopback ports it lists, and
+	// nothing else: not the bridge's port.
+	before := reached.Load()
+	if o := attack("local", "", "connect", ln.Addr().String()); o.Refused {
+		t.Errorf("network loopback: connecting to its listed port was refused: %+v", o)
+	}
+	for deadline := time.Now().Add(testTimeout); reached.Load() == before && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if reached.Load() != before+1 {
+		t.Errorf("network loopback: the listed port was reached %d times, want once", reached.Load()-before)
+	}
+	if o := attack("local", "", "connect", b.addr); !o.Refused {
+		t.Errorf("network loopback: the bridge's port, which it does not list, was reached: %+v", o)
 	}
 	// A child that goes over its memory is killed, and says why: to the
 	// caller, in its state, in the log.

@@ -22,7 +22,7 @@ const supported = true
 // user and group; a network namespace for NetworkNone.
 func namespaces(a *syscall.SysProcAttr, network Network) {
 	a.Cloneflags |= syscall.CLONE_NEWUSER
-	if network == NetworkNone {
+	if network == NetworkNone || network == NetworkLoopback {
 		a.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
@@ -57,9 +57,9 @@ func enter(s *spec, args []string) error {
 	if err := join(s.Cgroups); err != nil {
 		return fmt.Errorf("limits: %v", err)
 	}
-	if s.Network == NetworkNone {
+	if s.Network == NetworkNone || s.Network == NetworkLoopback {
 		if err := loopbackUp(); err != nil {
-			return fmt.Errorf("network none: bringing up the sandbox's own loopback: %v", err)
+			return fmt.Errorf("network %s: bringing up the sandbox's own loopback: %v", s.Network, err)
 		}
 	}
 	for _, l := range []struct {

@@ -43,6 +43,11 @@ const (
 	// loopback: nothing outside the process's own tree is reachable, not
 	// even the host's loopback.
 	NetworkNone Network = "none"
+	// NetworkLoopback: NetworkNone, and the host's loopback ports listed
+	// in Profile.LoopbackPorts, forwarded into the sandbox's own loopback
+	// (a local database, a local proxy): 127.0.0.1:port inside reaches
+	// 127.0.0.1:port outside, and nothing else outside is reachable.
+	NetworkLoopback Network = "loopback"
 	// NetworkHost: the host's network, as without a sandbox.
 	NetworkHost Network = "host"
 )
@@ -58,8 +63,12 @@ type Profile struct {
 	// working directory are added to Read, and the private temporary
 	// directory Wrap is given to Write.
 	Read, Write []string
-	// Network: NetworkNone or NetworkHost (the default, "").
+	// Network: NetworkNone, NetworkLoopback or NetworkHost (the default,
+	// "").
 	Network Network
+	// LoopbackPorts are the host's loopback TCP ports NetworkLoopback
+	// forwards into the sandbox.
+	LoopbackPorts []int
 	// Limits bound the process's resources; zero is no limit.
 	Limits Limits
 }
@@ -155,12 +164,27 @@ type Fences struct {
 	cg     *cgroups
 	memory int64 // the limits, for ExitFence
 	cpu    int
+	ports  []int // network loopback's
+	fwd    *forwarder
 }
 
-// Release removes the sandbox's control groups; the process and its
-// descendants must have ended.
+// Started completes the fences once the process has started (pid, which
+// must be the sandboxed process or one in its network namespace): network
+// loopback's ports are forwarded into its namespace. Without such ports
+// it does nothing.
+func (f *Fences) Started(pid int) error {
+	if f == nil || len(f.ports) == 0 {
+		return nil
+	}
+	f.fwd = &forwarder{}
+	return f.fwd.forward(pid, f.ports)
+}
+
+// Release stops the forwarding and removes the sandbox's control groups;
+// the process and its descendants must have ended.
 func (f *Fences) Release() {
 	if f != nil {
+		f.fwd.close()
 		f.cg.Release()
 	}
 }
@@ -209,9 +233,14 @@ func Wrap(cmd *exec.Cmd, p Profile, tmp string) (*Fences, error) {
 		return nil, cmd.Err
 	}
 	switch p.Network {
-	case "", NetworkHost, NetworkNone:
+	case "", NetworkHost, NetworkNone, NetworkLoopback:
 	default:
-		return nil, fmt.Errorf("sandbox: network %q is not one of none, host", p.Network)
+		return nil, fmt.Errorf("sandbox: network %q is not one of none, loopback, host", p.Network)
+	}
+	for _, port := range p.LoopbackPorts {
+		if port < 1 || port > 65535 || p.Network != NetworkLoopback {
+			return nil, fmt.Errorf("sandbox: loopback port %d: ports are 1 to 65535, with network loopback", port)
+		}
 	}
 	path, err := filepath.Abs(cmd.Path)
 	if err != nil {
@@ -244,6 +273,9 @@ func Wrap(cmd *exec.Cmd, p Profile, tmp string) (*Fences, error) {
 		cg = nil // rlimits alone
 	}
 	f := &Fences{cg: cg, memory: p.Limits.Memory, cpu: p.Limits.CPUSeconds}
+	if p.Network == NetworkLoopback {
+		f.ports = slices.Clone(p.LoopbackPorts)
+	}
 	if cg != nil {
 		s.Cgroups = cg.procs()
 		if cg.memory != "" {

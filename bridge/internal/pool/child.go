@@ -75,14 +75,14 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 		}
 		cc := srv.cfg.client(log)
 		cc.Counters = &m.counters // the child's totals, across restarts
-		cmd, cleanup, fence, err := SandboxedCommand(srv.cfg, stderr, m.env)
+		cmd, fences, err := SandboxedCommand(srv.cfg, stderr, m.env)
 		if err != nil {
 			stderr.started(0)
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The sandbox could not be set up: " + err.Error(), Cause: err}
 		}
-		if fence != nil {
+		if fences != nil {
 			cc.ExitFence = func(x *stdio.ExitError) string {
-				why := fence(x)
+				why := fences.ExitFence(x.Signal)
 				switch {
 				case strings.Contains(why, "limits.memory"):
 					m.memoryKills.Add(1)
@@ -94,11 +94,20 @@ func (m *Child) start(ctx context.Context, log *slog.Logger, retire func(supervi
 		}
 		c, err := stdio.Start(ctx, cmd, r.Hook(cc))
 		if err != nil {
-			cleanup()
+			fences.Release()
 			stderr.started(0)
 			return nil, err
 		}
-		go func() { <-c.Done(); cleanup() }()
+		if fences != nil {
+			if err := fences.Started(c.Pid()); err != nil {
+				c.Close()
+				<-c.Done()
+				fences.Release()
+				stderr.started(0)
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeConnectionClosed, Message: "The sandbox could not be set up: " + err.Error(), Cause: err}
+			}
+			go func() { <-c.Done(); fences.Release() }()
+		}
 		stderr.started(c.Pid())
 		started = append(started, c)
 		relays[c] = r

@@ -321,25 +321,40 @@ func Command(s *ServerConfig, stderr io.Writer, extra []EnvVar) *exec.Cmd {
 }
 
 // SandboxedCommand is Command inside the server's sandbox, when it has
-// one: done removes the child's private temporary directory and control
-// groups once the child has ended, and fence names the fence that ended
-// it (stdio.ClientConfig.ExitFence; nil without a sandbox).
-func SandboxedCommand(s *ServerConfig, stderr io.Writer, extra []EnvVar) (cmd *exec.Cmd, done func(), fence func(*stdio.ExitError) string, err error) {
-	cmd = Command(s, stderr, extra)
+// one. Its fences (nil without a sandbox) are completed with Started once
+// the child runs, name the fence that ended it (ExitFence), and are
+// removed with Release, with the child's private temporary directory,
+// once it has ended.
+func SandboxedCommand(s *ServerConfig, stderr io.Writer, extra []EnvVar) (*exec.Cmd, *Fences, error) {
+	cmd := Command(s, stderr, extra)
 	if s.Sandbox == nil || cmd.Err != nil {
-		return cmd, func() {}, nil, nil
+		return cmd, nil, nil
 	}
 	tmp, err := os.MkdirTemp("", "mcpbridge-"+sandboxSafe(s.Name)+"-")
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("the sandbox's temporary directory: %w", err)
+		return nil, nil, fmt.Errorf("the sandbox's temporary directory: %w", err)
 	}
 	fences, err := sandbox.Wrap(cmd, *s.Sandbox, tmp)
 	if err != nil {
 		os.RemoveAll(tmp)
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return cmd, func() { fences.Release(); os.RemoveAll(tmp) },
-		func(x *stdio.ExitError) string { return fences.ExitFence(x.Signal) }, nil
+	return cmd, &Fences{Fences: fences, tmp: tmp}, nil
+}
+
+// Fences are a sandboxed child's fences outside its process, and its
+// private temporary directory.
+type Fences struct {
+	*sandbox.Fences
+	tmp string
+}
+
+// Release removes what the fences hold; nil does nothing.
+func (f *Fences) Release() {
+	if f != nil {
+		f.Fences.Release()
+		os.RemoveAll(f.tmp)
+	}
 }
 
 // sandboxSafe is a server's name as a file name's part.

@@ -281,10 +281,11 @@ type Pool struct {
 // out keeps its hardened default. disabled: true runs the server without
 // one, where the file's default would give it one.
 type Sandbox struct {
-	Disabled   bool              `yaml:"disabled"`
-	Filesystem SandboxFilesystem `yaml:"filesystem"`
-	Network    string            `yaml:"network"`
-	Limits     SandboxLimits     `yaml:"limits"`
+	Disabled      bool              `yaml:"disabled"`
+	Filesystem    SandboxFilesystem `yaml:"filesystem"`
+	Network       string            `yaml:"network"`
+	LoopbackPorts []int             `yaml:"loopback_ports"`
+	Limits        SandboxLimits     `yaml:"limits"`
 }
 
 // SandboxFilesystem are the paths a sandboxed child may read and write,
@@ -349,10 +350,17 @@ func (sb *Sandbox) profile() (*bridge.SandboxProfile, error) {
 	switch sb.Network {
 	case "", "none":
 		p.Network = bridge.SandboxNetworkNone
+	case "loopback":
+		p.Network, p.LoopbackPorts = bridge.SandboxNetworkLoopback, sb.LoopbackPorts
 	case "host":
 		p.Network = bridge.SandboxNetworkHost
 	default:
-		return nil, fmt.Errorf("network %q is not none or host", sb.Network)
+		return nil, fmt.Errorf("network %q is not none, loopback or host", sb.Network)
+	}
+	for _, port := range sb.LoopbackPorts {
+		if p.Network != bridge.SandboxNetworkLoopback || port < 1 || port > 65535 {
+			return nil, fmt.Errorf("loopback_ports: %d: ports are 1 to 65535, with network: loopback", port)
+		}
 	}
 	if l := sb.Limits.Memory; l != nil {
 		p.Limits.Memory = int64(*l)
