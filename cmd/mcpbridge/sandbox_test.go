@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -303,5 +304,98 @@ func checkSandboxed(t *testing.T, b *bridgeProcess, server string, md ...string)
 	theirs, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pid))
 	if err != nil || theirs == ours {
 		t.Errorf("the child %d of %s shares the test's network namespace (%s, %v)", pid, server, theirs, err)
+	}
+}
+
+// TestSandboxEveryPolicy: the fences hold for a pool's children, for a
+// tunnel's private child (a 2025 host's own, through connect), and after
+// a child's restart: in each, reading the bridge's config is refused.
+func TestSandboxEveryPolicy(t *testing.T) {
+	g := findGrpcurl(t)
+	hostile := testkit.GoBuild(t, "./testdata/hostile")
+	dir := t.TempDir()
+	config := writeConfig(t, filepath.Join(dir, "mcpbridge.yaml"), fmt.Sprintf(`sandbox: {}
+servers:
+  - name: pool
+    command: [%q]
+    policy: pool
+    pool: {min: 2, max: 2}
+  - name: private
+    command: [%q]
+    tunnel: private
+`, hostile, hostile))
+	b := startBridge(t, nil, "--config", config)
+	readConfig := fmt.Sprintf(`{"what":"read","target":%q}`, config)
+	grpcAttack := func(server string) attackOutcome {
+		t.Helper()
+		out, stderr, code := g.run(t, "-plaintext", "-d", fmt.Sprintf(`{"server":%q,"name":"attack","arguments":%s}`, server, readConfig), b.addr, "mcpbridge.v1.BridgeService/CallTool")
+		var res struct {
+			Content []struct{ Text struct{ Text string } }
+		}
+		var o attackOutcome
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Content) != 1 || json.Unmarshal([]byte(res.Content[0].Text.Text), &o) != nil {
+			t.Fatalf("attack on %s: %s %s (exit %d)", server, out, stderr, code)
+		}
+		return o
+	}
+	// Both children of the pool (calls go to the least loaded: four
+	// calls reach both).
+	for i := range 4 {
+		if o := grpcAttack("pool"); !o.Refused {
+			t.Errorf("pool call %d: reading the config was not refused: %+v", i, o)
+		}
+	}
+	// A restart: the child is killed, and its successor is fenced too.
+	out, _, _ := g.run(t, "-plaintext", "-d", `{"server":"pool"}`, b.addr, "mcpbridge.v1.BridgeService/GetServer")
+	var srv struct {
+		Children []struct {
+			Pid   int
+			State string
+		}
+	}
+	if json.Unmarshal([]byte(out), &srv) != nil || len(srv.Children) != 2 {
+		t.Fatalf("GetServer pool: %s; want two children", out)
+	}
+	for _, c := range srv.Children {
+		if err := syscall.Kill(c.Pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := map[int]bool{srv.Children[0].Pid: true, srv.Children[1].Pid: true}
+	for deadline := time.Now().Add(testTimeout); ; time.Sleep(100 * time.Millisecond) {
+		out, _, _ = g.run(t, "-plaintext", "-d", `{"server":"pool"}`, b.addr, "mcpbridge.v1.BridgeService/GetServer")
+		srv.Children = nil
+		fresh := 0
+		if json.Unmarshal([]byte(out), &srv) == nil {
+			for _, c := range srv.Children {
+				if c.State == "CHILD_STATE_READY" && !old[c.Pid] {
+					fresh++
+				}
+			}
+		}
+		if fresh == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool's children did not come back: %s", out)
+		}
+	}
+	for i := range 4 {
+		if o := grpcAttack("pool"); !o.Refused {
+			t.Errorf("pool call %d after the restart: reading the config was not refused: %+v", i, o)
+		}
+	}
+	// A 2025 host's private child, through connect.
+	h := startHost(t, mcpbridgeBin, "connect", "--addr", b.addr, "--server", "private")
+	if a := h.call(t, initializeWith(`{}`)); a["result"] == nil {
+		t.Fatalf("initialize: %v", a)
+	}
+	h.send(t, hostInitialized)
+	a := h.call(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"attack","arguments":%s}}`, readConfig))
+	res, _ := a["result"].(map[string]any)
+	content, _ := res["content"].([]any)
+	var o attackOutcome
+	if len(content) != 1 || json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &o) != nil || !o.Refused {
+		t.Errorf("the private child: %v; want the read refused", a)
 	}
 }
