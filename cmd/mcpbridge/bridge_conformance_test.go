@@ -21,14 +21,7 @@ import (
 // in both eras, for the demo and the Go SDK server.
 func TestConformanceThroughBridge(t *testing.T) {
 	testkit.Conformance(t) // skip early (or fail under CI=true) without the suite
-	servers := []struct {
-		name string
-		argv func(testing.TB) []string
-	}{
-		{"demo", func(testing.TB) []string { return []string{mcpbridgeBin, "demo", "-conformance"} }},
-		{"go-sdk", testkit.GoSDKServer},
-	}
-	for _, srv := range servers {
+	for _, srv := range conformanceServers {
 		for _, era := range []string{"2026-07-28", "2025-11-25"} {
 			t.Run(srv.name+"/"+era, func(t *testing.T) {
 				argv := srv.argv(t)
@@ -53,6 +46,16 @@ func TestConformanceThroughBridge(t *testing.T) {
 			})
 		}
 	}
+}
+
+// conformanceServers are the servers the conformance tests score: the
+// demo with its conformance fixtures, and the Go SDK's server.
+var conformanceServers = []struct {
+	name string
+	argv func(testing.TB) []string
+}{
+	{"demo", func(testing.TB) []string { return []string{mcpbridgeBin, "demo", "-conformance"} }},
+	{"go-sdk", testkit.GoSDKServer},
 }
 
 // scoreThroughBridge scores argv directly and through the bridge b on both

@@ -217,14 +217,7 @@ servers:
 // TestHostSandboxed.
 func TestConformanceSandboxed(t *testing.T) {
 	testkit.Conformance(t)
-	servers := []struct {
-		name string
-		argv func(testing.TB) []string
-	}{
-		{"demo", func(testing.TB) []string { return []string{mcpbridgeBin, "demo", "-conformance"} }},
-		{"go-sdk", testkit.GoSDKServer},
-	}
-	for _, srv := range servers {
+	for _, srv := range conformanceServers {
 		for _, era := range []string{"2026-07-28", "2025-11-25"} {
 			t.Run(srv.name+"/"+era, func(t *testing.T) {
 				argv := srv.argv(t)
