@@ -116,10 +116,7 @@ var landlockABI = landlock.V6
 // the scopes. Network access rights are not handled: the network fence is
 // the namespace.
 func restrictFiles(s *spec) error {
-	cfg, err := landlock.NewConfig(landlockABI.HandledAccessFS, landlockABI.Scoped)
-	if err != nil {
-		return fmt.Errorf("filesystem: Landlock: %v", err)
-	}
+	cfg := landlock.Config{HandledAccessFS: landlockABI.HandledAccessFS, Scoped: landlockABI.Scoped}
 	rules := []landlock.Rule{}
 	add := func(paths []string, write, optional bool) error {
 		for _, p := range paths {
