@@ -756,7 +756,9 @@ type GetServerResponse struct {
 	Child *Child `protobuf:"bytes,5,opt,name=child,proto3" json:"child,omitempty"`
 	// The fronted server's name, resolved: useful when the request left
 	// `server` empty.
-	// Default: never empty. Eras: all.
+	// Default: empty only for the one server of a bridge started without a
+	// name for it (`mcpbridge serve` without --name or a config file). Eras:
+	// all.
 	Name string `protobuf:"bytes,6,opt,name=name,proto3" json:"name,omitempty"`
 	// How the bridge maps callers to children for this server.
 	// Default: never SERVER_POLICY_UNSPECIFIED. Eras: all.
