@@ -1,6 +1,9 @@
 package bridge
 
 import (
+	"maps"
+	"slices"
+
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
@@ -36,7 +39,7 @@ func newGRPCMetrics(s *Service) (*grpcMetrics, error) {
 		Name: "mcpbridge_requests_refused_total",
 		Help: "Requests to a child that the bridge refused before they reached it, by reason: unauthenticated (credentials revoked or expired on an open stream), permission_denied (the rules), limited (a rate or concurrency limit).",
 	}, []string{"server", "method", "via", "reason"}), forgotten: s.door.Obs.Forgotten()}
-	for _, c := range []prometheus.Collector{m.server, m.refusal, pool.NewCollector(s.serverSet), taskCollector{s}} {
+	for _, c := range []prometheus.Collector{m.server, m.refusal, pool.NewCollector(s.serverSet), s.door.TaskCollector(func() []string { return slices.Collect(maps.Keys(s.serverSet())) })} {
 		if err := s.cfg.Metrics.Register(c); err != nil {
 			return nil, err
 		}
@@ -102,25 +105,4 @@ func (m *grpcMetrics) refused(req *door.Request, why string) {
 		method = door.OtherLabel
 	}
 	m.refusal.WithLabelValues(req.Server.Name, method, req.Via, why).Inc()
-}
-
-// descTasks is the tasks metric: the tasks the door knows of each server
-// by the status it last saw them in.
-var descTasks = prometheus.NewDesc("mcpbridge_tasks",
-	"MCP tasks the bridge saw created and not yet expired, by the status it last saw: working, input_required, completed, failed (a child that exited fails its tasks) or cancelled.",
-	[]string{"server", "state"}, nil)
-
-// taskCollector reports the tasks metric at each scrape, for the servers
-// in force.
-type taskCollector struct{ s *Service }
-
-func (taskCollector) Describe(ch chan<- *prometheus.Desc) { ch <- descTasks }
-
-func (c taskCollector) Collect(ch chan<- prometheus.Metric) {
-	counts := c.s.door.TaskCounts()
-	for name := range c.s.serverSet() {
-		for _, state := range door.TaskStates {
-			ch <- prometheus.MustNewConstMetric(descTasks, prometheus.GaugeValue, float64(counts[name][state]), name, state)
-		}
-	}
 }

@@ -134,3 +134,60 @@ func Capability(caps json.RawMessage, kind, flag string) bool {
 	v, ok := rawjson.Member(obj, flag)
 	return ok && string(v) == "true"
 }
+
+// TaskID is the taskId of a task's envelope or of a tasks/* request's
+// params, "" for none.
+func TaskID(obj json.RawMessage) string {
+	raw, _ := rawjson.Member(obj, "taskId")
+	id, _ := rawjson.StringValue(raw)
+	return id
+}
+
+// TaskStatus is the status a task result shows: a Task's, a 2026 tasks/get
+// result's or CreateTaskResult's, or a 2025 CreateTaskResult's {task}; ""
+// for none.
+func TaskStatus(res json.RawMessage) string {
+	if task, ok := rawjson.Member(res, "task"); ok && rawjson.IsObject(task) {
+		res = task
+	}
+	raw, _ := rawjson.Member(res, "status")
+	st, _ := rawjson.StringValue(raw)
+	return st
+}
+
+// RelatedTask is the task a message's params name as their related task
+// (_meta's MetaRelatedTask), "" for none.
+func RelatedTask(params json.RawMessage) string {
+	meta, _ := rawjson.Member(params, "_meta")
+	related, ok := rawjson.Member(meta, MetaRelatedTask)
+	if !ok {
+		return ""
+	}
+	return TaskID(related)
+}
+
+// HasTasksExtension reports whether capabilities (a client's or a 2026
+// server's) declare the tasks extension.
+func HasTasksExtension(caps json.RawMessage) bool {
+	ext, _ := rawjson.Member(caps, "extensions")
+	_, ok := rawjson.Member(ext, TasksExtension)
+	return ok
+}
+
+// WithTasksExtension is capabilities caps (nil or not an object: none)
+// with the tasks extension declared.
+func WithTasksExtension(caps json.RawMessage) json.RawMessage {
+	if !rawjson.IsObject(caps) {
+		caps = json.RawMessage(`{}`)
+	}
+	ext, ok := rawjson.Member(caps, "extensions")
+	if !ok || !rawjson.IsObject(ext) {
+		ext = json.RawMessage(`{}`)
+	}
+	if ext, err := rawjson.SetMember(ext, TasksExtension, json.RawMessage(`{}`)); err == nil {
+		if out, err := rawjson.SetMember(caps, "extensions", ext); err == nil {
+			return out
+		}
+	}
+	return caps
+}

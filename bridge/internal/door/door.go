@@ -268,7 +268,7 @@ func (d *Door) Admit(ctx context.Context, req *Request) (*Pass, *Refusal) {
 		}
 	}
 	if taskMethods[req.Method] {
-		req.Task = taskIDOf(req.Params)
+		req.Task = protocol.TaskID(req.Params)
 		if req.Task != "" && !d.tasks.owns(req.Server.Name, access.CallerID(ctx), req.Task) {
 			return nil, d.refuse(ctx, req, RefusedDenied, &rpcerr.CallError{RPC: taskNotFound(req.Task)})
 		}
@@ -362,10 +362,12 @@ func (p *Pass) Release() {
 // that traces).
 func (p *Pass) Call(ctx context.Context, c *stdio.Client, sent json.RawMessage, opts *stdio.CallOptions, fromMeta bool) (json.RawMessage, error) {
 	if p.req.Task != "" {
-		if res, err, ok := p.d.tasks.gone(p.req); ok {
+		var res json.RawMessage
+		var err error
+		var answered bool
+		if c, res, err, answered = p.d.tasks.divert(p.req, c); answered {
 			return res, err
 		}
-		c = p.d.tasks.childOf(p.req, c)
 	}
 	op := p.d.Obs.begin(ctx, p.req.Server.Name, c, p.req, fromMeta)
 	res, err := c.Call(ctx, p.req.Method, sent, op.options(opts))
@@ -392,7 +394,7 @@ func (p *Pass) answered(c *stdio.Client, res json.RawMessage) (json.RawMessage, 
 		if id == "" {
 			return res, nil
 		}
-		if refused := p.d.tasks.record(server, access.CallerID(p.ctx), id, ttl, c, modern, taskStatus(res), p.req.Server.Tasks); refused != nil {
+		if refused := p.d.tasks.record(server, access.CallerID(p.ctx), id, ttl, c, modern, protocol.TaskStatus(res), p.req.Server.Tasks); refused != nil {
 			if c != nil {
 				cancelTask(c, id, modern)
 			}
@@ -400,7 +402,7 @@ func (p *Pass) answered(c *stdio.Client, res json.RawMessage) (json.RawMessage, 
 		}
 		p.req.Task = id
 	case "tasks/get", "tasks/cancel":
-		p.d.tasks.saw(server, p.req.Task, taskStatus(res))
+		p.d.tasks.saw(server, p.req.Task, protocol.TaskStatus(res))
 	case "tasks/result":
 		state := "completed"
 		if isErr, _ := rawjson.Member(res, "isError"); string(isErr) == "true" {
@@ -419,7 +421,8 @@ func cancelTask(c *stdio.Client, id string, modern bool) {
 	params := []byte(`{"taskId":`)
 	params = rawjson.AppendString(params, id)
 	if modern {
-		params = append(params, `,"_meta":{"`+protocol.MetaClientCapabilities+`":{"extensions":{"`+protocol.TasksExtension+`":{}}}}`...)
+		params = append(append(params, `,"_meta":{"`+protocol.MetaClientCapabilities+`":`...), protocol.WithTasksExtension(nil)...)
+		params = append(params, '}')
 	}
 	params = append(params, '}')
 	_, _ = c.Call(context.Background(), "tasks/cancel", json.RawMessage(params), &stdio.CallOptions{Timeout: 5 * time.Second})

@@ -7,7 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -239,19 +242,20 @@ func (d *Door) TaskModern(server, id string) (modern, known bool) {
 	return t.modern, ok
 }
 
-// gone answers a request about a task whose child process exited: the
-// child's tasks went with it, so the task failed, and saying so is
-// truer than the next child's "Task not found". ok is false while the
-// process runs.
-func (o *taskOwners) gone(req *Request) (res json.RawMessage, err error, ok bool) {
+// divert is where a request about a task goes instead of child c: the
+// process that holds the task, when it is another one (a pool's other
+// child) and still runs; or, when that process exited, nowhere: the
+// child's tasks went with it, so the task failed, and answered is the
+// answer that says so (truer than the next child's "Task not found").
+func (o *taskOwners) divert(req *Request, c *stdio.Client) (to *stdio.Client, res json.RawMessage, err error, answered bool) {
 	t, known := o.lookup(req.Server.Name, req.Task)
 	if !known || t.client == nil {
-		return nil, nil, false
+		return c, nil, nil, false
 	}
 	select {
 	case <-t.client.Done():
 	default:
-		return nil, nil, false
+		return t.client, nil, nil, false // c itself, or the pool's child that holds it
 	}
 	o.saw(req.Server.Name, req.Task, "failed")
 	msg := fmt.Sprintf("The MCP server's process (pid %d) exited before the task ended", t.client.Pid())
@@ -263,14 +267,14 @@ func (o *taskOwners) gone(req *Request) (res json.RawMessage, err error, ok bool
 	}
 	switch req.Method {
 	case "tasks/result":
-		return nil, jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "%s", msg), true
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeConnectionClosed, "%s", msg), true
 	case "tasks/cancel":
 		if t.modern {
-			return json.RawMessage(`{}`), nil, true
+			return nil, json.RawMessage(`{}`), nil, true
 		}
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Cannot cancel task: already in terminal status 'failed'"), true
+		return nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Cannot cancel task: already in terminal status 'failed'"), true
 	case "tasks/update":
-		return json.RawMessage(`{}`), nil, true
+		return nil, json.RawMessage(`{}`), nil, true
 	}
 	out := []byte(`{"taskId":`)
 	out = rawjson.AppendString(out, req.Task)
@@ -287,33 +291,7 @@ func (o *taskOwners) gone(req *Request) (res json.RawMessage, err error, ok bool
 	} else {
 		out = append(out, `,"ttl":null`...)
 	}
-	return append(out, '}'), nil, true
-}
-
-// childOf is the process that holds the task a request names, when it is
-// another than c (a pool's other child) and still runs; else c.
-func (o *taskOwners) childOf(req *Request, c *stdio.Client) *stdio.Client {
-	t, known := o.lookup(req.Server.Name, req.Task)
-	if !known || t.client == nil || t.client == c {
-		return c
-	}
-	select {
-	case <-t.client.Done():
-		return c
-	default:
-		return t.client
-	}
-}
-
-// taskStatus is the status a task result shows: a Task's, a 2026
-// tasks/get's or CreateTaskResult's, a 2025 {task}'s; "" for none.
-func taskStatus(res json.RawMessage) string {
-	if task, ok := rawjson.Member(res, "task"); ok && rawjson.IsObject(task) {
-		res = task
-	}
-	raw, _ := rawjson.Member(res, "status")
-	st, _ := rawjson.StringValue(raw)
-	return st
+	return nil, append(out, '}'), nil, true
 }
 
 // createdTask returns the id of the task a tools/call result is, and its
@@ -347,13 +325,6 @@ func taskNotFound(id string) *jsonrpc.Error {
 	return jsonrpc.WithData(jsonrpc.CodeInvalidParams, "Task not found", map[string]string{"taskId": id})
 }
 
-// taskIDOf is the taskId a tasks/* request names, "" for none.
-func taskIDOf(params json.RawMessage) string {
-	raw, _ := rawjson.Member(params, "taskId")
-	id, _ := rawjson.StringValue(raw)
-	return id
-}
-
 // filterTasks removes from a tasks/list result the tasks caller does not
 // own.
 func (o *taskOwners) filterTasks(server, caller string, res json.RawMessage) json.RawMessage {
@@ -363,7 +334,7 @@ func (o *taskOwners) filterTasks(server, caller string, res json.RawMessage) jso
 	}
 	out := []byte{'['}
 	rawjson.Elements(arr, func(_ int, item json.RawMessage) bool {
-		if o.owns(server, caller, taskIDOf(item)) {
+		if o.owns(server, caller, protocol.TaskID(item)) {
 			if len(out) > 1 {
 				out = append(out, ',')
 			}
@@ -376,4 +347,32 @@ func (o *taskOwners) filterTasks(server, caller string, res json.RawMessage) jso
 		return res
 	}
 	return filtered
+}
+
+// descTasks is the tasks metric: the tasks the door knows of each server
+// by the status it last saw them in.
+var descTasks = prometheus.NewDesc("mcpbridge_tasks",
+	"MCP tasks the bridge saw created and not yet expired, by the status it last saw: working, input_required, completed, failed (a child that exited fails its tasks) or cancelled.",
+	[]string{"server", "state"}, nil)
+
+// TaskCollector reports the tasks metric at each scrape, for the servers
+// servers names (those in force).
+func (d *Door) TaskCollector(servers func() []string) prometheus.Collector {
+	return taskCollector{d, servers}
+}
+
+type taskCollector struct {
+	d       *Door
+	servers func() []string
+}
+
+func (taskCollector) Describe(ch chan<- *prometheus.Desc) { ch <- descTasks }
+
+func (c taskCollector) Collect(ch chan<- prometheus.Metric) {
+	counts := c.d.TaskCounts()
+	for _, name := range c.servers() {
+		for _, state := range TaskStates {
+			ch <- prometheus.MustNewConstMetric(descTasks, prometheus.GaugeValue, float64(counts[name][state]), name, state)
+		}
+	}
 }

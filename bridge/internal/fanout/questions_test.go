@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func TestQuestions(t *testing.T) {
 	}
 	second := ask("second?")
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		if got := string(q.Open(ctx, time.Minute)); len(got) > 80 || time.Now().After(deadline) {
+		if got := string(q.Open(ctx, time.Minute)); strings.Contains(got, `"input-2"`) || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -101,7 +102,11 @@ func TestTaskBinding(t *testing.T) {
 	done := r.ExpectTask()
 	found := make(chan Tunnel, 1)
 	go func() { found <- r.taskTunnel(ctx, about("t2")) }()
-	time.Sleep(20 * time.Millisecond)
+	select { // it waits for the binding, not answering nobody
+	case got := <-found:
+		t.Fatalf("the request about a task expected to be bound gave %v before the binding", got)
+	case <-time.After(50 * time.Millisecond):
+	}
 	r.BindTask("t2", tun)
 	done()
 	select {

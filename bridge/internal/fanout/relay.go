@@ -370,13 +370,10 @@ const taskBindWait = 2 * time.Second
 // names as its related task, nil for none: waiting, while a call that
 // may bind it is out (ExpectTask), at most taskBindWait.
 func (r *Relay) taskTunnel(ctx context.Context, params json.RawMessage) Tunnel {
-	meta, _ := rawjson.Member(params, "_meta")
-	related, ok := rawjson.Member(meta, protocol.MetaRelatedTask)
-	if !ok {
+	id := protocol.RelatedTask(params)
+	if id == "" {
 		return nil
 	}
-	raw, _ := rawjson.Member(related, "taskId")
-	id, _ := rawjson.StringValue(raw)
 	timer := time.NewTimer(taskBindWait)
 	defer timer.Stop()
 	for {

@@ -131,30 +131,15 @@ func (s *API) StartTask(ctx context.Context, req *mcpbridgev1.StartTaskRequest) 
 // tasksCaps are the client capabilities of a task request to a 2026
 // child: the caller's, or the bridge's own, with the tasks extension.
 func tasksCaps(own *structpb.Struct, bridge json.RawMessage) (*structpb.Struct, error) {
-	caps := own
-	if caps == nil {
-		var err error
-		if caps, err = convert.Struct(bridge); err != nil || caps == nil {
-			caps = &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	caps := bridge
+	if own != nil {
+		raw, err := convert.AppendStruct(nil, own)
+		if err != nil {
+			return nil, convert.FieldErrorf("client_capabilities", convert.ReasonInvalidValue, ": %v", err)
 		}
-	} else {
-		caps = proto.Clone(caps).(*structpb.Struct)
+		caps = raw
 	}
-	if caps.Fields == nil {
-		caps.Fields = map[string]*structpb.Value{}
-	}
-	ext := caps.Fields["extensions"].GetStructValue()
-	if ext == nil {
-		ext = &structpb.Struct{Fields: map[string]*structpb.Value{}}
-		caps.Fields["extensions"] = structpb.NewStructValue(ext)
-	}
-	if ext.Fields == nil {
-		ext.Fields = map[string]*structpb.Value{}
-	}
-	if _, ok := ext.Fields[protocol.TasksExtension]; !ok {
-		ext.Fields[protocol.TasksExtension] = structpb.NewStructValue(&structpb.Struct{})
-	}
-	return caps, nil
+	return convert.Struct(protocol.WithTasksExtension(caps))
 }
 
 // taskCall sends one tasks/* request naming id, with more params, in the
@@ -193,10 +178,8 @@ func (s *API) taskCall(ctx context.Context, server, method, id string, more map[
 		return json.RawMessage(`{}`), r.era, r.srv.Name(), nil
 	}
 	if protocol.Modern(r.c.Protocol()) {
-		caps, _ := tasksCaps(nil, r.c.ClientCapabilities())
-		raw, _ := json.Marshal(caps)
 		meta := rawjson.AppendString([]byte(`{`), protocol.MetaClientCapabilities)
-		meta = append(append(append(meta, ':'), raw...), '}')
+		meta = append(append(append(meta, ':'), protocol.WithTasksExtension(r.c.ClientCapabilities())...), '}')
 		if sent, err = rawjson.SetMember(sent, "_meta", meta); err != nil {
 			return nil, r.era, "", r.invalid(err)
 		}

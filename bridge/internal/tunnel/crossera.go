@@ -165,7 +165,7 @@ func (t *Tunnel) legacyOnModern(id json.RawMessage, method string, params json.R
 		}
 		return func(ctx context.Context, call *tunnelCall) { t.listenURI(ctx, call, id, uri) }
 	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
-		if hasTasksExtension(t.child().ServerCapabilities()) {
+		if protocol.HasTasksExtension(t.child().ServerCapabilities()) {
 			return func(ctx context.Context, call *tunnelCall) { t.legacyTask(ctx, call, id, method, params) }
 		}
 	}
@@ -245,7 +245,7 @@ func (t *Tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 			ttl = int64(*ask.TTL)
 		}
 		params = rawjson.DeleteMember(params, "task")
-		if asTask = hasTasksExtension(t.child().ServerCapabilities()); asTask {
+		if asTask = protocol.HasTasksExtension(t.child().ServerCapabilities()); asTask {
 			meta = withTasksExtension(meta)
 		}
 	}
@@ -263,7 +263,7 @@ func (t *Tunnel) forwardToModern(ctx context.Context, call *tunnelCall, id json.
 			t.audit(ctx, start, res, err)
 		}
 		if err != nil {
-			if e := asRPCError(err); method == "tools/call" && !asTask && e.Code == jsonrpc.CodeMissingCapability && hasTasksExtension(t.child().ServerCapabilities()) {
+			if e := asRPCError(err); method == "tools/call" && !asTask && e.Code == jsonrpc.CodeMissingCapability && protocol.HasTasksExtension(t.child().ServerCapabilities()) {
 				// A tool that runs only as a task, called without one: as
 				// a 2025-11-25 server refuses it.
 				err = jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: this tool runs only as a task (params.task)")

@@ -41,7 +41,7 @@ func (t *Tunnel) modernOnLegacy(id json.RawMessage, method string, params, meta 
 	case "tools/call", "prompts/get", "resources/read":
 		return func(ctx context.Context, call *tunnelCall) { t.inputCall(ctx, call, id, method, params, mc) }
 	case "tasks/get", "tasks/update", "tasks/cancel":
-		if !hasTasksExtension(mc.caps) {
+		if !protocol.HasTasksExtension(mc.caps) {
 			t.fail(id, missingTasksExtension())
 			return nil
 		}

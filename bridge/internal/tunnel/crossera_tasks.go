@@ -79,30 +79,13 @@ func (t *Tunnel) rememberTask(id string) {
 	}
 	t.xtasks[id] = &xTask{id: id, questions: fanout.NewQuestions(), asking: map[string]bool{}}
 	t.xorder = append(t.xorder, id)
-	if t.taskAdded != nil {
-		close(t.taskAdded)
-	}
-	t.taskAdded = make(chan struct{})
 }
-
-// taskBindWait bounds how long a child's question about a task waits for
-// the tunnel to learn of the task: a task's work may ask before the
-// tools/call that created it is answered.
-const taskBindWait = 2 * time.Second
 
 // xtask is the task id created through the translation, nil if none.
 func (t *Tunnel) xtask(id string) *xTask {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.xtasks[id]
-}
-
-// hasTasksExtension reports whether capabilities (a client's or a 2026
-// server's) declare the tasks extension.
-func hasTasksExtension(caps json.RawMessage) bool {
-	ext, _ := rawjson.Member(caps, "extensions")
-	_, ok := rawjson.Member(ext, protocol.TasksExtension)
-	return ok
 }
 
 // legacyTasks reports whether a 2025-11-25 server's capabilities let a
@@ -129,35 +112,12 @@ func missingTasksExtension() *jsonrpc.Error {
 // withTasksExtension is the 2026 _meta meta with the tasks extension
 // added to its client capabilities.
 func withTasksExtension(meta json.RawMessage) json.RawMessage {
-	caps, ok := rawjson.Member(meta, protocol.MetaClientCapabilities)
-	if !ok || !rawjson.IsObject(caps) {
-		caps = json.RawMessage(`{}`)
-	}
-	ext, ok := rawjson.Member(caps, "extensions")
-	if !ok || !rawjson.IsObject(ext) {
-		ext = json.RawMessage(`{}`)
-	}
-	ext, _ = rawjson.SetMember(ext, protocol.TasksExtension, json.RawMessage(`{}`))
-	caps, _ = rawjson.SetMember(caps, "extensions", ext)
-	out, err := rawjson.SetMember(meta, protocol.MetaClientCapabilities, caps)
+	caps, _ := rawjson.Member(meta, protocol.MetaClientCapabilities)
+	out, err := rawjson.SetMember(meta, protocol.MetaClientCapabilities, protocol.WithTasksExtension(caps))
 	if err != nil {
 		return meta
 	}
 	return out
-}
-
-// taskIDOf is the taskId a tasks/* request names, "" for none.
-func taskIDOf(params json.RawMessage) string {
-	raw, _ := rawjson.Member(params, "taskId")
-	id, _ := rawjson.StringValue(raw)
-	return id
-}
-
-// taskStatus is a task's status.
-func taskStatus(task json.RawMessage) string {
-	raw, _ := rawjson.Member(task, "status")
-	st, _ := rawjson.StringValue(raw)
-	return st
 }
 
 // envelope copies a Task's members from task, the Task's names renamed
@@ -217,7 +177,7 @@ func (t *Tunnel) modernCreated(res json.RawMessage) json.RawMessage {
 	if !ok || !rawjson.IsObject(task) {
 		return res
 	}
-	id := taskIDOf(task)
+	id := protocol.TaskID(task)
 	if id == "" {
 		return res
 	}
@@ -234,7 +194,7 @@ func (t *Tunnel) modernCreated(res json.RawMessage) json.RawMessage {
 // tasks/cancel on a legacy child.
 func (t *Tunnel) modernTask(ctx context.Context, call *tunnelCall, id json.RawMessage, method string, params json.RawMessage) {
 	adm := passOf(ctx)
-	taskID := taskIDOf(params)
+	taskID := protocol.TaskID(params)
 	sent := legacyParams(params)
 	opts := &stdio.CallOptions{Timeout: adm.Deadline, Verbatim: true}
 	start := time.Now()
@@ -286,7 +246,7 @@ func (t *Tunnel) modernTask(ctx context.Context, call *tunnelCall, id json.RawMe
 // names renamed and what its status carries, the questions while it is
 // input_required, and the outcome (tasks/result) once it is done.
 func (t *Tunnel) modernGot(ctx context.Context, taskID string, sent, res json.RawMessage, opts *stdio.CallOptions) json.RawMessage {
-	switch taskStatus(res) {
+	switch protocol.TaskStatus(res) {
 	case "input_required":
 		out := envelope(res, true, "")
 		if x := t.xtask(taskID); x != nil {
@@ -310,38 +270,11 @@ func (t *Tunnel) modernGot(ctx context.Context, taskID string, sent, res json.Ra
 }
 
 // relatedTask is the task the child's request req is about, when it is
-// one created through this tunnel's translation: it waits, at most
-// taskBindWait, for a task the tunnel is still to learn of.
-func (t *Tunnel) relatedTask(ctx context.Context, req stdio.ServerRequest) *xTask {
-	meta, _ := rawjson.Member(req.Params, "_meta")
-	related, ok := rawjson.Member(meta, protocol.MetaRelatedTask)
-	if !ok {
-		return nil
-	}
-	id := taskIDOf(related)
-	timer := time.NewTimer(taskBindWait)
-	defer timer.Stop()
-	for {
-		t.mu.Lock()
-		x, added := t.xtasks[id], t.taskAdded
-		if added == nil {
-			t.taskAdded = make(chan struct{})
-			added = t.taskAdded
-		}
-		t.mu.Unlock()
-		if x != nil {
-			return x
-		}
-		select {
-		case <-added:
-		case <-timer.C:
-			return nil
-		case <-ctx.Done():
-			return nil
-		case <-t.intake:
-			return nil
-		}
-	}
+// one created through this tunnel's translation. (A question that comes
+// before its task's creation is answered waits in the relay for the
+// binding: startOp's ExpectTask.)
+func (t *Tunnel) relatedTask(req stdio.ServerRequest) *xTask {
+	return t.xtask(protocol.RelatedTask(req.Params))
 }
 
 // ---- A 2025 client on a 2026 child ----
@@ -349,7 +282,7 @@ func (t *Tunnel) relatedTask(ctx context.Context, req stdio.ServerRequest) *xTas
 // legacyTaskCaps are a 2026 server's capabilities as a 2025-11-25 server
 // declares them: the tasks extension as the tasks capability.
 func legacyTaskCaps(caps json.RawMessage) json.RawMessage {
-	if !hasTasksExtension(caps) {
+	if !protocol.HasTasksExtension(caps) {
 		return caps
 	}
 	ext, _ := rawjson.Member(caps, "extensions")
@@ -367,7 +300,7 @@ func legacyTaskCaps(caps json.RawMessage) json.RawMessage {
 // tunnel: the task is the client's that long, then cancelled and
 // forgotten, as a 2025 server does.
 func (t *Tunnel) legacyCreated(res json.RawMessage, ttl int64) json.RawMessage {
-	id := taskIDOf(res)
+	id := protocol.TaskID(res)
 	t.rememberTask(id)
 	var childTTL float64
 	raw, _ := rawjson.Member(res, "ttlMs")
@@ -390,7 +323,7 @@ func (t *Tunnel) legacyCreated(res json.RawMessage, ttl int64) json.RawMessage {
 // keeps for it.
 func (t *Tunnel) legacyEnvelope(task json.RawMessage, status string) json.RawMessage {
 	out := envelope(task, false, status)
-	if x := t.xtask(taskIDOf(task)); x != nil && x.ttl > 0 {
+	if x := t.xtask(protocol.TaskID(task)); x != nil && x.ttl > 0 {
 		out = withMember(out, "ttl", json.RawMessage(strconv.FormatInt(x.ttl, 10)))
 	}
 	return out
@@ -413,7 +346,7 @@ func (t *Tunnel) expire(id string) {
 // legacyStatus is a 2026 task's status as 2025 gives it: a task that
 // completed with a tool error failed.
 func legacyStatus(task json.RawMessage) string {
-	st := taskStatus(task)
+	st := protocol.TaskStatus(task)
 	if st == "completed" {
 		result, _ := rawjson.Member(task, "result")
 		if isErr, _ := rawjson.Member(result, "isError"); string(isErr) == "true" {
@@ -429,7 +362,7 @@ func (t *Tunnel) legacyTask(ctx context.Context, call *tunnelCall, id json.RawMe
 	adm := passOf(ctx)
 	meta, _ := t.peerMeta()
 	opts := &stdio.CallOptions{Timeout: adm.Deadline, Meta: withTasksExtension(meta)}
-	taskID := taskIDOf(params)
+	taskID := protocol.TaskID(params)
 	ask := rawjson.AppendString([]byte(`{"taskId":`), taskID)
 	ask = append(ask, '}')
 	get := func(ctx context.Context, taskID string) (json.RawMessage, error) {
@@ -494,7 +427,7 @@ func (t *Tunnel) awaitTask(ctx context.Context, taskID string, get func(context.
 		if err != nil {
 			return nil, err
 		}
-		switch taskStatus(task) {
+		switch protocol.TaskStatus(task) {
 		case "completed":
 			result, _ := rawjson.Member(task, "result")
 			result = legacyResult(result)
@@ -536,7 +469,7 @@ func (t *Tunnel) awaitTask(ctx context.Context, taskID string, get func(context.
 // background when tasks/get shows them (a 2025 client that polls
 // tasks/get, not tasks/result, is asked all the same).
 func (t *Tunnel) answerInputsLater(taskID string, task json.RawMessage, opts *stdio.CallOptions) {
-	if taskStatus(task) != "input_required" {
+	if protocol.TaskStatus(task) != "input_required" {
 		return
 	}
 	if _, ok := rawjson.Member(task, "inputRequests"); !ok {

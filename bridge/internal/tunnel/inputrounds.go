@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/fanout"
+	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
 	"github.com/mcpbridge/mcpbridge/stdio"
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
@@ -130,7 +131,7 @@ func (t *Tunnel) startOp(reqCtx context.Context, method string, params json.RawM
 	asTask := false
 	if method == "tools/call" {
 		child = rawjson.DeleteMember(child, "task")
-		if asTask = hasTasksExtension(mc.caps) && t.childTasks(); asTask {
+		if asTask = protocol.HasTasksExtension(mc.caps) && t.childTasks(); asTask {
 			child = withMember(child, "task", json.RawMessage(`{}`))
 		}
 	}

@@ -96,7 +96,6 @@ type Tunnel struct {
 	xlistens   map[string]*crossListen        // a 2026 client's listens (2025 child), by raw listen id
 	xtasks     map[string]*xTask              // tasks created through the translation (crossera_tasks.go)
 	xorder     []string                       // their ids, oldest first
-	taskAdded  chan struct{}                  // closed (and replaced) when one is added
 }
 
 // Host is what a tunnel needs of the bridge: the door each of its
@@ -792,7 +791,7 @@ func (t *Tunnel) TakesRequests() bool {
 // bridge-minted id and waits for the tunnel's answer, at most timeout.
 func (t *Tunnel) Ask(ctx context.Context, id string, req stdio.ServerRequest, timeout time.Duration) (json.RawMessage, error) {
 	if t.CrossModern() { // a 2026 client takes no requests: an input_required round
-		if x := t.relatedTask(ctx, req); x != nil { // or a task's input request
+		if x := t.relatedTask(req); x != nil { // or a task's input request
 			return x.questions.Ask(ctx, req, timeout, t.intake)
 		}
 		return t.askInput(ctx, req, timeout)

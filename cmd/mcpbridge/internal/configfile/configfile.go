@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"reflect"
 	"regexp"
@@ -19,6 +18,7 @@ import (
 	"time"
 	"unicode"
 
+	units "github.com/docker/go-units"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
@@ -304,8 +304,8 @@ type SandboxLimits struct {
 	CPUSeconds *int  `yaml:"cpu_seconds"`
 }
 
-// Size is a number of bytes, written as a number or with a unit: 512MiB,
-// 1GiB, 64KiB, 2GB.
+// Size is a number of bytes, written as a number or with a binary unit
+// (docker/go-units' RAMInBytes): 512MiB, 512M, 2GiB, 64k.
 type Size int64
 
 // YAMLShape is the shape of a Size in the file (for the docs' test).
@@ -313,23 +313,11 @@ func (Size) YAMLShape() string { return "" }
 
 // UnmarshalYAML reads a size with its unit.
 func (sz *Size) UnmarshalYAML(n *yaml.Node) error {
-	text := strings.TrimSpace(n.Value)
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if rest, ok := strings.CutSuffix(text, u.suffix); ok {
-			text, mult = strings.TrimSpace(rest), u.mult
-			break
-		}
+	v, err := units.RAMInBytes(n.Value)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: %q is not a size (a whole number of bytes, or with a binary unit: 512MiB, 512M, 2GiB)", n.Line, n.Value)
 	}
-	v, err := strconv.ParseInt(text, 10, 64)
-	if err != nil || v < 0 || v > math.MaxInt64/mult {
-		return fmt.Errorf("line %d: %q is not a size (a whole number of bytes, or with a unit: KiB, MiB, GiB, KB, MB, GB)", n.Line, n.Value)
-	}
-	*sz = Size(v * mult)
+	*sz = Size(v)
 	return nil
 }
 
