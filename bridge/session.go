@@ -61,6 +61,7 @@ type Session struct {
 	stop      chan struct{} // Close
 	done      chan struct{} // run returned; err is set
 	err       error
+	sink      aggsession.Sink // a member session's: its messages go to the router, not out
 	closeSend sync.Once
 	closeOnce sync.Once
 }
@@ -81,6 +82,12 @@ type Session struct {
 // child of the client's own, where the server's tunnels are private), and
 // the door sends it with Send like every other message.
 func (s *Service) Open(ctx context.Context, server string, first []byte) (*Session, error) {
+	return s.open(ctx, server, first, nil)
+}
+
+// open is Open; a member session of an aggregate's hands its messages to
+// the aggregate's router through sink instead of Recv.
+func (s *Service) open(ctx context.Context, server string, first []byte, sink aggsession.Sink) (*Session, error) {
 	ctx, unwatch := s.door.Watch(ctx)
 	ctx, release := s.longLived(ctx)
 	end := func() { release(); unwatch() }
@@ -120,7 +127,7 @@ func (s *Service) Open(ctx context.Context, server string, first []byte) (*Sessi
 	if err := s.door.AdmitOpening(ctx, opening); err != nil {
 		return fail(srv.Name(), err)
 	}
-	ss := &Session{s: s, name: srv.Name(), srv: srv, ctx: ctx, end: end,
+	ss := &Session{s: s, name: srv.Name(), srv: srv, ctx: ctx, end: end, sink: sink,
 		in: make(chan []byte, sessionInbox), inClosed: make(chan struct{}), out: make(chan []byte),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	probe, err := legacyProbe(ctx, srv, first)
@@ -216,6 +223,9 @@ func (ss *Session) Server() string { return ss.name }
 
 // deliver hands one message of the tunnel to Recv (the tunnel's writer).
 func (ss *Session) deliver(msg []byte) error {
+	if ss.sink != nil {
+		return ss.sink(msg, ss.stop)
+	}
 	select {
 	case ss.out <- msg:
 		return nil
@@ -371,14 +381,24 @@ func (s *Service) openAggregate(ctx context.Context, agg *aggregate.Server, firs
 		in: make(chan []byte, sessionInbox), inClosed: make(chan struct{}), out: make(chan []byte),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	current := func() *aggregate.Server { return s.aggregateSet()[agg.Name()] }
-	open := func(ctx context.Context, member string, first []byte) (aggsession.Member, error) {
-		ms, err := s.Open(door.WithAggregate(ctx, agg.Name()), member, first)
+	open := func(ctx context.Context, member string, first []byte, sink aggsession.Sink) (aggsession.Member, error) {
+		ms, err := s.open(door.WithAggregate(ctx, agg.Name()), member, first, sink)
 		if err != nil {
 			return nil, err // not a nil *Session in an interface
 		}
 		return memberSession{ms}, nil
 	}
-	r, err := aggsession.New(ctx, agg, current, open, first, ss.deliver, s.cfg.Logger)
+	deliver := func(msg []byte, quit <-chan struct{}) error {
+		select {
+		case ss.out <- msg:
+			return nil
+		case <-ss.stop:
+			return errSessionClosed
+		case <-quit:
+			return errSessionClosed
+		}
+	}
+	r, err := aggsession.New(ctx, agg, current, open, first, deliver, s.cfg.Logger)
 	if err != nil {
 		end()
 		return nil, revoked(ctx, rpcerr.Drained(ctx, agg.Name(), sessionMethod, err))
@@ -390,6 +410,8 @@ func (s *Service) openAggregate(ctx context.Context, agg *aggregate.Server, firs
 
 // memberSession is a member's session as an aggregate's router sees it.
 type memberSession struct{ *Session }
+
+func (m memberSession) Err() error { return m.outcome() }
 
 // TrySend hands msg to the session if it takes it at once.
 func (m memberSession) TrySend(msg []byte) bool {

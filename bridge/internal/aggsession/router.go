@@ -10,12 +10,15 @@
 // the member. Every member session is a session of the bridge's, so each
 // request passes the door as the member's.
 //
-// A Router serves its session in one goroutine (Serve): the client's
-// messages and the members' are handled one at a time.
+// A Router handles one message at a time, under its lock: the client's in
+// Serve's goroutine, each member's in the goroutine that delivers it (the
+// member session's own writer, through the Sink the router gave it), so
+// that a member's answer goes to the client with no goroutine between.
 package aggsession
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +27,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
@@ -34,28 +38,43 @@ import (
 )
 
 // Member is the client's session with one member (package bridge's
-// Session).
+// Session). Its messages come through the Sink it was opened with.
 type Member interface {
 	// TrySend hands msg over if the session takes it at once.
 	TrySend(msg []byte) bool
 	Send(msg []byte) error
-	Recv(ctx context.Context) ([]byte, error)
 	CloseSend()
 	Close() error
 	Done() <-chan struct{}
+	// Err is why the session ended, once Done is closed (io.EOF: it
+	// ended as the client asked).
+	Err() error
 }
 
-// Opener opens the client's session with member, for a client whose
-// first message is first.
-type Opener func(ctx context.Context, member string, first []byte) (Member, error)
+// Sink takes a member session's messages to the client, one at a time,
+// in order; it gives up when stop (the member session's Close) closes.
+type Sink func(msg []byte, stop <-chan struct{}) error
 
-// fromMember is one message of a member (or its session's end, Err set).
+// Opener opens the client's session with member, for a client whose
+// first message is first; the session hands its messages to sink.
+type Opener func(ctx context.Context, member string, first []byte, sink Sink) (Member, error)
+
+// fromMember is the end of a member's session (err set), or of an attempt
+// to open one (opened set), for Serve.
 type fromMember struct {
 	m      *member
-	s      Member // the session it came from; a reopened one, when opened is set
-	msg    []byte
+	l      *link  // the session's link
+	s      Member // the session
 	err    error
 	opened bool // the end of an attempt to open the member's session again (err: why it failed)
+}
+
+// link is one of a member's sessions, from before it is opened: its
+// messages come through it once the router has attached it.
+type link struct {
+	m     *member
+	s     Member
+	ready chan struct{} // closed when attached: s is set
 }
 
 // maxMemberPages bounds the pages read of one member's list.
@@ -72,16 +91,20 @@ type Router struct {
 	name    string
 	current func() *aggregate.Server // the aggregate in force: a reload replaces it
 	open    Opener
-	deliver func([]byte) error
+	deliver func(msg []byte, quit <-chan struct{}) error
 	log     *slog.Logger
 
 	first   []byte // the client's first message, which opens a member's session
 	initMsg []byte // the client's initialize, sent again to a member opened later
 	inited  bool   // the client sent notifications/initialized
 
+	mu       chan struct{} // the lock of what follows: a channel, so that a member's Sink can give up waiting
 	members  []*member
-	incoming chan fromMember
-	quit     chan struct{} // closed by Close: the pumps stop
+	incoming chan fromMember // members' session ends, for Serve
+	wake     chan struct{}   // Serve looks at failed and finished again
+	failed   error           // a member's message could not be delivered to the client
+	quit     chan struct{}   // closed by Close: the watchers and Sinks stop
+	quitOnce sync.Once
 
 	seq     int64
 	calls   map[string]*member // the client's requests in flight, by id, and their member
@@ -100,6 +123,7 @@ type member struct {
 	name    string
 	opening bool // a reconnect is on its way
 	s       Member
+	link    *link        // s's
 	out     chan []byte  // what the router sends it, in order, for its sender
 	pending atomic.Int32 // messages in out or being sent by the sender
 	down    error        // why it has no session
@@ -114,11 +138,14 @@ const memberQueue = 128
 // errBusy is why a message was not sent to a member whose queue is full.
 var errBusy = errors.New("too many messages are waiting for it")
 
-// attach gives m the session s: a goroutine sends m's messages to it,
-// another reads its messages for the router.
-func (r *Router) attach(m *member, s Member) {
-	m.s, m.down, m.out = s, nil, make(chan []byte, memberQueue)
-	go r.pump(m, s)
+// attach gives m the session s of l: its messages come to the router
+// through l, a goroutine sends m's messages to it, and another tells Serve
+// when it ends.
+func (r *Router) attach(m *member, l *link, s Member) {
+	m.s, m.link, m.down, m.out = s, l, nil, make(chan []byte, memberQueue)
+	l.s = s
+	close(l.ready)
+	go r.watch(m, l, s)
 	go func(out <-chan []byte, pending *atomic.Int32) {
 		for msg := range out {
 			if msg == nil { // the client's CloseSend, after what it sent
@@ -138,7 +165,7 @@ func (r *Router) attach(m *member, s Member) {
 func (m *member) detach() {
 	close(m.out)
 	m.s.Close()
-	m.s = nil
+	m.s, m.link = nil, nil
 }
 
 // asked is a member's request to the client: its member and its own id.
@@ -164,20 +191,24 @@ type queuedRequest struct {
 // session goes on with the others unless every one refused. deliver hands
 // a message to the client.
 func New(ctx context.Context, agg *aggregate.Server, current func() *aggregate.Server, open Opener, first []byte,
-	deliver func([]byte) error, log *slog.Logger,
+	deliver func(msg []byte, quit <-chan struct{}) error, log *slog.Logger,
 ) (*Router, error) {
 	r := &Router{ctx: ctx, name: agg.Name(), current: current, open: open, deliver: deliver, log: log,
-		first: bytes.Clone(first), incoming: make(chan fromMember), quit: make(chan struct{}),
+		first: bytes.Clone(first), mu: make(chan struct{}, 1), incoming: make(chan fromMember), wake: make(chan struct{}, 1),
+		quit:  make(chan struct{}),
 		calls: map[string]*member{}, fans: map[string]*part{}, asks: map[string]asked{}, listens: map[string]*listen{},
 	}
 	var firstErr error
+	r.mu <- struct{}{} // a member attached first may speak before the others are
 	for _, name := range agg.Config().Members {
 		m := r.connect(name)
 		if m.down != nil && firstErr == nil {
 			firstErr = m.down
 		}
 	}
-	if firstErr != nil && len(r.up()) == 0 {
+	up := len(r.up())
+	<-r.mu
+	if firstErr != nil && up == 0 {
 		r.Close()
 		return nil, firstErr
 	}
@@ -189,28 +220,67 @@ func New(ctx context.Context, agg *aggregate.Server, current func() *aggregate.S
 func (r *Router) connect(name string) *member {
 	m := &member{name: name}
 	r.members = append(r.members, m)
-	s, err := r.open(r.ctx, name, r.first)
+	l := r.newLink(m)
+	s, err := r.open(r.ctx, name, r.first, r.sink(l))
 	if err != nil {
 		m.down = err
 		r.log.Debug("mcpbridge: an aggregate's member refused the session", "server", r.name, "member", name, "error", err)
 		return m
 	}
-	r.attach(m, s)
+	r.attach(m, l, s)
 	return m
 }
 
-// pump hands the member session's messages to the router's owner.
-func (r *Router) pump(m *member, s Member) {
-	for {
-		msg, err := s.Recv(r.ctx)
+func (r *Router) newLink(m *member) *link { return &link{m: m, ready: make(chan struct{})} }
+
+// sink is the Sink of l's session: each message is handled at once, in
+// the member session's goroutine, under the router's lock. A message that
+// comes before the session is attached waits for it.
+func (r *Router) sink(l *link) Sink {
+	return func(msg []byte, stop <-chan struct{}) error {
 		select {
-		case r.incoming <- fromMember{m: m, s: s, msg: msg, err: err}:
+		case <-l.ready:
+		case <-stop:
+			return errSinkClosed
 		case <-r.quit:
-			return
+			return errSinkClosed
 		}
-		if err != nil {
-			return
+		select {
+		case r.mu <- struct{}{}:
+		case <-stop:
+			return errSinkClosed
+		case <-r.quit:
+			return errSinkClosed
 		}
+		defer func() { <-r.mu }()
+		if l.s != l.m.s {
+			return nil // a session the member no longer has
+		}
+		if err := r.handleMember(l.m, msg); err != nil && r.failed == nil {
+			r.failed = err
+			select {
+			case r.wake <- struct{}{}:
+			default:
+			}
+		}
+		return nil
+	}
+}
+
+// errSinkClosed is a Sink's answer once its session or the router is
+// closed.
+var errSinkClosed = errors.New("aggsession: the session is closed")
+
+// watch tells Serve when m's session s ends.
+func (r *Router) watch(m *member, l *link, s Member) {
+	select {
+	case <-s.Done():
+	case <-r.quit:
+		return
+	}
+	select {
+	case r.incoming <- fromMember{m: m, l: l, s: s, err: s.Err()}:
+	case <-r.quit:
 	}
 }
 
@@ -253,12 +323,33 @@ var ErrStopped = errors.New("aggsession: the session was closed")
 func (r *Router) Serve(c Client) error {
 	defer r.Close()
 	inClosed, reloads := c.Closed, c.Reloaded()
-	for !r.finished() {
-		var err error
+	for {
+		var (
+			msg []byte
+			in  fromMember
+		)
+		step := 0
 		select {
-		case msg := <-c.In:
-			err = r.handle(msg)
+		case msg = <-c.In:
+			step = 1
 		case <-inClosed:
+			inClosed, step = nil, 2
+		case in = <-r.incoming:
+			step = 3
+		case <-reloads:
+			reloads, step = c.Reloaded(), 4
+		case <-r.wake:
+		case <-c.Stop:
+			return ErrStopped
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+		r.mu <- struct{}{}
+		var err error
+		switch step {
+		case 1:
+			err = r.handle(msg)
+		case 2:
 			for queued := true; queued && err == nil; { // what came before CloseSend first
 				select {
 				case msg := <-c.In:
@@ -267,33 +358,33 @@ func (r *Router) Serve(c Client) error {
 					queued = false
 				}
 			}
-			inClosed = nil
 			r.closeSend()
-		case in := <-r.incoming:
-			err = r.handleMember(in)
-		case <-reloads:
-			reloads = c.Reloaded()
+		case 3:
+			r.ended(in)
+		case 4:
 			r.reconfigure()
-		case <-c.Stop:
-			return ErrStopped
-		case <-r.ctx.Done():
-			return r.ctx.Err()
 		}
+		err = cmp.Or(err, r.failed)
+		finished := r.finished()
+		<-r.mu
 		if err != nil {
 			return err
 		}
+		if finished {
+			return nil
+		}
 	}
-	return nil
 }
 
 // Close ends every member session at once.
 func (r *Router) Close() {
-	select {
-	case <-r.quit:
+	closed := false
+	r.quitOnce.Do(func() { close(r.quit); closed = true })
+	if !closed {
 		return
-	default:
 	}
-	close(r.quit)
+	r.mu <- struct{}{} // a Sink holding it gives up its delivery at quit
+	defer func() { <-r.mu }()
 	for _, m := range r.members {
 		if m.s != nil {
 			m.detach()
@@ -318,7 +409,7 @@ func (r *Router) finished() bool { return r.ending && len(r.up()) == 0 }
 
 // send hands msg (a frame with its newline) to the client.
 func (r *Router) send(frame []byte) error {
-	return r.deliver(bytes.TrimSuffix(frame, []byte("\n")))
+	return r.deliver(bytes.TrimSuffix(frame, []byte("\n")), r.quit)
 }
 
 func (r *Router) respond(id, result json.RawMessage) error {
@@ -540,9 +631,10 @@ func (r *Router) reconnect(m *member) bool {
 	}
 	m.opening = true
 	go func() {
-		s, err := r.open(r.ctx, m.name, r.first)
+		l := r.newLink(m)
+		s, err := r.open(r.ctx, m.name, r.first, r.sink(l))
 		select {
-		case r.incoming <- fromMember{m: m, s: s, err: err, opened: true}:
+		case r.incoming <- fromMember{m: m, l: l, s: s, err: err, opened: true}:
 		case <-r.quit:
 			if s != nil {
 				s.Close()
@@ -563,7 +655,7 @@ func (r *Router) reopened(in fromMember) {
 	case m.s != nil || !contains(r.config().Members, m.name) || r.byName(m.name) != m:
 		in.s.Close() // not wanted any more
 	default:
-		r.attach(m, in.s)
+		r.attach(m, in.l, in.s)
 		r.reconnectInit(m)
 		if !r.ending {
 			r.listsChanged() // the member's items are back
@@ -612,36 +704,38 @@ func (r *Router) answer(m wire.Message) error {
 	return nil
 }
 
-// handleMember takes one message of a member, or the end of its session.
-func (r *Router) handleMember(in fromMember) error {
+// ended takes the end of a member's session, or of an attempt to open one.
+func (r *Router) ended(in fromMember) {
 	if in.opened {
 		r.reopened(in)
-		return nil
+		return
 	}
 	if in.s != in.m.s {
-		return nil // a session the member no longer has
+		return // a session the member no longer has
 	}
-	if in.err != nil {
-		if errors.Is(in.err, io.EOF) {
-			in.err = errors.New("its session ended")
-		}
-		r.lost(in.m, in.err)
-		return nil
+	err := in.err
+	if err == nil || errors.Is(err, io.EOF) {
+		err = errors.New("its session ended")
 	}
-	m, err := wire.Decode(in.msg)
+	r.lost(in.m, err)
+}
+
+// handleMember takes one message of a member's.
+func (r *Router) handleMember(mem *member, msg []byte) error {
+	m, err := wire.Decode(msg)
 	if err != nil {
 		return nil // the bridge's own sessions send valid JSON-RPC
 	}
 	switch m.Kind {
 	case wire.KindResponse:
-		return r.memberResponse(in.m, m)
+		return r.memberResponse(mem, m, msg)
 	case wire.KindRequest:
 		id := rawjson.AppendString(nil, fmt.Sprintf("%s%d", internalPrefix, r.seq+1))
 		r.seq++
-		r.asks[string(id)] = asked{m: in.m, id: m.ID}
+		r.asks[string(id)] = asked{m: mem, id: m.ID}
 		return r.send(wire.AppendRequest(nil, id, m.Method, m.Params))
 	}
-	return r.memberNotification(in.m, m)
+	return r.memberNotification(mem, m)
 }
 
 // lost marks a member down: its requests in flight fail, and the client
@@ -725,9 +819,10 @@ var listChanged = map[aggregate.Kind]string{
 	aggregate.Resources: "notifications/resources/list_changed",
 }
 
-// memberResponse takes a member's response: to one of the aggregate's
-// own requests, or to the client's, which goes to the client as it is.
-func (r *Router) memberResponse(mem *member, m wire.Message) error {
+// memberResponse takes a member's response (msg, decoded as m): to one of
+// the aggregate's own requests, or to the client's, which goes to the
+// client as it is.
+func (r *Router) memberResponse(mem *member, m wire.Message, msg []byte) error {
 	if p, ok := r.fans[string(m.ID)]; ok {
 		delete(r.fans, string(m.ID))
 		if p.discard {
@@ -754,11 +849,7 @@ func (r *Router) memberResponse(mem *member, m wire.Message) error {
 		delete(r.listens, string(m.ID))
 	}
 	delete(r.calls, string(m.ID))
-	frame := wire.AppendResponse(nil, m.ID, m.Result)
-	if m.HasError() {
-		frame = append(append(append(append([]byte(`{"jsonrpc":"2.0","id":`), m.ID...), `,"error":`...), m.Error...), "}\n"...)
-	}
-	return r.send(frame)
+	return r.send(msg) // under the client's own id: as it is
 }
 
 // memberNotification takes a member's notification.

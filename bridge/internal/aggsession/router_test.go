@@ -23,17 +23,17 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // member is a scripted member session: the test reads what the router
 // sent it and writes what it says.
 type scripted struct {
-	name      string
-	stuck     chan struct{} // when set, Send waits for it to close
-	sent      chan []byte
-	says      chan []byte
-	done      chan struct{}
-	closeOnce sync.Once
-	sendOnce  sync.Once
+	name    string
+	stuck   chan struct{} // when set, Send waits for it to close
+	sent    chan []byte
+	sink    Sink // where what it says goes
+	done    chan struct{}
+	err     error
+	endOnce sync.Once
 }
 
-func newScripted(name string) *scripted {
-	return &scripted{name: name, sent: make(chan []byte, 64), says: make(chan []byte, 64), done: make(chan struct{})}
+func newScripted(name string, sink Sink) *scripted {
+	return &scripted{name: name, sent: make(chan []byte, 64), sink: sink, done: make(chan struct{})}
 }
 
 func (s *scripted) TrySend(msg []byte) bool {
@@ -58,23 +58,13 @@ func (s *scripted) Send(msg []byte) error {
 	}
 }
 
-func (s *scripted) Recv(ctx context.Context) ([]byte, error) {
-	select {
-	case m, ok := <-s.says:
-		if !ok {
-			return nil, io.EOF
-		}
-		return m, nil
-	case <-s.done:
-		return nil, errors.New("closed")
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
+// end ends the session with err.
+func (s *scripted) end(err error) { s.endOnce.Do(func() { s.err = err; close(s.done) }) }
 
-func (s *scripted) CloseSend()            { s.sendOnce.Do(func() { close(s.says) }) }
-func (s *scripted) Close() error          { s.closeOnce.Do(func() { close(s.done) }); return nil }
+func (s *scripted) CloseSend()            { s.end(io.EOF) } // it has nothing more to say
+func (s *scripted) Close() error          { s.end(errors.New("closed")); return nil }
 func (s *scripted) Done() <-chan struct{} { return s.done }
+func (s *scripted) Err() error            { return s.err }
 
 // harness is a router over scripted members, driven by the test.
 type harness struct {
@@ -93,17 +83,17 @@ func newHarness(t *testing.T, cfg aggregate.Config, first string) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, members: map[string]*scripted{}, agg: aggregate.NewServer(cfg), refuse: map[string]error{}}
-	open := func(_ context.Context, name string, _ []byte) (Member, error) {
+	open := func(_ context.Context, name string, _ []byte, sink Sink) (Member, error) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		if err := h.refuse[name]; err != nil {
 			return nil, err
 		}
-		m := newScripted(name)
+		m := newScripted(name, sink)
 		h.members[name] = m
 		return m, nil
 	}
-	deliver := func(msg []byte) error {
+	deliver := func(msg []byte, _ <-chan struct{}) error {
 		m, err := wire.Decode(msg)
 		if err != nil {
 			t.Errorf("the client got %q: %v", msg, err)
@@ -151,21 +141,21 @@ func (h *harness) sent(name string) wire.Message {
 	}
 }
 
-// say makes member name say msg, and the router take it.
+// say makes member name say msg, which the router takes at once.
 func (h *harness) say(name, msg string) {
 	h.t.Helper()
-	h.member(name).says <- []byte(msg)
-	h.step()
+	if err := h.member(name).sink([]byte(msg), nil); err != nil || h.r.failed != nil {
+		h.t.Fatal(err, h.r.failed)
+	}
 }
 
-// step has the router take one message (or end) of a member.
+// step has the router take the end of a member's session, or of an
+// attempt to open one.
 func (h *harness) step() {
 	h.t.Helper()
 	select {
 	case in := <-h.r.incoming:
-		if err := h.r.handleMember(in); err != nil {
-			h.t.Fatal(err)
-		}
+		h.r.ended(in)
 	case <-time.After(10 * time.Second):
 		h.t.Fatal("no member message within 10 s")
 	}
@@ -350,7 +340,7 @@ func TestAMemberLost(t *testing.T) {
 	h.handle(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a_slow"}}`)
 	h.sent("a")
 	old := h.member("a")
-	close(old.says)
+	old.end(io.EOF)
 	h.step()
 	var failed, changed bool
 	for _, m := range h.client {
@@ -386,7 +376,7 @@ func TestAMemberLost(t *testing.T) {
 	}
 
 	// A member that refuses a new session: the next call says why.
-	close(h.member("a").says)
+	h.member("a").end(io.EOF)
 	h.step()
 	h.mu.Lock()
 	h.refuse["a"] = errors.New("a is down")
@@ -522,20 +512,21 @@ func TestNewWithRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	agg := aggregate.NewServer(cfg)
-	refuseAll := func(context.Context, string, []byte) (Member, error) { return nil, errors.New("refused") }
-	if _, err := New(t.Context(), agg, func() *aggregate.Server { return agg }, refuseAll, nil, func([]byte) error { return nil }, slog.New(slog.DiscardHandler)); err == nil {
+	refuseAll := func(context.Context, string, []byte, Sink) (Member, error) { return nil, errors.New("refused") }
+	discard := func([]byte, <-chan struct{}) error { return nil }
+	if _, err := New(t.Context(), agg, func() *aggregate.Server { return agg }, refuseAll, nil, discard, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("New with every member refusing: no error")
 	}
 	var opened []*scripted
-	some := func(_ context.Context, name string, _ []byte) (Member, error) {
+	some := func(_ context.Context, name string, _ []byte, sink Sink) (Member, error) {
 		if name == "a" {
 			return nil, errors.New("refused")
 		}
-		m := newScripted(name)
+		m := newScripted(name, sink)
 		opened = append(opened, m)
 		return m, nil
 	}
-	r, err := New(t.Context(), agg, func() *aggregate.Server { return agg }, some, nil, func([]byte) error { return nil }, slog.New(slog.DiscardHandler))
+	r, err := New(t.Context(), agg, func() *aggregate.Server { return agg }, some, nil, discard, slog.New(slog.DiscardHandler))
 	if err != nil || len(opened) != 1 {
 		t.Fatalf("New with a refusing = %v, %d sessions", err, len(opened))
 	}
@@ -614,5 +605,54 @@ func waitServe(t *testing.T, served <-chan error) error {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return within 10 s")
 		return nil
+	}
+}
+
+// A member's message waits for a client that does not read, holding the
+// router; Close still ends the session at once, and a member's message
+// that waits for the router then is given up.
+func TestCloseWhileASinkWaits(t *testing.T) {
+	cfg := aggregate.Config{Name: "all", Members: []string{"a", "b"}}
+	if err := cfg.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	agg := aggregate.NewServer(cfg)
+	sinks := map[string]Sink{}
+	open := func(_ context.Context, name string, _ []byte, sink Sink) (Member, error) {
+		sinks[name] = sink
+		return newScripted(name, sink), nil
+	}
+	stuck := make(chan struct{})
+	deliver := func(_ []byte, quit <-chan struct{}) error { // a client that does not read
+		close(stuck)
+		<-quit
+		return errors.New("closed")
+	}
+	r, err := New(t.Context(), agg, func() *aggregate.Server { return agg }, open, nil, deliver, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := make(chan error, 1)
+	go func() { a <- sinks["a"]([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`), nil) }()
+	<-stuck
+	b := make(chan error, 1)
+	go func() { b <- sinks["b"]([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`), nil) }()
+	closed := make(chan struct{})
+	go func() { r.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the client")
+	}
+	if err := <-a; err != nil {
+		t.Errorf("a's message, taken before Close: %v", err)
+	}
+	select {
+	case err := <-b:
+		if err != nil && !errors.Is(err, errSinkClosed) { // taken before Close took the lock, or given up
+			t.Errorf("b's message after Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("b's message waited past Close")
 	}
 }
