@@ -180,6 +180,9 @@ func (v coreView) Aggregates() []*aggregate.Server {
 func (v coreView) AllowServer(ctx context.Context, server string) bool {
 	return v.s.allowServer(ctx, server)
 }
+func (v coreView) Authenticate(ctx context.Context) (context.Context, error) {
+	return v.s.authenticate(ctx)
+}
 func (v coreView) Door() *door.Door { return v.s.door }
 func (v coreView) LongLived(ctx context.Context) (context.Context, func()) {
 	return v.s.longLived(ctx)

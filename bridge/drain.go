@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/mcpbridge/mcpbridge/bridge/internal/grpcdoor"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/rpcerr"
 )
 
@@ -48,7 +49,7 @@ func (s *Service) abortable(ctx context.Context, fullMethod string, call func(co
 		// After Abort a call is refused, not started: AfterFunc's goroutine
 		// would cancel it only later, and a quick call could finish first.
 		cancel(rpcerr.ErrDraining)
-		return rpcerr.Drained(ctx, s.logServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], context.Cause(ctx))
+		return rpcerr.Drained(ctx, grpcdoor.NewLogFields(coreView{s}).ServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], context.Cause(ctx))
 	}
 	stop := context.AfterFunc(s.aborting, func() { cancel(rpcerr.ErrDraining) })
 	err := call(ctx)
@@ -57,7 +58,7 @@ func (s *Service) abortable(ctx context.Context, fullMethod string, call func(co
 	if err == nil || !errors.Is(context.Cause(ctx), rpcerr.ErrDraining) {
 		return err
 	}
-	return rpcerr.Drained(ctx, s.logServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], err)
+	return rpcerr.Drained(ctx, grpcdoor.NewLogFields(coreView{s}).ServerName(ctx, nil), fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], err)
 }
 
 func (s *Service) abortableUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {

@@ -1,58 +1,15 @@
 package bridge
 
-// This file is the health service as callers see it (docs/security.md,
-// "Transport hardening"). Health is open to every caller, so that probes
-// need no credentials; but the status of "mcpbridge.v1.BridgeService/<name>"
-// would tell anyone who reaches the port which servers the bridge fronts.
-// With authentication on, healthGate answers for a server only to an
-// authenticated caller whose rules let it use that server; to anyone else
-// a server's entry is what an unknown service's is.
+// This file is the bridge's health entries: liveness, and the readiness
+// of the pod and of each server. Who may see which entry is
+// grpcdoor.Health's (internal/grpcdoor/health.go).
 
 import (
 	"context"
 	"slices"
-	"strings"
 
-	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/status"
-
-	"github.com/mcpbridge/mcpbridge/bridge/access"
 )
-
-// healthGate is the registered health service: s.health, with each
-// server's entry shown only to the callers that may use the server. A
-// method that grpc-go's health service gains later is UNIMPLEMENTED here
-// until it is looked at, rather than passed through unfiltered.
-type healthGate struct {
-	healthpb.UnimplementedHealthServer
-	s *Service
-}
-
-// caller is ctx with the caller's principal, when it has valid
-// credentials and authentication is on. The tap leaves health calls
-// alone, so that probes cost nothing there; their credentials are checked
-// here, and only by the calls that ask about servers.
-func (g healthGate) caller(ctx context.Context) context.Context {
-	if !g.s.door.Access().Auth.Enabled() || access.FromContext(ctx) != nil {
-		return ctx
-	}
-	if authed, err := g.s.authenticate(ctx); err == nil {
-		return authed
-	}
-	return ctx
-}
-
-// visible reports whether the caller of ctx (see caller) may see the
-// health entry service: the overall entries always, a server's only with
-// authentication off or to an authenticated caller the rules let use it.
-func (g healthGate) visible(ctx context.Context, service string) bool {
-	name, isServer := strings.CutPrefix(service, HealthService+"/")
-	if !isServer || !g.s.door.Access().Auth.Enabled() {
-		return true
-	}
-	return access.FromContext(ctx) != nil && g.s.allowServer(ctx, name)
-}
 
 // LivenessService is the health entry that is SERVING for as long as the
 // bridge answers at all, also while it drains: for a liveness probe, which
@@ -60,46 +17,6 @@ func (g healthGate) visible(ctx context.Context, service string) bool {
 // is NOT_SERVING when none serves) or which is stopping gracefully. New
 // sets it once; Shutdown leaves it alone.
 const LivenessService = "liveness"
-
-// Check is the health server's, NOT_FOUND "unknown service" (as for a
-// service never registered) for an entry the caller may not see.
-func (g healthGate) Check(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
-	if !g.visible(g.caller(ctx), req.GetService()) {
-		return nil, status.Error(codes.NotFound, "unknown service")
-	}
-	return g.s.health.Check(ctx, req)
-}
-
-// Watch is the health server's; for an entry the caller may not see it
-// does what the health server does for a service never registered: it
-// sends SERVICE_UNKNOWN once and holds the stream until the caller ends
-// it.
-func (g healthGate) Watch(req *healthpb.HealthCheckRequest, stream healthpb.Health_WatchServer) error {
-	if g.visible(g.caller(stream.Context()), req.GetService()) {
-		return g.s.health.Watch(req, stream)
-	}
-	if err := stream.Send(&healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVICE_UNKNOWN}); err != nil {
-		return status.Error(codes.Canceled, "Stream has ended.")
-	}
-	<-stream.Context().Done()
-	return status.Error(codes.Canceled, "Stream has ended.")
-}
-
-// List is the health server's without the entries the caller may not
-// see.
-func (g healthGate) List(ctx context.Context, req *healthpb.HealthListRequest) (*healthpb.HealthListResponse, error) {
-	res, err := g.s.health.List(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	ctx = g.caller(ctx)
-	for service := range res.GetStatuses() {
-		if !g.visible(ctx, service) {
-			delete(res.Statuses, service)
-		}
-	}
-	return res, nil
-}
 
 // podReadiness is the overall status, "" and HealthService, that
 // readiness probes and balancers read, for the current servers' health:

@@ -52,7 +52,7 @@ func (s *Service) transportOptions() []grpc.ServerOption {
 // credentials is refused there, and an authenticated one's principal goes
 // into the context that the call's handlers get (authenticateOnce then
 // takes it instead of authenticating again). Health stays open and is not
-// looked at (healthGate authenticates the callers that need it).
+// looked at (grpcdoor.Health authenticates the callers that need it).
 //
 // The tap runs on the connection's reader goroutine, so that while it
 // runs no other frame of that connection is read: it must be cheap. It is

@@ -179,7 +179,7 @@ func (s *Service) Register(r grpc.ServiceRegistrar) {
 // listener of its own that probes reach without TLS (Kubernetes' gRPC
 // probes speak plaintext), as `mcpbridge serve --health-listen` does.
 func (s *Service) RegisterHealth(r grpc.ServiceRegistrar) {
-	healthpb.RegisterHealthServer(r, healthGate{s: s}) // health.go
+	healthpb.RegisterHealthServer(r, grpcdoor.NewHealth(s.health, coreView{s})) // internal/grpcdoor/health.go
 }
 
 // ServerOptions are the grpc.Server options that apply the service's

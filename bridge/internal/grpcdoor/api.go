@@ -37,6 +37,10 @@ type Core interface {
 	// AllowServer reports whether the caller of ctx may use the server
 	// at all.
 	AllowServer(ctx context.Context, server string) bool
+	// Authenticate is ctx with the caller's principal, or UNAUTHENTICATED
+	// (with authentication off, ctx as it is): the health service's
+	// check of the callers that ask about a server.
+	Authenticate(ctx context.Context) (context.Context, error)
 	// Door is the one pipeline of every request to a child.
 	Door() *door.Door
 	// LongLived is the context of a stream that stays open: ctx's, also

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/protocol"
 	"github.com/mcpbridge/mcpbridge/internal/testkit"
@@ -54,7 +55,7 @@ func runMCPFixture() int {
 	if err != nil {
 		return 2
 	}
-	cfg := mcp.Config{PageSize: fixturePageSize}
+	cfg := mcp.Config{PageSize: fixturePageSize, TaskPollInterval: 20 * time.Millisecond}
 	switch os.Getenv(eraEnv) {
 	case "legacy":
 		cfg.Versions = []string{protocol.Version20251125}
@@ -109,6 +110,19 @@ func runMCPFixture() int {
 			return mcp.TextResult(string(action)), nil
 		}
 		return mcp.TextResult("hello " + got.Name), nil
+	})
+	srv.AddTaskTool(mcp.Tool{Name: "job"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		req.SetTaskStatus("asking")
+		res, err := req.Elicit(ctx, "go", mcp.ElicitParams{Message: "Go on?",
+			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)})
+		if err != nil {
+			return nil, err
+		}
+		return mcp.TextResult("job " + res.Action), nil
+	})
+	srv.AddTaskTool(mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.ToolResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
 	})
 	srv.AddTool(mcp.Tool{Name: "touch"}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.ToolResult, error) {
 		var args struct{ URI string }

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/mcpbridge/mcpbridge/bridge/access"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/aggregate"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 	"github.com/mcpbridge/mcpbridge/bridge/internal/pool"
@@ -86,6 +87,18 @@ func (c *testCore) Aggregates() []*aggregate.Server {
 func (c *testCore) AllowServer(_ context.Context, server string) bool { return !c.hidden[server] }
 
 func (c *testCore) Door() *door.Door { return c.door }
+
+func (c *testCore) Authenticate(ctx context.Context) (context.Context, error) {
+	auth := c.door.Access().Auth
+	if !auth.Enabled() {
+		return ctx, nil
+	}
+	p, err := auth.Authenticate(ctx)
+	if err != nil {
+		return nil, status.Error(codes.Unauthenticated, "authentication required")
+	}
+	return access.NewContext(ctx, p), nil
+}
 
 func (c *testCore) LongLived(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)

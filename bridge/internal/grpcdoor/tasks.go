@@ -57,10 +57,25 @@ var taskStates = map[string]mcpbridgev1.TaskState{
 
 // StartTask is tools/call as a task.
 func (s *API) StartTask(ctx context.Context, req *mcpbridgev1.StartTaskRequest) (*mcpbridgev1.StartTaskResponse, error) {
+	res, legacy, err := s.startTask(ctx, req, true)
+	if e := jsonRPCDetail(err); legacy && e != nil && e.GetCode() == jsonrpc.CodeMethodNotFound {
+		// tools/call is always found: a 2025-11-25 child answers -32601
+		// to a task asked of a tool that does not run as one
+		// (taskSupport forbidden), which did not run. It runs now, as a
+		// call, and the Task comes back done, as on a 2026 child.
+		res, _, err = s.startTask(ctx, req, false)
+	}
+	return res, err
+}
+
+// startTask is StartTask; on a 2025-11-25 child, asking for a task in
+// params.task only when ask is set. legacy reports that a task was asked
+// so of the child.
+func (s *API) startTask(ctx context.Context, req *mcpbridgev1.StartTaskRequest, ask bool) (_ *mcpbridgev1.StartTaskResponse, legacy bool, err error) {
 	const method = "tools/call"
 	r, err := s.route(ctx, req.GetServer(), &door.Request{Via: door.Via(ctx, door.ViaGRPC), Method: method, Kind: access.Tool, Names: []string{req.GetName()}})
 	if err != nil {
-		return nil, err
+		return nil, legacy, err
 	}
 	defer r.release()
 	call := &mcpbridgev1.CallToolRequest{Server: req.GetServer(), Name: req.GetName(), Arguments: req.GetArguments(), Meta: req.GetMeta()}
@@ -68,32 +83,33 @@ func (s *API) StartTask(ctx context.Context, req *mcpbridgev1.StartTaskRequest) 
 	if modern {
 		caps, err := tasksCaps(req.GetClientCapabilities(), r.c.ClientCapabilities())
 		if err != nil {
-			return nil, r.invalid(err)
+			return nil, legacy, r.invalid(err)
 		}
 		call.ClientCapabilities = caps
 	} else if req.GetClientCapabilities() != nil {
-		return nil, r.invalid(convert.FieldErrorf("client_capabilities", convert.ReasonInvalidValue, " applies to 2026-07-28 children only; this one speaks %s", r.c.Protocol()))
+		return nil, legacy, r.invalid(convert.FieldErrorf("client_capabilities", convert.ReasonInvalidValue, " applies to 2026-07-28 children only; this one speaks %s", r.c.Protocol()))
 	}
 	params, err := convert.CallToolParams(call, mcpbridgev1.LoggingLevel_LOGGING_LEVEL_UNSPECIFIED, r.era)
 	if err != nil {
-		return nil, r.invalid(err)
+		return nil, legacy, r.invalid(err)
 	}
-	if !modern {
-		ask := json.RawMessage(`{}`)
+	if !modern && ask {
+		task := json.RawMessage(`{}`)
 		if ttl := req.GetTtl(); ttl != nil {
 			if err := ttl.CheckValid(); err != nil || ttl.AsDuration() <= 0 {
-				return nil, r.invalid(convert.FieldErrorf("ttl", convert.ReasonInvalidValue, " must be a positive duration"))
+				return nil, legacy, r.invalid(convert.FieldErrorf("ttl", convert.ReasonInvalidValue, " must be a positive duration"))
 			}
-			ask = json.RawMessage(`{"ttl":` + strconv.FormatInt(ttl.AsDuration().Milliseconds(), 10) + `}`)
+			task = json.RawMessage(`{"ttl":` + strconv.FormatInt(ttl.AsDuration().Milliseconds(), 10) + `}`)
 		}
-		if params, err = rawjson.SetMember(params, "task", ask); err != nil {
-			return nil, r.invalid(err)
+		legacy = true
+		if params, err = rawjson.SetMember(params, "task", task); err != nil {
+			return nil, legacy, r.invalid(err)
 		}
 	}
 	r.setParams(params)
 	relay := r.c.Relay
 	expected := func() {}
-	if !modern {
+	if legacy {
 		// A legacy child asks the task's questions with requests, maybe
 		// before this call is answered: the relay holds them for the
 		// task's inbox (taskinbox.go).
@@ -102,7 +118,7 @@ func (s *API) StartTask(ctx context.Context, req *mcpbridgev1.StartTaskRequest) 
 	defer expected()
 	res, err := r.call(ctx, params, nil)
 	if err != nil {
-		return nil, err
+		return nil, legacy, err
 	}
 	if id := r.req.Task; id != "" { // the door recorded the task the child created
 		if !modern {
@@ -110,22 +126,22 @@ func (s *API) StartTask(ctx context.Context, req *mcpbridgev1.StartTaskRequest) 
 		}
 		t, err := decodeTask(r.srv.Name(), res, r.era)
 		if err != nil {
-			return nil, r.badResult(err)
+			return nil, legacy, r.badResult(err)
 		}
-		return &mcpbridgev1.StartTaskResponse{Task: t}, nil
+		return &mcpbridgev1.StartTaskResponse{Task: t}, legacy, nil
 	}
 	// The tool ran to its end in the request: a done Task without an id.
 	out, err := convert.DecodeCallToolResult(res, r.era)
 	if err != nil {
-		return nil, r.badResult(err)
+		return nil, legacy, r.badResult(err)
 	}
 	if out.GetInputRequired() != nil {
-		return nil, rpcerr.ToStatus(r.srv.Name(), method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams,
+		return nil, legacy, rpcerr.ToStatus(r.srv.Name(), method, &rpcerr.CallError{RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams,
 			"The tool %q asks for input before its task starts (input_required): call it with CallTool, answer, and pass the answers there", req.GetName())})
 	}
 	state := mcpbridgev1.TaskState_TASK_STATE_COMPLETED
 	return &mcpbridgev1.StartTaskResponse{Task: &mcpbridgev1.Task{Server: r.srv.Name(), State: state, Done: true,
-		Result: &mcpbridgev1.Task_Response{Response: out}}}, nil
+		Result: &mcpbridgev1.Task_Response{Response: out}}}, legacy, nil
 }
 
 // tasksCaps are the client capabilities of a task request to a 2026

@@ -39,7 +39,7 @@ func testTyped(t *testing.T, servers []*pool.Server) {
 						break
 					}
 				}
-				want := []string{"ask", "big", "echo", "exit", "fail", "grow", "odd", "slow", "steps", "touch"}
+				want := []string{"ask", "big", "echo", "exit", "fail", "grow", "hold", "job", "odd", "slow", "steps", "touch"}
 				if !slices.Equal(names, want) || pages != 4 {
 					t.Errorf("tools %v in %d pages, want %v in 4", names, pages, want)
 				}
