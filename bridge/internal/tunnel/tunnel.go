@@ -67,7 +67,12 @@ type Tunnel struct {
 	ctx    context.Context // the tunnel's requests; cancelled by abort
 	cancel context.CancelFunc
 
-	out      chan []byte              // frames that must be delivered, in order
+	out      chan []byte   // frames that must be delivered, in order
+	queued   atomic.Int32  // frames in out, or taken by the writer and not yet delivered
+	turn     chan struct{} // held (1-buffered) by whoever delivers a frame: the writer, or an answer (pushAnswer)
+	deliver  atomic.Pointer[func([]byte) error]
+	broken   error                    // a failed answer's delivery; the writer ends with it (held turn)
+	broke    chan struct{}            // closed when broken is set
 	notes    *dropq.Signalled[[]byte] // the child's unsolicited notifications
 	intake   chan struct{}            // closed by stopIntake
 	flush    chan struct{}            // closed to make the writer send what is queued and stop
@@ -173,6 +178,7 @@ func New(host Host, c *Child, ctx context.Context) *Tunnel {
 		log: host.Logger().With("rpc", "Connect", "server", c.Relay.Server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: dropq.NewSignalled[[]byte](fanout.StreamBuffer, false),
+		turn: make(chan struct{}, 1), broke: make(chan struct{}),
 		intake: make(chan struct{}), flush: make(chan struct{}), quit: make(chan struct{}), dead: make(chan struct{}),
 		calls: map[string]*tunnelCall{}, listens: map[string]*tunnelListen{},
 		uris: map[string]bool{}, asked: map[string]chan fanout.Outcome{},
@@ -239,24 +245,40 @@ func (t *Tunnel) Rebind(c *Child) {
 // each one, without its newline, in order, and may block. Started by the
 // session that opened the tunnel; it returns when deliver fails, at quit,
 // or at flush once everything queued is delivered.
+//
+// An answer may be delivered by the request's own goroutine instead
+// (pushAnswer); whoever delivers holds the turn, so that deliver is never
+// called by two goroutines at once, and the writer keeps the turn once it
+// returns.
 func (t *Tunnel) Write(deliver func(msg []byte) error) {
 	defer close(t.dead)
-	send := func(frame []byte) bool {
-		if n := len(frame); n > 0 && frame[n-1] == '\n' {
-			frame = frame[:n-1]
+	defer func() {
+		t.turn <- struct{}{} // no answer is delivered after the writer
+		if t.writeErr == nil {
+			t.writeErr = t.broken
 		}
-		if err := deliver(frame); err != nil {
-			t.writeErr = err
-			return false
+	}()
+	t.deliver.Store(&deliver)
+	send := func(frame []byte, queued bool) bool {
+		t.turn <- struct{}{}
+		ok := t.broken == nil
+		if ok {
+			if err := deliver(trimNewline(frame)); err != nil {
+				t.writeErr, ok = err, false
+			}
 		}
-		return true
+		if queued {
+			t.queued.Add(-1)
+		}
+		<-t.turn
+		return ok
 	}
 	sendNotes := func() bool {
 		for _, it := range t.notes.Take() {
 			if it.Dropped > 0 {
 				t.log.Warn("mcpbridge: dropped notifications for a tunnel that fell behind", "dropped", it.Dropped)
 			}
-			if !send(it.V) {
+			if !send(it.V, false) {
 				return false
 			}
 		}
@@ -266,8 +288,10 @@ func (t *Tunnel) Write(deliver func(msg []byte) error) {
 		select {
 		case <-t.quit:
 			return
+		case <-t.broke:
+			return
 		case frame := <-t.out:
-			if !send(frame) {
+			if !send(frame, true) {
 				return
 			}
 		case <-t.notes.C():
@@ -278,7 +302,7 @@ func (t *Tunnel) Write(deliver func(msg []byte) error) {
 			for {
 				select {
 				case frame := <-t.out:
-					if !send(frame) {
+					if !send(frame, true) {
 						return
 					}
 				default:
@@ -303,22 +327,57 @@ func (t *Tunnel) WriteErr() error { return t.writeErr }
 // (then nobody will read the frame, and the writer may be stuck in Send
 // to a client that stopped reading).
 func (t *Tunnel) push(frame []byte) bool {
+	t.queued.Add(1)
 	select {
 	case t.out <- frame:
 		return true
 	case <-t.dead:
-		return false
 	case <-t.ctx.Done():
-		return false
 	}
+	t.queued.Add(-1)
+	return false
+}
+
+// pushAnswer is push for the answer to a request: delivered at once by
+// the caller's goroutine when nothing queued waits before it and nobody
+// else is delivering, so that the answer does not wait for the writer's
+// goroutine to be woken; else queued. Only answers: the goroutines that
+// send them may wait for the client, unlike the child's reader, whose
+// notifications are always queued.
+func (t *Tunnel) pushAnswer(frame []byte) bool {
+	if d := t.deliver.Load(); d != nil && t.queued.Load() == 0 {
+		select {
+		case t.turn <- struct{}{}:
+			if t.queued.Load() == 0 && t.broken == nil && t.ctx.Err() == nil {
+				err := (*d)(trimNewline(frame))
+				if err != nil {
+					t.broken = err
+					close(t.broke) // the writer ends with it
+				}
+				<-t.turn
+				return err == nil
+			}
+			<-t.turn
+		default:
+		}
+	}
+	return t.push(frame)
+}
+
+// trimNewline is frame without its newline.
+func trimNewline(frame []byte) []byte {
+	if n := len(frame); n > 0 && frame[n-1] == '\n' {
+		return frame[:n-1]
+	}
+	return frame
 }
 
 func (t *Tunnel) respond(id, result json.RawMessage) {
-	t.push(wire.AppendResponse(nil, id, result))
+	t.pushAnswer(wire.AppendResponse(nil, id, result))
 }
 
 func (t *Tunnel) fail(id json.RawMessage, e *jsonrpc.Error) {
-	t.push(wire.AppendError(nil, id, &wire.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
+	t.pushAnswer(wire.AppendError(nil, id, &wire.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
 }
 
 // Handle dispatches one message from the client. Nothing that is not
@@ -812,15 +871,20 @@ func (t *Tunnel) Ask(ctx context.Context, id string, req stdio.ServerRequest, ti
 	rawID := rawjson.AppendString(nil, id)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	t.queued.Add(1)
 	select {
 	case t.out <- wire.AppendRequest(nil, rawID, req.Method, req.Params):
 	case <-t.intake:
+		t.queued.Add(-1)
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
 	case <-t.dead:
+		t.queued.Add(-1)
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
 	case <-timer.C:
+		t.queued.Add(-1)
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", req.Method)
 	case <-ctx.Done():
+		t.queued.Add(-1)
 		return nil, ctx.Err()
 	}
 	select {
