@@ -56,14 +56,25 @@ const retryMs = 1000
 // retryField is the retry field of retryMs, formatted once.
 var retryField = []byte("retry: " + strconv.Itoa(retryMs) + "\n\n")
 
+// The header values of an SSE response, shared by every response: never
+// modified.
+var (
+	sseContentType  = []string{"text/event-stream"}
+	sseCacheControl = []string{"no-cache, no-transform"}
+	sseNoBuffering  = []string{"no"}
+)
+
 // startSSE writes the headers of an SSE response and, for a 2025 stream,
 // the retry field, without flushing them: the first event flushes them
 // with it, in one write.
 func startSSE(w http.ResponseWriter, legacy bool) error {
 	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("X-Accel-Buffering", "no")
+	// Assigned, not Set: the keys are canonical and the values shared
+	// (net/http copies them when it writes the header), so that an event
+	// stream's headers cost no allocation per response.
+	h["Content-Type"] = sseContentType
+	h["Cache-Control"] = sseCacheControl
+	h["X-Accel-Buffering"] = sseNoBuffering
 	w.WriteHeader(http.StatusOK)
 	if legacy {
 		if _, err := w.Write(retryField); err != nil {
