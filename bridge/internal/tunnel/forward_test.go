@@ -3,11 +3,9 @@ package tunnel
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpbridge/mcpbridge/stdio/jsonrpc"
 )
@@ -275,30 +273,5 @@ func TestListsFiltered(t *testing.T) {
 	p.reply(t, req.ID, `{"tools":[{"name":"allowed"},{"name":"secret"}]}`)
 	if res := cl.response(`1`); string(res) != `{"tools":[{"name":"allowed"}]}` {
 		t.Errorf("tools/list result %s, want the filtered list", res)
-	}
-}
-
-// An answer is delivered in its request's goroutine when nothing waits
-// before it; when that delivery fails (the client is gone), the writer
-// ends with the error, as when it fails to deliver a queued frame itself.
-func TestAnAnswerThatCannotBeDeliveredEndsTheWriter(t *testing.T) {
-	c, p := startChild(t, childConfig{})
-	h := newHost(t)
-	tun := New(h, c, context.Background())
-	c.Relay.AddTunnel(tun)
-	gone := errors.New("the client is gone")
-	written := make(chan struct{})
-	go func() { tun.Write(func([]byte) error { return gone }); close(written) }()
-	t.Cleanup(func() { tun.Abort(); <-written })
-	tun.Handle([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`))
-	req := p.expect(t, "tools/call")
-	p.reply(t, req.ID, `{"content":[]}`)
-	select {
-	case <-tun.Dead():
-	case <-time.After(wait):
-		t.Fatal("the writer did not end after an answer could not be delivered")
-	}
-	if !errors.Is(tun.WriteErr(), gone) {
-		t.Errorf("WriteErr = %v, want the delivery's error", tun.WriteErr())
 	}
 }

@@ -67,12 +67,7 @@ type Tunnel struct {
 	ctx    context.Context // the tunnel's requests; cancelled by abort
 	cancel context.CancelFunc
 
-	out      chan []byte   // frames that must be delivered, in order
-	queued   atomic.Int32  // frames in out, or taken by the writer and not yet delivered
-	turn     chan struct{} // held (1-buffered) by whoever delivers a frame: the writer, or an answer (pushAnswer)
-	deliver  atomic.Pointer[func([]byte) error]
-	broken   error                    // a failed answer's delivery; the writer ends with it (held turn)
-	broke    chan struct{}            // closed when broken is set
+	out      chan []byte              // frames that must be delivered, in order
 	notes    *dropq.Signalled[[]byte] // the child's unsolicited notifications
 	intake   chan struct{}            // closed by stopIntake
 	flush    chan struct{}            // closed to make the writer send what is queued and stop
@@ -178,7 +173,6 @@ func New(host Host, c *Child, ctx context.Context) *Tunnel {
 		log: host.Logger().With("rpc", "Connect", "server", c.Relay.Server),
 		ctx: ctx, cancel: cancel,
 		out: make(chan []byte, tunnelQueue), notes: dropq.NewSignalled[[]byte](fanout.StreamBuffer, false),
-		turn: make(chan struct{}, 1), broke: make(chan struct{}),
 		intake: make(chan struct{}), flush: make(chan struct{}), quit: make(chan struct{}), dead: make(chan struct{}),
 		calls: map[string]*tunnelCall{}, listens: map[string]*tunnelListen{},
 		uris: map[string]bool{}, asked: map[string]chan fanout.Outcome{},
@@ -245,40 +239,24 @@ func (t *Tunnel) Rebind(c *Child) {
 // each one, without its newline, in order, and may block. Started by the
 // session that opened the tunnel; it returns when deliver fails, at quit,
 // or at flush once everything queued is delivered.
-//
-// An answer may be delivered by the request's own goroutine instead
-// (pushAnswer); whoever delivers holds the turn, so that deliver is never
-// called by two goroutines at once, and the writer keeps the turn once it
-// returns.
 func (t *Tunnel) Write(deliver func(msg []byte) error) {
 	defer close(t.dead)
-	defer func() {
-		t.turn <- struct{}{} // no answer is delivered after the writer
-		if t.writeErr == nil {
-			t.writeErr = t.broken
+	send := func(frame []byte) bool {
+		if n := len(frame); n > 0 && frame[n-1] == '\n' {
+			frame = frame[:n-1]
 		}
-	}()
-	t.deliver.Store(&deliver)
-	send := func(frame []byte, queued bool) bool {
-		t.turn <- struct{}{}
-		ok := t.broken == nil
-		if ok {
-			if err := deliver(trimNewline(frame)); err != nil {
-				t.writeErr, ok = err, false
-			}
+		if err := deliver(frame); err != nil {
+			t.writeErr = err
+			return false
 		}
-		if queued {
-			t.queued.Add(-1)
-		}
-		<-t.turn
-		return ok
+		return true
 	}
 	sendNotes := func() bool {
 		for _, it := range t.notes.Take() {
 			if it.Dropped > 0 {
 				t.log.Warn("mcpbridge: dropped notifications for a tunnel that fell behind", "dropped", it.Dropped)
 			}
-			if !send(it.V, false) {
+			if !send(it.V) {
 				return false
 			}
 		}
@@ -288,10 +266,8 @@ func (t *Tunnel) Write(deliver func(msg []byte) error) {
 		select {
 		case <-t.quit:
 			return
-		case <-t.broke:
-			return
 		case frame := <-t.out:
-			if !send(frame, true) {
+			if !send(frame) {
 				return
 			}
 		case <-t.notes.C():
@@ -302,7 +278,7 @@ func (t *Tunnel) Write(deliver func(msg []byte) error) {
 			for {
 				select {
 				case frame := <-t.out:
-					if !send(frame, true) {
+					if !send(frame) {
 						return
 					}
 				default:
@@ -327,57 +303,22 @@ func (t *Tunnel) WriteErr() error { return t.writeErr }
 // (then nobody will read the frame, and the writer may be stuck in Send
 // to a client that stopped reading).
 func (t *Tunnel) push(frame []byte) bool {
-	t.queued.Add(1)
 	select {
 	case t.out <- frame:
 		return true
 	case <-t.dead:
+		return false
 	case <-t.ctx.Done():
+		return false
 	}
-	t.queued.Add(-1)
-	return false
-}
-
-// pushAnswer is push for the answer to a request: delivered at once by
-// the caller's goroutine when nothing queued waits before it and nobody
-// else is delivering, so that the answer does not wait for the writer's
-// goroutine to be woken; else queued. Only answers: the goroutines that
-// send them may wait for the client, unlike the child's reader, whose
-// notifications are always queued.
-func (t *Tunnel) pushAnswer(frame []byte) bool {
-	if d := t.deliver.Load(); d != nil && t.queued.Load() == 0 {
-		select {
-		case t.turn <- struct{}{}:
-			if t.queued.Load() == 0 && t.broken == nil && t.ctx.Err() == nil {
-				err := (*d)(trimNewline(frame))
-				if err != nil {
-					t.broken = err
-					close(t.broke) // the writer ends with it
-				}
-				<-t.turn
-				return err == nil
-			}
-			<-t.turn
-		default:
-		}
-	}
-	return t.push(frame)
-}
-
-// trimNewline is frame without its newline.
-func trimNewline(frame []byte) []byte {
-	if n := len(frame); n > 0 && frame[n-1] == '\n' {
-		return frame[:n-1]
-	}
-	return frame
 }
 
 func (t *Tunnel) respond(id, result json.RawMessage) {
-	t.pushAnswer(wire.AppendResponse(nil, id, result))
+	t.push(wire.AppendResponse(nil, id, result))
 }
 
 func (t *Tunnel) fail(id json.RawMessage, e *jsonrpc.Error) {
-	t.pushAnswer(wire.AppendError(nil, id, &wire.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
+	t.push(wire.AppendError(nil, id, &wire.Error{Code: e.Code, Message: e.Message, Data: e.Data}))
 }
 
 // Handle dispatches one message from the client. Nothing that is not
@@ -871,20 +812,15 @@ func (t *Tunnel) Ask(ctx context.Context, id string, req stdio.ServerRequest, ti
 	rawID := rawjson.AppendString(nil, id)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	t.queued.Add(1)
 	select {
 	case t.out <- wire.AppendRequest(nil, rawID, req.Method, req.Params):
 	case <-t.intake:
-		t.queued.Add(-1)
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
 	case <-t.dead:
-		t.queued.Add(-1)
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The tunnel closed before answering %s", req.Method)
 	case <-timer.C:
-		t.queued.Add(-1)
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "The client did not answer %s in time", req.Method)
 	case <-ctx.Done():
-		t.queued.Add(-1)
 		return nil, ctx.Err()
 	}
 	select {
