@@ -40,6 +40,8 @@ func init() {
 		os.Exit(testkit.Linger())
 	case "grpcecho": // floor_bench_test.go
 		os.Exit(runGRPCEchoFixture())
+	case "httpecho": // paired_bench_test.go
+		os.Exit(runHTTPEchoFixture())
 	case "pipeproxy": // floor_bench_test.go
 		os.Exit(runPipeProxyFixture())
 	}
