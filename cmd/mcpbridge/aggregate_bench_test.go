@@ -24,19 +24,7 @@ import (
 func BenchmarkAggregate(b *testing.B) {
 	ctx := b.Context()
 	httpAddr := closedPort(b)
-	demo := yamlList([]string{mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn"})
-	path := filepath.Join(b.TempDir(), "mcpbridge.yaml")
-	writeConfig(b, path, fmt.Sprintf(`servers:
-  - name: demo
-    command: %s
-    tunnel: shared
-  - name: other
-    command: %s
-    tunnel: shared
-  - name: all
-    aggregate:
-      servers: [demo, other]
-`, demo, demo))
+	path := aggregateBenchConfig(b)
 	br, bc := startQuietBridge(b, "--config", path, "--http-listen", httpAddr)
 	child := readyChild(b, bc, "demo")
 	readyChild(b, bc, "other")
@@ -73,4 +61,24 @@ func BenchmarkAggregate(b *testing.B) {
 			})
 		}
 	}
+}
+
+// aggregateBenchConfig writes the configuration of the aggregate
+// benchmarks: the demo and a second demo, their tunnels shared, and "all",
+// an aggregate of the two.
+func aggregateBenchConfig(b *testing.B) string {
+	demo := yamlList([]string{mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn"})
+	path := filepath.Join(b.TempDir(), "mcpbridge.yaml")
+	writeConfig(b, path, fmt.Sprintf(`servers:
+  - name: demo
+    command: %s
+    tunnel: shared
+  - name: other
+    command: %s
+    tunnel: shared
+  - name: all
+    aggregate:
+      servers: [demo, other]
+`, demo, demo))
+	return path
 }

@@ -292,6 +292,23 @@ type fixtureProcess struct {
 // prints its address (and its child's pid, if it has one), and dials it.
 func startGRPCFixture(b *testing.B, name string, env ...string) fixtureProcess {
 	b.Helper()
+	addr, pid, said := startFixture(b, name, env...)
+	addr, childPid, _ := strings.Cut(addr, " ")
+	p := fixtureProcess{pid: pid, bc: mcpbridgev1.NewBridgeServiceClient(dial(b, addr))}
+	if childPid != "" {
+		var err error
+		if p.child, err = strconv.Atoi(childPid); err != nil {
+			b.Fatalf("the %s fixture said %q", name, said)
+		}
+	}
+	return p
+}
+
+// startFixture runs this test binary as the fixture name, which prints a
+// line (its address) on stdout, and returns the line, trimmed, and the
+// fixture's pid; cleanup kills it.
+func startFixture(b *testing.B, name string, env ...string) (line string, pid int, said string) {
+	b.Helper()
 	cmd := testkit.FixtureCommand(b, name, env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -305,18 +322,11 @@ func startGRPCFixture(b *testing.B, name string, env ...string) fixtureProcess {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	said, err := bufio.NewReader(out).ReadString('\n')
+	said, err = bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		b.Fatalf("the %s fixture said no address: %v", name, err)
 	}
-	addr, childPid, _ := strings.Cut(strings.TrimSpace(said), " ")
-	p := fixtureProcess{pid: cmd.Process.Pid, bc: mcpbridgev1.NewBridgeServiceClient(dial(b, addr))}
-	if childPid != "" {
-		if p.child, err = strconv.Atoi(childPid); err != nil {
-			b.Fatalf("the %s fixture said %q", name, said)
-		}
-	}
-	return p
+	return strings.TrimSpace(said), cmd.Process.Pid, said
 }
 
 // runGRPCEchoFixture serves testkit.GRPCEcho on 127.0.0.1:0, prints the address on

@@ -3,15 +3,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,7 +17,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/mcpbridge/mcpbridge/internal/rawjson"
-	"github.com/mcpbridge/mcpbridge/internal/testkit"
 	"github.com/mcpbridge/mcpbridge/internal/wire"
 	mcpbridgev1 "github.com/mcpbridge/mcpbridge/proto/mcpbridge/v1"
 )
@@ -58,19 +54,7 @@ import (
 // Nothing asserts on timing.
 func BenchmarkPaired(b *testing.B) {
 	ctx := b.Context()
-	demo := yamlList([]string{mcpbridgeBin, "demo", "-tick", "0", "-log-level", "warn"})
-	path := filepath.Join(b.TempDir(), "mcpbridge.yaml")
-	writeConfig(b, path, fmt.Sprintf(`servers:
-  - name: demo
-    command: %s
-    tunnel: shared
-  - name: other
-    command: %s
-    tunnel: shared
-  - name: all
-    aggregate:
-      servers: [demo, other]
-`, demo, demo))
+	path := aggregateBenchConfig(b)
 	type side struct {
 		pid  int
 		http string
@@ -185,24 +169,8 @@ func runPair(b *testing.B, callers, pidA int, callA func() error, pidB int, call
 // returns its address and pid; cleanup stops it.
 func startHTTPEcho(b *testing.B) (string, int) {
 	b.Helper()
-	cmd := testkit.FixtureCommand(b, "httpecho")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	said, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		b.Fatalf("the httpecho fixture said no address: %v", err)
-	}
-	return strings.TrimSpace(said), cmd.Process.Pid
+	addr, pid, _ := startFixture(b, "httpecho")
+	return addr, pid
 }
 
 // runHTTPEchoFixture serves, on 127.0.0.1:0, the least an MCP endpoint on
