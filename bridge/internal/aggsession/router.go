@@ -490,7 +490,8 @@ func (r *Router) request(m wire.Message, fetched bool) error {
 	if _, busy := r.calls[id]; busy {
 		return r.fail(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: id %s is already in use by a request in flight", m.ID))
 	}
-	if modern(m.Params) {
+	isModern := modern(m.Params)
+	if isModern {
 		r.meta, _ = rawjson.Member(m.Params, "_meta")
 	}
 	switch m.Method {
@@ -506,7 +507,7 @@ func (r *Router) request(m wire.Message, fetched bool) error {
 		return r.list(m, kind)
 	}
 	name, kind, ok := target(m.Method, m.Params)
-	if !ok || modern(m.Params) && (m.Method == "resources/subscribe" || m.Method == "resources/unsubscribe") {
+	if !ok || isModern && (m.Method == "resources/subscribe" || m.Method == "resources/unsubscribe") {
 		// Not one the aggregate routes (ping, a method of an extension,
 		// one of the other era): the first member answers it as it is.
 		return r.toFirst(m)
