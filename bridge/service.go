@@ -18,7 +18,7 @@ import (
 
 // ServerMetadataKey is the request metadata key that names the fronted
 // server, like the `server` field of every request.
-const ServerMetadataKey = "mcp-server"
+const ServerMetadataKey = grpcdoor.ServerMetadataKey
 
 // HealthService is the name under which the bridge reports its overall
 // health; each fronted server is also reported under

@@ -292,8 +292,8 @@ type fixtureProcess struct {
 // prints its address (and its child's pid, if it has one), and dials it.
 func startGRPCFixture(b *testing.B, name string, env ...string) fixtureProcess {
 	b.Helper()
-	addr, pid, said := startFixture(b, name, env...)
-	addr, childPid, _ := strings.Cut(addr, " ")
+	said, pid := startFixture(b, name, env...)
+	addr, childPid, _ := strings.Cut(said, " ")
 	p := fixtureProcess{pid: pid, bc: mcpbridgev1.NewBridgeServiceClient(dial(b, addr))}
 	if childPid != "" {
 		var err error
@@ -307,7 +307,7 @@ func startGRPCFixture(b *testing.B, name string, env ...string) fixtureProcess {
 // startFixture runs this test binary as the fixture name, which prints a
 // line (its address) on stdout, and returns the line, trimmed, and the
 // fixture's pid; cleanup kills it.
-func startFixture(b *testing.B, name string, env ...string) (line string, pid int, said string) {
+func startFixture(b *testing.B, name string, env ...string) (line string, pid int) {
 	b.Helper()
 	cmd := testkit.FixtureCommand(b, name, env...)
 	out, err := cmd.StdoutPipe()
@@ -322,11 +322,11 @@ func startFixture(b *testing.B, name string, env ...string) (line string, pid in
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	said, err = bufio.NewReader(out).ReadString('\n')
+	said, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		b.Fatalf("the %s fixture said no address: %v", name, err)
 	}
-	return strings.TrimSpace(said), cmd.Process.Pid, said
+	return strings.TrimSpace(said), cmd.Process.Pid
 }
 
 // runGRPCEchoFixture serves testkit.GRPCEcho on 127.0.0.1:0, prints the address on

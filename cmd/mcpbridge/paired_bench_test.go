@@ -169,8 +169,7 @@ func runPair(b *testing.B, callers, pidA int, callA func() error, pidB int, call
 // returns its address and pid; cleanup stops it.
 func startHTTPEcho(b *testing.B) (string, int) {
 	b.Helper()
-	addr, pid, _ := startFixture(b, "httpecho")
-	return addr, pid
+	return startFixture(b, "httpecho")
 }
 
 // runHTTPEchoFixture serves, on 127.0.0.1:0, the least an MCP endpoint on

@@ -63,7 +63,7 @@ type Opener func(ctx context.Context, member string, first []byte, sink Sink) (M
 // to open one (opened set), for Serve.
 type fromMember struct {
 	m      *member
-	l      *link  // the session's link
+	l      *link  // with opened: the new session's link
 	s      Member // the session
 	err    error
 	opened bool // the end of an attempt to open the member's session again (err: why it failed)
@@ -123,7 +123,6 @@ type member struct {
 	name    string
 	opening bool // a reconnect is on its way
 	s       Member
-	link    *link        // s's
 	out     chan []byte  // what the router sends it, in order, for its sender
 	pending atomic.Int32 // messages in out or being sent by the sender
 	down    error        // why it has no session
@@ -142,10 +141,10 @@ var errBusy = errors.New("too many messages are waiting for it")
 // through l, a goroutine sends m's messages to it, and another tells Serve
 // when it ends.
 func (r *Router) attach(m *member, l *link, s Member) {
-	m.s, m.link, m.down, m.out = s, l, nil, make(chan []byte, memberQueue)
+	m.s, m.down, m.out = s, nil, make(chan []byte, memberQueue)
 	l.s = s
 	close(l.ready)
-	go r.watch(m, l, s)
+	go r.watch(m, s)
 	go func(out <-chan []byte, pending *atomic.Int32) {
 		for msg := range out {
 			if msg == nil { // the client's CloseSend, after what it sent
@@ -165,7 +164,7 @@ func (r *Router) attach(m *member, l *link, s Member) {
 func (m *member) detach() {
 	close(m.out)
 	m.s.Close()
-	m.s, m.link = nil, nil
+	m.s = nil
 }
 
 // asked is a member's request to the client: its member and its own id.
@@ -272,14 +271,14 @@ func (r *Router) sink(l *link) Sink {
 var errSinkClosed = errors.New("aggsession: the session is closed")
 
 // watch tells Serve when m's session s ends.
-func (r *Router) watch(m *member, l *link, s Member) {
+func (r *Router) watch(m *member, s Member) {
 	select {
 	case <-s.Done():
 	case <-r.quit:
 		return
 	}
 	select {
-	case r.incoming <- fromMember{m: m, l: l, s: s, err: s.Err()}:
+	case r.incoming <- fromMember{m: m, s: s, err: s.Err()}:
 	case <-r.quit:
 	}
 }

@@ -13,9 +13,10 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/internal/door"
 )
 
-// serverMetadataKey is the metadata key that names a call's server
-// (package bridge's ServerMetadataKey).
-const serverMetadataKey = "mcp-server"
+// ServerMetadataKey is the request metadata key that names the fronted
+// server, like the server field of every request (package bridge's
+// ServerMetadataKey, which is this one).
+const ServerMetadataKey = "mcp-server"
 
 // The fields of a BridgeService call's log line besides those of the
 // logging interceptor (grpc.method, grpc.code, grpc.time_ms, peer.address
@@ -93,7 +94,7 @@ func (s LogFields) callFields(ctx context.Context, fullMethod string, req any) l
 // else the only server's name.
 func (s LogFields) ServerName(ctx context.Context, req any) string {
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if v := md.Get(serverMetadataKey); len(v) > 0 {
+		if v := md.Get(ServerMetadataKey); len(v) > 0 {
 			return door.TruncateLogValue(v[0])
 		}
 	}

@@ -51,7 +51,7 @@ func TestLogFields(t *testing.T) {
 		}
 		return got
 	}
-	byMetadata := metadata.NewIncomingContext(t.Context(), metadata.Pairs(serverMetadataKey, "demo"))
+	byMetadata := metadata.NewIncomingContext(t.Context(), metadata.Pairs(ServerMetadataKey, "demo"))
 	for _, c := range []struct {
 		name   string
 		got    map[string]any
